@@ -1,0 +1,10 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.spec.ts'],
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }] },
+  // The sample app imports the package by name, as a user would; tests run it from source.
+  moduleNameMapper: { '^nestjs-limiter$': '<rootDir>/src/index.ts' },
+  testTimeout: 30000,
+};

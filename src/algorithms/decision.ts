@@ -1,0 +1,45 @@
+/**
+ * The outcome of one limiter decision, in milliseconds.
+ *
+ * @publicApi
+ */
+export interface Decision {
+  /** Whether the request may proceed (after waiting `waitMs`, for a token bucket). */
+  allowed: boolean;
+  /** The most permits or requests the limit allows at once. */
+  limit: number;
+  /** Permits or requests still available right after this decision. */
+  remaining: number;
+  /** Milliseconds until the limit is fully restored if nothing else happens. */
+  resetMs: number;
+  /** When denied: milliseconds until the same request could be allowed; 0 when allowed. */
+  retryAfterMs: number;
+  /** When allowed: milliseconds the caller must wait before its permits exist; 0 otherwise. */
+  waitMs: number;
+}
+
+/**
+ * What every Lua script and every memory twin returns, in microseconds:
+ * `[allowed (0|1), remaining, resetMicros, retryAfterMicros, waitMicros]`.
+ * Both stores produce this exact tuple for the same inputs, which is what the
+ * property tests compare.
+ */
+export type RawReply = readonly [
+  allowed: number,
+  remaining: number,
+  resetMicros: number,
+  retryAfterMicros: number,
+  waitMicros: number,
+];
+
+export function toDecision(reply: RawReply, limit: number): Decision {
+  const [allowed, remaining, resetMicros, retryAfterMicros, waitMicros] = reply;
+  return {
+    allowed: allowed === 1,
+    limit,
+    remaining: Math.max(0, Math.floor(remaining)),
+    resetMs: resetMicros / 1000,
+    retryAfterMs: retryAfterMicros / 1000,
+    waitMs: waitMicros / 1000,
+  };
+}

@@ -1,0 +1,40 @@
+import { RawReply } from './decision';
+
+/** What a memory twin returns: the new state (undefined deletes it), its TTL and the reply. */
+export interface MemoryStep<S> {
+  state: S | undefined;
+  /** Milliseconds the state must be kept; the Lua twin sets the same PEXPIRE. */
+  ttlMs: number;
+  reply: RawReply;
+}
+
+/**
+ * One rate-limiting algorithm, implemented twice: as a Lua script run atomically in Redis
+ * and as a TypeScript twin for the memory store. Both take the same parameters and the
+ * same time (microseconds) and must return the same {@link RawReply}.
+ *
+ * `P` are the limit's parameters (fixed per limit), `R` the request's own arguments, `S`
+ * the memory twin's state for one key.
+ */
+export interface LimiterAlgorithm<P, R, S> {
+  /** ioredis command name registered with `defineCommand`. */
+  readonly commandName: string;
+  /** Lua source. `KEYS[1]` is the limit's key; `ARGV[1]` is the time in µs or '' for Redis TIME. */
+  readonly lua: string;
+  /** `ARGV[2..]` for the script, as strings. */
+  argv(params: P, request: R): string[];
+  /** The memory twin: the same decision on a state held in process. */
+  step(state: S | undefined, nowMicros: number, params: P, request: R): MemoryStep<S>;
+  /** The `limit` a decision reports. */
+  limit(params: P): number;
+}
+
+/** Formats a number so that Lua's `tonumber` reads back the same double (see DESIGN §5). */
+export function exactString(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toPrecision(17);
+}
+
+/** Whole milliseconds of TTL for a span in µs, at least 1: the twin of the prelude's `ttl_ms`. */
+export function ttlMsFromMicros(micros: number): number {
+  return Math.max(1, Math.ceil(micros / 1000));
+}

@@ -1,0 +1,28 @@
+import { Decision } from '../algorithms/decision';
+import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
+
+/**
+ * Where limiter state lives. Every decision is one atomic evaluation of an algorithm on
+ * one key. Implemented by {@link RedisStore} (shared by every app server) and
+ * {@link MemoryStore} (one process). An abstract class, so it is both the DI token and
+ * the type a custom store extends.
+ *
+ * @publicApi
+ */
+export abstract class LimiterStore {
+  /** Runs `algorithm` atomically on `key` and returns its decision. */
+  abstract evaluate<P, R, S>(
+    algorithm: LimiterAlgorithm<P, R, S>,
+    key: string,
+    params: P,
+    request: R,
+  ): Promise<Decision>;
+
+  /** Releases what the store itself opened. Connections passed in by the user stay open. */
+  async close(): Promise<void> {}
+}
+
+/** Milliseconds from a clock to the integer microseconds the algorithms work in. */
+export function toMicros(milliseconds: number): number {
+  return Math.round(milliseconds * 1000);
+}

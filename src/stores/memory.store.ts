@@ -1,0 +1,88 @@
+import { LRUCache } from 'lru-cache';
+import { Decision, toDecision } from '../algorithms/decision';
+import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
+import { LimiterStore, toMicros } from './limiter-store';
+
+/** @publicApi */
+export interface MemoryStoreOptions {
+  /** Clock in milliseconds, default `Date.now`. Inject one to control time in tests. */
+  now?: () => number;
+  /**
+   * Most keys kept at once, default 100_000. Expired state is dropped when read; past this
+   * bound the least recently used key is dropped, which can only make a limit start afresh.
+   */
+  maxKeys?: number;
+}
+
+/** Expired state is also swept at most this often (by the store's clock), not only when read. */
+const SWEEP_INTERVAL_MICROS = 10_000_000;
+
+interface Entry {
+  state: unknown;
+  expiresAtMicros: number;
+}
+
+/**
+ * The algorithms in process, with the same results as their Lua twins for the same inputs
+ * and clock. JavaScript runs each evaluation to completion, which makes it atomic here.
+ *
+ * @publicApi
+ */
+export class MemoryStore extends LimiterStore {
+  private readonly now: () => number;
+  private readonly entries: LRUCache<string, Entry>;
+  private nextSweepMicros = 0;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    super();
+    this.now = options.now ?? Date.now;
+    this.entries = new LRUCache<string, Entry>({ max: options.maxKeys ?? 100_000 });
+  }
+
+  evaluate<P, R, S>(
+    algorithm: LimiterAlgorithm<P, R, S>,
+    key: string,
+    params: P,
+    request: R,
+  ): Promise<Decision> {
+    return Promise.resolve(this.evaluateNow(algorithm, key, params, request));
+  }
+
+  /** The synchronous evaluation, for callers that must not yield between decisions. */
+  evaluateNow<P, R, S>(
+    algorithm: LimiterAlgorithm<P, R, S>,
+    key: string,
+    params: P,
+    request: R,
+  ): Decision {
+    const nowMicros = toMicros(this.now());
+    if (nowMicros >= this.nextSweepMicros) this.sweep(nowMicros);
+    const entry = this.entries.get(key);
+    const live = entry && entry.expiresAtMicros > nowMicros ? (entry.state as S) : undefined;
+    const step = algorithm.step(live, nowMicros, params, request);
+    if (step.state === undefined) {
+      this.entries.delete(key);
+    } else {
+      this.entries.set(key, { state: step.state, expiresAtMicros: nowMicros + step.ttlMs * 1000 });
+    }
+    return toDecision(step.reply, algorithm.limit(params));
+  }
+
+  private sweep(nowMicros: number): void {
+    this.nextSweepMicros = nowMicros + SWEEP_INTERVAL_MICROS;
+    const expired: string[] = [];
+    for (const [key, entry] of this.entries.entries()) {
+      if (entry.expiresAtMicros <= nowMicros) expired.push(key);
+    }
+    for (const key of expired) this.entries.delete(key);
+  }
+
+  /** Number of keys currently held (expired ones included until read or evicted). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  override async close(): Promise<void> {
+    this.entries.clear();
+  }
+}

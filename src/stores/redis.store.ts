@@ -1,0 +1,77 @@
+import type { Cluster, Redis } from 'ioredis';
+import { Decision, RawReply, toDecision } from '../algorithms/decision';
+import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
+import { StoreUnavailableError } from '../errors/store-unavailable.error';
+import { LimiterStore, toMicros } from './limiter-store';
+import { limiterCommand } from './lua-commands';
+
+/** @publicApi */
+export interface RedisStoreOptions {
+  /** An ioredis client: standalone, Sentinel or Cluster. */
+  client: Redis | Cluster;
+  /**
+   * Clock in milliseconds. When given, scripts take the time as an argument instead of
+   * calling Redis `TIME`: for tests that control time. Leave it out in production, so
+   * every app server shares Redis's one clock.
+   */
+  now?: () => number;
+  /** Whether {@link close} disconnects the client; true only for a client the module created. */
+  ownsClient?: boolean;
+}
+
+/**
+ * Limiter state in Redis. Each decision is one EVALSHA of the algorithm's script on one
+ * key (ioredis `defineCommand` reloads a script on NOSCRIPT), so it works unchanged on
+ * Redis Cluster and any number of app servers share one exact limit.
+ *
+ * @publicApi
+ */
+export class RedisStore extends LimiterStore {
+  readonly client: Redis | Cluster;
+  private readonly now?: () => number;
+  private readonly ownsClient: boolean;
+
+  constructor(options: RedisStoreOptions) {
+    super();
+    this.client = options.client;
+    this.now = options.now;
+    this.ownsClient = options.ownsClient ?? false;
+  }
+
+  async evaluate<P, R, S>(
+    algorithm: LimiterAlgorithm<P, R, S>,
+    key: string,
+    params: P,
+    request: R,
+  ): Promise<Decision> {
+    const command = limiterCommand(this.client, algorithm as LimiterAlgorithm<unknown, unknown, unknown>);
+    const time = this.now ? String(toMicros(this.now())) : '';
+    let reply: unknown;
+    try {
+      reply = await command.call(this.client, key, time, ...algorithm.argv(params, request));
+    } catch (error) {
+      throw new StoreUnavailableError(`Redis failed to evaluate ${algorithm.commandName}`, error);
+    }
+    return toDecision(parseReply(reply, algorithm.commandName), algorithm.limit(params));
+  }
+
+  override async close(): Promise<void> {
+    if (!this.ownsClient) return;
+    try {
+      await this.client.quit();
+    } catch {
+      this.client.disconnect();
+    }
+  }
+}
+
+function parseReply(reply: unknown, commandName: string): RawReply {
+  if (!Array.isArray(reply) || reply.length !== 5) {
+    throw new StoreUnavailableError(`Unexpected reply from ${commandName}: ${String(reply)}`);
+  }
+  const numbers = reply.map(Number);
+  if (numbers.some((n) => Number.isNaN(n))) {
+    throw new StoreUnavailableError(`Unexpected reply from ${commandName}: ${reply.join(',')}`);
+  }
+  return numbers as unknown as RawReply;
+}

@@ -1,0 +1,103 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { freePort } from './free-port';
+
+/** A real redis-server process owned by one test file. */
+export interface RedisServer {
+  port: number;
+  url: string;
+  /** A new client; closed by `stop()`. */
+  client(options?: ConstructorParameters<typeof Redis>[2] & object): Redis;
+  /** Kills the process (SIGKILL), as a crash would. `start()` brings a new, empty one up. */
+  kill(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function assertRedisInstalled(): void {
+  const probe = spawnSync('redis-server', ['--version']);
+  if (probe.error || probe.status !== 0) {
+    // No silent skip: without Redis the behaviour tests prove nothing.
+    throw new Error('redis-server is not on PATH: install it (apt-get install -y redis-server)');
+  }
+}
+
+export async function waitForPing(port: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const probe = new Redis({
+      port,
+      host: '127.0.0.1',
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      enableOfflineQueue: false,
+    });
+    probe.on('error', () => undefined);
+    try {
+      await probe.connect();
+      if ((await probe.ping()) === 'PONG') return;
+    } catch {
+      // not up yet
+    } finally {
+      probe.disconnect();
+    }
+    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer PING`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+export function spawnRedis(port: number, dir: string, extraArgs: string[] = []): ChildProcess {
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
+      '--dir', dir, ...extraArgs],
+    { stdio: 'ignore' },
+  );
+  child.on('error', () => undefined);
+  return child;
+}
+
+export function stopProcess(child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}
+
+export async function startRedisServer(): Promise<RedisServer> {
+  assertRedisInstalled();
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'nestjs-limiter-redis-'));
+  const clients: Redis[] = [];
+  let child: ChildProcess | undefined;
+
+  const server: RedisServer = {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    client(options = {}) {
+      const client = new Redis(port, '127.0.0.1', options);
+      client.on('error', () => undefined);
+      clients.push(client);
+      return client;
+    },
+    async start() {
+      child = spawnRedis(port, dir);
+      await waitForPing(port);
+    },
+    async kill() {
+      await stopProcess(child, 'SIGKILL');
+    },
+    async stop() {
+      for (const client of clients) client.disconnect();
+      await stopProcess(child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  await server.start();
+  return server;
+}
