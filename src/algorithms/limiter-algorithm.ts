@@ -3,8 +3,11 @@ import { RawReply } from './decision';
 /** What a memory twin returns: the new state (undefined deletes it), its TTL and the reply. */
 export interface MemoryStep<S> {
   state: S | undefined;
-  /** Milliseconds the state must be kept; the Lua twin sets the same PEXPIRE. */
-  ttlMs: number;
+  /**
+   * Milliseconds the state must be kept from now, as the Lua twin's PEXPIRE; null when the
+   * script leaves the key untouched (state and TTL unchanged).
+   */
+  ttlMs: number | null;
   reply: RawReply;
 }
 

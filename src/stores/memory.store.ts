@@ -62,7 +62,7 @@ export class MemoryStore extends LimiterStore {
     const step = algorithm.step(live, nowMicros, params, request);
     if (step.state === undefined) {
       this.entries.delete(key);
-    } else {
+    } else if (step.ttlMs !== null) {
       this.entries.set(key, { state: step.state, expiresAtMicros: nowMicros + step.ttlMs * 1000 });
     }
     return toDecision(step.reply, algorithm.limit(params));

@@ -1,0 +1,13 @@
+import { LimiterAlgorithm } from '../limiter-algorithm';
+import { loadLua } from '../lua-source';
+import { fixedWindowStep } from './fixed-window.memory';
+import { FixedWindowParams, FixedWindowState } from './fixed-window.model';
+
+/** The fixed-window counter (`@CountLimit`): Lua for Redis, {@link fixedWindowStep} in memory. */
+export const fixedWindow: LimiterAlgorithm<FixedWindowParams, void, FixedWindowState> = {
+  commandName: 'limiterFixedWindow',
+  lua: loadLua(__dirname, 'fixed-window.lua'),
+  argv: (params) => [String(params.limit), String(params.periodMs)],
+  step: (state, now, params) => fixedWindowStep(state, now, params),
+  limit: (params) => params.limit,
+};

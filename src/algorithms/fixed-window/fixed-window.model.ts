@@ -1,0 +1,54 @@
+/*
+ * How the fixed-window counter decides
+ * ====================================
+ *
+ * One counter per key and window. The first request of a window creates it with a TTL
+ * of one period; every request increments it and is allowed while count <= limit. When
+ * the key expires, the next request opens a new window. The time left in the window
+ * (PTTL) is the reset time and, for a denied request, the retry-after.
+ *
+ * It costs one INCR (plus PTTL) and is exact under any concurrency, but it is a fixed
+ * window: a client may spend `limit` at the end of one window and `limit` again at the
+ * start of the next, 2 * limit within one period across the boundary. Use
+ * `@SlidingWindowLimit` where that matters.
+ *
+ * Self-healing: a counter found without a TTL (a crash between INCR and PEXPIRE cannot
+ * happen inside one script, but a manual SET or a restore can) gets one period again,
+ * so it never blocks a key forever. Denied requests still increment the counter: that
+ * is harmless (the window still ends at its TTL) and saves a read.
+ */
+import { LimiterConfigError } from '../../errors/limiter-config.error';
+import { limiterMessages } from '../../rate-limiter.messages';
+
+/** Options of a fixed-window counter, as `@CountLimit` and `factory.countLimiter` take them. */
+export interface FixedWindowOptions {
+  /** Requests allowed per window: an integer >= 1. Default 1. */
+  limit?: number;
+  /** Window length in seconds (fractions allowed), > 0. Default 1. */
+  period?: number;
+}
+
+export interface FixedWindowParams {
+  limit: number;
+  periodMs: number;
+}
+
+export interface FixedWindowState {
+  count: number;
+  windowEndMicros: number;
+}
+
+export const FIXED_WINDOW_DEFAULTS = { limit: 1, period: 1 } as const;
+
+export function fixedWindowParams(options: FixedWindowOptions, where = 'countLimiter'): FixedWindowParams {
+  const limit = options.limit ?? FIXED_WINDOW_DEFAULTS.limit;
+  const period = options.period ?? FIXED_WINDOW_DEFAULTS.period;
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'limit', limit, 'an integer >= 1'));
+  }
+  if (typeof period !== 'number' || !Number.isFinite(period) || period <= 0) {
+    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'period', period, 'a finite number > 0'));
+  }
+  // PEXPIRE takes whole milliseconds.
+  return { limit, periodMs: Math.max(1, Math.ceil(period * 1000)) };
+}

@@ -1,0 +1,20 @@
+import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
+import { loadLua } from '../lua-source';
+import { tokenBucketStep } from './token-bucket.memory';
+import { TokenBucketParams, TokenBucketRequest, TokenBucketState } from './token-bucket.model';
+
+/** The token bucket (`@RateLimit`): Lua for Redis, {@link tokenBucketStep} in memory. */
+export const tokenBucket: LimiterAlgorithm<TokenBucketParams, TokenBucketRequest, TokenBucketState> = {
+  commandName: 'limiterTokenBucket',
+  lua: loadLua(__dirname, 'token-bucket.lua'),
+  argv: (params, request) => [
+    exactString(params.maxPermits),
+    exactString(params.intervalMicros),
+    exactString(params.initialPermits),
+    exactString(params.expireMicros),
+    String(request.permits),
+    exactString(request.timeoutMicros),
+  ],
+  step: tokenBucketStep,
+  limit: (params) => params.maxPermits,
+};

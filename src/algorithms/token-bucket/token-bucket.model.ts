@@ -1,0 +1,148 @@
+/*
+ * How the token bucket decides, and why
+ * =====================================
+ *
+ * The naive bucket refills `rate` permits a second up to a maximum and lets a request
+ * through when enough permits are stored. It answers "now or never": a request that
+ * would be allowed 50 ms later is simply refused, and when it is asked to wait instead,
+ * concurrent waiters all compute the same "permits exist at t" and all wake at t,
+ * overspending the limit (the Spring starter's `RedisPermits` did exactly that).
+ *
+ * We keep two numbers per bucket instead:
+ *   stored    permits saved from idle time, 0 <= stored <= maxPermits
+ *   nextFree  the moment (µs) from which a new request may be served
+ * with maxPermits = rate * burst and interval = 1 / rate (µs per permit).
+ *
+ *   resync(now):  if now > nextFree:
+ *                   stored   = min(maxPermits, stored + (now - nextFree) / interval)
+ *                   nextFree = now
+ *   earliest(n) = nextFree + max(0, n - stored) * interval
+ *
+ * A request for n permits with a timeout resyncs, then:
+ *   - if earliest(n) - now > timeout it is denied, retryAfter = earliest(n) - now - timeout,
+ *     and nothing changes (a denial reserves nothing);
+ *   - otherwise it spends min(n, stored) saved permits, moves nextFree to earliest(n) and
+ *     is told to wait earliest(n) - now.
+ *
+ * Remembering the *next free* moment rather than the last refill is the key: the cost
+ * of a reservation is paid by whoever comes next, so tryAcquire(timeout) answers at
+ * once, and each waiter gets its own successive slot. Invariants: 0 <= spend <= stored,
+ * wait >= 0, and after an allowed request stored > 0 only if nextFree == now.
+ *
+ * Example: one SMS a minute, rate = 1/60, burst = 60, so maxPermits = 1, interval = 60 s.
+ *
+ *   t=0   stored 1, nextFree 0   -> spend 1, stored 0, nextFree 0, allowed, wait 0
+ *   t=10  resync: stored = min(1, 0 + 10/60) = 1/6, nextFree 10
+ *         earliest(1) = 10 + (5/6) * 60 = 60 -> 50 s away > timeout 0: denied, Retry-After 50
+ *   t=60  resync: stored = 1/6 + 50/60 = 1 -> allowed
+ *
+ * With a timeout (rate 10, burst 0.1: 1 permit, a new one every 100 ms), after one
+ * acquire at t=0, three waiters arriving together get:
+ *
+ *   0 ms      100 ms     200 ms     300 ms
+ *   |--A------|--B--------|--C--------|
+ *   A: nextFree 0 -> 100   wait 100
+ *   B: nextFree 100 -> 200 wait 200
+ *   C: nextFree 200 -> 300 wait 300
+ *
+ * TTL: the state stops mattering once the bucket would be full with nothing reserved,
+ * that is after (nextFree - now) + (maxPermits - stored) * interval. The key lives
+ * max(expire, that), never less: a key expiring earlier would hand out a full bucket
+ * too soon (the starter's fixed 60 s expire did).
+ */
+import { LimiterConfigError } from '../../errors/limiter-config.error';
+import { limiterMessages } from '../../rate-limiter.messages';
+
+/** Options of a token bucket, as `@RateLimit` and `factory.rateLimiter` take them (seconds). */
+export interface TokenBucketOptions {
+  /** Permits added per second. Default 1. */
+  rate?: number;
+  /** Seconds of accumulation: the bucket holds `rate * burst` permits. Default 1. */
+  burst?: number;
+  /** Permits in a new bucket, default `rate * burst` (full). */
+  initialPermits?: number;
+  /** Seconds the state is kept at least after the last request. Default 60. */
+  expire?: number;
+}
+
+/** The bucket's fixed parameters, derived once per limit. */
+export interface TokenBucketParams {
+  maxPermits: number;
+  intervalMicros: number;
+  initialPermits: number;
+  expireMicros: number;
+}
+
+/** One request: `timeoutMicros` < 0 means wait as long as needed (acquire). */
+export interface TokenBucketRequest {
+  permits: number;
+  timeoutMicros: number;
+}
+
+export interface TokenBucketState {
+  stored: number;
+  nextFreeMicros: number;
+}
+
+export const TOKEN_BUCKET_DEFAULTS = { rate: 1, burst: 1, expire: 60 } as const;
+
+export function tokenBucketParams(options: TokenBucketOptions, where = 'rateLimiter'): TokenBucketParams {
+  const rate = options.rate ?? TOKEN_BUCKET_DEFAULTS.rate;
+  const burst = options.burst ?? TOKEN_BUCKET_DEFAULTS.burst;
+  const expire = options.expire ?? TOKEN_BUCKET_DEFAULTS.expire;
+  if (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0) {
+    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'rate', rate, 'a finite number > 0'));
+  }
+  if (typeof burst !== 'number' || !Number.isFinite(burst) || burst < 0) {
+    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'burst', burst, 'a finite number >= 0'));
+  }
+  if (typeof expire !== 'number' || !Number.isFinite(expire) || expire < 0) {
+    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'expire', expire, 'a finite number >= 0'));
+  }
+  const maxPermits = rate * burst;
+  const initialPermits = options.initialPermits ?? maxPermits;
+  if (
+    typeof initialPermits !== 'number' ||
+    !Number.isFinite(initialPermits) ||
+    initialPermits < 0 ||
+    initialPermits > maxPermits
+  ) {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'initialPermits', initialPermits, `a number from 0 to rate * burst (${maxPermits})`),
+    );
+  }
+  return {
+    maxPermits,
+    intervalMicros: 1_000_000 / rate,
+    initialPermits,
+    expireMicros: expire * 1_000_000,
+  };
+}
+
+/**
+ * Checks one request's permits and timeout (seconds) against the bucket, and returns it
+ * in the units the algorithm works in. `timeoutSeconds` Infinity waits as long as needed.
+ */
+export function tokenBucketRequest(
+  params: TokenBucketParams,
+  permits: number,
+  timeoutSeconds: number,
+  where = 'rateLimiter',
+): TokenBucketRequest {
+  if (!Number.isInteger(permits) || permits < 1) {
+    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'permits', permits, 'an integer >= 1'));
+  }
+  if (typeof timeoutSeconds !== 'number' || Number.isNaN(timeoutSeconds) || timeoutSeconds < 0) {
+    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'timeout', timeoutSeconds, 'a number >= 0'));
+  }
+  if (timeoutSeconds === 0 && permits > params.maxPermits) {
+    // Such a request can never be allowed: it needs more than the bucket can ever hold.
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'permits', permits, `at most rate * burst (${params.maxPermits}) when timeout is 0`),
+    );
+  }
+  return {
+    permits,
+    timeoutMicros: timeoutSeconds === Infinity ? -1 : timeoutSeconds * 1_000_000,
+  };
+}

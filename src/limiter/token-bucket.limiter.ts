@@ -1,0 +1,59 @@
+import { Decision } from '../algorithms/decision';
+import { tokenBucket } from '../algorithms/token-bucket/token-bucket.algorithm';
+import { TokenBucketParams, tokenBucketRequest } from '../algorithms/token-bucket/token-bucket.model';
+import { LimiterStore } from '../stores/limiter-store';
+import { sleep } from './sleep';
+
+/** Arguments of {@link TokenBucketLimiter.tryAcquire}: permits (default 1), timeout in seconds (default 0). */
+export interface TryAcquireOptions {
+  permits?: number;
+  timeout?: number;
+}
+
+/**
+ * A token bucket on one key, shared through the store by every process that uses the
+ * same key and options. The math: token-bucket.model.ts.
+ *
+ * @publicApi
+ */
+export class TokenBucketLimiter {
+  constructor(
+    private readonly store: LimiterStore,
+    readonly key: string,
+    readonly params: TokenBucketParams,
+  ) {}
+
+  /**
+   * Decides without waiting: the decision says whether `permits` are granted within
+   * `timeout` seconds and, if so, how long to wait for them (`waitMs`). The permits are
+   * reserved when allowed. Infinity as timeout reserves whatever the wait.
+   */
+  decide(permits = 1, timeout = 0): Promise<Decision> {
+    const request = tokenBucketRequest(this.params, permits, timeout);
+    return this.store.evaluate(tokenBucket, this.key, this.params, request);
+  }
+
+  /**
+   * Takes permits if they can be had within `timeout` seconds, waiting for them; resolves
+   * false at once, reserving nothing, when they cannot. `tryAcquire()` is
+   * `tryAcquire({ permits: 1, timeout: 0 })`; a number is the permits.
+   */
+  async tryAcquire(options: TryAcquireOptions | number = {}): Promise<boolean> {
+    const { permits = 1, timeout = 0 } = typeof options === 'number' ? { permits: options } : options;
+    const decision = await this.decide(permits, timeout);
+    if (decision.allowed && decision.waitMs > 0) await sleep(decision.waitMs);
+    return decision.allowed;
+  }
+
+  /** Takes permits, waiting as long as needed; resolves with the milliseconds waited. Equals `tryAcquire` with an infinite timeout. */
+  async acquire(permits = 1): Promise<number> {
+    const waitMs = await this.reserve(permits);
+    if (waitMs > 0) await sleep(waitMs);
+    return waitMs;
+  }
+
+  /** Reserves permits and returns the milliseconds until they exist, without waiting. */
+  async reserve(permits = 1): Promise<number> {
+    return (await this.decide(permits, Infinity)).waitMs;
+  }
+}

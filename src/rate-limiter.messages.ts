@@ -1,0 +1,20 @@
+/**
+ * Every configuration error message, in one place, so tests can assert the exact text.
+ * `where` names the limit: `@RateLimit on SmsController.send`, or `rateLimiter(...)`.
+ */
+function show(value: unknown): string {
+  if (typeof value === 'string') return `'${value}'`;
+  if (typeof value === 'number' || typeof value === 'boolean' || value == null) return String(value);
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return String(value);
+  }
+}
+
+export const limiterMessages = {
+  invalidOption: (where: string, option: string, value: unknown, expected: string): string =>
+    `${where}: option '${option}' must be ${expected}, got ${show(value)}`,
+  invalidTemplate: (where: string, template: string, reason: string): string =>
+    `${where}: invalid key template '${template}': ${reason}`,
+};

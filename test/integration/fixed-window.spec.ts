@@ -1,0 +1,49 @@
+import Redis from 'ioredis';
+import { RateLimiterFactory, RedisStore } from '../../src';
+import { startRedisServer, RedisServer } from '../helpers/redis-server';
+
+describe('fixed-window counter on real Redis', () => {
+  let redis: RedisServer;
+  let client: Redis;
+  let factory: RateLimiterFactory;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    client = redis.client();
+    factory = new RateLimiterFactory(new RedisStore({ client }));
+  });
+  afterAll(() => redis.stop());
+
+  it('allows exactly the limit to 500 simultaneous requests from 5 app servers', async () => {
+    const servers = Array.from({ length: 5 }, () => new RateLimiterFactory(new RedisStore({ client: redis.client() })));
+    const results = await Promise.all(
+      Array.from({ length: 500 }, (_, i) =>
+        servers[i % 5].countLimiter({ key: 'fw:exact', limit: 50, period: 60 }).tryAcquire(),
+      ),
+    );
+    expect(results.filter(Boolean)).toHaveLength(50);
+    expect(await client.get('fw:exact')).toBe('500');
+  });
+
+  it('counts down remaining and opens a new window after the period', async () => {
+    const limiter = factory.countLimiter({ key: 'fw:window', limit: 2, period: 0.3 });
+    const first = await limiter.decide();
+    expect(first).toMatchObject({ allowed: true, limit: 2, remaining: 1, resetMs: 300, retryAfterMs: 0 });
+    expect((await limiter.decide()).remaining).toBe(0);
+    const denied = await limiter.decide();
+    expect(denied.allowed).toBe(false);
+    expect(denied.retryAfterMs).toBeGreaterThan(200);
+    expect(denied.retryAfterMs).toBeLessThanOrEqual(300);
+    await new Promise((resolve) => setTimeout(resolve, 320));
+    expect(await limiter.decide()).toMatchObject({ allowed: true, remaining: 1 });
+  });
+
+  it('heals a counter found without a TTL', async () => {
+    await client.set('fw:heal', '7');
+    const decision = await factory.countLimiter({ key: 'fw:heal', limit: 5, period: 10 }).decide();
+    expect(decision).toMatchObject({ allowed: false, resetMs: 10_000, retryAfterMs: 10_000 });
+    const ttl = await client.pttl('fw:heal');
+    expect(ttl).toBeGreaterThan(9_000);
+    expect(ttl).toBeLessThanOrEqual(10_000);
+  });
+});
