@@ -2,13 +2,25 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { LimiterCacheOptions } from './limiter/limiter-cache';
 import { LimiterStore } from './stores/limiter-store';
 
+/** What the guard does when the store fails or exceeds `storeTimeout`. */
+export type StoreErrorPolicy = 'allow' | 'deny' | 'fallback';
+
+/** Which rate-limit headers limited responses carry. */
+export type HeadersMode = 'legacy' | 'ietf' | 'both' | false;
+
 /**
- * Options of {@link RateLimiterModule.forRoot}.
+ * Options of `RateLimiterModule.forRoot`.
  *
+ * @example
+ * RateLimiterModule.forRoot({ redis: process.env.REDIS_URL, keyPrefix: 'api:' })
  * @publicApi
  */
 export interface RateLimiterModuleOptions {
-  /** A Redis URL, ioredis options, or an ioredis client (standalone, Sentinel, Cluster). Absent: in-memory store. */
+  /**
+   * A Redis URL, ioredis options, or an ioredis client (standalone, Sentinel, Cluster).
+   * A client passed in stays open on shutdown; one created from a URL or options is closed.
+   * Absent (and no `store`): the in-memory store, for one process only.
+   */
   redis?: string | RedisOptions | Redis | Cluster;
   /** A custom store instead of `redis`. */
   store?: LimiterStore;
@@ -16,4 +28,18 @@ export interface RateLimiterModuleOptions {
   keyPrefix?: string;
   /** LRU of programmatic limiter instances: `max` (default 10_000), idle `ttl` in ms (default 300_000). */
   cache?: LimiterCacheOptions;
+  /** When the store fails: 'allow' (default, fail open), 'deny' (503) or 'fallback' (in-memory insurance). */
+  onStoreError?: StoreErrorPolicy;
+  /** Milliseconds a decision may wait on the store before `onStoreError` applies, default 200. */
+  storeTimeout?: number;
+  /** Rate-limit headers: 'legacy' (default) X-RateLimit-*, 'ietf' RateLimit/RateLimit-Policy, 'both', or false. */
+  headers?: HeadersMode;
+  /** The user id for USER limits, default `req.user?.id ?? req.user?.sub`. */
+  resolveUser?: (request: any) => string | number | undefined;
+  /** The client IP, default `req.ip` (which honours the app's trust-proxy setting). */
+  resolveIp?: (request: any) => string;
+  /** Register `RateLimitGuard` as a global guard (APP_GUARD), default true. */
+  global?: boolean;
 }
+
+export const DEFAULT_STORE_TIMEOUT_MS = 200;

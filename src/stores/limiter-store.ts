@@ -18,6 +18,14 @@ export abstract class LimiterStore {
     request: R,
   ): Promise<Decision>;
 
+  /**
+   * True while the store knows it cannot answer (a lost connection being retried), so a
+   * decision fails at once instead of waiting for `storeTimeout`.
+   */
+  isUnavailable(): boolean {
+    return false;
+  }
+
   /** Releases what the store itself opened. Connections passed in by the user stay open. */
   async close(): Promise<void> {}
 }

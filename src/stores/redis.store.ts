@@ -3,7 +3,7 @@ import { Decision, RawReply, toDecision } from '../algorithms/decision';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../errors/store-unavailable.error';
 import { LimiterStore, toMicros } from './limiter-store';
-import { limiterCommand } from './lua-commands';
+import { defineBuiltInCommands, LimiterCommand, limiterCommand } from './lua-commands';
 
 /** @publicApi */
 export interface RedisStoreOptions {
@@ -36,6 +36,7 @@ export class RedisStore extends LimiterStore {
     this.client = options.client;
     this.now = options.now;
     this.ownsClient = options.ownsClient ?? false;
+    defineBuiltInCommands(this.client);
   }
 
   async evaluate<P, R, S>(
@@ -44,7 +45,9 @@ export class RedisStore extends LimiterStore {
     params: P,
     request: R,
   ): Promise<Decision> {
-    const command = limiterCommand(this.client, algorithm as LimiterAlgorithm<unknown, unknown, unknown>);
+    const algorithmOfAny = algorithm as LimiterAlgorithm<unknown, unknown, unknown>;
+    const command = (this.client as unknown as Record<string, LimiterCommand | undefined>)[algorithm.commandName] ??
+      (await limiterCommand(this.client, algorithmOfAny));
     const time = this.now ? String(toMicros(this.now())) : '';
     let reply: unknown;
     try {
@@ -53,6 +56,12 @@ export class RedisStore extends LimiterStore {
       throw new StoreUnavailableError(`Redis failed to evaluate ${algorithm.commandName}`, error);
     }
     return toDecision(parseReply(reply, algorithm.commandName), algorithm.limit(params));
+  }
+
+  /** A connection that was lost and is being retried; a first connection is waited for. */
+  override isUnavailable(): boolean {
+    const status = this.client.status;
+    return status === 'reconnecting' || status === 'end' || status === 'close';
   }
 
   override async close(): Promise<void> {

@@ -1,0 +1,22 @@
+import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
+import { loadLua } from '../lua-source';
+import { concurrencyStep } from './concurrency.memory';
+import { ConcurrencyParams, ConcurrencyRequest, ConcurrencyState } from './concurrency.model';
+
+/** The concurrency limit (`@ConcurrencyLimit`): Lua for Redis, {@link concurrencyStep} in memory. */
+export const concurrency: LimiterAlgorithm<
+  ConcurrencyParams,
+  ConcurrencyRequest,
+  ConcurrencyState
+> = {
+  commandName: 'limiterConcurrency',
+  lua: loadLua(__dirname, 'concurrency.lua'),
+  argv: (params, request) => [
+    String(params.max),
+    exactString(params.leaseMicros),
+    request.op,
+    request.id,
+  ],
+  step: concurrencyStep,
+  limit: (params) => params.max,
+};

@@ -1,0 +1,107 @@
+/*
+ * How the concurrency limit decides, and why
+ * ==========================================
+ *
+ * The naive limit is a counter: INCR on entry, allowed while <= max, DECR on exit. Its
+ * flaw is the process that never exits: a crashed or partitioned app server never
+ * decrements, and every slot it held is lost for good, until someone resets the key.
+ *
+ * We keep the in-flight requests themselves, each with a lease: one sorted set per key,
+ * member = the request's id, score = the moment (µs) its lease expires.
+ *
+ *   acquire(id):  drop every score <= now                 (ZREMRANGEBYSCORE -inf now)
+ *                 id already in flight: renew its lease, allowed (it holds its slot)
+ *                 count < max: add id with score now + lease, allowed
+ *                 otherwise: denied, nothing added
+ *   release(id):  remove id (ZREM), allowed; releasing an absent id changes nothing
+ *
+ * remaining = max - in-flight count after the decision; reset = time until the last
+ * lease expires (then every slot is free even if nobody releases). A denied request gets
+ * retryAfter = time until the earliest lease expires (with more than `max` in flight,
+ * after a configuration change on the same key, the (count - max)-th earliest). That is
+ * an upper bound: slots are normally freed sooner, by release, when handlers complete.
+ *
+ * Example, max 2, lease 60 s:
+ *
+ *   t=0   acquire A -> allowed, {A:60}        remaining 1
+ *   t=1   acquire B -> allowed, {A:60, B:61}  remaining 0
+ *   t=2   acquire C -> denied, retryAfter 58 s (A's lease), reset 59 s
+ *   t=3   release A -> {B:61}                 remaining 1
+ *   t=4   acquire C -> allowed, {B:61, C:64}  remaining 0
+ *   (the server running B crashes: B's slot is free again at t=61 all the same)
+ *
+ * The lease must exceed the longest handler: a lease that expires while its handler still
+ * runs lets one more request in. Ids are made in TypeScript (`crypto.randomUUID()`), so
+ * two servers never share one.
+ *
+ * TTL: once the last lease has expired the set decides nothing, so after every write the
+ * key expires when its last lease does: `lease` after an acquire, unchanged by a release
+ * (ZREM leaves the TTL, and the last lease still ends then). Redis deletes a set that a
+ * release empties, so an idle limit leaves no key. A denial writes nothing but the
+ * expired members it drops. Invariants: 0 <= in-flight <= max after an allowed acquire;
+ * retryAfter > 0 when denied.
+ */
+import { LimiterConfigError } from '../../errors/limiter-config.error';
+import { limiterMessages } from '../../rate-limiter.messages';
+
+/** Options of a concurrency limit, as `@ConcurrencyLimit` and `factory.concurrencyLimiter` take them. */
+export interface ConcurrencyOptions {
+  /** Requests in flight at once: an integer >= 1. */
+  max: number;
+  /** Seconds a slot is held at most when it is never released (a crashed server), > 0. Default 60. */
+  lease?: number;
+}
+
+export interface ConcurrencyParams {
+  max: number;
+  /** Whole microseconds, at least 1. */
+  leaseMicros: number;
+}
+
+export type ConcurrencyOp = 'acquire' | 'release';
+
+/** One request: take or give back the slot of `id`. */
+export interface ConcurrencyRequest {
+  op: ConcurrencyOp;
+  id: string;
+}
+
+/** The memory twin's in-flight requests: id -> lease expiry in µs. */
+export interface ConcurrencyState {
+  leases: ReadonlyMap<string, number>;
+}
+
+export const CONCURRENCY_DEFAULTS = { lease: 60 } as const;
+
+export function concurrencyParams(
+  options: ConcurrencyOptions,
+  where = 'concurrencyLimiter',
+): ConcurrencyParams {
+  const { max } = options;
+  const lease = options.lease ?? CONCURRENCY_DEFAULTS.lease;
+  if (!Number.isInteger(max) || max < 1) {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'max', max, 'an integer >= 1'),
+    );
+  }
+  if (typeof lease !== 'number' || !Number.isFinite(lease) || lease <= 0) {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'lease', lease, 'a finite number > 0'),
+    );
+  }
+  return { max, leaseMicros: Math.max(1, Math.round(lease * 1_000_000)) };
+}
+
+/** Checks a request's id: a non-empty string (it becomes a zset member). */
+export function concurrencyRequest(
+  op: ConcurrencyOp,
+  id: string,
+  where = 'concurrencyLimiter',
+): ConcurrencyRequest {
+  if (typeof id !== 'string' || id === '') {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'id', id, 'a non-empty string'),
+    );
+  }
+  return { op, id };
+}

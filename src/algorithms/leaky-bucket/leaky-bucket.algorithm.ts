@@ -1,0 +1,13 @@
+import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
+import { loadLua } from '../lua-source';
+import { leakyBucketStep } from './leaky-bucket.memory';
+import { LeakyBucketParams, LeakyBucketState } from './leaky-bucket.model';
+
+/** The leaky bucket, GCRA (`@LeakyBucketLimit`): Lua for Redis, {@link leakyBucketStep} in memory. */
+export const leakyBucket: LimiterAlgorithm<LeakyBucketParams, void, LeakyBucketState> = {
+  commandName: 'limiterLeakyBucket',
+  lua: loadLua(__dirname, 'leaky-bucket.lua'),
+  argv: (params) => [String(params.capacity), exactString(params.intervalMicros)],
+  step: (state, now, params) => leakyBucketStep(state, now, params),
+  limit: (params) => params.capacity,
+};

@@ -1,0 +1,86 @@
+/*
+ * How the sliding-window log decides, and why
+ * ===========================================
+ *
+ * The naive window is a counter that resets every `window` seconds (`@CountLimit`). It
+ * is cheap, but the window is fixed: a client can spend `limit` just before a boundary
+ * and `limit` again just after it, 2 * limit within one window's length. Interpolating
+ * between two counters (the "sliding window counter") only estimates the count.
+ *
+ * We keep the log itself: one sorted set per key, one member per allowed request, scored
+ * by the request's time in µs. A request at `now` counts the requests of the last
+ * `window`, i.e. with time t > now - window:
+ *
+ *   drop every t <= now - window                     (ZREMRANGEBYSCORE -inf now-window)
+ *   count = what remains                             (ZCARD)
+ *   count < limit:  add now, allowed,  remaining = limit - count - 1
+ *   otherwise:      denied, nothing added, remaining = 0
+ *
+ * A request at t leaves the window at t + window, so a denied request may retry when
+ * the oldest counted request leaves: retryAfter = oldest + window - now (with more than
+ * `limit` members, after a configuration change on the same key, the (count - limit)-th
+ * oldest). The window is empty again, reset, when the newest leaves: newest + window - now.
+ * Denied requests are not logged: the log holds allowed requests only, so a client that
+ * keeps retrying is not locked out for longer.
+ *
+ * Members must be unique even for two requests in the same microsecond from two servers
+ * (a zset keeps one member once), so each request carries an id made in TypeScript
+ * (`crypto.randomUUID()`) and the member is `<now>:<id>`. Only the scores are ever read.
+ *
+ * Example, limit 3, window 1 s:
+ *
+ *   t=0.0  log []                 -> allowed, log [0.0]            remaining 2
+ *   t=0.2  log [0.0]              -> allowed, log [0.0 0.2]        remaining 1
+ *   t=0.5  log [0.0 0.2]          -> allowed, log [0.0 0.2 0.5]    remaining 0, reset 1.0 s
+ *   t=0.7  log [0.0 0.2 0.5]      -> denied, retryAfter 0.3 s (0.0 leaves at 1.0), reset 0.8 s
+ *   t=1.0  0.0 dropped: [0.2 0.5] -> allowed, log [0.2 0.5 1.0]    remaining 0
+ *
+ * TTL: every member leaves the window at most `window` after the newest was added, so
+ * the key expires `window` after each allowed request (PEXPIRE, whole ms rounded up). A
+ * denial adds nothing and keeps the TTL. Invariants: 0 <= count <= limit after an allowed
+ * request; retryAfter > 0 when denied; memory O(limit) per key.
+ */
+import { LimiterConfigError } from '../../errors/limiter-config.error';
+import { limiterMessages } from '../../rate-limiter.messages';
+
+/** Options of a sliding-window log, as `@SlidingWindowLimit` and `factory.slidingWindowLimiter` take them. */
+export interface SlidingWindowOptions {
+  /** Requests allowed within any window: an integer >= 1. */
+  limit: number;
+  /** Window length in seconds (fractions allowed), > 0. */
+  window: number;
+}
+
+export interface SlidingWindowParams {
+  limit: number;
+  /** Whole microseconds, at least 1. */
+  windowMicros: number;
+}
+
+/** One request: `id` makes its zset member unique (see above). */
+export interface SlidingWindowRequest {
+  id: string;
+}
+
+/** The memory twin's log: request times in µs, ascending. */
+export interface SlidingWindowState {
+  timesMicros: readonly number[];
+}
+
+export function slidingWindowParams(
+  options: SlidingWindowOptions,
+  where = 'slidingWindowLimiter',
+): SlidingWindowParams {
+  const { limit, window } = options;
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'limit', limit, 'an integer >= 1'),
+    );
+  }
+  if (typeof window !== 'number' || !Number.isFinite(window) || window <= 0) {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'window', window, 'a finite number > 0'),
+    );
+  }
+  return { limit, windowMicros: Math.max(1, Math.round(window * 1_000_000)) };
+}

@@ -1,0 +1,20 @@
+import { ConcurrencyOptions } from '../algorithms/concurrency/concurrency.model';
+import { KeyOptions } from './limit-definition';
+import { limitDecorator } from './limit-metadata.accessor';
+
+/** Options of {@link ConcurrencyLimit}: at most `max` requests in flight; `lease` seconds at most each. */
+export interface ConcurrencyLimitOptions extends ConcurrencyOptions, KeyOptions {}
+
+/**
+ * At most `max` requests in flight per key across all servers. The slot is taken by the
+ * guard and given back once the response ends: sent, failed, or abandoned by the client.
+ * A `lease` (default 60 s) frees the slots of a server that crashed.
+ * Default prefix 'concurrency:', METHOD.
+ *
+ * @example
+ * @ConcurrencyLimit({ limitType: LimitType.USER, max: 5 }) // 5 concurrent exports per user
+ * @publicApi
+ */
+export function ConcurrencyLimit(options: ConcurrencyLimitOptions): ClassDecorator & MethodDecorator {
+  return limitDecorator({ kind: 'concurrency', decorator: '@ConcurrencyLimit', options: { ...options } });
+}

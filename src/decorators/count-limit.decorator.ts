@@ -1,0 +1,18 @@
+import { FixedWindowOptions } from '../algorithms/fixed-window/fixed-window.model';
+import { KeyOptions } from './limit-definition';
+import { limitDecorator } from './limit-metadata.accessor';
+
+/** Options of {@link CountLimit}: `limit` requests per `period` seconds. */
+export interface CountLimitOptions extends FixedWindowOptions, KeyOptions {}
+
+/**
+ * Fixed-window counter: at most `limit` requests per `period` seconds.
+ * Defaults: limit 1, period 1, prefix 'countLimit:', METHOD.
+ *
+ * @example
+ * @CountLimit({ key: '#{query.key}', limit: 2, period: 10 })
+ * @publicApi
+ */
+export function CountLimit(options: CountLimitOptions = {}): ClassDecorator & MethodDecorator {
+  return limitDecorator({ kind: 'fixedWindow', decorator: '@CountLimit', options: { ...options } });
+}

@@ -1,0 +1,19 @@
+import { LeakyBucketOptions } from '../algorithms/leaky-bucket/leaky-bucket.model';
+import { KeyOptions } from './limit-definition';
+import { limitDecorator } from './limit-metadata.accessor';
+
+/** Options of {@link LeakyBucketLimit}: `capacity` requests may burst, drained at `rate` per second. */
+export interface LeakyBucketLimitOptions extends LeakyBucketOptions, KeyOptions {}
+
+/**
+ * Leaky bucket as GCRA (redis-cell's `CL.THROTTLE` semantics): `capacity` requests may
+ * arrive at once, then one every `1 / rate` seconds. One number per key.
+ * Default prefix 'leakyBucket:', METHOD.
+ *
+ * @example
+ * @LeakyBucketLimit({ key: 'api:#{headers["x-api-key"]}', capacity: 20, rate: 10 })
+ * @publicApi
+ */
+export function LeakyBucketLimit(options: LeakyBucketLimitOptions): ClassDecorator & MethodDecorator {
+  return limitDecorator({ kind: 'leakyBucket', decorator: '@LeakyBucketLimit', options: { ...options } });
+}

@@ -1,0 +1,29 @@
+import { LIMITS_METADATA, SKIP_METADATA } from '../rate-limiter.constants';
+import { LimitDefinition } from './limit-definition';
+
+type Target = object;
+
+/**
+ * Builds a decorator that appends a limit to a class or a method, so several limits can
+ * stand on one handler and on its class, and all of them apply. A plain `Symbol` key
+ * and `Reflect` metadata keep it working on every Nest version in our peer range.
+ */
+export function limitDecorator(definition: LimitDefinition): ClassDecorator & MethodDecorator {
+  return (target: Target, _property?: string | symbol, descriptor?: PropertyDescriptor) => {
+    const holder: Target = descriptor ? (descriptor.value as Target) : target;
+    const existing: LimitDefinition[] = Reflect.getOwnMetadata(LIMITS_METADATA, holder) ?? [];
+    Reflect.defineMetadata(LIMITS_METADATA, [...existing, definition], holder);
+  };
+}
+
+/** The limits of a handler: its class's first, then its own. */
+export function readLimits(controller: Target, handler: Target): LimitDefinition[] {
+  return [
+    ...((Reflect.getMetadata(LIMITS_METADATA, controller) as LimitDefinition[] | undefined) ?? []),
+    ...((Reflect.getOwnMetadata(LIMITS_METADATA, handler) as LimitDefinition[] | undefined) ?? []),
+  ];
+}
+
+export function isSkipped(controller: Target, handler: Target): boolean {
+  return Reflect.getOwnMetadata(SKIP_METADATA, handler) === true || Reflect.getMetadata(SKIP_METADATA, controller) === true;
+}

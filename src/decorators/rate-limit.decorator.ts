@@ -1,0 +1,25 @@
+import { TokenBucketOptions } from '../algorithms/token-bucket/token-bucket.model';
+import { KeyOptions } from './limit-definition';
+import { limitDecorator } from './limit-metadata.accessor';
+
+/** Options of {@link RateLimit}; rates in permits per second, times in seconds. */
+export interface RateLimitOptions extends TokenBucketOptions, KeyOptions {
+  /** Permits each request takes, default 1. */
+  permits?: number;
+  /** Seconds a request may wait for its permits instead of being refused, default 0. */
+  timeout?: number;
+}
+
+/**
+ * Token bucket: `rate` permits a second, up to `burst` seconds of them saved. A request
+ * may wait up to `timeout` seconds for its permits; waiters get successive slots.
+ * Defaults: rate 1, burst 1, permits 1, timeout 0, expire 60, prefix 'rateLimit:', METHOD.
+ *
+ * @example
+ * // One SMS code a minute per phone number.
+ * @RateLimit({ key: 'sms:#{body.phone}', rate: 1 / 60, burst: 60 })
+ * @publicApi
+ */
+export function RateLimit(options: RateLimitOptions = {}): ClassDecorator & MethodDecorator {
+  return limitDecorator({ kind: 'tokenBucket', decorator: '@RateLimit', options: { ...options } });
+}

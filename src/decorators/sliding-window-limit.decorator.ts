@@ -1,0 +1,19 @@
+import { SlidingWindowOptions } from '../algorithms/sliding-window/sliding-window.model';
+import { KeyOptions } from './limit-definition';
+import { limitDecorator } from './limit-metadata.accessor';
+
+/** Options of {@link SlidingWindowLimit}: `limit` requests within any `window` seconds. */
+export interface SlidingWindowLimitOptions extends SlidingWindowOptions, KeyOptions {}
+
+/**
+ * Exact sliding window: never more than `limit` requests within any `window` seconds,
+ * with no burst at window boundaries. Memory per key grows with `limit`.
+ * Default prefix 'slidingWindow:', METHOD.
+ *
+ * @example
+ * @SlidingWindowLimit({ limitType: LimitType.IP, limit: 5, window: 60 }) // 5 logins a minute per IP
+ * @publicApi
+ */
+export function SlidingWindowLimit(options: SlidingWindowLimitOptions): ClassDecorator & MethodDecorator {
+  return limitDecorator({ kind: 'slidingWindow', decorator: '@SlidingWindowLimit', options: { ...options } });
+}

@@ -1,0 +1,93 @@
+import { LimitDefinition } from '../decorators/limit-definition';
+import { LimiterConfigError } from '../errors/limiter-config.error';
+import { keyPart } from '../keys/key-builder';
+import { KeyContext, evaluateKeyTemplate } from '../keys/key-template.evaluator';
+import { CompiledKeyTemplate, KeyTemplateSyntaxError, parseKeyTemplate } from '../keys/key-template.parser';
+import { LimitType } from '../keys/limit-type.enum';
+import { limiterMessages } from '../rate-limiter.messages';
+import { CompiledAlgorithm, LIMIT_KINDS } from './limit-kinds';
+
+/** What a key may depend on, resolved once per request. */
+export interface RequestFacts {
+  ip: string;
+  userId?: string | number;
+  keyContext: KeyContext;
+}
+
+/** One limit of one handler, validated and compiled at start-up. */
+export interface CompiledLimit extends CompiledAlgorithm {
+  /** `@RateLimit on SmsController.send`, for messages. */
+  where: string;
+  /** The policy name in IETF headers: the decorator's prefix without its colon. */
+  policyName: string;
+  key(facts: RequestFacts): string;
+}
+
+const KEY_OPTION_NAMES = ['key', 'prefix', 'limitType'];
+
+export function compileLimit(
+  definition: LimitDefinition,
+  handlerName: string,
+  keyPrefix: string,
+): CompiledLimit {
+  const where = `${definition.decorator} on ${handlerName}`;
+  const kind = LIMIT_KINDS[definition.kind];
+  const { options } = definition;
+  for (const name of Object.keys(options)) {
+    if (!KEY_OPTION_NAMES.includes(name) && !kind.optionNames.includes(name)) {
+      throw new LimiterConfigError(
+        limiterMessages.invalidOption(where, name, options[name], `one of ${[...KEY_OPTION_NAMES, ...kind.optionNames].join(', ')} (unknown option)`),
+      );
+    }
+  }
+  const prefix = options.prefix ?? kind.defaultPrefix;
+  if (typeof prefix !== 'string') {
+    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'prefix', prefix, 'a string'));
+  }
+  return {
+    ...kind.compile(options, where),
+    where,
+    policyName: prefix.replace(/:$/, '') || definition.kind,
+    key: compileKey(options, where, handlerName, keyPrefix + prefix),
+  };
+}
+
+function compileKey(
+  options: LimitDefinition['options'],
+  where: string,
+  handlerName: string,
+  base: string,
+): (facts: RequestFacts) => string {
+  const template = options.key ?? '';
+  const limitType = options.limitType ?? (template ? LimitType.CUSTOM : LimitType.METHOD);
+  if (!Object.values(LimitType).includes(limitType)) {
+    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'limitType', limitType, 'a LimitType'));
+  }
+  if (typeof template !== 'string') {
+    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'key', template, 'a string'));
+  }
+  if (limitType !== LimitType.CUSTOM) {
+    if (template) {
+      throw new LimiterConfigError(
+        limiterMessages.invalidOption(where, 'key', template, `empty with limitType ${limitType} (a key template needs LimitType.CUSTOM)`),
+      );
+    }
+    if (limitType === LimitType.METHOD) {
+      const fixed = base + keyPart(LimitType.METHOD, handlerName, { ip: '' });
+      return () => fixed;
+    }
+    return (facts) => base + keyPart(limitType, handlerName, facts);
+  }
+  if (!template) {
+    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'key', template, 'a key template with LimitType.CUSTOM'));
+  }
+  let compiled: CompiledKeyTemplate;
+  try {
+    compiled = parseKeyTemplate(template);
+  } catch (error) {
+    if (!(error instanceof KeyTemplateSyntaxError)) throw error;
+    throw new LimiterConfigError(`${where}: ${error.message}`);
+  }
+  return (facts) =>
+    base + keyPart(LimitType.CUSTOM, handlerName, { ip: facts.ip, custom: evaluateKeyTemplate(compiled, facts.keyContext) });
+}

@@ -1,0 +1,34 @@
+import { ExecutionContext, HttpException } from '@nestjs/common';
+
+type ExceptionClass = new (error: string | object) => Error;
+
+/** Loads an optional Nest package's exception class; absent packages are simply not used. */
+function optionalException(packageName: string, exportName: string): ExceptionClass | undefined {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require(packageName)[exportName] as ExceptionClass;
+  } catch {
+    return undefined;
+  }
+}
+
+let rpcException: ExceptionClass | undefined | null = null;
+let wsException: ExceptionClass | undefined | null = null;
+
+/**
+ * The error to throw for a context type. Nest's RPC and WebSocket exception filters turn
+ * anything but their own exceptions into "Internal server error", so there the HTTP
+ * exception's body travels inside an RpcException or WsException.
+ */
+export function forContext(context: ExecutionContext, exception: HttpException): Error {
+  const type = context.getType<string>();
+  if (type === 'rpc') {
+    if (rpcException === null) rpcException = optionalException('@nestjs/microservices', 'RpcException');
+    if (rpcException) return new rpcException(exception.getResponse());
+  }
+  if (type === 'ws') {
+    if (wsException === null) wsException = optionalException('@nestjs/websockets', 'WsException');
+    if (wsException) return new wsException(exception.getResponse());
+  }
+  return exception;
+}

@@ -1,0 +1,109 @@
+import { fixedWindow } from '../algorithms/fixed-window/fixed-window.algorithm';
+import { fixedWindowParams } from '../algorithms/fixed-window/fixed-window.model';
+import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
+import { tokenBucket } from '../algorithms/token-bucket/token-bucket.algorithm';
+import { tokenBucketParams, tokenBucketRequest } from '../algorithms/token-bucket/token-bucket.model';
+import { randomUUID } from 'node:crypto';
+import { concurrency } from '../algorithms/concurrency/concurrency.algorithm';
+import { ConcurrencyRequest, concurrencyParams } from '../algorithms/concurrency/concurrency.model';
+import { leakyBucket } from '../algorithms/leaky-bucket/leaky-bucket.algorithm';
+import { leakyBucketParams } from '../algorithms/leaky-bucket/leaky-bucket.model';
+import { slidingWindow } from '../algorithms/sliding-window/sliding-window.algorithm';
+import { slidingWindowParams } from '../algorithms/sliding-window/sliding-window.model';
+import { LimitKindName } from '../decorators/limit-definition';
+
+/** A limit's algorithm with its parameters fixed, as the guard runs it. */
+export interface CompiledAlgorithm {
+  algorithm: LimiterAlgorithm<unknown, unknown, unknown>;
+  params: unknown;
+  /** The request argument of one decision (a new id where the algorithm needs one). */
+  newRequest(): unknown;
+  /** The policy window in seconds, for the IETF `RateLimit-Policy` header. */
+  windowSeconds?: number;
+  /** Whether the slot is held until the response ends (concurrency). */
+  holdsSlot?: boolean;
+  /** The request argument that gives back the slot `acquire` took. */
+  releaseRequest?(acquire: unknown): unknown;
+}
+
+/** How each decorator kind turns its options into an algorithm run. */
+export interface LimitKind {
+  defaultPrefix: string;
+  /** Option names the kind accepts besides the key options, to catch typos at start-up. */
+  optionNames: readonly string[];
+  compile(options: Record<string, unknown>, where: string): CompiledAlgorithm;
+}
+
+const asAlgorithm = <P, R, S>(algorithm: LimiterAlgorithm<P, R, S>) =>
+  algorithm as unknown as LimiterAlgorithm<unknown, unknown, unknown>;
+
+export const LIMIT_KINDS: Record<LimitKindName, LimitKind> = {
+  tokenBucket: {
+    defaultPrefix: 'rateLimit:',
+    optionNames: ['rate', 'burst', 'permits', 'timeout', 'expire', 'initialPermits'],
+    compile(options, where) {
+      const params = tokenBucketParams(options, where);
+      const request = tokenBucketRequest(params, (options.permits as number) ?? 1, (options.timeout as number) ?? 0, where);
+      return {
+        algorithm: asAlgorithm(tokenBucket),
+        params,
+        newRequest: () => request,
+        windowSeconds: (options.burst as number | undefined) ?? 1,
+      };
+    },
+  },
+  fixedWindow: {
+    defaultPrefix: 'countLimit:',
+    optionNames: ['limit', 'period'],
+    compile(options, where) {
+      const params = fixedWindowParams(options, where);
+      return {
+        algorithm: asAlgorithm(fixedWindow),
+        params,
+        newRequest: () => undefined,
+        windowSeconds: params.periodMs / 1000,
+      };
+    },
+  },
+  slidingWindow: {
+    defaultPrefix: 'slidingWindow:',
+    optionNames: ['limit', 'window'],
+    compile(options, where) {
+      const params = slidingWindowParams(options as never, where);
+      return {
+        algorithm: asAlgorithm(slidingWindow),
+        params,
+        // Members must be unique across servers even within one microsecond.
+        newRequest: () => ({ id: randomUUID() }),
+        windowSeconds: params.windowMicros / 1_000_000,
+      };
+    },
+  },
+  concurrency: {
+    defaultPrefix: 'concurrency:',
+    optionNames: ['max', 'lease'],
+    compile(options, where) {
+      const params = concurrencyParams(options as never, where);
+      return {
+        algorithm: asAlgorithm(concurrency),
+        params,
+        newRequest: (): ConcurrencyRequest => ({ op: 'acquire', id: randomUUID() }),
+        holdsSlot: true,
+        releaseRequest: (acquire) => ({ op: 'release', id: (acquire as ConcurrencyRequest).id }),
+      };
+    },
+  },
+  leakyBucket: {
+    defaultPrefix: 'leakyBucket:',
+    optionNames: ['capacity', 'rate'],
+    compile(options, where) {
+      const params = leakyBucketParams(options as never, where);
+      return {
+        algorithm: asAlgorithm(leakyBucket),
+        params,
+        newRequest: () => undefined,
+        windowSeconds: (params.capacity * params.intervalMicros) / 1_000_000,
+      };
+    },
+  },
+};

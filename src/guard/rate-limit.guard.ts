@@ -1,0 +1,134 @@
+import {
+  BadRequestException,
+  CanActivate,
+  ExecutionContext,
+  HttpException,
+  Inject,
+  Injectable,
+  Logger,
+  ServiceUnavailableException,
+} from '@nestjs/common';
+import { Decision } from '../algorithms/decision';
+import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception';
+import { KeyValueInvalidError, KeyValueMissingError } from '../keys/key-template.evaluator';
+import { sleep } from '../limiter/sleep';
+import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
+import { DEFAULT_STORE_TIMEOUT_MS, RateLimiterModuleOptions } from '../rate-limiter.options';
+import { LimiterStore } from '../stores/limiter-store';
+import { ProtectedStore } from '../stores/protected.store';
+import { CompiledLimit, RequestFacts } from './compiled-limit';
+import { forContext } from './context-exception';
+import { holdUntilDone, once } from './concurrency-release';
+import { LimitExplorer } from './limit.explorer';
+import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
+import { readRequest } from './request-facts';
+
+interface Outcome {
+  limit: CompiledLimit;
+  key: string;
+  request: unknown;
+  decision: Decision;
+}
+
+/**
+ * Enforces every limit declared on a handler and its class. All limits are decided
+ * (concurrently, one store round trip each) before anything waits; one denial denies the
+ * request. Holds no per-request state: everything lives in locals.
+ *
+ * @publicApi
+ */
+@Injectable()
+export class RateLimitGuard implements CanActivate {
+  private readonly store: ProtectedStore;
+  private readonly headers: RateLimiterModuleOptions['headers'];
+
+  constructor(
+    private readonly explorer: LimitExplorer,
+    store: LimiterStore,
+    @Inject(RATE_LIMITER_OPTIONS) private readonly options: RateLimiterModuleOptions,
+  ) {
+    this.headers = options.headers ?? 'legacy';
+    this.store = new ProtectedStore(
+      store,
+      options.onStoreError ?? 'allow',
+      options.storeTimeout ?? DEFAULT_STORE_TIMEOUT_MS,
+      new Logger('RateLimiter'),
+    );
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const limits = this.explorer.limitsFor(context.getClass(), context.getHandler());
+    if (limits.length === 0) return true;
+    const { facts, response } = readRequest(context, this.options);
+    const keys = this.keysOf(limits, facts, context);
+    const decided = await Promise.all(limits.map((limit, i) => this.decide(limit, keys[i], context)));
+    const outcomes = decided.filter((outcome): outcome is Outcome => outcome !== null);
+    if (outcomes.length === 0) return true; // store unavailable under 'allow'
+
+    const denied = outcomes.filter((outcome) => !outcome.decision.allowed);
+    this.describe(response, denied.length > 0 ? denied : outcomes);
+    if (denied.length > 0) {
+      this.releaseSlots(outcomes);
+      const retryAfterMs = Math.max(...denied.map((outcome) => outcome.decision.retryAfterMs));
+      throw forContext(context, this.createException(setRetryAfter(response, retryAfterMs), context));
+    }
+    this.holdSlots(outcomes, context, response);
+    const waitMs = Math.max(...outcomes.map((outcome) => outcome.decision.waitMs));
+    if (waitMs > 0) await sleep(waitMs);
+    return true;
+  }
+
+  /** The 429 thrown on denial; override to change its body or type. */
+  protected createException(retryAfterSeconds: number, _context: ExecutionContext): HttpException {
+    return new RateLimitExceededException(retryAfterSeconds);
+  }
+
+  private keysOf(limits: readonly CompiledLimit[], facts: RequestFacts, context: ExecutionContext): string[] {
+    try {
+      return limits.map((limit) => limit.key(facts));
+    } catch (error) {
+      if (error instanceof KeyValueMissingError || error instanceof KeyValueInvalidError) {
+        throw forContext(context, new BadRequestException(error.message));
+      }
+      throw error;
+    }
+  }
+
+  private async decide(limit: CompiledLimit, key: string, context: ExecutionContext): Promise<Outcome | null> {
+    const request = limit.newRequest();
+    const decision = await this.store.evaluate(limit.algorithm, key, limit.params, request);
+    if (decision) return { limit, key, request, decision };
+    if (this.options.onStoreError === 'deny') {
+      throw forContext(context, new ServiceUnavailableException('Rate limiting is unavailable'));
+    }
+    return null;
+  }
+
+  /** Headers describe the limit with the least remaining. */
+  private describe(response: unknown, outcomes: Outcome[]): void {
+    if (!response || this.headers === false) return;
+    let tightest = outcomes[0];
+    for (const outcome of outcomes) {
+      if (outcome.decision.remaining < tightest.decision.remaining) tightest = outcome;
+    }
+    setLimitHeaders(response, this.headers ?? 'legacy', tightest.limit, tightest.decision);
+  }
+
+  private holdSlots(outcomes: Outcome[], context: ExecutionContext, response: unknown): void {
+    const held = outcomes.filter((outcome) => outcome.limit.holdsSlot);
+    if (held.length === 0) return;
+    holdUntilDone(context, response, once(() => Promise.all(held.map((outcome) => this.release(outcome)))));
+  }
+
+  private releaseSlots(outcomes: Outcome[]): void {
+    for (const outcome of outcomes) {
+      if (outcome.limit.holdsSlot && outcome.decision.allowed) void this.release(outcome);
+    }
+  }
+
+  private async release(outcome: Outcome): Promise<void> {
+    const release = outcome.limit.releaseRequest?.(outcome.request);
+    if (release === undefined) return;
+    await this.store.evaluate(outcome.limit.algorithm, outcome.key, outcome.limit.params, release);
+  }
+}

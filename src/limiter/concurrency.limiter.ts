@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { Decision } from '../algorithms/decision';
+import { concurrency } from '../algorithms/concurrency/concurrency.algorithm';
+import { ConcurrencyParams, concurrencyRequest } from '../algorithms/concurrency/concurrency.model';
+import { LimiterStore } from '../stores/limiter-store';
+
+/**
+ * A slot held by one in-flight request. Give it back with {@link release} when the work
+ * is done; a slot never released (a crashed server) is freed when its lease ends.
+ *
+ * @publicApi
+ */
+export interface ConcurrencySlot {
+  /** The request's id in the store. */
+  readonly id: string;
+  /** The decision that granted the slot. */
+  readonly decision: Decision;
+  /** Gives the slot back. Idempotent: a second call waits for the first and sends nothing. */
+  release(): Promise<void>;
+}
+
+/**
+ * A concurrency limit on one key: at most `max` requests in flight at once across every
+ * process that uses the same key and options, each slot held at most `lease` seconds.
+ * The math: concurrency.model.ts.
+ *
+ * @example
+ * const slot = await factory.concurrencyLimiter({ key: 'export', max: 2, lease: 300 }).tryAcquire();
+ * if (!slot) throw new RateLimitExceededException();
+ * try {
+ *   await runExport();
+ * } finally {
+ *   await slot.release();
+ * }
+ *
+ * @publicApi
+ */
+export class ConcurrencyLimiter {
+  constructor(
+    private readonly store: LimiterStore,
+    readonly key: string,
+    readonly params: ConcurrencyParams,
+  ) {}
+
+  /**
+   * Takes a slot for `id` if one is free and returns the full decision. An `id` already in
+   * flight renews its lease and keeps its slot. Lower level than {@link tryAcquire}: the
+   * caller must {@link release} the same id.
+   */
+  decide(id: string): Promise<Decision> {
+    return this.store.evaluate(
+      concurrency,
+      this.key,
+      this.params,
+      concurrencyRequest('acquire', id),
+    );
+  }
+
+  /**
+   * Gives back the slot of `id`; releasing an id not in flight (already released, or its
+   * lease ended) changes nothing. The decision reports the slots now free.
+   */
+  release(id: string): Promise<Decision> {
+    return this.store.evaluate(
+      concurrency,
+      this.key,
+      this.params,
+      concurrencyRequest('release', id),
+    );
+  }
+
+  /** Takes a slot under a new id; resolves null, taking nothing, when all `max` are in use. */
+  async tryAcquire(): Promise<ConcurrencySlot | null> {
+    const id = randomUUID();
+    const decision = await this.decide(id);
+    return decision.allowed ? new Slot(this, id, decision) : null;
+  }
+}
+
+class Slot implements ConcurrencySlot {
+  private released?: Promise<void>;
+
+  constructor(
+    private readonly limiter: ConcurrencyLimiter,
+    readonly id: string,
+    readonly decision: Decision,
+  ) {}
+
+  release(): Promise<void> {
+    this.released ??= this.limiter.release(this.id).then(
+      () => undefined,
+      (error: unknown) => {
+        // Nothing was released: let a later call try again (the lease frees it regardless).
+        this.released = undefined;
+        throw error;
+      },
+    );
+    return this.released;
+  }
+}

@@ -1,0 +1,63 @@
+import { Global, Injectable, Logger, Module, OnApplicationShutdown, CanActivate, ExecutionContext, Inject } from '@nestjs/common';
+import { APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
+import { ConcurrencyReleaseInterceptor } from './guard/concurrency-release.interceptor';
+import { LimitExplorer } from './guard/limit.explorer';
+import { RateLimitGuard } from './guard/rate-limit.guard';
+import { RateLimiterFactory } from './limiter/rate-limiter.factory';
+import { RateLimiterConfigurableModule, RATE_LIMITER_OPTIONS } from './rate-limiter.module-definition';
+import { RateLimiterModuleOptions } from './rate-limiter.options';
+import { LimiterStore } from './stores/limiter-store';
+import { storeFromOptions } from './stores/store-from-options';
+
+/** The APP_GUARD: the real guard unless the options say `global: false`. */
+@Injectable()
+class GlobalRateLimitGuard implements CanActivate {
+  constructor(
+    private readonly guard: RateLimitGuard,
+    @Inject(RATE_LIMITER_OPTIONS) private readonly options: RateLimiterModuleOptions,
+  ) {}
+
+  canActivate(context: ExecutionContext): Promise<boolean> | boolean {
+    return this.options.global === false ? true : this.guard.canActivate(context);
+  }
+}
+
+/**
+ * Distributed rate limiting: `RateLimiterModule.forRoot({ redis })` once, in the root module,
+ * then limit decorators on controllers. Global: the factory and the guard are injectable
+ * everywhere.
+ *
+ * @example
+ * @Module({ imports: [RateLimiterModule.forRoot({ redis: process.env.REDIS_URL })] })
+ * export class AppModule {}
+ * @publicApi
+ */
+@Global()
+@Module({
+  imports: [DiscoveryModule],
+  providers: [
+    {
+      provide: LimiterStore,
+      useFactory: (options: RateLimiterModuleOptions) => storeFromOptions(options, new Logger('RateLimiter')),
+      inject: [RATE_LIMITER_OPTIONS],
+    },
+    RateLimiterFactory,
+    LimitExplorer,
+    RateLimitGuard,
+    GlobalRateLimitGuard,
+    { provide: APP_GUARD, useExisting: GlobalRateLimitGuard },
+    { provide: APP_INTERCEPTOR, useClass: ConcurrencyReleaseInterceptor },
+  ],
+  // The guard's own dependencies are exported so `@UseGuards(RateLimitGuard)` resolves anywhere.
+  exports: [LimiterStore, RateLimiterFactory, RateLimitGuard, LimitExplorer, RATE_LIMITER_OPTIONS],
+})
+export class RateLimiterModule extends RateLimiterConfigurableModule implements OnApplicationShutdown {
+  constructor(private readonly store: LimiterStore) {
+    super();
+  }
+
+  /** Closes the Redis connection the module created; a client passed in stays open. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.store.close();
+  }
+}

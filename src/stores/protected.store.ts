@@ -1,0 +1,78 @@
+import { Logger } from '@nestjs/common';
+import { Decision } from '../algorithms/decision';
+import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
+import { StoreUnavailableError } from '../errors/store-unavailable.error';
+import { StoreErrorPolicy } from '../rate-limiter.options';
+import { LimiterStore } from './limiter-store';
+import { MemoryStore } from './memory.store';
+
+/** Listener of every store outage and recovery, for metrics. */
+export type StoreHealthListener = (event: 'down' | 'up', error?: Error) => void;
+
+/**
+ * Bounds every decision by `timeoutMs` and applies the `onStoreError` policy in one
+ * place. An unavailable store yields `null` ('allow' and 'deny', the guard answers) or a
+ * decision of the in-memory insurance store ('fallback'). One warning per outage, one
+ * log line when the store is back.
+ */
+export class ProtectedStore {
+  private down = false;
+  private readonly fallback?: MemoryStore;
+
+  constructor(
+    private readonly primary: LimiterStore,
+    private readonly policy: StoreErrorPolicy,
+    private readonly timeoutMs: number,
+    private readonly logger: Logger,
+    private readonly onHealth?: StoreHealthListener,
+  ) {
+    if (policy === 'fallback') this.fallback = new MemoryStore();
+  }
+
+  async evaluate<P, R, S>(
+    algorithm: LimiterAlgorithm<P, R, S>,
+    key: string,
+    params: P,
+    request: R,
+  ): Promise<Decision | null> {
+    try {
+      const decision = await this.withTimeout(this.primary.evaluate(algorithm, key, params, request));
+      if (this.down) this.recovered();
+      return decision;
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      if (!this.down) this.failed(error);
+      return this.fallback ? this.fallback.evaluate(algorithm, key, params, request) : null;
+    }
+  }
+
+  private withTimeout<T>(pending: Promise<T>): Promise<T> {
+    if (this.primary.isUnavailable()) {
+      pending.catch(() => undefined);
+      return Promise.reject(new StoreUnavailableError('the store is disconnected'));
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new StoreUnavailableError(`no answer within storeTimeout (${this.timeoutMs} ms)`)),
+        this.timeoutMs,
+      );
+    });
+    // A late answer or error after the timeout is ignored, never unhandled.
+    pending.catch(() => undefined);
+    return Promise.race([pending, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  private failed(error: StoreUnavailableError): void {
+    this.down = true;
+    const action = { allow: 'allowed without limits', deny: 'denied with 503', fallback: 'limited in memory, per process' }[this.policy];
+    this.logger.warn(`Rate-limit store unavailable (${error.message}): requests are ${action} until it is back`);
+    this.onHealth?.('down', error);
+  }
+
+  private recovered(): void {
+    this.down = false;
+    this.logger.log('Rate-limit store is back: limits are shared again');
+    this.onHealth?.('up');
+  }
+}

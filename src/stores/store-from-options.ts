@@ -1,0 +1,38 @@
+import { Logger } from '@nestjs/common';
+import Redis, { Cluster, RedisOptions } from 'ioredis';
+import { RateLimiterModuleOptions } from '../rate-limiter.options';
+import { LimiterStore } from './limiter-store';
+import { MemoryStore } from './memory.store';
+import { RedisStore } from './redis.store';
+
+/**
+ * Options of the connections the module creates itself. One retry per command bounds the
+ * offline queue during an outage (storeTimeout bounds the wait anyway); commands issued
+ * while the first connection is being set up are queued, so a reachable Redis decides
+ * from the very first request.
+ */
+const OWN_CLIENT_DEFAULTS: RedisOptions = { maxRetriesPerRequest: 1, enableAutoPipelining: true };
+
+function isClient(value: unknown): value is Redis | Cluster {
+  return typeof (value as { defineCommand?: unknown })?.defineCommand === 'function';
+}
+
+/** Resolves `store` / `redis` / neither into the store, remembering whether we own the client. */
+export function storeFromOptions(options: RateLimiterModuleOptions, logger: Logger): LimiterStore {
+  if (options.store) return options.store;
+  const { redis } = options;
+  if (redis === undefined) {
+    logger.warn(
+      'No redis configured: rate limits are kept in memory and apply per process. Pass { redis } to share them across servers.',
+    );
+    return new MemoryStore();
+  }
+  if (isClient(redis)) return new RedisStore({ client: redis });
+  const client =
+    typeof redis === 'string'
+      ? new Redis(redis, OWN_CLIENT_DEFAULTS)
+      : new Redis({ ...OWN_CLIENT_DEFAULTS, ...redis });
+  // Without a listener ioredis prints every failed reconnect; the store reports outages once.
+  client.on('error', () => undefined);
+  return new RedisStore({ client, ownsClient: true });
+}

@@ -1,0 +1,69 @@
+import { Controller, INestMicroservice, Module } from '@nestjs/common';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+import { ClientProxy, ClientProxyFactory, MessagePattern, Transport } from '@nestjs/microservices';
+import { Test } from '@nestjs/testing';
+import { firstValueFrom } from 'rxjs';
+import { CountLimit, RateLimitGuard, RateLimiterModule } from '../../src';
+import { freePort } from '../helpers/free-port';
+
+@Controller()
+class SmsHandlers {
+  @MessagePattern('sms')
+  @CountLimit({ key: 'sms:#{phone}', limit: 1, period: 60 })
+  send(data: { phone: string }) {
+    return { sent: data.phone };
+  }
+
+  @MessagePattern('ping')
+  @CountLimit({ limit: 2, period: 60 })
+  ping() {
+    return 'pong';
+  }
+}
+
+@Module({ imports: [RateLimiterModule.forRoot({})], controllers: [SmsHandlers] })
+class MicroserviceModule {}
+
+describe('non-HTTP contexts', () => {
+  let service: INestMicroservice;
+  let client: ClientProxy;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    const moduleRef = await Test.createTestingModule({ imports: [MicroserviceModule] }).compile();
+    service = moduleRef.createNestMicroservice({ transport: Transport.TCP, options: { host: '127.0.0.1', port } });
+    service.useLogger(false);
+    await service.listen();
+    client = ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port } });
+  });
+  afterAll(async () => {
+    client.close();
+    await service.close();
+  });
+
+  const send = (pattern: string, data: unknown) => firstValueFrom(client.send(pattern, data));
+
+  it('limits RPC messages by the same key templates, with the 429 body as the RPC error', async () => {
+    expect(await send('sms', { phone: '+1' })).toEqual({ sent: '+1' });
+    await expect(send('sms', { phone: '+1' })).rejects.toEqual({ statusCode: 429, message: 'Too Many Requests', retryAfter: 60 });
+    expect(await send('sms', { phone: '+2' })).toEqual({ sent: '+2' });
+    await expect(send('sms', {})).rejects.toMatchObject({ statusCode: 400, message: "Missing value for key expression 'phone'" });
+  });
+
+  it('limits a METHOD key on RPC', async () => {
+    expect([await send('ping', {}), await send('ping', {})]).toEqual(['pong', 'pong']);
+    await expect(send('ping', {})).rejects.toMatchObject({ statusCode: 429 });
+  });
+
+  it('never throws a TypeError on a WebSocket context without a request shape', async () => {
+    const guard = service.get(RateLimitGuard);
+    const handler = SmsHandlers.prototype.ping;
+    const wsContext = (data: unknown) => {
+      const host = new ExecutionContextHost([undefined, data], SmsHandlers, handler);
+      host.setType('ws');
+      return host;
+    };
+    // The METHOD limit's 2 were spent by the RPC test: a third is a 429, not a crash.
+    await expect(guard.canActivate(wsContext(undefined))).rejects.toMatchObject({ status: 429 });
+  });
+});

@@ -1,0 +1,71 @@
+import { request as httpRequest } from 'node:http';
+import { INestApplication } from '@nestjs/common';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+
+export interface HttpReply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+  /** Milliseconds from sending to the end of the response. */
+  elapsedMs: number;
+}
+
+export interface HttpCall {
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+  json?: unknown;
+  /** Source address, e.g. 127.0.0.2, to act as another client. */
+  localAddress?: string;
+}
+
+/** One HTTP request over a real socket. */
+export function call(port: number, { method = 'GET', path, headers = {}, json, localAddress }: HttpCall): Promise<HttpReply> {
+  const payload = json === undefined ? undefined : JSON.stringify(json);
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        localAddress,
+        agent: false,
+        headers: payload ? { 'content-type': 'application/json', ...headers } : headers,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => {
+          let body: unknown = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            // not JSON
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, elapsedMs: Date.now() - started });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+export type Platform = 'express' | 'fastify';
+export const PLATFORMS: Platform[] = ['express', 'fastify'];
+
+/** Boots a module on a platform, listening on all IPv4 loopback addresses. */
+export async function startApp(rootModule: any, platform: Platform): Promise<{ app: INestApplication; port: number }> {
+  const moduleRef = await Test.createTestingModule({ imports: [rootModule] }).compile();
+  const app =
+    platform === 'fastify'
+      ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false })
+      : moduleRef.createNestApplication({ logger: false });
+  await app.listen(0, '0.0.0.0');
+  const address = app.getHttpServer().address();
+  return { app, port: address.port };
+}
