@@ -43,3 +43,4 @@ export type { ConcurrencySlot } from './limiter/concurrency.limiter';
 export type { SlidingWindowOptions } from './algorithms/sliding-window/sliding-window.model';
 export type { ConcurrencyOptions } from './algorithms/concurrency/concurrency.model';
 export type { LeakyBucketOptions } from './algorithms/leaky-bucket/leaky-bucket.model';
+export type { RateLimitEvent } from './guard/rate-limit-event';

@@ -1,4 +1,5 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import { RateLimitEvent } from './guard/rate-limit-event';
 import { LimiterCacheOptions } from './limiter/limiter-cache';
 import { LimiterStore } from './stores/limiter-store';
 
@@ -40,6 +41,11 @@ export interface RateLimiterModuleOptions {
   resolveIp?: (request: any) => string;
   /** Register `RateLimitGuard` as a global guard (APP_GUARD), default true. */
   global?: boolean;
+  /**
+   * Called for every guard decision: allowed, denied, or store error. Keep it fast and
+   * non-throwing (it runs on the request path); an error it throws is logged and ignored.
+   */
+  onDecision?: (event: RateLimitEvent) => void;
 }
 
 export const DEFAULT_STORE_TIMEOUT_MS = 200;

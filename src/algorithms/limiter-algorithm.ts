@@ -30,6 +30,12 @@ export interface LimiterAlgorithm<P, R, S> {
   step(state: S | undefined, nowMicros: number, params: P, request: R): MemoryStep<S>;
   /** The `limit` a decision reports. */
   limit(params: P): number;
+  /**
+   * Which requests a denial also denies until its retry time, as a string; absent when a
+   * denial may end before then (concurrency slots are freed by other requests), in which
+   * case denials are never cached.
+   */
+  denialScope?(request: R): string;
 }
 
 /** Formats a number so that Lua's `tonumber` reads back the same double (see DESIGN §5). */

@@ -21,6 +21,7 @@ import { forContext } from './context-exception';
 import { holdUntilDone, once } from './concurrency-release';
 import { LimitExplorer } from './limit.explorer';
 import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
+import { RateLimitEvent } from './rate-limit-event';
 import { readRequest } from './request-facts';
 
 interface Outcome {
@@ -41,6 +42,7 @@ interface Outcome {
 export class RateLimitGuard implements CanActivate {
   private readonly store: ProtectedStore;
   private readonly headers: RateLimiterModuleOptions['headers'];
+  private readonly logger = new Logger('RateLimiter');
 
   constructor(
     private readonly explorer: LimitExplorer,
@@ -52,7 +54,9 @@ export class RateLimitGuard implements CanActivate {
       store,
       options.onStoreError ?? 'allow',
       options.storeTimeout ?? DEFAULT_STORE_TIMEOUT_MS,
-      new Logger('RateLimiter'),
+      this.logger,
+      undefined,
+      options.onDecision && ((error, key, limit) => this.emit({ outcome: 'store-error', limit, key, error })),
     );
   }
 
@@ -96,12 +100,25 @@ export class RateLimitGuard implements CanActivate {
 
   private async decide(limit: CompiledLimit, key: string, context: ExecutionContext): Promise<Outcome | null> {
     const request = limit.newRequest();
-    const decision = await this.store.evaluate(limit.algorithm, key, limit.params, request);
-    if (decision) return { limit, key, request, decision };
+    const decision = await this.store.evaluate(limit.algorithm, key, limit.params, request, limit.where);
+    if (decision) {
+      if (this.options.onDecision) {
+        this.emit({ outcome: decision.allowed ? 'allowed' : 'denied', limit: limit.where, key, decision });
+      }
+      return { limit, key, request, decision };
+    }
     if (this.options.onStoreError === 'deny') {
       throw forContext(context, new ServiceUnavailableException('Rate limiting is unavailable'));
     }
     return null;
+  }
+
+  private emit(event: RateLimitEvent): void {
+    try {
+      this.options.onDecision?.(event);
+    } catch (error) {
+      this.logger.error(`onDecision threw: ${(error as Error)?.message ?? String(error)}`);
+    }
   }
 
   /** Headers describe the limit with the least remaining. */

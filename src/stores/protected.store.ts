@@ -25,6 +25,7 @@ export class ProtectedStore {
     private readonly timeoutMs: number,
     private readonly logger: Logger,
     private readonly onHealth?: StoreHealthListener,
+    private readonly onError?: (error: StoreUnavailableError, key: string, label: string) => void,
   ) {
     if (policy === 'fallback') this.fallback = new MemoryStore();
   }
@@ -34,23 +35,24 @@ export class ProtectedStore {
     key: string,
     params: P,
     request: R,
+    /** Names the limit in error reports. */
+    label = '',
   ): Promise<Decision | null> {
     try {
+      // A connection known to be lost fails at once, queueing nothing while Redis is away.
+      if (this.primary.isUnavailable()) throw new StoreUnavailableError('the store is disconnected');
       const decision = await this.withTimeout(this.primary.evaluate(algorithm, key, params, request));
       if (this.down) this.recovered();
       return decision;
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error;
       if (!this.down) this.failed(error);
+      this.onError?.(error, key, label);
       return this.fallback ? this.fallback.evaluate(algorithm, key, params, request) : null;
     }
   }
 
   private withTimeout<T>(pending: Promise<T>): Promise<T> {
-    if (this.primary.isUnavailable()) {
-      pending.catch(() => undefined);
-      return Promise.reject(new StoreUnavailableError('the store is disconnected'));
-    }
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(

@@ -2,6 +2,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { Decision, RawReply, toDecision } from '../algorithms/decision';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../errors/store-unavailable.error';
+import { DenialCache } from './denial-cache';
 import { LimiterStore, toMicros } from './limiter-store';
 import { defineBuiltInCommands, LimiterCommand, limiterCommand } from './lua-commands';
 
@@ -17,6 +18,8 @@ export interface RedisStoreOptions {
   now?: () => number;
   /** Whether {@link close} disconnects the client; true only for a client the module created. */
   ownsClient?: boolean;
+  /** Remember denials locally until their retry time (default true); see {@link DenialCache}. */
+  cacheDenials?: boolean;
 }
 
 /**
@@ -30,12 +33,14 @@ export class RedisStore extends LimiterStore {
   readonly client: Redis | Cluster;
   private readonly now?: () => number;
   private readonly ownsClient: boolean;
+  private readonly denials?: DenialCache;
 
   constructor(options: RedisStoreOptions) {
     super();
     this.client = options.client;
     this.now = options.now;
     this.ownsClient = options.ownsClient ?? false;
+    if (options.cacheDenials !== false) this.denials = new DenialCache(options.now ?? performance.now.bind(performance));
     defineBuiltInCommands(this.client);
   }
 
@@ -45,6 +50,11 @@ export class RedisStore extends LimiterStore {
     params: P,
     request: R,
   ): Promise<Decision> {
+    const scope = this.denials && algorithm.denialScope?.(request);
+    if (scope !== undefined) {
+      const denied = this.denials?.get(key, scope);
+      if (denied) return denied;
+    }
     const algorithmOfAny = algorithm as LimiterAlgorithm<unknown, unknown, unknown>;
     const command = (this.client as unknown as Record<string, LimiterCommand | undefined>)[algorithm.commandName] ??
       (await limiterCommand(this.client, algorithmOfAny));
@@ -55,7 +65,9 @@ export class RedisStore extends LimiterStore {
     } catch (error) {
       throw new StoreUnavailableError(`Redis failed to evaluate ${algorithm.commandName}`, error);
     }
-    return toDecision(parseReply(reply, algorithm.commandName), algorithm.limit(params));
+    const decision = toDecision(parseReply(reply, algorithm.commandName), algorithm.limit(params));
+    if (scope !== undefined) this.denials?.remember(key, scope, decision);
+    return decision;
   }
 
   /** A connection that was lost and is being retried; a first connection is waited for. */

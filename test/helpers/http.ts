@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, LoggerService } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 
@@ -59,12 +59,16 @@ export type Platform = 'express' | 'fastify';
 export const PLATFORMS: Platform[] = ['express', 'fastify'];
 
 /** Boots a module on a platform, listening on all IPv4 loopback addresses. */
-export async function startApp(rootModule: any, platform: Platform): Promise<{ app: INestApplication; port: number }> {
+export async function startApp(
+  rootModule: any,
+  platform: Platform,
+  logger: LoggerService | false = false,
+): Promise<{ app: INestApplication; port: number }> {
   const moduleRef = await Test.createTestingModule({ imports: [rootModule] }).compile();
   const app =
     platform === 'fastify'
-      ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false })
-      : moduleRef.createNestApplication({ logger: false });
+      ? moduleRef.createNestApplication(new FastifyAdapter(), { logger })
+      : moduleRef.createNestApplication({ logger });
   await app.listen(0, '0.0.0.0');
   const address = app.getHttpServer().address();
   return { app, port: address.port };

@@ -2,7 +2,7 @@ import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-windo
 import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.algorithm';
 import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.algorithm';
 import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
-import { RedisStore, StoreUnavailableError } from '../../src';
+import { RateLimiterFactory, RedisStore, StoreUnavailableError } from '../../src';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';
 
 describe('RedisStore', () => {
@@ -31,5 +31,39 @@ describe('RedisStore', () => {
     const evaluation = store.evaluate(fixedWindow, 'wrong:list', fixedWindowParams({}), undefined);
     await expect(evaluation).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(evaluation).rejects.toThrow(/Redis failed to evaluate limiterFixedWindow: .*WRONGTYPE/);
+  });
+
+  describe('local denial cache', () => {
+    const evalCalls = async () => {
+      const stats = await redis.client().info('commandstats');
+      return [...stats.matchAll(/cmdstat_(evalsha|eval):calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[2]), 0);
+    };
+
+    it('answers a repeated denial locally until its retry time, with the retry counting down', async () => {
+      let nowMs = 1_000_000;
+      const factory = new RateLimiterFactory(new RedisStore({ client: redis.client(), now: () => nowMs }));
+      const limiter = factory.rateLimiter({ key: 'cache:tb', rate: 1, burst: 2 });
+      expect([await limiter.tryAcquire(), await limiter.tryAcquire(), await limiter.tryAcquire()]).toEqual([true, true, false]);
+      const before = await evalCalls();
+      nowMs += 400;
+      expect(await limiter.decide()).toMatchObject({ allowed: false, retryAfterMs: 600 });
+      expect(await evalCalls()).toBe(before);
+      // A different request shape is not answered by the cache.
+      expect((await limiter.decide(1, 1)).allowed).toBe(true);
+      expect(await evalCalls()).toBe(before + 1);
+      nowMs += 2_000;
+      expect((await limiter.decide()).allowed).toBe(true);
+      expect(await evalCalls()).toBe(before + 2);
+    });
+
+    it('never caches a concurrency denial, which another request may end at any time', async () => {
+      const factory = new RateLimiterFactory(new RedisStore({ client: redis.client() }));
+      const limiter = factory.concurrencyLimiter({ key: 'cache:slots', max: 1 });
+      const slot = await limiter.tryAcquire();
+      expect(slot).not.toBeNull();
+      expect(await limiter.tryAcquire()).toBeNull();
+      await slot!.release();
+      expect(await limiter.tryAcquire()).not.toBeNull();
+    });
   });
 });

@@ -23,7 +23,8 @@ describe('Lua and memory twins agree step by step', () => {
   beforeAll(async () => {
     redis = await startRedisServer();
     client = redis.client();
-    redisStore = new RedisStore({ client, now: () => nowMs });
+    // The twins are compared decision by decision: no local denial cache in between.
+    redisStore = new RedisStore({ client, now: () => nowMs, cacheDenials: false });
   });
   afterAll(() => redis.stop());
   beforeEach(() => {

@@ -10,4 +10,5 @@ export const fixedWindow: LimiterAlgorithm<FixedWindowParams, void, FixedWindowS
   argv: (params) => [String(params.limit), String(params.periodMs)],
   step: (state, now, params) => fixedWindowStep(state, now, params),
   limit: (params) => params.limit,
+  denialScope: () => '',
 };

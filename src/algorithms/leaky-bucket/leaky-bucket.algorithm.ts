@@ -10,4 +10,5 @@ export const leakyBucket: LimiterAlgorithm<LeakyBucketParams, void, LeakyBucketS
   argv: (params) => [String(params.capacity), exactString(params.intervalMicros)],
   step: (state, now, params) => leakyBucketStep(state, now, params),
   limit: (params) => params.capacity,
+  denialScope: () => '',
 };

@@ -18,4 +18,5 @@ export const slidingWindow: LimiterAlgorithm<
   argv: (params, request) => [String(params.limit), exactString(params.windowMicros), request.id],
   step: (state, now, params) => slidingWindowStep(state, now, params),
   limit: (params) => params.limit,
+  denialScope: () => '',
 };

@@ -17,4 +17,5 @@ export const tokenBucket: LimiterAlgorithm<TokenBucketParams, TokenBucketRequest
   ],
   step: tokenBucketStep,
   limit: (params) => params.maxPermits,
+  denialScope: (request) => `${request.permits}/${request.timeoutMicros}`,
 };
