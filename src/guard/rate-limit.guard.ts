@@ -13,7 +13,7 @@ import { RateLimitExceededException } from '../errors/rate-limit-exceeded.except
 import { KeyValueInvalidError, KeyValueMissingError } from '../keys/key-template.evaluator';
 import { sleep } from '../limiter/sleep';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
-import { DEFAULT_STORE_TIMEOUT_MS, RateLimiterModuleOptions } from '../rate-limiter.options';
+import { DEFAULT_STORE_TIMEOUT_MS, HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { LimiterStore } from '../stores/limiter-store';
 import { ProtectedStore } from '../stores/protected.store';
 import { CompiledLimit, RequestFacts } from './compiled-limit';
@@ -41,7 +41,7 @@ interface Outcome {
 @Injectable()
 export class RateLimitGuard implements CanActivate {
   private readonly store: ProtectedStore;
-  private readonly headers: RateLimiterModuleOptions['headers'];
+  private readonly headers: HeadersMode;
   private readonly logger = new Logger('RateLimiter');
 
   constructor(
@@ -65,8 +65,12 @@ export class RateLimitGuard implements CanActivate {
     if (limits.length === 0) return true;
     const { facts, response } = readRequest(context, this.options);
     const keys = this.keysOf(limits, facts, context);
-    const decided = await Promise.all(limits.map((limit, i) => this.decide(limit, keys[i], context)));
+    const decided = await Promise.all(limits.map((limit, i) => this.decide(limit, keys[i])));
     const outcomes = decided.filter((outcome): outcome is Outcome => outcome !== null);
+    if (outcomes.length < limits.length && this.options.onStoreError === 'deny') {
+      this.releaseSlots(outcomes);
+      throw forContext(context, new ServiceUnavailableException('Rate limiting is unavailable'));
+    }
     if (outcomes.length === 0) return true; // store unavailable under 'allow'
 
     const denied = outcomes.filter((outcome) => !outcome.decision.allowed);
@@ -98,7 +102,8 @@ export class RateLimitGuard implements CanActivate {
     }
   }
 
-  private async decide(limit: CompiledLimit, key: string, context: ExecutionContext): Promise<Outcome | null> {
+  /** The limit's decision, or null when the store could not answer (and no fallback did). */
+  private async decide(limit: CompiledLimit, key: string): Promise<Outcome | null> {
     const request = limit.newRequest();
     const decision = await this.store.evaluate(limit.algorithm, key, limit.params, request, limit.where);
     if (decision) {
@@ -106,9 +111,6 @@ export class RateLimitGuard implements CanActivate {
         this.emit({ outcome: decision.allowed ? 'allowed' : 'denied', limit: limit.where, key, decision });
       }
       return { limit, key, request, decision };
-    }
-    if (this.options.onStoreError === 'deny') {
-      throw forContext(context, new ServiceUnavailableException('Rate limiting is unavailable'));
     }
     return null;
   }
@@ -128,7 +130,7 @@ export class RateLimitGuard implements CanActivate {
     for (const outcome of outcomes) {
       if (outcome.decision.remaining < tightest.decision.remaining) tightest = outcome;
     }
-    setLimitHeaders(response, this.headers ?? 'legacy', tightest.limit, tightest.decision);
+    setLimitHeaders(response, this.headers, tightest.limit, tightest.decision);
   }
 
   private holdSlots(outcomes: Outcome[], context: ExecutionContext, response: unknown): void {

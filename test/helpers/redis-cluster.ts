@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Redis, { Cluster, ClusterOptions } from 'ioredis';
+import Redis, { Cluster, ClusterOptions, RedisOptions } from 'ioredis';
 import { freePort } from './free-port';
 import { spawnRedis, stopProcess } from './redis-server';
 
@@ -17,30 +17,21 @@ export interface ClusterNodeInfo {
   alive: boolean;
 }
 
-/** A local Redis Cluster of real redis-server processes, owned by one test file. */
-export interface RedisClusterHandle {
-  /** Every node; roles are refreshed after start and after each failover. */
-  readonly nodes: readonly ClusterNodeInfo[];
-  /** Ports of the live masters. */
-  masterPorts(): number[];
-  /** A new ioredis Cluster on the live masters; closed by `stop()`. */
-  client(options?: ClusterOptions): Cluster;
-  /** One command on one node, on the helper's own connection (not the cluster client). */
-  exec(port: number, command: string, ...args: (string | number)[]): Promise<unknown>;
-  /** Port of the master that owns the slot of `key`. */
-  masterForKey(key: string): Promise<number>;
-  /** Keys matching `pattern` on every live master (SCAN), with the port holding each. */
-  keys(pattern: string): Promise<{ key: string; port: number }[]>;
-  /** SIGKILLs a master, as a crash would. */
-  killMaster(port: number): Promise<void>;
-  /** Waits until a replica of the dead master is promoted and every survivor is ok; its port. */
-  waitForFailover(oldMasterPort: number, timeoutMs?: number): Promise<number>;
-  /** Kills every node and removes the data directory. */
-  stop(): Promise<void>;
-}
-
 const HOST = '127.0.0.1';
 const BUS_PORT_OFFSET = 10_000;
+/** Cluster mode; replicas sync at once instead of after the default 5 s diskless-sync delay. */
+const NODE_ARGS = '--cluster-enabled yes --cluster-node-timeout 1000 --repl-diskless-sync-delay 0';
+
+/** The helper's own connections: no reconnects or retries, so a dead node errs at once. */
+const ADMIN_OPTIONS: RedisOptions = {
+  retryStrategy: () => null,
+  maxRetriesPerRequest: 0,
+  enableReadyCheck: false,
+  connectTimeout: 1000,
+  commandTimeout: 2000,
+};
+/** A `CLUSTER SLOTS` entry: first slot, last slot, then [host, port, id] of the master. */
+type SlotRange = [number, number, [string, number, ...unknown[]], ...unknown[]];
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -73,161 +64,194 @@ async function until(what: string, deadline: number, check: () => Promise<boolea
   }
 }
 
-function redisCli(args: string[]): Promise<string> {
+function redisCli(args: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('redis-cli', args, { timeout: 30_000 }, (error, stdout, stderr) =>
-      error ? reject(new Error(`redis-cli ${args.join(' ')} failed: ${stderr}${stdout}`)) : resolve(stdout),
+    execFile('redis-cli', args.split(' '), { timeout: 30_000 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`redis-cli failed: ${stderr}${stdout}`)) : resolve(stdout),
     );
   });
 }
 
-/** Starts 3 masters (and one replica each with `replicas: 1`) and forms a cluster. */
-export async function startRedisCluster(options: { replicas?: 0 | 1 } = {}): Promise<RedisClusterHandle> {
-  const replicas = options.replicas ?? 0;
-  const dir = mkdtempSync(join(tmpdir(), 'nestjs-limiter-cluster-'));
-  const children = new Map<number, ChildProcess>();
-  const admins = new Map<number, Redis>();
-  const clients: Cluster[] = [];
-  const nodes: ClusterNodeInfo[] = [];
-  const killAll = () => children.forEach((child) => child.kill('SIGKILL'));
-  process.once('exit', killAll);
+/** A local Redis Cluster of real redis-server processes, owned by one test file. */
+export class RedisClusterHandle {
+  /** Every node; roles are refreshed after start and after each failover. */
+  readonly nodes: ClusterNodeInfo[] = [];
+  private readonly dir = mkdtempSync(join(tmpdir(), 'nestjs-limiter-cluster-'));
+  private readonly children = new Map<number, ChildProcess>();
+  private readonly admins = new Map<number, Redis>();
+  private readonly clients: Cluster[] = [];
+  /** Last resort if the test process exits without `stop()`: no orphaned redis-server. */
+  private readonly killAll = () => this.children.forEach((child) => child.kill('SIGKILL'));
 
-  const admin = (port: number): Redis => {
-    const existing = admins.get(port);
-    if (existing && existing.status !== 'end') return existing;
-    const connection = new Redis(port, HOST, {
-      retryStrategy: () => null,
-      enableReadyCheck: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 1000,
-      commandTimeout: 2000,
-    });
-    connection.on('error', () => undefined);
-    admins.set(port, connection);
-    return connection;
-  };
-  const exec = (port: number, command: string, ...args: (string | number)[]) =>
-    admin(port).call(command, ...args);
-  const live = () => nodes.filter((node) => node.alive);
-  const masterPorts = () => live().filter((n) => n.role === 'master').map((n) => n.port);
-
-  async function startNode(taken: Set<number>, deadline: number): Promise<number> {
-    for (;;) {
-      const port = await freeNodePort(taken);
-      const child = spawnRedis(port, dir, ['--cluster-enabled', 'yes', '--cluster-config-file',
-        join(dir, `nodes-${port}.conf`), '--cluster-node-timeout', '1000',
-        // Replicas sync at once instead of after the default 5 s diskless-sync delay.
-        '--repl-diskless-sync-delay', '0']);
-      children.set(port, child);
-      // A port taken in the meantime makes redis-server exit at once: try another one.
-      await until(`node ${port} to answer PING`, deadline, async () =>
-        child.exitCode !== null || (await exec(port, 'PING')) === 'PONG');
-      if (child.exitCode === null) return port;
-      children.delete(port);
-    }
-  }
-
-  /** Roles as seen by `viewPort` in CLUSTER NODES. */
-  async function refreshRoles(viewPort: number): Promise<void> {
-    const lines = String(await exec(viewPort, 'CLUSTER', 'NODES')).trim().split('\n');
-    const rows = lines.map((line) => line.split(' '));
-    const portOf = new Map(rows.map(([id, address]) => [id, Number(address.split(/[:@]/)[1])]));
-    for (const [, address, flags, masterId] of rows) {
-      const node = nodes.find((n) => n.port === Number(address.split(/[:@]/)[1]));
-      if (!node) continue;
-      node.role = flags.split(',').includes('master') ? 'master' : 'replica';
-      node.masterPort = node.role === 'replica' ? portOf.get(masterId) : undefined;
-    }
-  }
-
-  const clusterOk = async (port: number) =>
-    String(await exec(port, 'CLUSTER', 'INFO')).includes('cluster_state:ok');
-  const replicaLinked = async (port: number) =>
-    String(await exec(port, 'INFO', 'replication')).includes('master_link_status:up');
-
-  const handle: RedisClusterHandle = {
-    nodes,
-    masterPorts,
-    exec,
-    client(clientOptions: ClusterOptions = {}) {
-      const client = new Cluster(masterPorts().map((port) => ({ host: HOST, port })), clientOptions);
-      client.on('error', () => undefined);
-      clients.push(client);
-      return client;
-    },
-    async masterForKey(key: string) {
-      const [viewPort] = masterPorts();
-      const slot = Number(await exec(viewPort, 'CLUSTER', 'KEYSLOT', key));
-      const ranges = (await exec(viewPort, 'CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
-      const range = ranges.find(([from, to]) => slot >= from && slot <= to);
-      if (!range) throw new Error(`Redis Cluster: no master serves slot ${slot}`);
-      return Number(range[2][1]);
-    },
-    async keys(pattern: string) {
-      const found: { key: string; port: number }[] = [];
-      for (const port of masterPorts()) {
-        let cursor = '0';
-        do {
-          const reply = (await exec(port, 'SCAN', cursor, 'MATCH', pattern, 'COUNT', 1000)) as [string, string[]];
-          cursor = reply[0];
-          found.push(...reply[1].map((key) => ({ key, port })));
-        } while (cursor !== '0');
-      }
-      return found;
-    },
-    async killMaster(port: number) {
-      const node = nodes.find((n) => n.port === port);
-      if (!node?.alive || node.role !== 'master') throw new Error(`Redis Cluster: ${port} is no live master`);
-      admins.get(port)?.disconnect();
-      admins.delete(port);
-      await stopProcess(children.get(port), 'SIGKILL');
-      node.alive = false;
-    },
-    async waitForFailover(oldMasterPort: number, timeoutMs = 20_000) {
-      const candidates = live().filter((n) => n.masterPort === oldMasterPort);
-      if (candidates.length === 0) throw new Error(`Redis Cluster: ${oldMasterPort} has no replica`);
-      let promoted: number | undefined;
-      await until(`a replica of ${oldMasterPort} to take over`, Date.now() + timeoutMs, async () => {
-        for (const { port } of candidates) {
-          if (((await exec(port, 'ROLE')) as string[])[0] === 'master') promoted = port;
-        }
-        if (promoted === undefined) return false;
-        for (const { port } of live()) {
-          if (!(await clusterOk(port))) return false;
-          const ranges = (await exec(port, 'CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
-          if (ranges.some((range) => Number(range[2][1]) === oldMasterPort)) return false;
-        }
-        return true;
-      });
-      await refreshRoles(promoted as number);
-      return promoted as number;
-    },
-    async stop() {
-      process.removeListener('exit', killAll);
-      for (const client of clients) client.disconnect();
-      for (const connection of admins.values()) if (connection.status !== 'end') connection.disconnect();
-      await Promise.all([...children.values()].map((child) => stopProcess(child, 'SIGKILL')));
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-
-  try {
+  /** @internal use {@link startRedisCluster} */
+  async start(replicas: 0 | 1): Promise<void> {
+    process.once('exit', this.killAll);
     const deadline = Date.now() + 30_000;
     const taken = new Set<number>();
     const ports: number[] = [];
-    for (let i = 0; i < 3 * (1 + replicas); i++) ports.push(await startNode(taken, deadline));
-    nodes.push(...ports.map((port): ClusterNodeInfo => ({ port, role: 'master', alive: true })));
-    await redisCli(['--cluster', 'create', ...ports.map((port) => `${HOST}:${port}`),
-      '--cluster-replicas', String(replicas), '--cluster-yes']);
+    for (let i = 0; i < 3 * (1 + replicas); i++) ports.push(await this.startNode(taken, deadline));
+    this.nodes.push(...ports.map((port) => ({ port, role: 'master' as const, alive: true })));
+    const addresses = ports.map((port) => `${HOST}:${port}`).join(' ');
+    await redisCli(`--cluster create ${addresses} --cluster-replicas ${replicas} --cluster-yes`);
     await until('cluster_state:ok on every node', deadline, async () => {
-      for (const port of ports) if (!(await clusterOk(port))) return false;
-      await refreshRoles(ports[0]);
-      const linked = nodes.filter((n) => n.role === 'replica').map((n) => replicaLinked(n.port));
-      return masterPorts().length === 3 && (await Promise.all(linked)).every(Boolean);
+      for (const port of ports) if (!(await this.clusterOk(port))) return false;
+      await this.refreshRoles(ports[0]);
+      const replicaPorts = this.nodes.filter((n) => n.role === 'replica').map((n) => n.port);
+      const linked = await Promise.all(replicaPorts.map((port) => this.replicaLinked(port)));
+      return this.masterPorts().length === 3 && linked.every(Boolean);
     });
-    return handle;
+  }
+
+  /** Ports of the live masters. */
+  masterPorts(): number[] {
+    return this.nodes.filter((n) => n.alive && n.role === 'master').map((n) => n.port);
+  }
+
+  /** A new ioredis Cluster on the live masters; closed by `stop()`. */
+  client(options: ClusterOptions = {}): Cluster {
+    const seeds = this.masterPorts().map((port) => ({ host: HOST, port }));
+    const client = new Cluster(seeds, options);
+    client.on('error', () => undefined);
+    this.clients.push(client);
+    return client;
+  }
+
+  /** One command on one node, on the helper's own connection (not a cluster client). */
+  exec(port: number, command: string, ...args: (string | number)[]): Promise<unknown> {
+    let admin = this.admins.get(port);
+    if (!admin || admin.status === 'end') {
+      admin = new Redis(port, HOST, ADMIN_OPTIONS);
+      admin.on('error', () => undefined);
+      this.admins.set(port, admin);
+    }
+    return admin.call(command, ...args);
+  }
+
+  /** Port of the master that owns the slot of `key`. */
+  async masterForKey(key: string): Promise<number> {
+    const [viewPort] = this.masterPorts();
+    const slot = Number(await this.exec(viewPort, 'CLUSTER', 'KEYSLOT', key));
+    const ranges = await this.slotRanges(viewPort);
+    const range = ranges.find(([from, to]) => slot >= from && slot <= to);
+    if (!range) throw new Error(`Redis Cluster: no master serves slot ${slot}`);
+    return Number(range[2][1]);
+  }
+
+  /** Keys matching `pattern` on every live master (SCAN), with the port holding each. */
+  async keys(pattern: string): Promise<{ key: string; port: number }[]> {
+    const found: { key: string; port: number }[] = [];
+    for (const port of this.masterPorts()) {
+      let cursor = '0';
+      do {
+        const reply = await this.exec(port, 'SCAN', cursor, 'MATCH', pattern, 'COUNT', 1000);
+        const [next, keys] = reply as [string, string[]];
+        found.push(...keys.map((key) => ({ key, port })));
+        cursor = next;
+      } while (cursor !== '0');
+    }
+    return found;
+  }
+
+  /** SIGKILLs a master, as a crash would. */
+  async killMaster(port: number): Promise<void> {
+    const node = this.nodes.find((n) => n.port === port);
+    if (!node?.alive || node.role !== 'master') throw new Error(`${port} is no live master`);
+    this.admins.get(port)?.disconnect();
+    this.admins.delete(port);
+    await stopProcess(this.children.get(port), 'SIGKILL');
+    node.alive = false;
+  }
+
+  /** Polls until a replica of the dead master is promoted and every survivor is ok; its port. */
+  async waitForFailover(oldMasterPort: number, timeoutMs = 20_000): Promise<number> {
+    const candidates = this.nodes.filter((n) => n.alive && n.masterPort === oldMasterPort);
+    if (candidates.length === 0) throw new Error(`Redis Cluster: ${oldMasterPort} has no replica`);
+    let promoted: number | undefined;
+    await until(`a replica of ${oldMasterPort} to take over`, Date.now() + timeoutMs, async () => {
+      for (const { port } of candidates) {
+        if (((await this.exec(port, 'ROLE')) as string[])[0] === 'master') promoted = port;
+      }
+      if (promoted === undefined) return false;
+      for (const { port } of this.nodes.filter((n) => n.alive)) {
+        if (!(await this.clusterOk(port))) return false;
+        const ranges = await this.slotRanges(port);
+        if (ranges.some((range) => Number(range[2][1]) === oldMasterPort)) return false;
+      }
+      return true;
+    });
+    await this.refreshRoles(promoted as number);
+    return promoted as number;
+  }
+
+  /** Kills every node, closes every connection and removes the data directory. */
+  async stop(): Promise<void> {
+    process.removeListener('exit', this.killAll);
+    for (const client of this.clients) client.disconnect();
+    // An ended connection has no socket left to close (disconnecting it leaves a timer behind).
+    for (const admin of this.admins.values()) if (admin.status !== 'end') admin.disconnect();
+    await Promise.all([...this.children.values()].map((child) => stopProcess(child, 'SIGKILL')));
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private async startNode(taken: Set<number>, deadline: number): Promise<number> {
+    for (;;) {
+      const port = await freeNodePort(taken);
+      const config = ['--cluster-config-file', join(this.dir, `nodes-${port}.conf`)];
+      const child = spawnRedis(port, this.dir, [...NODE_ARGS.split(' '), ...config]);
+      this.children.set(port, child);
+      // A port taken in the meantime makes redis-server exit at once: try another one.
+      const exited = () => child.exitCode !== null;
+      await until(
+        `node ${port}`,
+        deadline,
+        async () => exited() || (await this.exec(port, 'PING')) === 'PONG',
+      );
+      if (!exited()) return port;
+      this.children.delete(port);
+    }
+  }
+
+  /** Roles as `viewPort` sees them in CLUSTER NODES (`<id> <ip:port@bus> <flags> <master id> ...`). */
+  private async refreshRoles(viewPort: number): Promise<void> {
+    const reply = String(await this.exec(viewPort, 'CLUSTER', 'NODES'));
+    const lines = reply.trim().split('\n');
+    const rows = lines.map((line) => line.split(' '));
+    const portOf = (address: string) => Number(address.split(/[:@]/)[1]);
+    const portById = new Map(rows.map(([id, address]) => [id, portOf(address)]));
+    for (const [, address, flags, masterId] of rows) {
+      const node = this.nodes.find((n) => n.port === portOf(address));
+      if (!node) continue;
+      node.role = flags.split(',').includes('master') ? 'master' : 'replica';
+      node.masterPort = node.role === 'replica' ? portById.get(masterId) : undefined;
+    }
+  }
+
+  private async slotRanges(port: number): Promise<SlotRange[]> {
+    return (await this.exec(port, 'CLUSTER', 'SLOTS')) as SlotRange[];
+  }
+
+  private async clusterOk(port: number): Promise<boolean> {
+    return String(await this.exec(port, 'CLUSTER', 'INFO')).includes('cluster_state:ok');
+  }
+
+  private async replicaLinked(port: number): Promise<boolean> {
+    return String(await this.exec(port, 'INFO', 'replication')).includes('master_link_status:up');
+  }
+}
+
+/**
+ * Starts 3 masters (and one replica each with `replicas: 1`) on free loopback ports, forms
+ * a cluster with `redis-cli --cluster create` and waits, by polling, until it serves.
+ */
+export async function startRedisCluster(
+  options: { replicas?: 0 | 1 } = {},
+): Promise<RedisClusterHandle> {
+  const cluster = new RedisClusterHandle();
+  try {
+    await cluster.start(options.replicas ?? 0);
+    return cluster;
   } catch (error) {
-    await handle.stop();
+    await cluster.stop();
     throw error;
   }
 }
