@@ -110,7 +110,10 @@ export class RedisClusterHandle {
   /** A new ioredis Cluster on the live masters; closed by `stop()`. */
   client(options: ClusterOptions = {}): Cluster {
     const seeds = this.masterPorts().map((port) => ({ host: HOST, port }));
-    const client = new Cluster(seeds, options);
+    // Disconnecting a connection whose socket already closed (one to a killed node) leaves
+    // ioredis's disconnect timer behind; short, it does not keep Jest from exiting.
+    const redisOptions = { disconnectTimeout: 100, ...options.redisOptions };
+    const client = new Cluster(seeds, { ...options, redisOptions });
     client.on('error', () => undefined);
     this.clients.push(client);
     return client;
@@ -199,19 +202,18 @@ export class RedisClusterHandle {
       const config = ['--cluster-config-file', join(this.dir, `nodes-${port}.conf`)];
       const child = spawnRedis(port, this.dir, [...NODE_ARGS.split(' '), ...config]);
       this.children.set(port, child);
-      // A port taken in the meantime makes redis-server exit at once: try another one.
+      // A port taken in the meantime makes redis-server exit at once: try another one. The
+      // process id tells our server from another one answering on that port.
       const exited = () => child.exitCode !== null;
-      await until(
-        `node ${port}`,
-        deadline,
-        async () => exited() || (await this.exec(port, 'PING')) === 'PONG',
-      );
+      const ours = async () =>
+        `${await this.exec(port, 'INFO', 'server')}`.includes(`process_id:${child.pid}\r`);
+      await until(`node ${port} to start`, deadline, async () => exited() || (await ours()));
       if (!exited()) return port;
       this.children.delete(port);
     }
   }
 
-  /** Roles as `viewPort` sees them in CLUSTER NODES (`<id> <ip:port@bus> <flags> <master id> ...`). */
+  /** Roles as `viewPort` sees them; CLUSTER NODES rows: `<id> <ip:port@bus> <flags> <master>`. */
   private async refreshRoles(viewPort: number): Promise<void> {
     const reply = String(await this.exec(viewPort, 'CLUSTER', 'NODES'));
     const lines = reply.trim().split('\n');
