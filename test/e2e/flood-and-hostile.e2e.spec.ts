@@ -1,8 +1,7 @@
-import { Agent, request as httpRequest } from 'node:http';
 import { Controller, Get, INestApplication, Module, Query } from '@nestjs/common';
 import Redis from 'ioredis';
 import { CountLimit, RateLimit, RateLimiterModule } from '../../src';
-import { call, PLATFORMS, startApp } from '../helpers/http';
+import { call, load, PLATFORMS, startApp } from '../helpers/http';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';
 
 @Controller()
@@ -33,30 +32,6 @@ async function commandCount(admin: Redis): Promise<number> {
     (sum, [, name, calls]) => (name === 'info' ? sum : sum + Number(calls)),
     0,
   );
-}
-
-/** `count` GETs with `concurrency` in flight over keep-alive sockets; returns status counts. */
-async function load(port: number, paths: (i: number) => string, count: number, concurrency = 50) {
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  const statuses = new Map<number, number>();
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const path = paths(next++);
-      const status = await new Promise<number>((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port, path, agent }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
-        req.on('error', reject);
-        req.end();
-      });
-      statuses.set(status, (statuses.get(status) ?? 0) + 1);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  agent.destroy();
-  return Object.fromEntries(statuses);
 }
 
 describe.each(PLATFORMS)('floods and hostile input on %s', (platform) => {

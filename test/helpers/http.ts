@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { INestApplication, LoggerService } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
@@ -72,4 +72,28 @@ export async function startApp(
   await app.listen(0, '0.0.0.0');
   const address = app.getHttpServer().address();
   return { app, port: address.port };
+}
+
+/** `count` GETs with `concurrency` in flight over keep-alive sockets; returns status counts. */
+export async function load(port: number, paths: (i: number) => string, count: number, concurrency = 50) {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const statuses = new Map<number, number>();
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const path = paths(next++);
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path, agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  agent.destroy();
+  return Object.fromEntries(statuses);
 }
