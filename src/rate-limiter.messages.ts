@@ -4,7 +4,8 @@
  */
 function show(value: unknown): string {
   if (typeof value === 'string') return `'${value}'`;
-  if (typeof value === 'number' || typeof value === 'boolean' || value == null) return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value == null)
+    return String(value);
   try {
     return JSON.stringify(value);
   } catch {

@@ -1,10 +1,22 @@
-import { Global, Injectable, Logger, Module, OnApplicationShutdown, CanActivate, ExecutionContext, Inject } from '@nestjs/common';
+import {
+  Global,
+  Injectable,
+  Logger,
+  Module,
+  OnApplicationShutdown,
+  CanActivate,
+  ExecutionContext,
+  Inject,
+} from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { ConcurrencyReleaseInterceptor } from './guard/concurrency-release.interceptor';
 import { LimitExplorer } from './guard/limit.explorer';
 import { RateLimitGuard } from './guard/rate-limit.guard';
 import { RateLimiterFactory } from './limiter/rate-limiter.factory';
-import { RateLimiterConfigurableModule, RATE_LIMITER_OPTIONS } from './rate-limiter.module-definition';
+import {
+  RateLimiterConfigurableModule,
+  RATE_LIMITER_OPTIONS,
+} from './rate-limiter.module-definition';
 import { RateLimiterModuleOptions } from './rate-limiter.options';
 import { LimiterStore } from './stores/limiter-store';
 import { storeFromOptions } from './stores/store-from-options';
@@ -38,7 +50,8 @@ class GlobalRateLimitGuard implements CanActivate {
   providers: [
     {
       provide: LimiterStore,
-      useFactory: (options: RateLimiterModuleOptions) => storeFromOptions(options, new Logger('RateLimiter')),
+      useFactory: (options: RateLimiterModuleOptions) =>
+        storeFromOptions(options, new Logger('RateLimiter')),
       inject: [RATE_LIMITER_OPTIONS],
     },
     RateLimiterFactory,
@@ -51,7 +64,10 @@ class GlobalRateLimitGuard implements CanActivate {
   // The guard's own dependencies are exported so `@UseGuards(RateLimitGuard)` resolves anywhere.
   exports: [LimiterStore, RateLimiterFactory, RateLimitGuard, LimitExplorer, RATE_LIMITER_OPTIONS],
 })
-export class RateLimiterModule extends RateLimiterConfigurableModule implements OnApplicationShutdown {
+export class RateLimiterModule
+  extends RateLimiterConfigurableModule
+  implements OnApplicationShutdown
+{
   constructor(private readonly store: LimiterStore) {
     super();
   }

@@ -8,6 +8,8 @@ async function bootstrap() {
   app.enableShutdownHooks();
   const port = Number(process.env.PORT ?? 3000);
   await app.listen(port);
-  console.log(`sample app on http://localhost:${port}/limiter/rate (${process.env.REDIS_URL ? 'Redis' : 'in-memory store'})`);
+  console.log(
+    `sample app on http://localhost:${port}/limiter/rate (${process.env.REDIS_URL ? 'Redis' : 'in-memory store'})`,
+  );
 }
 void bootstrap();

@@ -15,6 +15,12 @@ export interface ConcurrencyLimitOptions extends ConcurrencyOptions, KeyOptions 
  * @ConcurrencyLimit({ limitType: LimitType.USER, max: 5 }) // 5 concurrent exports per user
  * @publicApi
  */
-export function ConcurrencyLimit(options: ConcurrencyLimitOptions): ClassDecorator & MethodDecorator {
-  return limitDecorator({ kind: 'concurrency', decorator: '@ConcurrencyLimit', options: { ...options } });
+export function ConcurrencyLimit(
+  options: ConcurrencyLimitOptions,
+): ClassDecorator & MethodDecorator {
+  return limitDecorator({
+    kind: 'concurrency',
+    decorator: '@ConcurrencyLimit',
+    options: { ...options },
+  });
 }

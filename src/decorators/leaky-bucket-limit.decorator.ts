@@ -14,6 +14,12 @@ export interface LeakyBucketLimitOptions extends LeakyBucketOptions, KeyOptions 
  * @LeakyBucketLimit({ key: 'api:#{headers["x-api-key"]}', capacity: 20, rate: 10 })
  * @publicApi
  */
-export function LeakyBucketLimit(options: LeakyBucketLimitOptions): ClassDecorator & MethodDecorator {
-  return limitDecorator({ kind: 'leakyBucket', decorator: '@LeakyBucketLimit', options: { ...options } });
+export function LeakyBucketLimit(
+  options: LeakyBucketLimitOptions,
+): ClassDecorator & MethodDecorator {
+  return limitDecorator({
+    kind: 'leakyBucket',
+    decorator: '@LeakyBucketLimit',
+    options: { ...options },
+  });
 }

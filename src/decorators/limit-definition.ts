@@ -11,7 +11,8 @@ export interface KeyOptions {
 }
 
 /** The names of the algorithms a decorator can ask for. */
-export type LimitKindName = 'tokenBucket' | 'fixedWindow' | 'slidingWindow' | 'concurrency' | 'leakyBucket';
+export type LimitKindName =
+  'tokenBucket' | 'fixedWindow' | 'slidingWindow' | 'concurrency' | 'leakyBucket';
 
 /** What a limit decorator records: read and compiled once at start-up. */
 export interface LimitDefinition {

@@ -25,5 +25,8 @@ export function readLimits(controller: Target, handler: Target): LimitDefinition
 }
 
 export function isSkipped(controller: Target, handler: Target): boolean {
-  return Reflect.getOwnMetadata(SKIP_METADATA, handler) === true || Reflect.getMetadata(SKIP_METADATA, controller) === true;
+  return (
+    Reflect.getOwnMetadata(SKIP_METADATA, handler) === true ||
+    Reflect.getMetadata(SKIP_METADATA, controller) === true
+  );
 }

@@ -14,6 +14,12 @@ export interface SlidingWindowLimitOptions extends SlidingWindowOptions, KeyOpti
  * @SlidingWindowLimit({ limitType: LimitType.IP, limit: 5, window: 60 }) // 5 logins a minute per IP
  * @publicApi
  */
-export function SlidingWindowLimit(options: SlidingWindowLimitOptions): ClassDecorator & MethodDecorator {
-  return limitDecorator({ kind: 'slidingWindow', decorator: '@SlidingWindowLimit', options: { ...options } });
+export function SlidingWindowLimit(
+  options: SlidingWindowLimitOptions,
+): ClassDecorator & MethodDecorator {
+  return limitDecorator({
+    kind: 'slidingWindow',
+    decorator: '@SlidingWindowLimit',
+    options: { ...options },
+  });
 }

@@ -2,7 +2,11 @@ import { LimitDefinition } from '../decorators/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { keyPart } from '../keys/key-builder';
 import { KeyContext, evaluateKeyTemplate } from '../keys/key-template.evaluator';
-import { CompiledKeyTemplate, KeyTemplateSyntaxError, parseKeyTemplate } from '../keys/key-template.parser';
+import {
+  CompiledKeyTemplate,
+  KeyTemplateSyntaxError,
+  parseKeyTemplate,
+} from '../keys/key-template.parser';
 import { LimitType } from '../keys/limit-type.enum';
 import { limiterMessages } from '../rate-limiter.messages';
 import { CompiledAlgorithm, LIMIT_KINDS } from './limit-kinds';
@@ -36,13 +40,20 @@ export function compileLimit(
   for (const name of Object.keys(options)) {
     if (!KEY_OPTION_NAMES.includes(name) && !kind.optionNames.includes(name)) {
       throw new LimiterConfigError(
-        limiterMessages.invalidOption(where, name, options[name], `one of ${[...KEY_OPTION_NAMES, ...kind.optionNames].join(', ')} (unknown option)`),
+        limiterMessages.invalidOption(
+          where,
+          name,
+          options[name],
+          `one of ${[...KEY_OPTION_NAMES, ...kind.optionNames].join(', ')} (unknown option)`,
+        ),
       );
     }
   }
   const prefix = options.prefix ?? kind.defaultPrefix;
   if (typeof prefix !== 'string') {
-    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'prefix', prefix, 'a string'));
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'prefix', prefix, 'a string'),
+    );
   }
   return {
     ...kind.compile(options, where),
@@ -61,7 +72,9 @@ function compileKey(
   const template = options.key ?? '';
   const limitType = options.limitType ?? (template ? LimitType.CUSTOM : LimitType.METHOD);
   if (!Object.values(LimitType).includes(limitType)) {
-    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'limitType', limitType, 'a LimitType'));
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'limitType', limitType, 'a LimitType'),
+    );
   }
   if (typeof template !== 'string') {
     throw new LimiterConfigError(limiterMessages.invalidOption(where, 'key', template, 'a string'));
@@ -69,7 +82,12 @@ function compileKey(
   if (limitType !== LimitType.CUSTOM) {
     if (template) {
       throw new LimiterConfigError(
-        limiterMessages.invalidOption(where, 'key', template, `empty with limitType ${limitType} (a key template needs LimitType.CUSTOM)`),
+        limiterMessages.invalidOption(
+          where,
+          'key',
+          template,
+          `empty with limitType ${limitType} (a key template needs LimitType.CUSTOM)`,
+        ),
       );
     }
     if (limitType === LimitType.METHOD) {
@@ -79,7 +97,9 @@ function compileKey(
     return (facts) => base + keyPart(limitType, handlerName, facts);
   }
   if (!template) {
-    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'key', template, 'a key template with LimitType.CUSTOM'));
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'key', template, 'a key template with LimitType.CUSTOM'),
+    );
   }
   let compiled: CompiledKeyTemplate;
   try {
@@ -89,5 +109,9 @@ function compileKey(
     throw new LimiterConfigError(`${where}: ${error.message}`);
   }
   return (facts) =>
-    base + keyPart(LimitType.CUSTOM, handlerName, { ip: facts.ip, custom: evaluateKeyTemplate(compiled, facts.keyContext) });
+    base +
+    keyPart(LimitType.CUSTOM, handlerName, {
+      ip: facts.ip,
+      custom: evaluateKeyTemplate(compiled, facts.keyContext),
+    });
 }

@@ -7,13 +7,18 @@ const pendingReleases = new WeakMap<object, SlotRelease>();
 
 /** The object that identifies one request in every context: the HTTP request, or the RPC/WS message. */
 function carrierOf(context: ExecutionContext): object | undefined {
-  const carrier = context.getType() === 'http' ? context.switchToHttp().getRequest() : context.getArgByIndex(0);
+  const carrier =
+    context.getType() === 'http' ? context.switchToHttp().getRequest() : context.getArgByIndex(0);
   return typeof carrier === 'object' && carrier !== null ? carrier : undefined;
 }
 
 export function once(release: () => Promise<unknown>): SlotRelease {
   let released: Promise<void> | undefined;
-  return () => (released ??= release().then(() => undefined, () => undefined));
+  return () =>
+    (released ??= release().then(
+      () => undefined,
+      () => undefined,
+    ));
 }
 
 /**
@@ -23,7 +28,11 @@ export function once(release: () => Promise<unknown>): SlotRelease {
  * - when the response closes, which also covers a client that disconnects mid-request;
  * - otherwise the slot's lease frees it.
  */
-export function holdUntilDone(context: ExecutionContext, response: any, release: SlotRelease): void {
+export function holdUntilDone(
+  context: ExecutionContext,
+  response: any,
+  release: SlotRelease,
+): void {
   const carrier = carrierOf(context);
   if (carrier) pendingReleases.set(carrier, release);
   const raw = response?.raw ?? response;

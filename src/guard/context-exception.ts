@@ -23,7 +23,8 @@ let wsException: ExceptionClass | undefined | null = null;
 export function forContext(context: ExecutionContext, exception: HttpException): Error {
   const type = context.getType<string>();
   if (type === 'rpc') {
-    if (rpcException === null) rpcException = optionalException('@nestjs/microservices', 'RpcException');
+    if (rpcException === null)
+      rpcException = optionalException('@nestjs/microservices', 'RpcException');
     if (rpcException) return new rpcException(exception.getResponse());
   }
   if (type === 'ws') {

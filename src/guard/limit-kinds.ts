@@ -2,7 +2,10 @@ import { fixedWindow } from '../algorithms/fixed-window/fixed-window.algorithm';
 import { fixedWindowParams } from '../algorithms/fixed-window/fixed-window.model';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { tokenBucket } from '../algorithms/token-bucket/token-bucket.algorithm';
-import { tokenBucketParams, tokenBucketRequest } from '../algorithms/token-bucket/token-bucket.model';
+import {
+  tokenBucketParams,
+  tokenBucketRequest,
+} from '../algorithms/token-bucket/token-bucket.model';
 import { randomUUID } from 'node:crypto';
 import { concurrency } from '../algorithms/concurrency/concurrency.algorithm';
 import { ConcurrencyRequest, concurrencyParams } from '../algorithms/concurrency/concurrency.model';
@@ -43,7 +46,12 @@ export const LIMIT_KINDS: Record<LimitKindName, LimitKind> = {
     optionNames: ['rate', 'burst', 'permits', 'timeout', 'expire', 'initialPermits'],
     compile(options, where) {
       const params = tokenBucketParams(options, where);
-      const request = tokenBucketRequest(params, (options.permits as number) ?? 1, (options.timeout as number) ?? 0, where);
+      const request = tokenBucketRequest(
+        params,
+        (options.permits as number) ?? 1,
+        (options.timeout as number) ?? 0,
+        where,
+      );
       return {
         algorithm: asAlgorithm(tokenBucket),
         params,

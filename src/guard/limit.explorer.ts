@@ -43,14 +43,24 @@ export class LimitExplorer implements OnModuleInit {
     return this.plans.get(handler) ?? this.compile(controller, handler, handler.name);
   }
 
-  private compile(controller: Function, handler: Function, methodName: string): readonly CompiledLimit[] {
+  private compile(
+    controller: Function,
+    handler: Function,
+    methodName: string,
+  ): readonly CompiledLimit[] {
     const definitions = readLimits(controller, handler);
     const plan =
       definitions.length === 0 || isSkipped(controller, handler)
         ? NO_LIMITS
         : Object.freeze(
             definitions.map((definition) =>
-              Object.freeze(compileLimit(definition, `${controller.name}.${methodName}`, this.options.keyPrefix ?? '')),
+              Object.freeze(
+                compileLimit(
+                  definition,
+                  `${controller.name}.${methodName}`,
+                  this.options.keyPrefix ?? '',
+                ),
+              ),
             ),
           );
     this.plans.set(handler, plan);

@@ -16,7 +16,12 @@ const seconds = (milliseconds: number) => Math.max(0, Math.ceil(milliseconds / 1
  * X-RateLimit-Limit/Remaining/Reset (seconds). IETF (draft-ietf-httpapi-ratelimit-headers):
  * `RateLimit-Policy: "<name>";q=<quota>;w=<window>` and `RateLimit: "<name>";r=<remaining>;t=<reset>`.
  */
-export function setLimitHeaders(response: any, mode: HeadersMode, limit: CompiledLimit, decision: Decision): void {
+export function setLimitHeaders(
+  response: any,
+  mode: HeadersMode,
+  limit: CompiledLimit,
+  decision: Decision,
+): void {
   if (mode === false) return;
   const quota = Math.floor(decision.limit + 1e-9);
   const reset = seconds(decision.resetMs);
@@ -26,7 +31,8 @@ export function setLimitHeaders(response: any, mode: HeadersMode, limit: Compile
     setHeader(response, 'X-RateLimit-Reset', reset);
   }
   if (mode === 'ietf' || mode === 'both') {
-    const window = limit.windowSeconds === undefined ? '' : `;w=${Math.max(1, Math.ceil(limit.windowSeconds))}`;
+    const window =
+      limit.windowSeconds === undefined ? '' : `;w=${Math.max(1, Math.ceil(limit.windowSeconds))}`;
     setHeader(response, 'RateLimit-Policy', `"${limit.policyName}";q=${quota}${window}`);
     setHeader(response, 'RateLimit', `"${limit.policyName}";r=${decision.remaining};t=${reset}`);
   }

@@ -13,7 +13,11 @@ import { RateLimitExceededException } from '../errors/rate-limit-exceeded.except
 import { KeyValueInvalidError, KeyValueMissingError } from '../keys/key-template.evaluator';
 import { sleep } from '../limiter/sleep';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
-import { DEFAULT_STORE_TIMEOUT_MS, HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
+import {
+  DEFAULT_STORE_TIMEOUT_MS,
+  HeadersMode,
+  RateLimiterModuleOptions,
+} from '../rate-limiter.options';
 import { LimiterStore } from '../stores/limiter-store';
 import { ProtectedStore } from '../stores/protected.store';
 import { CompiledLimit, RequestFacts } from './compiled-limit';
@@ -56,7 +60,8 @@ export class RateLimitGuard implements CanActivate {
       options.storeTimeout ?? DEFAULT_STORE_TIMEOUT_MS,
       this.logger,
       undefined,
-      options.onDecision && ((error, key, limit) => this.emit({ outcome: 'store-error', limit, key, error })),
+      options.onDecision &&
+        ((error, key, limit) => this.emit({ outcome: 'store-error', limit, key, error })),
     );
   }
 
@@ -78,7 +83,10 @@ export class RateLimitGuard implements CanActivate {
     if (denied.length > 0) {
       this.releaseSlots(outcomes);
       const retryAfterMs = Math.max(...denied.map((outcome) => outcome.decision.retryAfterMs));
-      throw forContext(context, this.createException(setRetryAfter(response, retryAfterMs), context));
+      throw forContext(
+        context,
+        this.createException(setRetryAfter(response, retryAfterMs), context),
+      );
     }
     this.holdSlots(outcomes, context, response);
     const waitMs = Math.max(...outcomes.map((outcome) => outcome.decision.waitMs));
@@ -91,7 +99,11 @@ export class RateLimitGuard implements CanActivate {
     return new RateLimitExceededException(retryAfterSeconds);
   }
 
-  private keysOf(limits: readonly CompiledLimit[], facts: RequestFacts, context: ExecutionContext): string[] {
+  private keysOf(
+    limits: readonly CompiledLimit[],
+    facts: RequestFacts,
+    context: ExecutionContext,
+  ): string[] {
     try {
       return limits.map((limit) => limit.key(facts));
     } catch (error) {
@@ -105,10 +117,21 @@ export class RateLimitGuard implements CanActivate {
   /** The limit's decision, or null when the store could not answer (and no fallback did). */
   private async decide(limit: CompiledLimit, key: string): Promise<Outcome | null> {
     const request = limit.newRequest();
-    const decision = await this.store.evaluate(limit.algorithm, key, limit.params, request, limit.where);
+    const decision = await this.store.evaluate(
+      limit.algorithm,
+      key,
+      limit.params,
+      request,
+      limit.where,
+    );
     if (decision) {
       if (this.options.onDecision) {
-        this.emit({ outcome: decision.allowed ? 'allowed' : 'denied', limit: limit.where, key, decision });
+        this.emit({
+          outcome: decision.allowed ? 'allowed' : 'denied',
+          limit: limit.where,
+          key,
+          decision,
+        });
       }
       return { limit, key, request, decision };
     }
@@ -136,7 +159,11 @@ export class RateLimitGuard implements CanActivate {
   private holdSlots(outcomes: Outcome[], context: ExecutionContext, response: unknown): void {
     const held = outcomes.filter((outcome) => outcome.limit.holdsSlot);
     if (held.length === 0) return;
-    holdUntilDone(context, response, once(() => Promise.all(held.map((outcome) => this.release(outcome)))));
+    holdUntilDone(
+      context,
+      response,
+      once(() => Promise.all(held.map((outcome) => this.release(outcome)))),
+    );
   }
 
   private releaseSlots(outcomes: Outcome[]): void {

@@ -22,13 +22,18 @@ function defaultUser(request: any): string | number | undefined {
  * context; RPC gives the message as `body`; WebSocket the message as `body` and the
  * socket's address as `ip`. Nothing here may throw on an unexpected shape.
  */
-export function readRequest(context: ExecutionContext, options: RateLimiterModuleOptions): GuardedRequest {
+export function readRequest(
+  context: ExecutionContext,
+  options: RateLimiterModuleOptions,
+): GuardedRequest {
   const resolveUser = options.resolveUser ?? defaultUser;
   const type = context.getType<string>();
   if (type === 'http') {
     const http = context.switchToHttp();
     const request = http.getRequest() ?? {};
-    const ip = normalizeIp(String((options.resolveIp ? options.resolveIp(request) : request.ip) ?? ''));
+    const ip = normalizeIp(
+      String((options.resolveIp ? options.resolveIp(request) : request.ip) ?? ''),
+    );
     const userId = resolveUser(request);
     return {
       response: http.getResponse(),
@@ -43,19 +48,37 @@ export function readRequest(context: ExecutionContext, options: RateLimiterModul
           user: request.user,
           ip,
           method: request.method,
-          path: typeof request.path === 'string' ? request.path : String(request.url ?? '').split('?')[0],
+          path:
+            typeof request.path === 'string'
+              ? request.path
+              : String(request.url ?? '').split('?')[0],
         },
       },
     };
   }
   const data = type === 'ws' ? context.switchToWs().getData() : context.switchToRpc().getData();
-  const carrier = type === 'ws' ? context.switchToWs().getClient() : context.switchToRpc().getContext();
+  const carrier =
+    type === 'ws' ? context.switchToWs().getClient() : context.switchToRpc().getContext();
   const rawIp = options.resolveIp
     ? options.resolveIp(carrier)
-    : (carrier?.handshake?.address ?? carrier?._socket?.remoteAddress ?? carrier?.conn?.remoteAddress ?? '');
+    : (carrier?.handshake?.address ??
+      carrier?._socket?.remoteAddress ??
+      carrier?.conn?.remoteAddress ??
+      '');
   const ip = normalizeIp(String(rawIp ?? ''));
   const userId = resolveUser(carrier) ?? resolveUser(data);
   return {
-    facts: { ip, userId, keyContext: { params: EMPTY, query: EMPTY, body: data ?? EMPTY, headers: EMPTY, user: carrier?.user, ip } },
+    facts: {
+      ip,
+      userId,
+      keyContext: {
+        params: EMPTY,
+        query: EMPTY,
+        body: data ?? EMPTY,
+        headers: EMPTY,
+        user: carrier?.user,
+        ip,
+      },
+    },
   };
 }

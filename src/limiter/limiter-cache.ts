@@ -24,7 +24,12 @@ export class LimiterCache {
     });
   }
 
-  getOrCreate<T extends object>(algorithm: string, params: object, key: string, create: () => T): T {
+  getOrCreate<T extends object>(
+    algorithm: string,
+    params: object,
+    key: string,
+    create: () => T,
+  ): T {
     const cacheKey = `${algorithm}\u0000${stableStringify(params)}\u0000${key}`;
     let instance = this.instances.get(cacheKey) as T | undefined;
     if (!instance) {

@@ -1,12 +1,21 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { FixedWindowOptions, fixedWindowParams } from '../algorithms/fixed-window/fixed-window.model';
-import { TokenBucketOptions, tokenBucketParams } from '../algorithms/token-bucket/token-bucket.model';
+import {
+  FixedWindowOptions,
+  fixedWindowParams,
+} from '../algorithms/fixed-window/fixed-window.model';
+import {
+  TokenBucketOptions,
+  tokenBucketParams,
+} from '../algorithms/token-bucket/token-bucket.model';
 import {
   SlidingWindowOptions,
   slidingWindowParams,
 } from '../algorithms/sliding-window/sliding-window.model';
 import { ConcurrencyOptions, concurrencyParams } from '../algorithms/concurrency/concurrency.model';
-import { LeakyBucketOptions, leakyBucketParams } from '../algorithms/leaky-bucket/leaky-bucket.model';
+import {
+  LeakyBucketOptions,
+  leakyBucketParams,
+} from '../algorithms/leaky-bucket/leaky-bucket.model';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { limiterMessages } from '../rate-limiter.messages';
@@ -56,14 +65,24 @@ export class RateLimiterFactory {
   rateLimiter(options: TokenBucketOptions & KeyedOptions): TokenBucketLimiter {
     const key = this.fullKey(options, 'rateLimiter');
     const params = tokenBucketParams(options, 'rateLimiter');
-    return this.cache.getOrCreate('tokenBucket', params, key, () => new TokenBucketLimiter(this.store, key, params));
+    return this.cache.getOrCreate(
+      'tokenBucket',
+      params,
+      key,
+      () => new TokenBucketLimiter(this.store, key, params),
+    );
   }
 
   /** A fixed-window counter: `limit` requests per `period` seconds. */
   countLimiter(options: FixedWindowOptions & KeyedOptions): CountLimiter {
     const key = this.fullKey(options, 'countLimiter');
     const params = fixedWindowParams(options, 'countLimiter');
-    return this.cache.getOrCreate('fixedWindow', params, key, () => new CountLimiter(this.store, key, params));
+    return this.cache.getOrCreate(
+      'fixedWindow',
+      params,
+      key,
+      () => new CountLimiter(this.store, key, params),
+    );
   }
 
   /** An exact sliding-window log: at most `limit` requests within any `window` seconds. */
@@ -107,7 +126,9 @@ export class RateLimiterFactory {
 
   private fullKey(options: KeyedOptions, where: string): string {
     if (typeof options.key !== 'string' || options.key === '') {
-      throw new LimiterConfigError(limiterMessages.invalidOption(where, 'key', options.key, 'a non-empty string'));
+      throw new LimiterConfigError(
+        limiterMessages.invalidOption(where, 'key', options.key, 'a non-empty string'),
+      );
     }
     return this.keyPrefix + options.key;
   }

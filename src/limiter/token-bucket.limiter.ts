@@ -1,6 +1,9 @@
 import { Decision } from '../algorithms/decision';
 import { tokenBucket } from '../algorithms/token-bucket/token-bucket.algorithm';
-import { TokenBucketParams, tokenBucketRequest } from '../algorithms/token-bucket/token-bucket.model';
+import {
+  TokenBucketParams,
+  tokenBucketRequest,
+} from '../algorithms/token-bucket/token-bucket.model';
 import { LimiterStore } from '../stores/limiter-store';
 import { sleep } from './sleep';
 
@@ -39,7 +42,8 @@ export class TokenBucketLimiter {
    * `tryAcquire({ permits: 1, timeout: 0 })`; a number is the permits.
    */
   async tryAcquire(options: TryAcquireOptions | number = {}): Promise<boolean> {
-    const { permits = 1, timeout = 0 } = typeof options === 'number' ? { permits: options } : options;
+    const { permits = 1, timeout = 0 } =
+      typeof options === 'number' ? { permits: options } : options;
     const decision = await this.decide(permits, timeout);
     if (decision.allowed && decision.waitMs > 0) await sleep(decision.waitMs);
     return decision.allowed;

@@ -7,7 +7,10 @@ export type LimiterCommand = (key: string, ...argv: string[]) => Promise<unknown
 
 type CommandTable = Record<string, LimiterCommand | undefined>;
 
-function define(client: Redis | Cluster, algorithm: LimiterAlgorithm<unknown, unknown, unknown>): void {
+function define(
+  client: Redis | Cluster,
+  algorithm: LimiterAlgorithm<unknown, unknown, unknown>,
+): void {
   if (typeof (client as unknown as CommandTable)[algorithm.commandName] !== 'function') {
     client.defineCommand(algorithm.commandName, { numberOfKeys: 1, lua: algorithm.lua });
   }

@@ -40,8 +40,11 @@ export class ProtectedStore {
   ): Promise<Decision | null> {
     try {
       // A connection known to be lost fails at once, queueing nothing while Redis is away.
-      if (this.primary.isUnavailable()) throw new StoreUnavailableError('the store is disconnected');
-      const decision = await this.withTimeout(this.primary.evaluate(algorithm, key, params, request));
+      if (this.primary.isUnavailable())
+        throw new StoreUnavailableError('the store is disconnected');
+      const decision = await this.withTimeout(
+        this.primary.evaluate(algorithm, key, params, request),
+      );
       if (this.down) this.recovered();
       return decision;
     } catch (error) {
@@ -56,7 +59,8 @@ export class ProtectedStore {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new StoreUnavailableError(`no answer within storeTimeout (${this.timeoutMs} ms)`)),
+        () =>
+          reject(new StoreUnavailableError(`no answer within storeTimeout (${this.timeoutMs} ms)`)),
         this.timeoutMs,
       );
     });
@@ -67,8 +71,14 @@ export class ProtectedStore {
 
   private failed(error: StoreUnavailableError): void {
     this.down = true;
-    const action = { allow: 'allowed without limits', deny: 'denied with 503', fallback: 'limited in memory, per process' }[this.policy];
-    this.logger.warn(`Rate-limit store unavailable (${error.message}): requests are ${action} until it is back`);
+    const action = {
+      allow: 'allowed without limits',
+      deny: 'denied with 503',
+      fallback: 'limited in memory, per process',
+    }[this.policy];
+    this.logger.warn(
+      `Rate-limit store unavailable (${error.message}): requests are ${action} until it is back`,
+    );
     this.onHealth?.('down', error);
   }
 

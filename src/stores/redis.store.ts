@@ -40,7 +40,8 @@ export class RedisStore extends LimiterStore {
     this.client = options.client;
     this.now = options.now;
     this.ownsClient = options.ownsClient ?? false;
-    if (options.cacheDenials !== false) this.denials = new DenialCache(options.now ?? performance.now.bind(performance));
+    if (options.cacheDenials !== false)
+      this.denials = new DenialCache(options.now ?? performance.now.bind(performance));
     defineBuiltInCommands(this.client);
   }
 
@@ -56,8 +57,10 @@ export class RedisStore extends LimiterStore {
       if (denied) return denied;
     }
     const algorithmOfAny = algorithm as LimiterAlgorithm<unknown, unknown, unknown>;
-    const command = (this.client as unknown as Record<string, LimiterCommand | undefined>)[algorithm.commandName] ??
-      (await limiterCommand(this.client, algorithmOfAny));
+    const command =
+      (this.client as unknown as Record<string, LimiterCommand | undefined>)[
+        algorithm.commandName
+      ] ?? (await limiterCommand(this.client, algorithmOfAny));
     const time = this.now ? String(toMicros(this.now())) : '';
     let reply: unknown;
     try {

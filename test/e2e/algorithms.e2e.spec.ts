@@ -1,7 +1,12 @@
 import { request as httpRequest } from 'node:http';
 import { Controller, Get, INestApplication, Module, Query } from '@nestjs/common';
 import Redis from 'ioredis';
-import { ConcurrencyLimit, LeakyBucketLimit, RateLimiterModule, SlidingWindowLimit } from '../../src';
+import {
+  ConcurrencyLimit,
+  LeakyBucketLimit,
+  RateLimiterModule,
+  SlidingWindowLimit,
+} from '../../src';
 import { call, PLATFORMS, startApp } from '../helpers/http';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';
 
@@ -31,67 +36,84 @@ class AlgorithmsController {
   }
 }
 
-describe.each(PLATFORMS)('sliding window, concurrency and leaky bucket through the guard on %s', (platform) => {
-  let redis: RedisServer;
-  let admin: Redis;
-  let app: INestApplication;
-  let port: number;
-  const inFlight = () => admin.zcard('concurrency:slow');
+describe.each(PLATFORMS)(
+  'sliding window, concurrency and leaky bucket through the guard on %s',
+  (platform) => {
+    let redis: RedisServer;
+    let admin: Redis;
+    let app: INestApplication;
+    let port: number;
+    const inFlight = () => admin.zcard('concurrency:slow');
 
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    admin = redis.client();
-    @Module({ imports: [RateLimiterModule.forRoot({ redis: redis.url })], controllers: [AlgorithmsController] })
-    class AppModule {}
-    ({ app, port } = await startApp(AppModule, platform));
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
+    beforeAll(async () => {
+      redis = await startRedisServer();
+      admin = redis.client();
+      @Module({
+        imports: [RateLimiterModule.forRoot({ redis: redis.url })],
+        controllers: [AlgorithmsController],
+      })
+      class AppModule {}
+      ({ app, port } = await startApp(AppModule, platform));
+    });
+    afterAll(async () => {
+      await app.close();
+      await redis.stop();
+    });
 
-  it('concurrency: 3 simultaneous on max 2 give 2x200 and 1x429; a new one then gets 200', async () => {
-    const replies = await Promise.all([0, 1, 2].map(() => call(port, { path: '/slow' })));
-    expect(replies.map((reply) => reply.status).sort()).toEqual([200, 200, 429]);
-    expect(await inFlight()).toBe(0);
-    expect((await call(port, { path: '/slow' })).status).toBe(200);
-    expect(await inFlight()).toBe(0);
-  });
+    it('concurrency: 3 simultaneous on max 2 give 2x200 and 1x429; a new one then gets 200', async () => {
+      const replies = await Promise.all([0, 1, 2].map(() => call(port, { path: '/slow' })));
+      expect(replies.map((reply) => reply.status).sort()).toEqual([200, 200, 429]);
+      expect(await inFlight()).toBe(0);
+      expect((await call(port, { path: '/slow' })).status).toBe(200);
+      expect(await inFlight()).toBe(0);
+    });
 
-  it('concurrency: a handler that throws gives its slot back', async () => {
-    const replies = await Promise.all([call(port, { path: '/slow?fail=1' }), call(port, { path: '/slow?fail=1' })]);
-    expect(replies.map((reply) => reply.status)).toEqual([500, 500]);
-    expect(await inFlight()).toBe(0);
-    const after = await Promise.all([call(port, { path: '/slow' }), call(port, { path: '/slow' })]);
-    expect(after.map((reply) => reply.status)).toEqual([200, 200]);
-  });
+    it('concurrency: a handler that throws gives its slot back', async () => {
+      const replies = await Promise.all([
+        call(port, { path: '/slow?fail=1' }),
+        call(port, { path: '/slow?fail=1' }),
+      ]);
+      expect(replies.map((reply) => reply.status)).toEqual([500, 500]);
+      expect(await inFlight()).toBe(0);
+      const after = await Promise.all([
+        call(port, { path: '/slow' }),
+        call(port, { path: '/slow' }),
+      ]);
+      expect(after.map((reply) => reply.status)).toEqual([200, 200]);
+    });
 
-  it('concurrency: a client that disconnects before the end gives its slot back', async () => {
-    const aborted = httpRequest({ host: '127.0.0.1', port, path: '/slow', agent: false });
-    aborted.on('error', () => undefined);
-    aborted.end();
-    await pause(80);
-    expect(await inFlight()).toBe(1);
-    aborted.destroy();
-    await pause(SLOW_MS + 100);
-    expect(await inFlight()).toBe(0);
-  });
+    it('concurrency: a client that disconnects before the end gives its slot back', async () => {
+      const aborted = httpRequest({ host: '127.0.0.1', port, path: '/slow', agent: false });
+      aborted.on('error', () => undefined);
+      aborted.end();
+      await pause(80);
+      expect(await inFlight()).toBe(1);
+      aborted.destroy();
+      await pause(SLOW_MS + 100);
+      expect(await inFlight()).toBe(0);
+    });
 
-  it('sliding window: 5 allowed, the 6th denied until the oldest leaves the window', async () => {
-    const statuses = [];
-    for (let i = 0; i < 6; i++) statuses.push(await call(port, { path: '/window' }));
-    expect(statuses.map((reply) => reply.status)).toEqual([200, 200, 200, 200, 200, 429]);
-    expect(statuses[4].headers['x-ratelimit-remaining']).toBe('0');
-    expect(statuses[5].headers['retry-after']).toBe('1');
-  });
+    it('sliding window: 5 allowed, the 6th denied until the oldest leaves the window', async () => {
+      const statuses = [];
+      for (let i = 0; i < 6; i++) statuses.push(await call(port, { path: '/window' }));
+      expect(statuses.map((reply) => reply.status)).toEqual([200, 200, 200, 200, 200, 429]);
+      expect(statuses[4].headers['x-ratelimit-remaining']).toBe('0');
+      expect(statuses[5].headers['retry-after']).toBe('1');
+    });
 
-  it('leaky bucket: 3 immediate, the 4th denied about 1 s, one more after 1 s', async () => {
-    const replies = [];
-    for (let i = 0; i < 4; i++) replies.push(await call(port, { path: '/leaky' }));
-    expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 429]);
-    expect(replies.map((reply) => reply.headers['x-ratelimit-remaining'])).toEqual(['2', '1', '0', '0']);
-    expect(replies[3].headers['retry-after']).toBe('1');
-    await pause(1_050);
-    expect((await call(port, { path: '/leaky' })).status).toBe(200);
-  });
-});
+    it('leaky bucket: 3 immediate, the 4th denied about 1 s, one more after 1 s', async () => {
+      const replies = [];
+      for (let i = 0; i < 4; i++) replies.push(await call(port, { path: '/leaky' }));
+      expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 429]);
+      expect(replies.map((reply) => reply.headers['x-ratelimit-remaining'])).toEqual([
+        '2',
+        '1',
+        '0',
+        '0',
+      ]);
+      expect(replies[3].headers['retry-after']).toBe('1');
+      await pause(1_050);
+      expect((await call(port, { path: '/leaky' })).status).toBe(200);
+    });
+  },
+);

@@ -38,9 +38,19 @@ describe('the guard on a 3-master Redis Cluster with replicas', () => {
     cluster = await startRedisCluster({ replicas: 1 });
     // slotsRefreshInterval is off by default in ioredis: without it a client may keep
     // sending to a master that stopped answering. commandTimeout bounds stuck commands.
-    const client = cluster.client({ slotsRefreshInterval: 1000, slotsRefreshTimeout: 500, redisOptions: { commandTimeout: 1000 } });
+    const client = cluster.client({
+      slotsRefreshInterval: 1000,
+      slotsRefreshTimeout: 500,
+      redisOptions: { commandTimeout: 1000 },
+    });
     @Module({
-      imports: [RateLimiterModule.forRoot({ redis: client, onStoreError: 'allow', storeTimeout: STORE_TIMEOUT_MS })],
+      imports: [
+        RateLimiterModule.forRoot({
+          redis: client,
+          onStoreError: 'allow',
+          storeTimeout: STORE_TIMEOUT_MS,
+        }),
+      ],
       controllers: [ClusterController],
     })
     class ClusterModule {}
@@ -53,7 +63,9 @@ describe('the guard on a 3-master Redis Cluster with replicas', () => {
 
   it('2,000 requests over 500 keys: exactly 3 allowed per key, on all three masters', async () => {
     const keys = Array.from({ length: 500 }, (_, i) => `k${i}`);
-    const owners = new Set(await Promise.all(keys.map((k) => cluster.masterForKey(`countLimit:item:${k}`))));
+    const owners = new Set(
+      await Promise.all(keys.map((k) => cluster.masterForKey(`countLimit:item:${k}`))),
+    );
     expect(owners.size).toBe(3);
     const paths = keys.flatMap((k) => [0, 1, 2, 3].map(() => `/item?k=${k}`));
     const replies = await run(port, paths);
@@ -70,16 +82,24 @@ describe('the guard on a 3-master Redis Cluster with replicas', () => {
     const victim = cluster.masterPorts()[0];
     const onVictim: string[] = [];
     for (let i = 0; onVictim.length < 40; i++) {
-      if ((await cluster.masterForKey(`countLimit:item:gap${i}`)) === victim) onVictim.push(`gap${i}`);
+      if ((await cluster.masterForKey(`countLimit:item:gap${i}`)) === victim)
+        onVictim.push(`gap${i}`);
     }
     await cluster.killMaster(victim);
     const failover = cluster.waitForFailover(victim);
     let settled = false;
-    void failover.then(() => (settled = true), () => (settled = true));
+    void failover.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
     const gapTimes: number[] = [];
     const gapStatuses = new Set<number>();
     for (let round = 0; !settled && round < 200; round++) {
-      const replies = await run(port, onVictim.slice(0, 10).map((k) => `/item?k=${k}`), 10);
+      const replies = await run(
+        port,
+        onVictim.slice(0, 10).map((k) => `/item?k=${k}`),
+        10,
+      );
       for (const reply of replies) {
         gapTimes.push(reply.elapsedMs);
         gapStatuses.add(reply.status);
@@ -96,8 +116,13 @@ describe('the guard on a 3-master Redis Cluster with replicas', () => {
     const deadline = Date.now() + 10_000;
     let replies: { status: number }[] = [];
     for (;;) {
-      replies = await run(port, fresh.flatMap((k) => Array.from({ length: 5 }, () => `/item?k=${k}-after`)), 50);
-      if (replies.filter((reply) => reply.status === 200).length === 30 || Date.now() > deadline) break;
+      replies = await run(
+        port,
+        fresh.flatMap((k) => Array.from({ length: 5 }, () => `/item?k=${k}-after`)),
+        50,
+      );
+      if (replies.filter((reply) => reply.status === 200).length === 30 || Date.now() > deadline)
+        break;
       fresh.forEach((k, i) => (fresh[i] = `${k}x`)); // a store still recovering answered 'allow': try new keys
     }
     expect(replies.filter((reply) => reply.status === 200)).toHaveLength(30);

@@ -43,7 +43,10 @@ describe.each(PLATFORMS)('floods and hostile input on %s', (platform) => {
   beforeAll(async () => {
     redis = await startRedisServer();
     admin = redis.client();
-    @Module({ imports: [RateLimiterModule.forRoot({ redis: redis.url })], controllers: [TargetController] })
+    @Module({
+      imports: [RateLimiterModule.forRoot({ redis: redis.url })],
+      controllers: [TargetController],
+    })
     class TargetModule {}
     ({ app, port } = await startApp(TargetModule, platform));
   });
@@ -88,7 +91,6 @@ describe.each(PLATFORMS)('floods and hostile input on %s', (platform) => {
       expect([path, reply.status]).toEqual([path, 400]);
     }
   });
-
 });
 
 // About Redis keys and TTLs, not the adapter: one platform is enough. The load runs in the
@@ -102,7 +104,10 @@ describe('100,000 distinct attacker keys on fastify', () => {
   beforeAll(async () => {
     redis = await startRedisServer();
     admin = redis.client();
-    @Module({ imports: [RateLimiterModule.forRoot({ redis: redis.url })], controllers: [TargetController] })
+    @Module({
+      imports: [RateLimiterModule.forRoot({ redis: redis.url })],
+      controllers: [TargetController],
+    })
     class TargetModule {}
     ({ app, port } = await startApp(TargetModule, 'fastify'));
   });
@@ -119,7 +124,8 @@ describe('100,000 distinct attacker keys on fastify', () => {
     expect(await admin.pttl('countLimit:k:attacker-99999')).toBeGreaterThan(0);
     // Every key carries its window's TTL (1 s): once it passes, nothing is left.
     const deadline = Date.now() + 5_000;
-    while ((await admin.dbsize()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    while ((await admin.dbsize()) > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await admin.dbsize()).toBe(0);
   }, 120_000);
 });

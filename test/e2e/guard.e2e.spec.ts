@@ -1,7 +1,13 @@
 import { Controller, Get, INestApplication, Module, UseGuards } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import Redis from 'ioredis';
-import { CountLimit, RateLimit, RateLimitGuard, RateLimiterModule, RateLimiterModuleOptions } from '../../src';
+import {
+  CountLimit,
+  RateLimit,
+  RateLimitGuard,
+  RateLimiterModule,
+  RateLimiterModuleOptions,
+} from '../../src';
 import { call, PLATFORMS, startApp } from '../helpers/http';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';
 
@@ -48,7 +54,9 @@ describe.each(PLATFORMS)('RateLimitGuard on %s', (platform) => {
   it('two app instances on one Redis share one exact limit: 40 requests, limit 10, 10 allowed', async () => {
     const a = await start(appModule({ redis: redis.url }));
     const b = await start(appModule({ redis: redis.url }));
-    const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => call(i % 2 ? a : b, { path: '/ten' })));
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => call(i % 2 ? a : b, { path: '/ten' })),
+    );
     expect(replies.filter((reply) => reply.status === 200)).toHaveLength(10);
     expect(replies.filter((reply) => reply.status === 429)).toHaveLength(30);
   });
@@ -58,7 +66,10 @@ describe.each(PLATFORMS)('RateLimitGuard on %s', (platform) => {
     const first = await call(port, { path: '/two-limits' });
     expect(first.status).toBe(200);
     // count: 4 of 5 left; bucket: 1 of 2 left -> the bucket is described.
-    expect([first.headers['x-ratelimit-limit'], first.headers['x-ratelimit-remaining']]).toEqual(['2', '1']);
+    expect([first.headers['x-ratelimit-limit'], first.headers['x-ratelimit-remaining']]).toEqual([
+      '2',
+      '1',
+    ]);
     expect((await call(port, { path: '/two-limits' })).status).toBe(200);
     const denied = await call(port, { path: '/two-limits' });
     expect(denied.status).toBe(429);
@@ -97,8 +108,14 @@ describe.each(PLATFORMS)('RateLimitGuard on %s', (platform) => {
       }
     }
     const port = await start(appModule({ global: false }, [MixedController]));
-    expect([(await call(port, { path: '/open' })).status, (await call(port, { path: '/open' })).status]).toEqual([200, 200]);
-    expect([(await call(port, { path: '/guarded' })).status, (await call(port, { path: '/guarded' })).status]).toEqual([200, 429]);
+    expect([
+      (await call(port, { path: '/open' })).status,
+      (await call(port, { path: '/open' })).status,
+    ]).toEqual([200, 200]);
+    expect([
+      (await call(port, { path: '/guarded' })).status,
+      (await call(port, { path: '/guarded' })).status,
+    ]).toEqual([200, 429]);
   });
 
   it('forRootAsync with inject and useFactory', async () => {
@@ -122,7 +139,10 @@ describe.each(PLATFORMS)('RateLimitGuard on %s', (platform) => {
 
   it('closes the connection it created on app.close(), and leaves a client passed in open', async () => {
     const admin = redis.client();
-    const clientCount = async () => String(await admin.client('LIST')).trim().split('\n').length;
+    const clientCount = async () =>
+      String(await admin.client('LIST'))
+        .trim()
+        .split('\n').length;
     const baseline = await clientCount();
     const own = await startApp(appModule({ redis: redis.url }), platform);
     await call(own.port, { path: '/ten' });
@@ -142,7 +162,9 @@ describe.each(PLATFORMS)('RateLimitGuard on %s', (platform) => {
 
 describe('start-up validation', () => {
   const init = async (controller: any) => {
-    const moduleRef = await Test.createTestingModule({ imports: [appModule({}, [controller])] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [appModule({}, [controller])],
+    }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
     try {
       await app.init();
@@ -156,7 +178,9 @@ describe('start-up validation', () => {
     class BadRate {
       @Get() @RateLimit({ rate: 0 }) handler() {}
     }
-    await expect(init(BadRate)).rejects.toThrow("@RateLimit on BadRate.handler: option 'rate' must be a finite number > 0, got 0");
+    await expect(init(BadRate)).rejects.toThrow(
+      "@RateLimit on BadRate.handler: option 'rate' must be a finite number > 0, got 0",
+    );
   });
 
   it('rejects limit: -1', async () => {
@@ -164,7 +188,9 @@ describe('start-up validation', () => {
     class BadLimit {
       @Get() @CountLimit({ limit: -1 }) handler() {}
     }
-    await expect(init(BadLimit)).rejects.toThrow("@CountLimit on BadLimit.handler: option 'limit' must be an integer >= 1, got -1");
+    await expect(init(BadLimit)).rejects.toThrow(
+      "@CountLimit on BadLimit.handler: option 'limit' must be an integer >= 1, got -1",
+    );
   });
 
   it("rejects the template '#{body..x}'", async () => {
@@ -177,20 +203,25 @@ describe('start-up validation', () => {
     );
   });
 
-  it.each(['#{body.__proto__.x}', "#{body['constructor']}", '#{query.prototype}'])('refuses %s', async (key) => {
-    @Controller()
-    class Hostile {
-      @Get() @CountLimit({ key }) handler() {}
-    }
-    await expect(init(Hostile)).rejects.toThrow(/is not allowed/);
-  });
+  it.each(['#{body.__proto__.x}', "#{body['constructor']}", '#{query.prototype}'])(
+    'refuses %s',
+    async (key) => {
+      @Controller()
+      class Hostile {
+        @Get() @CountLimit({ key }) handler() {}
+      }
+      await expect(init(Hostile)).rejects.toThrow(/is not allowed/);
+    },
+  );
 
   it('rejects an unknown option, a typo', async () => {
     @Controller()
     class Typo {
       @Get() @CountLimit({ limit: 1, perod: 5 } as any) handler() {}
     }
-    await expect(init(Typo)).rejects.toThrow("@CountLimit on Typo.handler: option 'perod' must be one of");
+    await expect(init(Typo)).rejects.toThrow(
+      "@CountLimit on Typo.handler: option 'perod' must be one of",
+    );
   });
 
   it('rejects a class-level limit on every handler with the handler named', async () => {
@@ -199,6 +230,8 @@ describe('start-up validation', () => {
     class BadClass {
       @Get() first() {}
     }
-    await expect(init(BadClass)).rejects.toThrow("@RateLimit on BadClass.first: option 'burst' must be a finite number >= 0, got -1");
+    await expect(init(BadClass)).rejects.toThrow(
+      "@RateLimit on BadClass.first: option 'burst' must be a finite number >= 0, got -1",
+    );
   });
 });

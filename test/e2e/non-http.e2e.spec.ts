@@ -31,10 +31,16 @@ describe('non-HTTP contexts', () => {
   beforeAll(async () => {
     const port = await freePort();
     const moduleRef = await Test.createTestingModule({ imports: [MicroserviceModule] }).compile();
-    service = moduleRef.createNestMicroservice({ transport: Transport.TCP, options: { host: '127.0.0.1', port } });
+    service = moduleRef.createNestMicroservice({
+      transport: Transport.TCP,
+      options: { host: '127.0.0.1', port },
+    });
     service.useLogger(false);
     await service.listen();
-    client = ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port } });
+    client = ClientProxyFactory.create({
+      transport: Transport.TCP,
+      options: { host: '127.0.0.1', port },
+    });
   });
   afterAll(async () => {
     client.close();
@@ -45,9 +51,16 @@ describe('non-HTTP contexts', () => {
 
   it('limits RPC messages by the same key templates, with the 429 body as the RPC error', async () => {
     expect(await send('sms', { phone: '+1' })).toEqual({ sent: '+1' });
-    await expect(send('sms', { phone: '+1' })).rejects.toEqual({ statusCode: 429, message: 'Too Many Requests', retryAfter: 60 });
+    await expect(send('sms', { phone: '+1' })).rejects.toEqual({
+      statusCode: 429,
+      message: 'Too Many Requests',
+      retryAfter: 60,
+    });
     expect(await send('sms', { phone: '+2' })).toEqual({ sent: '+2' });
-    await expect(send('sms', {})).rejects.toMatchObject({ statusCode: 400, message: "Missing value for key expression 'phone'" });
+    await expect(send('sms', {})).rejects.toMatchObject({
+      statusCode: 400,
+      message: "Missing value for key expression 'phone'",
+    });
   });
 
   it('limits a METHOD key on RPC', async () => {

@@ -83,7 +83,11 @@ describe.each(PLATFORMS)('sample app on %s with Redis', (platform) => {
 
   it('USER keys: users are limited separately; anonymous requests fall back to the IP', async () => {
     const as = (user: string) => get('/limiter/user', { headers: { 'x-user-id': user } });
-    expect([(await as('alice')).status, (await as('alice')).status, (await as('alice')).status]).toEqual([200, 200, 429]);
+    expect([
+      (await as('alice')).status,
+      (await as('alice')).status,
+      (await as('alice')).status,
+    ]).toEqual([200, 200, 429]);
     expect((await as('bob')).status).toBe(200);
     expect((await get('/limiter/user')).status).toBe(200);
     const keys = await redis.client().keys('countLimit:LimiterController.user:*');

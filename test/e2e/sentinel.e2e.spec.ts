@@ -22,13 +22,21 @@ describe('a Sentinel client', () => {
   afterAll(() => sentinel.stop());
 
   it('finds the master through the sentinel and shares one exact limit between two apps', async () => {
-    const options = { sentinels: [{ host: '127.0.0.1', port: sentinel.sentinelPort }], name: sentinel.masterName };
-    @Module({ imports: [RateLimiterModule.forRoot({ redis: options })], controllers: [SentinelController] })
+    const options = {
+      sentinels: [{ host: '127.0.0.1', port: sentinel.sentinelPort }],
+      name: sentinel.masterName,
+    };
+    @Module({
+      imports: [RateLimiterModule.forRoot({ redis: options })],
+      controllers: [SentinelController],
+    })
     class SentinelModule {}
     const a = await startApp(SentinelModule, 'express');
     const b = await startApp(SentinelModule, 'fastify');
     try {
-      const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => call(i % 2 ? a.port : b.port, { path: '/limited' })));
+      const replies = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => call(i % 2 ? a.port : b.port, { path: '/limited' })),
+      );
       expect(replies.filter((reply) => reply.status === 200)).toHaveLength(10);
       const master = new Redis(sentinel.masterPort, '127.0.0.1');
       // The counter lives on the master the sentinel named. Later denials are answered by

@@ -32,7 +32,10 @@ function appModule(redis: string, onStoreError: StoreErrorPolicy, events: RateLi
   return FailureModule;
 }
 
-async function statusesOf(port: number, count: number): Promise<{ statuses: number[]; slowestMs: number }> {
+async function statusesOf(
+  port: number,
+  count: number,
+): Promise<{ statuses: number[]; slowestMs: number }> {
   const statuses: number[] = [];
   let slowestMs = 0;
   for (let i = 0; i < count; i++) {
@@ -72,7 +75,9 @@ describe.each<[StoreErrorPolicy, number[]]>([
     expect(outage.slowestMs).toBeLessThan(STORE_TIMEOUT_MS + 100);
     expect(logger.count('warn', /store unavailable/)).toBe(1);
     expect(events.filter((event) => event.outcome === 'store-error')).toHaveLength(6);
-    expect(events.find((event) => event.outcome === 'store-error')?.limit).toBe('@CountLimit on LimitedController.limited');
+    expect(events.find((event) => event.outcome === 'store-error')?.limit).toBe(
+      '@CountLimit on LimitedController.limited',
+    );
 
     await redis.start(); // a new, empty process on the same port
     const deadline = Date.now() + 8_000;
@@ -92,11 +97,17 @@ describe.each<[StoreErrorPolicy, number[]]>([
 describe('start-up while Redis is down', () => {
   it('starts, and decides by the policy within storeTimeout', async () => {
     const deadPort = await freePort();
-    const { app, port } = await startApp(appModule(`redis://127.0.0.1:${deadPort}`, 'deny'), 'fastify');
+    const { app, port } = await startApp(
+      appModule(`redis://127.0.0.1:${deadPort}`, 'deny'),
+      'fastify',
+    );
     try {
       const reply = await call(port, { path: '/limited' });
       expect(reply.status).toBe(503);
-      expect(reply.body).toMatchObject({ statusCode: 503, message: 'Rate limiting is unavailable' });
+      expect(reply.body).toMatchObject({
+        statusCode: 503,
+        message: 'Rate limiting is unavailable',
+      });
       expect(reply.elapsedMs).toBeLessThan(STORE_TIMEOUT_MS + 100);
     } finally {
       await app.close();

@@ -21,7 +21,10 @@ export interface HttpCall {
 }
 
 /** One HTTP request over a real socket. */
-export function call(port: number, { method = 'GET', path, headers = {}, json, localAddress }: HttpCall): Promise<HttpReply> {
+export function call(
+  port: number,
+  { method = 'GET', path, headers = {}, json, localAddress }: HttpCall,
+): Promise<HttpReply> {
   const payload = json === undefined ? undefined : JSON.stringify(json);
   const started = Date.now();
   return new Promise((resolve, reject) => {
@@ -46,7 +49,12 @@ export function call(port: number, { method = 'GET', path, headers = {}, json, l
           } catch {
             // not JSON
           }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, elapsedMs: Date.now() - started });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body,
+            elapsedMs: Date.now() - started,
+          });
         });
       },
     );
@@ -75,7 +83,12 @@ export async function startApp(
 }
 
 /** `count` GETs with `concurrency` in flight over keep-alive sockets; returns status counts. */
-export async function load(port: number, paths: (i: number) => string, count: number, concurrency = 50) {
+export async function load(
+  port: number,
+  paths: (i: number) => string,
+  count: number,
+  concurrency = 50,
+) {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const statuses = new Map<number, number>();
   let next = 0;

@@ -52,15 +52,29 @@ export async function waitForPing(port: number, timeoutMs = 10_000): Promise<voi
 export function spawnRedis(port: number, dir: string, extraArgs: string[] = []): ChildProcess {
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
-      '--dir', dir, ...extraArgs],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      ...extraArgs,
+    ],
     { stdio: 'ignore' },
   );
   child.on('error', () => undefined);
   return child;
 }
 
-export function stopProcess(child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+export function stopProcess(
+  child: ChildProcess | undefined,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once('exit', () => resolve());

@@ -15,7 +15,10 @@ describe('fixed-window counter on real Redis', () => {
   afterAll(() => redis.stop());
 
   it('allows exactly the limit to 500 simultaneous requests from 5 app servers', async () => {
-    const servers = Array.from({ length: 5 }, () => new RateLimiterFactory(new RedisStore({ client: redis.client() })));
+    const servers = Array.from(
+      { length: 5 },
+      () => new RateLimiterFactory(new RedisStore({ client: redis.client() })),
+    );
     const results = await Promise.all(
       Array.from({ length: 500 }, (_, i) =>
         servers[i % 5].countLimiter({ key: 'fw:exact', limit: 50, period: 60 }).tryAcquire(),
@@ -28,7 +31,13 @@ describe('fixed-window counter on real Redis', () => {
   it('counts down remaining and opens a new window after the period', async () => {
     const limiter = factory.countLimiter({ key: 'fw:window', limit: 2, period: 0.3 });
     const first = await limiter.decide();
-    expect(first).toMatchObject({ allowed: true, limit: 2, remaining: 1, resetMs: 300, retryAfterMs: 0 });
+    expect(first).toMatchObject({
+      allowed: true,
+      limit: 2,
+      remaining: 1,
+      resetMs: 300,
+      retryAfterMs: 0,
+    });
     expect((await limiter.decide()).remaining).toBe(0);
     const denied = await limiter.decide();
     expect(denied.allowed).toBe(false);

@@ -17,10 +17,20 @@ describe('RedisStore', () => {
     const store = new RedisStore({ client: redis.client({ enableAutoPipelining: true }) });
     const bucket = tokenBucketParams({ rate: 1, burst: 2 });
     const [counted, taken] = await Promise.all([
-      store.evaluate(fixedWindow, 'ap:count', fixedWindowParams({ limit: 5, period: 60 }), undefined),
+      store.evaluate(
+        fixedWindow,
+        'ap:count',
+        fixedWindowParams({ limit: 5, period: 60 }),
+        undefined,
+      ),
       store.evaluate(tokenBucket, 'ap:bucket', bucket, { permits: 1, timeoutMicros: 0 }),
     ]);
-    expect([counted.allowed, counted.remaining, taken.allowed, taken.remaining]).toEqual([true, 4, true, 1]);
+    expect([counted.allowed, counted.remaining, taken.allowed, taken.remaining]).toEqual([
+      true,
+      4,
+      true,
+      1,
+    ]);
   });
 
   it('reports a failed evaluation as StoreUnavailableError, never as a denial', async () => {
@@ -30,20 +40,31 @@ describe('RedisStore', () => {
     const store = new RedisStore({ client });
     const evaluation = store.evaluate(fixedWindow, 'wrong:list', fixedWindowParams({}), undefined);
     await expect(evaluation).rejects.toBeInstanceOf(StoreUnavailableError);
-    await expect(evaluation).rejects.toThrow(/Redis failed to evaluate limiterFixedWindow: .*WRONGTYPE/);
+    await expect(evaluation).rejects.toThrow(
+      /Redis failed to evaluate limiterFixedWindow: .*WRONGTYPE/,
+    );
   });
 
   describe('local denial cache', () => {
     const evalCalls = async () => {
       const stats = await redis.client().info('commandstats');
-      return [...stats.matchAll(/cmdstat_(evalsha|eval):calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[2]), 0);
+      return [...stats.matchAll(/cmdstat_(evalsha|eval):calls=(\d+)/g)].reduce(
+        (sum, m) => sum + Number(m[2]),
+        0,
+      );
     };
 
     it('answers a repeated denial locally until its retry time, with the retry counting down', async () => {
       let nowMs = 1_000_000;
-      const factory = new RateLimiterFactory(new RedisStore({ client: redis.client(), now: () => nowMs }));
+      const factory = new RateLimiterFactory(
+        new RedisStore({ client: redis.client(), now: () => nowMs }),
+      );
       const limiter = factory.rateLimiter({ key: 'cache:tb', rate: 1, burst: 2 });
-      expect([await limiter.tryAcquire(), await limiter.tryAcquire(), await limiter.tryAcquire()]).toEqual([true, true, false]);
+      expect([
+        await limiter.tryAcquire(),
+        await limiter.tryAcquire(),
+        await limiter.tryAcquire(),
+      ]).toEqual([true, true, false]);
       const before = await evalCalls();
       nowMs += 400;
       expect(await limiter.decide()).toMatchObject({ allowed: false, retryAfterMs: 600 });

@@ -17,7 +17,10 @@ describe('token bucket on real Redis', () => {
   afterAll(() => redis.stop());
 
   it('allows exactly the stored permits to 500 simultaneous requests from 5 app servers', async () => {
-    const servers = Array.from({ length: 5 }, () => new RateLimiterFactory(new RedisStore({ client: redis.client() })));
+    const servers = Array.from(
+      { length: 5 },
+      () => new RateLimiterFactory(new RedisStore({ client: redis.client() })),
+    );
     const name = key();
     // 50 permits, refilling one per 1000 s: negligible during the test.
     const results = await Promise.all(

@@ -32,7 +32,11 @@ describe('Lua and memory twins agree step by step', () => {
   });
 
   const step = fc.record({
-    advanceMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5_000 }), fc.double({ min: 0, max: 500, noNaN: true })),
+    advanceMs: fc.oneof(
+      fc.constant(0),
+      fc.integer({ min: 1, max: 5_000 }),
+      fc.double({ min: 0, max: 500, noNaN: true }),
+    ),
     permits: fc.integer({ min: 1, max: 4 }),
     timeoutSeconds: fc.constantFrom(0, 0.05, 0.5, 3, Infinity),
   });
@@ -48,14 +52,19 @@ describe('Lua and memory twins agree step by step', () => {
           const key = `twin:tb:${++run}`;
           // Keys live on Redis time but the twin on the injected clock: a long expire keeps both alive.
           const base = tokenBucketParams({ rate, burst, expire: 1e6 });
-          const initialPermits = initialShare === undefined ? undefined : initialShare * base.maxPermits;
+          const initialPermits =
+            initialShare === undefined ? undefined : initialShare * base.maxPermits;
           const params = tokenBucketParams({ rate, burst, expire: 1e6, initialPermits });
           nowMs = 1_700_000_000_000 + run * 1_000_000;
           for (const { advanceMs, permits, timeoutSeconds } of steps) {
             nowMs += advanceMs;
             // A request that can never be served without waiting is refused before any store.
-            const timeout = permits > params.maxPermits && timeoutSeconds === 0 ? Infinity : timeoutSeconds;
-            const request = { permits, timeoutMicros: timeout === Infinity ? -1 : timeout * 1_000_000 };
+            const timeout =
+              permits > params.maxPermits && timeoutSeconds === 0 ? Infinity : timeoutSeconds;
+            const request = {
+              permits,
+              timeoutMicros: timeout === Infinity ? -1 : timeout * 1_000_000,
+            };
             const fromLua: Decision = await redisStore.evaluate(tokenBucket, key, params, request);
             const fromMemory = await memoryStore.evaluate(tokenBucket, key, params, request);
             expect(fromMemory).toEqual(fromLua);
@@ -80,7 +89,12 @@ describe('Lua and memory twins agree step by step', () => {
             const fromMemory = await memoryStore.evaluate(fixedWindow, key, params, undefined);
             // PTTL in Redis runs on the real clock, the twin on the injected one: compare the
             // decisions and counts; the time left is checked on real time in fixed-window.spec.
-            const counts = ({ allowed, limit, remaining, waitMs }: Decision) => ({ allowed, limit, remaining, waitMs });
+            const counts = ({ allowed, limit, remaining, waitMs }: Decision) => ({
+              allowed,
+              limit,
+              remaining,
+              waitMs,
+            });
             expect(counts(fromMemory)).toEqual(counts(fromLua));
             expect(fromMemory.retryAfterMs > 0).toBe(!fromMemory.allowed);
             expect(fromLua.retryAfterMs > 0).toBe(!fromLua.allowed);

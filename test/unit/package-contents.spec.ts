@@ -8,17 +8,30 @@ describe('published package', () => {
 
   function luaFiles(dir: string): string[] {
     return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-      entry.isDirectory() ? luaFiles(join(dir, entry.name)) : entry.name.endsWith('.lua') ? [join(dir, entry.name)] : [],
+      entry.isDirectory()
+        ? luaFiles(join(dir, entry.name))
+        : entry.name.endsWith('.lua')
+          ? [join(dir, entry.name)]
+          : [],
     );
   }
 
   it('lists every .lua of src/ under lib/ in npm pack', () => {
-    const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }));
+    const [pack] = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+        cwd: root,
+        encoding: 'utf8',
+      }),
+    );
     const packed = new Set<string>(pack.files.map((file: { path: string }) => file.path));
-    const expected = luaFiles(join(root, 'src')).map((file) => relative(root, file).replace(/^src\//, 'lib/'));
+    const expected = luaFiles(join(root, 'src')).map((file) =>
+      relative(root, file).replace(/^src\//, 'lib/'),
+    );
     expect(expected.length).toBe(6);
     for (const file of expected) expect(packed).toContain(file);
     expect(packed).toContain('lib/index.js');
-    expect([...packed].some((file) => file.startsWith('src/') || file.startsWith('test/'))).toBe(false);
+    expect([...packed].some((file) => file.startsWith('src/') || file.startsWith('test/'))).toBe(
+      false,
+    );
   });
 });

@@ -40,14 +40,21 @@ export interface FixedWindowState {
 
 export const FIXED_WINDOW_DEFAULTS = { limit: 1, period: 1 } as const;
 
-export function fixedWindowParams(options: FixedWindowOptions, where = 'countLimiter'): FixedWindowParams {
+export function fixedWindowParams(
+  options: FixedWindowOptions,
+  where = 'countLimiter',
+): FixedWindowParams {
   const limit = options.limit ?? FIXED_WINDOW_DEFAULTS.limit;
   const period = options.period ?? FIXED_WINDOW_DEFAULTS.period;
   if (!Number.isInteger(limit) || limit < 1) {
-    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'limit', limit, 'an integer >= 1'));
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'limit', limit, 'an integer >= 1'),
+    );
   }
   if (typeof period !== 'number' || !Number.isFinite(period) || period <= 0) {
-    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'period', period, 'a finite number > 0'));
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'period', period, 'a finite number > 0'),
+    );
   }
   // PEXPIRE takes whole milliseconds.
   return { limit, periodMs: Math.max(1, Math.ceil(period * 1000)) };

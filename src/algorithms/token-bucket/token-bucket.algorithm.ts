@@ -4,7 +4,11 @@ import { tokenBucketStep } from './token-bucket.memory';
 import { TokenBucketParams, TokenBucketRequest, TokenBucketState } from './token-bucket.model';
 
 /** The token bucket (`@RateLimit`): Lua for Redis, {@link tokenBucketStep} in memory. */
-export const tokenBucket: LimiterAlgorithm<TokenBucketParams, TokenBucketRequest, TokenBucketState> = {
+export const tokenBucket: LimiterAlgorithm<
+  TokenBucketParams,
+  TokenBucketRequest,
+  TokenBucketState
+> = {
   commandName: 'limiterTokenBucket',
   lua: loadLua(__dirname, 'token-bucket.lua'),
   argv: (params, request) => [

@@ -86,18 +86,27 @@ export interface TokenBucketState {
 
 export const TOKEN_BUCKET_DEFAULTS = { rate: 1, burst: 1, expire: 60 } as const;
 
-export function tokenBucketParams(options: TokenBucketOptions, where = 'rateLimiter'): TokenBucketParams {
+export function tokenBucketParams(
+  options: TokenBucketOptions,
+  where = 'rateLimiter',
+): TokenBucketParams {
   const rate = options.rate ?? TOKEN_BUCKET_DEFAULTS.rate;
   const burst = options.burst ?? TOKEN_BUCKET_DEFAULTS.burst;
   const expire = options.expire ?? TOKEN_BUCKET_DEFAULTS.expire;
   if (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0) {
-    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'rate', rate, 'a finite number > 0'));
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'rate', rate, 'a finite number > 0'),
+    );
   }
   if (typeof burst !== 'number' || !Number.isFinite(burst) || burst < 0) {
-    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'burst', burst, 'a finite number >= 0'));
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'burst', burst, 'a finite number >= 0'),
+    );
   }
   if (typeof expire !== 'number' || !Number.isFinite(expire) || expire < 0) {
-    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'expire', expire, 'a finite number >= 0'));
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'expire', expire, 'a finite number >= 0'),
+    );
   }
   const maxPermits = rate * burst;
   const initialPermits = options.initialPermits ?? maxPermits;
@@ -108,7 +117,12 @@ export function tokenBucketParams(options: TokenBucketOptions, where = 'rateLimi
     initialPermits > maxPermits
   ) {
     throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'initialPermits', initialPermits, `a number from 0 to rate * burst (${maxPermits})`),
+      limiterMessages.invalidOption(
+        where,
+        'initialPermits',
+        initialPermits,
+        `a number from 0 to rate * burst (${maxPermits})`,
+      ),
     );
   }
   return {
@@ -130,15 +144,24 @@ export function tokenBucketRequest(
   where = 'rateLimiter',
 ): TokenBucketRequest {
   if (!Number.isInteger(permits) || permits < 1) {
-    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'permits', permits, 'an integer >= 1'));
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'permits', permits, 'an integer >= 1'),
+    );
   }
   if (typeof timeoutSeconds !== 'number' || Number.isNaN(timeoutSeconds) || timeoutSeconds < 0) {
-    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'timeout', timeoutSeconds, 'a number >= 0'));
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'timeout', timeoutSeconds, 'a number >= 0'),
+    );
   }
   if (timeoutSeconds === 0 && permits > params.maxPermits) {
     // Such a request can never be allowed: it needs more than the bucket can ever hold.
     throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'permits', permits, `at most rate * burst (${params.maxPermits}) when timeout is 0`),
+      limiterMessages.invalidOption(
+        where,
+        'permits',
+        permits,
+        `at most rate * burst (${params.maxPermits}) when timeout is 0`,
+      ),
     );
   }
   return {

@@ -16,9 +16,14 @@ describe('RateLimiterFactory', () => {
     [{ rate: -1 }, "rateLimiter: option 'rate' must be a finite number > 0, got -1"],
     [{ rate: Infinity }, "rateLimiter: option 'rate' must be a finite number > 0, got Infinity"],
     [{ burst: -0.5 }, "rateLimiter: option 'burst' must be a finite number >= 0, got -0.5"],
-    [{ rate: 1, burst: 2, initialPermits: 3 }, "rateLimiter: option 'initialPermits' must be a number from 0 to rate * burst (2), got 3"],
+    [
+      { rate: 1, burst: 2, initialPermits: 3 },
+      "rateLimiter: option 'initialPermits' must be a number from 0 to rate * burst (2), got 3",
+    ],
   ])('rejects token bucket options %j', (options, message) => {
-    expect(() => factory.rateLimiter({ key: 'k', ...options })).toThrow(new LimiterConfigError(message));
+    expect(() => factory.rateLimiter({ key: 'k', ...options })).toThrow(
+      new LimiterConfigError(message),
+    );
   });
 
   it('rejects a request that can never be served without waiting', async () => {
@@ -43,6 +48,8 @@ describe('RateLimiterFactory', () => {
   });
 
   it('rejects an empty key', () => {
-    expect(() => factory.countLimiter({ key: '' })).toThrow("countLimiter: option 'key' must be a non-empty string, got ''");
+    expect(() => factory.countLimiter({ key: '' })).toThrow(
+      "countLimiter: option 'key' must be a non-empty string, got ''",
+    );
   });
 });

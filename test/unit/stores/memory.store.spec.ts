@@ -5,7 +5,8 @@ describe('MemoryStore memory bounds', () => {
     let nowMs = 0;
     const store = new MemoryStore({ now: () => nowMs });
     const factory = new RateLimiterFactory(store);
-    for (let i = 0; i < 1_000; i++) await factory.countLimiter({ key: `k${i}`, limit: 1, period: 1 }).tryAcquire();
+    for (let i = 0; i < 1_000; i++)
+      await factory.countLimiter({ key: `k${i}`, limit: 1, period: 1 }).tryAcquire();
     expect(store.size).toBe(1_000);
     nowMs += 11_000; // past every window and the sweep interval
     await factory.countLimiter({ key: 'fresh', limit: 1, period: 1 }).tryAcquire();
@@ -15,7 +16,8 @@ describe('MemoryStore memory bounds', () => {
   it('never holds more than maxKeys', async () => {
     const store = new MemoryStore({ maxKeys: 100 });
     const factory = new RateLimiterFactory(store);
-    for (let i = 0; i < 1_000; i++) await factory.countLimiter({ key: `k${i}`, limit: 1, period: 60 }).tryAcquire();
+    for (let i = 0; i < 1_000; i++)
+      await factory.countLimiter({ key: `k${i}`, limit: 1, period: 60 }).tryAcquire();
     expect(store.size).toBe(100);
   });
 
