@@ -8,8 +8,7 @@ import {
   ExecutionContext,
   Inject,
 } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
-import { ConcurrencyReleaseInterceptor } from './guard/concurrency-release.interceptor';
+import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { LimitExplorer } from './guard/limit.explorer';
 import { RateLimitGuard } from './guard/rate-limit.guard';
 import { RateLimiterFactory } from './limiter/rate-limiter.factory';
@@ -59,7 +58,6 @@ class GlobalRateLimitGuard implements CanActivate {
     RateLimitGuard,
     GlobalRateLimitGuard,
     { provide: APP_GUARD, useExisting: GlobalRateLimitGuard },
-    { provide: APP_INTERCEPTOR, useClass: ConcurrencyReleaseInterceptor },
   ],
   // The guard's own dependencies are exported so `@UseGuards(RateLimitGuard)` resolves anywhere.
   exports: [LimiterStore, RateLimiterFactory, RateLimitGuard, LimitExplorer, RATE_LIMITER_OPTIONS],

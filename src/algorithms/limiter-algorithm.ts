@@ -24,8 +24,10 @@ export interface LimiterAlgorithm<P, R, S> {
   readonly commandName: string;
   /** Lua source. `KEYS[1]` is the limit's key; `ARGV[1]` is the time in µs or '' for Redis TIME. */
   readonly lua: string;
-  /** `ARGV[2..]` for the script, as strings. */
-  argv(params: P, request: R): string[];
+  /** The script's ARGV from `ARGV[2]` on that depend on the limit only; the store caches them per params object. */
+  paramsArgv(params: P): readonly string[];
+  /** The ARGV that follow, from one request; absent when the script needs none. */
+  requestArgv?(request: R): readonly string[];
   /** The memory twin: the same decision on a state held in process. */
   step(state: S | undefined, nowMicros: number, params: P, request: R): MemoryStep<S>;
   /** The `limit` a decision reports. */

@@ -1,4 +1,6 @@
+import { applyDecorators, UseInterceptors } from '@nestjs/common';
 import { ConcurrencyOptions } from '../algorithms/concurrency/concurrency.model';
+import { ConcurrencyReleaseInterceptor } from '../guard/concurrency-release.interceptor';
 import { KeyOptions } from './limit-definition';
 import { limitDecorator } from './limit-metadata.accessor';
 
@@ -18,9 +20,14 @@ export interface ConcurrencyLimitOptions extends ConcurrencyOptions, KeyOptions 
 export function ConcurrencyLimit(
   options: ConcurrencyLimitOptions,
 ): ClassDecorator & MethodDecorator {
-  return limitDecorator({
-    kind: 'concurrency',
-    decorator: '@ConcurrencyLimit',
-    options: { ...options },
-  });
+  // The interceptor gives the slot back before the response is written. It stands only
+  // where a slot is held: an app-wide interceptor would cost every request of the app.
+  return applyDecorators(
+    limitDecorator({
+      kind: 'concurrency',
+      decorator: '@ConcurrencyLimit',
+      options: { ...options },
+    }),
+    UseInterceptors(ConcurrencyReleaseInterceptor),
+  );
 }

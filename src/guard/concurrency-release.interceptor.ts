@@ -4,7 +4,7 @@ import { takeRelease } from './concurrency-release';
 
 /**
  * Gives back `@ConcurrencyLimit` slots as soon as the handler is done, before the response
- * is sent. Registered globally by the module; a no-op for requests holding no slot.
+ * is sent. `@ConcurrencyLimit` attaches it to its handler or class.
  */
 @Injectable()
 export class ConcurrencyReleaseInterceptor implements NestInterceptor {

@@ -1,11 +1,12 @@
 import { ExecutionContext } from '@nestjs/common';
 import { normalizeIp } from '../keys/key-builder';
+import { KeyContext } from '../keys/key-template.evaluator';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { RequestFacts } from './compiled-limit';
 
 const EMPTY = Object.freeze({});
 
-/** The request, the response (HTTP only) and what keys may depend on. */
+/** The request's facts (HTTP only: the response too). */
 export interface GuardedRequest {
   facts: RequestFacts;
   /** Express response or Fastify reply; absent outside HTTP. */
@@ -15,6 +16,40 @@ export interface GuardedRequest {
 function defaultUser(request: any): string | number | undefined {
   const user = request?.user;
   return user?.id ?? user?.sub ?? undefined;
+}
+
+/**
+ * What keys may depend on, read only when a key asks: a METHOD limit reads nothing, an IP
+ * limit only the address. Reading is not free (Express parses the query string and runs
+ * the trust-proxy rules on every access).
+ */
+class LazyFacts implements RequestFacts {
+  private ipValue?: string;
+  private userRead = false;
+  private userValue?: string | number;
+  private contextValue?: KeyContext;
+
+  constructor(
+    private readonly readIp: () => unknown,
+    private readonly readUser: () => string | number | undefined,
+    private readonly readContext: (ip: string) => KeyContext,
+  ) {}
+
+  get ip(): string {
+    return (this.ipValue ??= normalizeIp(String(this.readIp() ?? '')));
+  }
+
+  get userId(): string | number | undefined {
+    if (!this.userRead) {
+      this.userRead = true;
+      this.userValue = this.readUser();
+    }
+    return this.userValue;
+  }
+
+  get keyContext(): KeyContext {
+    return (this.contextValue ??= this.readContext(this.ip));
+  }
 }
 
 /**
@@ -31,54 +66,42 @@ export function readRequest(
   if (type === 'http') {
     const http = context.switchToHttp();
     const request = http.getRequest() ?? {};
-    const ip = normalizeIp(
-      String((options.resolveIp ? options.resolveIp(request) : request.ip) ?? ''),
-    );
-    const userId = resolveUser(request);
-    return {
-      response: http.getResponse(),
-      facts: {
+    const facts = new LazyFacts(
+      () => (options.resolveIp ? options.resolveIp(request) : request.ip),
+      () => resolveUser(request),
+      (ip) => ({
+        params: request.params ?? EMPTY,
+        query: request.query ?? EMPTY,
+        body: request.body ?? EMPTY,
+        headers: request.headers ?? EMPTY,
+        user: request.user,
         ip,
-        userId,
-        keyContext: {
-          params: request.params ?? EMPTY,
-          query: request.query ?? EMPTY,
-          body: request.body ?? EMPTY,
-          headers: request.headers ?? EMPTY,
-          user: request.user,
-          ip,
-          method: request.method,
-          path:
-            typeof request.path === 'string'
-              ? request.path
-              : String(request.url ?? '').split('?')[0],
-        },
-      },
-    };
+        method: request.method,
+        path:
+          typeof request.path === 'string' ? request.path : String(request.url ?? '').split('?')[0],
+      }),
+    );
+    return { response: http.getResponse(), facts };
   }
   const data = type === 'ws' ? context.switchToWs().getData() : context.switchToRpc().getData();
   const carrier =
     type === 'ws' ? context.switchToWs().getClient() : context.switchToRpc().getContext();
-  const rawIp = options.resolveIp
-    ? options.resolveIp(carrier)
-    : (carrier?.handshake?.address ??
-      carrier?._socket?.remoteAddress ??
-      carrier?.conn?.remoteAddress ??
-      '');
-  const ip = normalizeIp(String(rawIp ?? ''));
-  const userId = resolveUser(carrier) ?? resolveUser(data);
-  return {
-    facts: {
+  const facts = new LazyFacts(
+    () =>
+      options.resolveIp
+        ? options.resolveIp(carrier)
+        : (carrier?.handshake?.address ??
+          carrier?._socket?.remoteAddress ??
+          carrier?.conn?.remoteAddress),
+    () => resolveUser(carrier) ?? resolveUser(data),
+    (ip) => ({
+      params: EMPTY,
+      query: EMPTY,
+      body: data ?? EMPTY,
+      headers: EMPTY,
+      user: carrier?.user,
       ip,
-      userId,
-      keyContext: {
-        params: EMPTY,
-        query: EMPTY,
-        body: data ?? EMPTY,
-        headers: EMPTY,
-        user: carrier?.user,
-        ip,
-      },
-    },
-  };
+    }),
+  );
+  return { facts };
 }

@@ -9,9 +9,9 @@ export interface LimiterCacheOptions {
 }
 
 /**
- * Limiter instances by algorithm + normalised options + key, so two configurations on one
- * key never share an instance (a cache keyed by the key alone would hand one config's
- * limiter to the other).
+ * Limiter instances by a signature of algorithm, options and key (the factory builds it),
+ * so two configurations on one key never share an instance: a cache keyed by the key alone
+ * would hand one config's limiter to the other.
  */
 export class LimiterCache {
   private readonly instances: LRUCache<string, object>;
@@ -24,17 +24,12 @@ export class LimiterCache {
     });
   }
 
-  getOrCreate<T extends object>(
-    algorithm: string,
-    params: object,
-    key: string,
-    create: () => T,
-  ): T {
-    const cacheKey = `${algorithm}\u0000${stableStringify(params)}\u0000${key}`;
-    let instance = this.instances.get(cacheKey) as T | undefined;
+  /** The instance cached under `signature`, created by `create` on a miss. */
+  getOrCreate<T extends object>(signature: string, create: () => T): T {
+    let instance = this.instances.get(signature) as T | undefined;
     if (!instance) {
       instance = create();
-      this.instances.set(cacheKey, instance);
+      this.instances.set(signature, instance);
     }
     return instance;
   }
@@ -42,12 +37,4 @@ export class LimiterCache {
   get size(): number {
     return this.instances.size;
   }
-}
-
-function stableStringify(value: object): string {
-  const record = value as Record<string, unknown>;
-  return Object.keys(record)
-    .sort()
-    .map((name) => `${name}=${String(record[name])}`)
-    .join(',');
 }

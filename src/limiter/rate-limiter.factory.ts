@@ -34,6 +34,8 @@ export interface RateLimiterFactoryOptions {
 }
 
 /** A limiter's key: used as given, after the module's `keyPrefix`. */
+const TOKEN_BUCKET_OPTIONS = ['rate', 'burst', 'expire', 'initialPermits'] as const;
+
 export interface KeyedOptions {
   key: string;
 }
@@ -63,38 +65,24 @@ export class RateLimiterFactory {
 
   /** A token bucket: `rate` permits a second, `burst` seconds of them saved up. */
   rateLimiter(options: TokenBucketOptions & KeyedOptions): TokenBucketLimiter {
-    const key = this.fullKey(options, 'rateLimiter');
-    const params = tokenBucketParams(options, 'rateLimiter');
-    return this.cache.getOrCreate(
-      'tokenBucket',
-      params,
-      key,
-      () => new TokenBucketLimiter(this.store, key, params),
-    );
+    return this.limiter('rateLimiter', options, TOKEN_BUCKET_OPTIONS, (key) => {
+      return new TokenBucketLimiter(this.store, key, tokenBucketParams(options, 'rateLimiter'));
+    });
   }
 
   /** A fixed-window counter: `limit` requests per `period` seconds. */
   countLimiter(options: FixedWindowOptions & KeyedOptions): CountLimiter {
-    const key = this.fullKey(options, 'countLimiter');
-    const params = fixedWindowParams(options, 'countLimiter');
-    return this.cache.getOrCreate(
-      'fixedWindow',
-      params,
-      key,
-      () => new CountLimiter(this.store, key, params),
-    );
+    return this.limiter('countLimiter', options, ['limit', 'period'], (key) => {
+      return new CountLimiter(this.store, key, fixedWindowParams(options, 'countLimiter'));
+    });
   }
 
   /** An exact sliding-window log: at most `limit` requests within any `window` seconds. */
   slidingWindowLimiter(options: SlidingWindowOptions & KeyedOptions): SlidingWindowLimiter {
-    const key = this.fullKey(options, 'slidingWindowLimiter');
-    const params = slidingWindowParams(options, 'slidingWindowLimiter');
-    return this.cache.getOrCreate(
-      'slidingWindow',
-      params,
-      key,
-      () => new SlidingWindowLimiter(this.store, key, params),
-    );
+    return this.limiter('slidingWindowLimiter', options, ['limit', 'window'], (key) => {
+      const params = slidingWindowParams(options, 'slidingWindowLimiter');
+      return new SlidingWindowLimiter(this.store, key, params);
+    });
   }
 
   /**
@@ -102,26 +90,42 @@ export class RateLimiterFactory {
    * seconds. The instance holds no slots itself, so one cached instance serves every caller.
    */
   concurrencyLimiter(options: ConcurrencyOptions & KeyedOptions): ConcurrencyLimiter {
-    const key = this.fullKey(options, 'concurrencyLimiter');
-    const params = concurrencyParams(options, 'concurrencyLimiter');
-    return this.cache.getOrCreate(
-      'concurrency',
-      params,
-      key,
-      () => new ConcurrencyLimiter(this.store, key, params),
-    );
+    return this.limiter('concurrencyLimiter', options, ['max', 'lease'], (key) => {
+      return new ConcurrencyLimiter(
+        this.store,
+        key,
+        concurrencyParams(options, 'concurrencyLimiter'),
+      );
+    });
   }
 
   /** A leaky bucket (GCRA): `capacity` requests at once, then `rate` a second. */
   leakyBucketLimiter(options: LeakyBucketOptions & KeyedOptions): LeakyBucketLimiter {
-    const key = this.fullKey(options, 'leakyBucketLimiter');
-    const params = leakyBucketParams(options, 'leakyBucketLimiter');
-    return this.cache.getOrCreate(
-      'leakyBucket',
-      params,
-      key,
-      () => new LeakyBucketLimiter(this.store, key, params),
-    );
+    return this.limiter('leakyBucketLimiter', options, ['capacity', 'rate'], (key) => {
+      return new LeakyBucketLimiter(
+        this.store,
+        key,
+        leakyBucketParams(options, 'leakyBucketLimiter'),
+      );
+    });
+  }
+
+  /**
+   * The cached limiter for these options, created (and its options validated) only on a
+   * miss. The cache key is the method, the full key and each option's raw value in a fixed
+   * order: two configurations never share an instance, and a hit costs one string.
+   */
+  private limiter<T extends object>(
+    method: string,
+    options: KeyedOptions,
+    optionNames: readonly string[],
+    create: (key: string) => T,
+  ): T {
+    const key = this.fullKey(options, method);
+    let signature = method + '\u0000' + key;
+    for (const name of optionNames)
+      signature += '\u0000' + (options as unknown as Record<string, unknown>)[name];
+    return this.cache.getOrCreate(signature, () => create(key));
   }
 
   private fullKey(options: KeyedOptions, where: string): string {

@@ -55,18 +55,25 @@ export class ProtectedStore {
     }
   }
 
+  /** The store's answer, or a StoreUnavailableError once `timeoutMs` passes; a late answer is dropped. */
   private withTimeout<T>(pending: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(
         () =>
           reject(new StoreUnavailableError(`no answer within storeTimeout (${this.timeoutMs} ms)`)),
         this.timeoutMs,
       );
+      pending.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
     });
-    // A late answer or error after the timeout is ignored, never unhandled.
-    pending.catch(() => undefined);
-    return Promise.race([pending, timeout]).finally(() => clearTimeout(timer));
   }
 
   private failed(error: StoreUnavailableError): void {

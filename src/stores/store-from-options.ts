@@ -9,9 +9,10 @@ import { RedisStore } from './redis.store';
  * Options of the connections the module creates itself. One retry per command bounds the
  * offline queue during an outage (storeTimeout bounds the wait anyway); commands issued
  * while the first connection is being set up are queued, so a reachable Redis decides
- * from the very first request.
+ * from the very first request. No auto-pipelining: RedisStore batches writes itself, and
+ * bench/ measured auto-pipelining slower (one batch in flight at a time).
  */
-const OWN_CLIENT_DEFAULTS: RedisOptions = { maxRetriesPerRequest: 1, enableAutoPipelining: true };
+const OWN_CLIENT_DEFAULTS: RedisOptions = { maxRetriesPerRequest: 1, enableAutoPipelining: false };
 
 function isClient(value: unknown): value is Redis | Cluster {
   return typeof (value as { defineCommand?: unknown })?.defineCommand === 'function';

@@ -11,12 +11,8 @@ export const concurrency: LimiterAlgorithm<
 > = {
   commandName: 'limiterConcurrency',
   lua: loadLua(__dirname, 'concurrency.lua'),
-  argv: (params, request) => [
-    String(params.max),
-    exactString(params.leaseMicros),
-    request.op,
-    request.id,
-  ],
+  paramsArgv: (params) => [String(params.max), exactString(params.leaseMicros)],
+  requestArgv: (request) => [request.op, request.id],
   step: concurrencyStep,
   limit: (params) => params.max,
 };

@@ -7,7 +7,7 @@ import { FixedWindowParams, FixedWindowState } from './fixed-window.model';
 export const fixedWindow: LimiterAlgorithm<FixedWindowParams, void, FixedWindowState> = {
   commandName: 'limiterFixedWindow',
   lua: loadLua(__dirname, 'fixed-window.lua'),
-  argv: (params) => [String(params.limit), String(params.periodMs)],
+  paramsArgv: (params) => [String(params.limit), String(params.periodMs)],
   step: (state, now, params) => fixedWindowStep(state, now, params),
   limit: (params) => params.limit,
   denialScope: () => '',

@@ -7,7 +7,7 @@ import { LeakyBucketParams, LeakyBucketState } from './leaky-bucket.model';
 export const leakyBucket: LimiterAlgorithm<LeakyBucketParams, void, LeakyBucketState> = {
   commandName: 'limiterLeakyBucket',
   lua: loadLua(__dirname, 'leaky-bucket.lua'),
-  argv: (params) => [String(params.capacity), exactString(params.intervalMicros)],
+  paramsArgv: (params) => [String(params.capacity), exactString(params.intervalMicros)],
   step: (state, now, params) => leakyBucketStep(state, now, params),
   limit: (params) => params.capacity,
   denialScope: () => '',

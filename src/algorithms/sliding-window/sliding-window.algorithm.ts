@@ -15,7 +15,8 @@ export const slidingWindow: LimiterAlgorithm<
 > = {
   commandName: 'limiterSlidingWindow',
   lua: loadLua(__dirname, 'sliding-window.lua'),
-  argv: (params, request) => [String(params.limit), exactString(params.windowMicros), request.id],
+  paramsArgv: (params) => [String(params.limit), exactString(params.windowMicros)],
+  requestArgv: (request) => [request.id],
   step: (state, now, params) => slidingWindowStep(state, now, params),
   limit: (params) => params.limit,
   denialScope: () => '',

@@ -11,14 +11,13 @@ export const tokenBucket: LimiterAlgorithm<
 > = {
   commandName: 'limiterTokenBucket',
   lua: loadLua(__dirname, 'token-bucket.lua'),
-  argv: (params, request) => [
+  paramsArgv: (params) => [
     exactString(params.maxPermits),
     exactString(params.intervalMicros),
     exactString(params.initialPermits),
     exactString(params.expireMicros),
-    String(request.permits),
-    exactString(request.timeoutMicros),
   ],
+  requestArgv: (request) => [String(request.permits), exactString(request.timeoutMicros)],
   step: tokenBucketStep,
   limit: (params) => params.maxPermits,
   denialScope: (request) => `${request.permits}/${request.timeoutMicros}`,
