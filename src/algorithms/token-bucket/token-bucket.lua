@@ -1,5 +1,6 @@
--- Token bucket with reserve/wait semantics. The math and its reasons: token-bucket.model.ts.
--- KEYS[1]  the bucket: a string "<stored> <nextFreeMicros>"
+-- Token bucket with reserve/wait semantics. The math and its reasons: token-bucket.model.ts,
+-- including why one number E (when the bucket is empty) holds the whole state.
+-- KEYS[1]  the bucket: E, an integer of µs
 -- ARGV[1]  now in µs, or '' for Redis TIME (prelude)
 -- ARGV[2]  maxPermits       = rate * burst
 -- ARGV[3]  intervalMicros   = 1e6 / rate
@@ -15,34 +16,28 @@ local interval = tonumber(ARGV[3])
 local expire = tonumber(ARGV[5])
 local permits = tonumber(ARGV[6])
 local timeout = tonumber(ARGV[7])
+local full_span = max_permits * interval
 
-local stored, next_free
 local found = redis.call('GET', KEYS[1])
+local empty_at
 if found then
-  local s, n = string.match(found, '^(%S+) (%S+)$')
-  stored, next_free = tonumber(s), tonumber(n)
+  empty_at = math.max(tonumber(found), now - full_span)
 else
-  stored, next_free = tonumber(ARGV[4]), now
+  empty_at = now - tonumber(ARGV[4]) * interval
 end
-
-if now > next_free then
-  stored = math.min(max_permits, stored + (now - next_free) / interval)
-  next_free = now
-end
-local earliest = next_free + math.max(0, permits - stored) * interval
+local earliest = math.max(now, empty_at + permits * interval)
 local wait = earliest - now
 
 if timeout >= 0 and wait > timeout then
-  local until_full = (next_free - now) + (max_permits - stored) * interval
+  local until_full = empty_at + full_span - now
   if not found then
     -- A new bucket's refill clock must start now, or one that starts empty never fills.
-    redis.call('SET', KEYS[1], exact(stored) .. ' ' .. exact(next_free), 'PX', ttl_ms(math.max(expire, until_full)))
+    redis.call('SET', KEYS[1], exact(math.ceil(empty_at)), 'PX', ttl_ms(math.max(expire, until_full)))
   end
-  return {0, exact(stored), exact(until_full), exact(wait - timeout), '0'}
+  return {0, exact(math.max(0, (now - empty_at) / interval)), exact(until_full), exact(wait - timeout), '0'}
 end
 
-stored = stored - math.min(permits, stored)
-next_free = earliest
-local until_full = (next_free - now) + (max_permits - stored) * interval
-redis.call('SET', KEYS[1], exact(stored) .. ' ' .. exact(next_free), 'PX', ttl_ms(math.max(expire, until_full)))
-return {1, exact(stored), exact(until_full), '0', exact(wait)}
+empty_at = math.ceil(empty_at + permits * interval)
+local until_full = empty_at + full_span - now
+redis.call('SET', KEYS[1], exact(empty_at), 'PX', ttl_ms(math.max(expire, until_full)))
+return {1, exact(math.max(0, (now - empty_at) / interval)), exact(until_full), '0', exact(wait)}

@@ -9,32 +9,29 @@ export function tokenBucketStep(
   request: TokenBucketRequest,
 ): MemoryStep<TokenBucketState> {
   const { maxPermits, intervalMicros: interval, expireMicros: expire } = params;
-  let stored = state ? state.stored : params.initialPermits;
-  let nextFree = state ? state.nextFreeMicros : now;
-
-  if (now > nextFree) {
-    stored = Math.min(maxPermits, stored + (now - nextFree) / interval);
-    nextFree = now;
-  }
-  const earliest = nextFree + Math.max(0, request.permits - stored) * interval;
+  const fullSpan = maxPermits * interval;
+  let emptyAt = state
+    ? Math.max(state.emptyAtMicros, now - fullSpan)
+    : now - params.initialPermits * interval;
+  const earliest = Math.max(now, emptyAt + request.permits * interval);
   const wait = earliest - now;
 
   if (request.timeoutMicros >= 0 && wait > request.timeoutMicros) {
-    const untilFull = nextFree - now + (maxPermits - stored) * interval;
+    const untilFull = emptyAt + fullSpan - now;
+    const stored = Math.max(0, (now - emptyAt) / interval);
     // A denial changes nothing, but a new bucket's refill clock must start now.
     return {
-      state: state ?? { stored, nextFreeMicros: nextFree },
+      state: state ?? { emptyAtMicros: Math.ceil(emptyAt) },
       ttlMs: state ? null : ttlMsFromMicros(Math.max(expire, untilFull)),
       reply: [0, stored, untilFull, wait - request.timeoutMicros, 0],
     };
   }
 
-  stored = stored - Math.min(request.permits, stored);
-  nextFree = earliest;
-  const untilFull = nextFree - now + (maxPermits - stored) * interval;
+  emptyAt = Math.ceil(emptyAt + request.permits * interval);
+  const untilFull = emptyAt + fullSpan - now;
   return {
-    state: { stored, nextFreeMicros: nextFree },
+    state: { emptyAtMicros: emptyAt },
     ttlMs: ttlMsFromMicros(Math.max(expire, untilFull)),
-    reply: [1, stored, untilFull, 0, wait],
+    reply: [1, Math.max(0, (now - emptyAt) / interval), untilFull, 0, wait],
   };
 }

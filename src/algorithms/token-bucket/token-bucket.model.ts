@@ -49,6 +49,23 @@
  * that is after (nextFree - now) + (maxPermits - stored) * interval. The key lives
  * max(expire, that), never less: a key expiring earlier would hand out a full bucket
  * too soon (the starter's fixed 60 s expire did).
+ *
+ * One stored number
+ * -----------------
+ * By the invariant above, the pair collapses into one moment, when the bucket was (or
+ * will be) empty:  E = nextFree - stored * interval.  In its terms:
+ *
+ *   resync(now):  E = max(E, now - maxPermits * interval)      (a full bucket stops filling)
+ *   stored      = max(0, (now - E) / interval)
+ *   earliest(n) = max(now, E + n * interval)
+ *   allowed:      E = E + n * interval,  wait = earliest(n) - now
+ *   time until full = E + maxPermits * interval - now
+ *   new bucket:   E = now - initialPermits * interval
+ *
+ * Each line follows from the two-number form (nextFree = max(now, E) after a resync, and
+ * stored is 0 whenever nextFree > now). Redis keeps E as an integer of µs, so the key is
+ * one small integer (Redis stores it in the key's own header). E is rounded up when
+ * stored: a request may pay up to 1 µs more, never less.
  */
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
@@ -79,9 +96,9 @@ export interface TokenBucketRequest {
   timeoutMicros: number;
 }
 
+/** The one stored number: when the bucket was or will be empty, in whole µs (see above). */
 export interface TokenBucketState {
-  stored: number;
-  nextFreeMicros: number;
+  emptyAtMicros: number;
 }
 
 export const TOKEN_BUCKET_DEFAULTS = { rate: 1, burst: 1, expire: 60 } as const;
