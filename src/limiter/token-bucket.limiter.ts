@@ -2,6 +2,7 @@ import { Decision } from '../algorithms/decision';
 import { tokenBucket } from '../algorithms/token-bucket/token-bucket.algorithm';
 import {
   TokenBucketParams,
+  TokenBucketRequest,
   tokenBucketRequest,
 } from '../algorithms/token-bucket/token-bucket.model';
 import { LimiterStore } from '../stores/limiter-store';
@@ -20,6 +21,8 @@ export interface TryAcquireOptions {
  * @publicApi
  */
 export class TokenBucketLimiter {
+  private lastRequest?: { permits: number; timeout: number; request: TokenBucketRequest };
+
   constructor(
     private readonly store: LimiterStore,
     readonly key: string,
@@ -32,8 +35,16 @@ export class TokenBucketLimiter {
    * reserved when allowed. Infinity as timeout reserves whatever the wait.
    */
   decide(permits = 1, timeout = 0): Promise<Decision> {
+    return this.store.evaluate(tokenBucket, this.key, this.params, this.request(permits, timeout));
+  }
+
+  /** Callers repeat one request shape: validate and build it once, not per decision. */
+  private request(permits: number, timeout: number): TokenBucketRequest {
+    const last = this.lastRequest;
+    if (last && last.permits === permits && last.timeout === timeout) return last.request;
     const request = tokenBucketRequest(this.params, permits, timeout);
-    return this.store.evaluate(tokenBucket, this.key, this.params, request);
+    this.lastRequest = { permits, timeout, request };
+    return request;
   }
 
   /**

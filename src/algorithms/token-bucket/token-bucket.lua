@@ -8,7 +8,8 @@
 -- ARGV[5]  expireMicros     the TTL is never shorter than this
 -- ARGV[6]  permits          requested now (integer >= 1)
 -- ARGV[7]  timeoutMicros    longest acceptable wait; < 0 waits as long as needed
--- Reply    {allowed, remaining, resetMicros, retryAfterMicros, waitMicros}
+-- Reply    {allowed, remaining, resetMicros, retryAfterMicros, waitMicros} as integers:
+--          whole permits (rounded down) and whole µs (rounded up), never in the caller's favour
 -- TTL      max(expire, time until full with nothing reserved)
 local now = now_micros()
 local max_permits = tonumber(ARGV[2])
@@ -34,10 +35,10 @@ if timeout >= 0 and wait > timeout then
     -- A new bucket's refill clock must start now, or one that starts empty never fills.
     redis.call('SET', KEYS[1], exact(math.ceil(empty_at)), 'PX', ttl_ms(math.max(expire, until_full)))
   end
-  return {0, exact(math.max(0, (now - empty_at) / interval)), exact(until_full), exact(wait - timeout), '0'}
+  return {0, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), math.ceil(wait - timeout), 0}
 end
 
 empty_at = math.ceil(empty_at + permits * interval)
 local until_full = empty_at + full_span - now
 redis.call('SET', KEYS[1], exact(empty_at), 'PX', ttl_ms(math.max(expire, until_full)))
-return {1, exact(math.max(0, (now - empty_at) / interval)), exact(until_full), '0', exact(wait)}
+return {1, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), 0, math.ceil(wait)}

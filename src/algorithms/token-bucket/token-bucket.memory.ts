@@ -1,7 +1,10 @@
 import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
 import { TokenBucketParams, TokenBucketRequest, TokenBucketState } from './token-bucket.model';
 
-/** The TypeScript twin of token-bucket.lua: same operations in the same order, same doubles. */
+/**
+ * The TypeScript twin of token-bucket.lua: same operations in the same order, same doubles,
+ * and the reply rounded as the script rounds it (whole permits down, whole µs up).
+ */
 export function tokenBucketStep(
   state: TokenBucketState | undefined,
   now: number,
@@ -23,7 +26,13 @@ export function tokenBucketStep(
     return {
       state: state ?? { emptyAtMicros: Math.ceil(emptyAt) },
       ttlMs: state ? null : ttlMsFromMicros(Math.max(expire, untilFull)),
-      reply: [0, stored, untilFull, wait - request.timeoutMicros, 0],
+      reply: [
+        0,
+        Math.floor(stored),
+        Math.ceil(untilFull),
+        Math.ceil(wait - request.timeoutMicros),
+        0,
+      ],
     };
   }
 
@@ -32,6 +41,12 @@ export function tokenBucketStep(
   return {
     state: { emptyAtMicros: emptyAt },
     ttlMs: ttlMsFromMicros(Math.max(expire, untilFull)),
-    reply: [1, Math.max(0, (now - emptyAt) / interval), untilFull, 0, wait],
+    reply: [
+      1,
+      Math.floor(Math.max(0, (now - emptyAt) / interval)),
+      Math.ceil(untilFull),
+      0,
+      Math.ceil(wait),
+    ],
   };
 }

@@ -1,0 +1,46 @@
+'use strict';
+// Every child process the bench starts is registered here and killed when the bench
+// exits, normally or not (error, Ctrl-C, SIGTERM).
+const children = new Set();
+
+function track(child) {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+function killAll(signal = 'SIGKILL') {
+  for (const child of children) {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+  children.clear();
+}
+
+process.on('exit', () => killAll());
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    killAll();
+    process.exit(130);
+  });
+}
+
+/** Resolves when the child exits (at once if it already has). */
+function exited(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', resolve));
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`. */
+async function stop(child, graceMs = 3000) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited(child);
+  clearTimeout(timer);
+}
+
+module.exports = { track, killAll, stop, exited };

@@ -1,0 +1,62 @@
+'use strict';
+// Small statistics and Redis INFO helpers shared by the sections.
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index];
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** `INFO commandstats` text -> { command: { calls, usec } }. */
+function parseCommandStats(text) {
+  const stats = {};
+  for (const line of text.split(/\r?\n/)) {
+    const match = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/.exec(line);
+    if (match) stats[match[1]] = { calls: Number(match[2]), usec: Number(match[3]) };
+  }
+  return stats;
+}
+
+/** after - before, leaving out INFO / CONFIG / commands that did not change. */
+function diffCommandStats(before, after) {
+  const diff = {};
+  for (const [name, stat] of Object.entries(after)) {
+    if (name === 'info' || name.startsWith('config')) continue;
+    const calls = stat.calls - (before[name]?.calls ?? 0);
+    const usec = stat.usec - (before[name]?.usec ?? 0);
+    if (calls > 0) diff[name] = { calls, usec };
+  }
+  return diff;
+}
+
+function totalCalls(diff, filter = () => true) {
+  return Object.entries(diff)
+    .filter(([name]) => filter(name))
+    .reduce((sum, [, stat]) => sum + stat.calls, 0);
+}
+
+const SCRIPT_COMMANDS = new Set([
+  'eval',
+  'evalsha',
+  'eval_ro',
+  'evalsha_ro',
+  'fcall',
+  'fcall_ro',
+  'multi',
+  'exec',
+]);
+
+module.exports = {
+  percentile,
+  median,
+  parseCommandStats,
+  diffCommandStats,
+  totalCalls,
+  SCRIPT_COMMANDS,
+};
