@@ -18,7 +18,9 @@ import {
 } from './rate-limiter.module-definition';
 import { RateLimiterModuleOptions } from './rate-limiter.options';
 import { LimiterStore } from './stores/limiter-store';
-import { storeFromOptions } from './stores/store-from-options';
+import { PolicyBoundStore } from './stores/policy-bound.store';
+import { ProtectedStore } from './stores/protected.store';
+import { protectedStoreFromOptions, storeFromOptions } from './stores/store-from-options';
 
 /** The APP_GUARD: the real guard unless the options say `global: false`. */
 @Injectable()
@@ -53,14 +55,32 @@ class GlobalRateLimitGuard implements CanActivate {
         storeFromOptions(options, new Logger('RateLimiter')),
       inject: [RATE_LIMITER_OPTIONS],
     },
-    RateLimiterFactory,
+    {
+      provide: ProtectedStore,
+      useFactory: (store: LimiterStore, options: RateLimiterModuleOptions) =>
+        protectedStoreFromOptions(store, options, new Logger('RateLimiter')),
+      inject: [LimiterStore, RATE_LIMITER_OPTIONS],
+    },
+    {
+      provide: RateLimiterFactory,
+      useFactory: (store: ProtectedStore, options: RateLimiterModuleOptions) =>
+        new RateLimiterFactory(new PolicyBoundStore(store), options),
+      inject: [ProtectedStore, RATE_LIMITER_OPTIONS],
+    },
     LimitExplorer,
     RateLimitGuard,
     GlobalRateLimitGuard,
     { provide: APP_GUARD, useExisting: GlobalRateLimitGuard },
   ],
   // The guard's own dependencies are exported so `@UseGuards(RateLimitGuard)` resolves anywhere.
-  exports: [LimiterStore, RateLimiterFactory, RateLimitGuard, LimitExplorer, RATE_LIMITER_OPTIONS],
+  exports: [
+    LimiterStore,
+    ProtectedStore,
+    RateLimiterFactory,
+    RateLimitGuard,
+    LimitExplorer,
+    RATE_LIMITER_OPTIONS,
+  ],
 })
 export class RateLimiterModule
   extends RateLimiterConfigurableModule

@@ -21,3 +21,12 @@ export interface LimitDefinition {
   decorator: string;
   options: KeyOptions & Record<string, unknown>;
 }
+
+/** Each algorithm's key prefix, shared by its decorator and its factory method. */
+export const DEFAULT_PREFIXES: Record<LimitKindName, string> = {
+  tokenBucket: 'rateLimit:',
+  fixedWindow: 'countLimit:',
+  slidingWindow: 'slidingWindow:',
+  concurrency: 'concurrency:',
+  leakyBucket: 'leakyBucket:',
+};

@@ -29,10 +29,27 @@ export interface CompiledLimit extends CompiledAlgorithm {
 
 const KEY_OPTION_NAMES = ['key', 'prefix', 'limitType'];
 
+/**
+ * What decides a limit's keys: two limits of one kind with the same spec on one handler
+ * (a class-level and a method-level `@CountLimit`, or two windows) would share their keys.
+ */
+export function keySpecOf(definition: LimitDefinition): string {
+  const { options } = definition;
+  const prefix = options.prefix ?? LIMIT_KINDS[definition.kind]?.defaultPrefix;
+  const limitType = options.limitType ?? (options.key ? LimitType.CUSTOM : LimitType.METHOD);
+  return [definition.kind, String(prefix), String(limitType), String(options.key ?? '')].join('\0');
+}
+
+/**
+ * Compiles one limit. `occurrence` counts the limits of the same kind and key spec on the
+ * handler (see {@link keySpecOf}); from the second on, it goes into the key after the
+ * prefix (`countLimit:#2:Cls.m`), so each limit keeps its own state.
+ */
 export function compileLimit(
   definition: LimitDefinition,
   handlerName: string,
   keyPrefix: string,
+  occurrence = 1,
 ): CompiledLimit {
   const where = `${definition.decorator} on ${handlerName}`;
   const kind = LIMIT_KINDS[definition.kind];
@@ -59,7 +76,12 @@ export function compileLimit(
     ...kind.compile(options, where),
     where,
     policyName: prefix.replace(/:$/, '') || definition.kind,
-    key: compileKey(options, where, handlerName, keyPrefix + prefix),
+    key: compileKey(
+      options,
+      where,
+      handlerName,
+      keyPrefix + prefix + (occurrence > 1 ? `#${occurrence}:` : ''),
+    ),
   };
 }
 
@@ -107,6 +129,10 @@ function compileKey(
   } catch (error) {
     if (!(error instanceof KeyTemplateSyntaxError)) throw error;
     throw new LimiterConfigError(`${where}: ${error.message}`);
+  }
+  if (compiled.isConstant) {
+    const fixed = base + keyPart(LimitType.CUSTOM, handlerName, { ip: '', custom: template });
+    return () => fixed;
   }
   return (facts) =>
     base +

@@ -1,10 +1,20 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import { Observable, from, mergeMap, catchError, throwError } from 'rxjs';
+import {
+  Observable,
+  catchError,
+  concatWith,
+  defer,
+  finalize,
+  ignoreElements,
+  throwError,
+} from 'rxjs';
 import { takeRelease } from './concurrency-release';
 
 /**
- * Gives back `@ConcurrencyLimit` slots as soon as the handler is done, before the response
- * is sent. `@ConcurrencyLimit` attaches it to its handler or class.
+ * Gives back `@ConcurrencyLimit` slots when the handler's result is complete: after its
+ * last value (all of them, for a stream) and before Nest writes the response, or when it
+ * fails, or when the subscriber leaves early. `@ConcurrencyLimit` attaches it to its
+ * handler or class.
  */
 @Injectable()
 export class ConcurrencyReleaseInterceptor implements NestInterceptor {
@@ -12,8 +22,11 @@ export class ConcurrencyReleaseInterceptor implements NestInterceptor {
     const release = takeRelease(context);
     if (!release) return next.handle();
     return next.handle().pipe(
-      mergeMap((value) => from(release().then(() => value))),
-      catchError((error: unknown) => from(release()).pipe(mergeMap(() => throwError(() => error)))),
+      concatWith(defer(release).pipe(ignoreElements())),
+      catchError((error: unknown) =>
+        defer(release).pipe(concatWith(throwError(() => error)), ignoreElements()),
+      ),
+      finalize(() => void release()),
     );
   }
 }

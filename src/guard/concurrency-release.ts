@@ -5,10 +5,15 @@ export type SlotRelease = () => Promise<void>;
 
 const pendingReleases = new WeakMap<object, SlotRelease>();
 
-/** The object that identifies one request in every context: the HTTP request, or the RPC/WS message. */
+/**
+ * The object that identifies one request from the guard to the interceptor: the HTTP
+ * request, or else the argument array Nest builds for each RPC message or WebSocket event
+ * and hands to both (its first element may be a primitive payload or a socket shared by
+ * many events).
+ */
 function carrierOf(context: ExecutionContext): object | undefined {
   const carrier =
-    context.getType() === 'http' ? context.switchToHttp().getRequest() : context.getArgByIndex(0);
+    context.getType() === 'http' ? context.switchToHttp().getRequest() : context.getArgs();
   return typeof carrier === 'object' && carrier !== null ? carrier : undefined;
 }
 
@@ -23,8 +28,9 @@ export function once(release: () => Promise<unknown>): SlotRelease {
 
 /**
  * Arranges for `release` to run exactly once when the request is over:
- * - when the handler returns or throws (the interceptor, before the response is written, so
- *   a client's next request finds the slot free);
+ * - when the handler's result completes or fails (the interceptor, before the response is
+ *   written, so a client's next request finds the slot free; a stream, such as
+ *   server-sent events, holds its slot until it ends);
  * - when the response closes, which also covers a client that disconnects mid-request;
  * - otherwise the slot's lease frees it.
  */

@@ -3,17 +3,28 @@ import { fixedWindowParams } from '../algorithms/fixed-window/fixed-window.model
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { tokenBucket } from '../algorithms/token-bucket/token-bucket.algorithm';
 import {
+  TOKEN_BUCKET_DEFAULTS,
   tokenBucketParams,
   tokenBucketRequest,
 } from '../algorithms/token-bucket/token-bucket.model';
 import { randomUUID } from 'node:crypto';
 import { concurrency } from '../algorithms/concurrency/concurrency.algorithm';
-import { ConcurrencyRequest, concurrencyParams } from '../algorithms/concurrency/concurrency.model';
+import {
+  ConcurrencyOptions,
+  ConcurrencyRequest,
+  concurrencyParams,
+} from '../algorithms/concurrency/concurrency.model';
 import { leakyBucket } from '../algorithms/leaky-bucket/leaky-bucket.algorithm';
-import { leakyBucketParams } from '../algorithms/leaky-bucket/leaky-bucket.model';
+import {
+  LeakyBucketOptions,
+  leakyBucketParams,
+} from '../algorithms/leaky-bucket/leaky-bucket.model';
 import { slidingWindow } from '../algorithms/sliding-window/sliding-window.algorithm';
-import { slidingWindowParams } from '../algorithms/sliding-window/sliding-window.model';
-import { LimitKindName } from '../decorators/limit-definition';
+import {
+  SlidingWindowOptions,
+  slidingWindowParams,
+} from '../algorithms/sliding-window/sliding-window.model';
+import { DEFAULT_PREFIXES, LimitKindName } from '../decorators/limit-definition';
 
 /** A limit's algorithm with its parameters fixed, as the guard runs it. */
 export interface CompiledAlgorithm {
@@ -29,7 +40,11 @@ export interface CompiledAlgorithm {
   releaseRequest?(acquire: unknown): unknown;
 }
 
-/** How each decorator kind turns its options into an algorithm run. */
+/**
+ * How each decorator kind turns its options into an algorithm run. Decorator options arrive
+ * untyped (plain JavaScript callers included); the `*Params` functions validate every field,
+ * which is why the casts below are safe.
+ */
 export interface LimitKind {
   defaultPrefix: string;
   /** Option names the kind accepts besides the key options, to catch typos at start-up. */
@@ -42,7 +57,7 @@ const asAlgorithm = <P, R, S>(algorithm: LimiterAlgorithm<P, R, S>) =>
 
 export const LIMIT_KINDS: Record<LimitKindName, LimitKind> = {
   tokenBucket: {
-    defaultPrefix: 'rateLimit:',
+    defaultPrefix: DEFAULT_PREFIXES.tokenBucket,
     optionNames: ['rate', 'burst', 'permits', 'timeout', 'expire', 'initialPermits'],
     compile(options, where) {
       const params = tokenBucketParams(options, where);
@@ -56,12 +71,12 @@ export const LIMIT_KINDS: Record<LimitKindName, LimitKind> = {
         algorithm: asAlgorithm(tokenBucket),
         params,
         newRequest: () => request,
-        windowSeconds: (options.burst as number | undefined) ?? 1,
+        windowSeconds: (options.burst as number | undefined) ?? TOKEN_BUCKET_DEFAULTS.burst,
       };
     },
   },
   fixedWindow: {
-    defaultPrefix: 'countLimit:',
+    defaultPrefix: DEFAULT_PREFIXES.fixedWindow,
     optionNames: ['limit', 'period'],
     compile(options, where) {
       const params = fixedWindowParams(options, where);
@@ -74,10 +89,10 @@ export const LIMIT_KINDS: Record<LimitKindName, LimitKind> = {
     },
   },
   slidingWindow: {
-    defaultPrefix: 'slidingWindow:',
+    defaultPrefix: DEFAULT_PREFIXES.slidingWindow,
     optionNames: ['limit', 'window'],
     compile(options, where) {
-      const params = slidingWindowParams(options as never, where);
+      const params = slidingWindowParams(options as unknown as SlidingWindowOptions, where);
       return {
         algorithm: asAlgorithm(slidingWindow),
         params,
@@ -88,10 +103,10 @@ export const LIMIT_KINDS: Record<LimitKindName, LimitKind> = {
     },
   },
   concurrency: {
-    defaultPrefix: 'concurrency:',
+    defaultPrefix: DEFAULT_PREFIXES.concurrency,
     optionNames: ['max', 'lease'],
     compile(options, where) {
-      const params = concurrencyParams(options as never, where);
+      const params = concurrencyParams(options as unknown as ConcurrencyOptions, where);
       return {
         algorithm: asAlgorithm(concurrency),
         params,
@@ -102,10 +117,10 @@ export const LIMIT_KINDS: Record<LimitKindName, LimitKind> = {
     },
   },
   leakyBucket: {
-    defaultPrefix: 'leakyBucket:',
+    defaultPrefix: DEFAULT_PREFIXES.leakyBucket,
     optionNames: ['capacity', 'rate'],
     compile(options, where) {
-      const params = leakyBucketParams(options as never, where);
+      const params = leakyBucketParams(options as unknown as LeakyBucketOptions, where);
       return {
         algorithm: asAlgorithm(leakyBucket),
         params,

@@ -3,18 +3,21 @@ import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { isSkipped, readLimits } from '../decorators/limit-metadata.accessor';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
-import { CompiledLimit, compileLimit } from './compiled-limit';
+import { LimitDefinition } from '../decorators/limit-definition';
+import { CompiledLimit, compileLimit, keySpecOf } from './compiled-limit';
 
 const NO_LIMITS: readonly CompiledLimit[] = Object.freeze([]);
 
 /**
  * Compiles every decorated handler once, when the application initialises: options are
  * validated and key templates parsed there, so a mistake fails start-up naming the class,
- * method and option, and the guard does one map lookup per request.
+ * method and option, and the guard does two map lookups per request. Plans are kept per
+ * controller and handler: a method inherited by two controllers gets each one's class limits
+ * and key names.
  */
 @Injectable()
 export class LimitExplorer implements OnModuleInit {
-  private readonly plans = new Map<Function, readonly CompiledLimit[]>();
+  private readonly plans = new Map<Function, Map<Function, readonly CompiledLimit[]>>();
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -31,7 +34,7 @@ export class LimitExplorer implements OnModuleInit {
       if (!prototype) continue;
       for (const name of this.scanner.getAllMethodNames(prototype)) {
         const handler = prototype[name];
-        if (typeof handler === 'function' && !this.plans.has(handler)) {
+        if (typeof handler === 'function' && !this.plans.get(metatype)?.has(handler)) {
           this.compile(metatype, handler, name);
         }
       }
@@ -40,7 +43,9 @@ export class LimitExplorer implements OnModuleInit {
 
   /** The compiled limits of a handler; one that was not discovered is compiled on first use. */
   limitsFor(controller: Function, handler: Function): readonly CompiledLimit[] {
-    return this.plans.get(handler) ?? this.compile(controller, handler, handler.name);
+    return (
+      this.plans.get(controller)?.get(handler) ?? this.compile(controller, handler, handler.name)
+    );
   }
 
   private compile(
@@ -52,18 +57,22 @@ export class LimitExplorer implements OnModuleInit {
     const plan =
       definitions.length === 0 || isSkipped(controller, handler)
         ? NO_LIMITS
-        : Object.freeze(
-            definitions.map((definition) =>
-              Object.freeze(
-                compileLimit(
-                  definition,
-                  `${controller.name}.${methodName}`,
-                  this.options.keyPrefix ?? '',
-                ),
-              ),
-            ),
-          );
-    this.plans.set(handler, plan);
+        : Object.freeze(this.compileAll(definitions, `${controller.name}.${methodName}`));
+    let byHandler = this.plans.get(controller);
+    if (!byHandler) this.plans.set(controller, (byHandler = new Map()));
+    byHandler.set(handler, plan);
     return plan;
+  }
+
+  private compileAll(definitions: LimitDefinition[], handlerName: string): CompiledLimit[] {
+    const occurrences = new Map<string, number>();
+    return definitions.map((definition) => {
+      const spec = keySpecOf(definition);
+      const occurrence = (occurrences.get(spec) ?? 0) + 1;
+      occurrences.set(spec, occurrence);
+      return Object.freeze(
+        compileLimit(definition, handlerName, this.options.keyPrefix ?? '', occurrence),
+      );
+    });
   }
 }

@@ -13,12 +13,7 @@ import { RateLimitExceededException } from '../errors/rate-limit-exceeded.except
 import { KeyValueInvalidError, KeyValueMissingError } from '../keys/key-template.evaluator';
 import { sleep } from '../limiter/sleep';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
-import {
-  DEFAULT_STORE_TIMEOUT_MS,
-  HeadersMode,
-  RateLimiterModuleOptions,
-} from '../rate-limiter.options';
-import { LimiterStore } from '../stores/limiter-store';
+import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { ProtectedStore } from '../stores/protected.store';
 import { CompiledLimit, RequestFacts } from './compiled-limit';
 import { forContext } from './context-exception';
@@ -44,25 +39,15 @@ interface Outcome {
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
-  private readonly store: ProtectedStore;
   private readonly headers: HeadersMode;
   private readonly logger = new Logger('RateLimiter');
 
   constructor(
     private readonly explorer: LimitExplorer,
-    store: LimiterStore,
+    private readonly store: ProtectedStore,
     @Inject(RATE_LIMITER_OPTIONS) private readonly options: RateLimiterModuleOptions,
   ) {
     this.headers = options.headers ?? 'legacy';
-    this.store = new ProtectedStore(
-      store,
-      options.onStoreError ?? 'allow',
-      options.storeTimeout ?? DEFAULT_STORE_TIMEOUT_MS,
-      this.logger,
-      undefined,
-      options.onDecision &&
-        ((error, key, limit) => this.emit({ outcome: 'store-error', limit, key, error })),
-    );
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -70,9 +55,8 @@ export class RateLimitGuard implements CanActivate {
     if (limits.length === 0) return true;
     const { facts, response } = readRequest(context, this.options);
     const keys = this.keysOf(limits, facts, context);
-    const decided = await Promise.all(limits.map((limit, i) => this.decide(limit, keys[i])));
-    const outcomes = decided.filter((outcome): outcome is Outcome => outcome !== null);
-    if (outcomes.length < limits.length && this.options.onStoreError === 'deny') {
+    const outcomes = await this.decideAll(limits, keys);
+    if (outcomes.length < limits.length && this.store.policy === 'deny') {
       this.releaseSlots(outcomes);
       throw forContext(context, new ServiceUnavailableException('Rate limiting is unavailable'));
     }
@@ -114,15 +98,42 @@ export class RateLimitGuard implements CanActivate {
     }
   }
 
+  /**
+   * Every limit's decision; the limits the store could not decide are left out. Should one
+   * evaluation throw (an `onDecision` hook cannot: its errors are caught), the slots the
+   * others took are given back before the error goes on.
+   */
+  private async decideAll(limits: readonly CompiledLimit[], keys: string[]): Promise<Outcome[]> {
+    const settled = await Promise.allSettled(limits.map((limit, i) => this.decide(limit, keys[i])));
+    const outcomes: Outcome[] = [];
+    let failure: PromiseRejectedResult | undefined;
+    for (const result of settled) {
+      if (result.status === 'rejected') failure ??= result;
+      else if (result.value !== null) outcomes.push(result.value);
+    }
+    if (failure) {
+      this.releaseSlots(outcomes);
+      throw failure.reason;
+    }
+    return outcomes;
+  }
+
   /** The limit's decision, or null when the store could not answer (and no fallback did). */
   private async decide(limit: CompiledLimit, key: string): Promise<Outcome | null> {
     const request = limit.newRequest();
+    // A slot granted after storeTimeout would be held by nobody until its lease ends.
+    const onLateAnswer = limit.holdsSlot
+      ? (late: Decision) => {
+          if (late.allowed) this.releaseQuietly({ limit, key, request, decision: late });
+        }
+      : undefined;
     const decision = await this.store.evaluate(
       limit.algorithm,
       key,
       limit.params,
       request,
       limit.where,
+      onLateAnswer,
     );
     if (decision) {
       if (this.options.onDecision) {
@@ -168,8 +179,17 @@ export class RateLimitGuard implements CanActivate {
 
   private releaseSlots(outcomes: Outcome[]): void {
     for (const outcome of outcomes) {
-      if (outcome.limit.holdsSlot && outcome.decision.allowed) void this.release(outcome);
+      if (outcome.limit.holdsSlot && outcome.decision.allowed) this.releaseQuietly(outcome);
     }
+  }
+
+  /** A release nobody waits for; a failure leaves the slot to its lease. */
+  private releaseQuietly(outcome: Outcome): void {
+    this.release(outcome).catch((error: unknown) =>
+      this.logger.warn(
+        `Could not release a slot of ${outcome.limit.where}: ${(error as Error)?.message ?? String(error)}`,
+      ),
+    );
   }
 
   private async release(outcome: Outcome): Promise<void> {

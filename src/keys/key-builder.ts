@@ -90,11 +90,3 @@ export function keyPart(
       throw new Error(`Unknown limitType '${String(limitType)}' on ${handlerName}`);
   }
 }
-
-/**
- * The Redis key of one limit: `keyPrefix` (module option) + `prefix` (decorator option,
- * e.g. `rateLimit:`) + `part` (from {@link keyPart}).
- */
-export function fullKey(keyPrefix: string, prefix: string, part: string): string {
-  return keyPrefix + prefix + part;
-}

@@ -16,6 +16,7 @@ import {
   LeakyBucketOptions,
   leakyBucketParams,
 } from '../algorithms/leaky-bucket/leaky-bucket.model';
+import { DEFAULT_PREFIXES, LimitKindName } from '../decorators/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { limiterMessages } from '../rate-limiter.messages';
@@ -33,11 +34,19 @@ export interface RateLimiterFactoryOptions {
   cache?: LimiterCacheOptions;
 }
 
-/** A limiter's key: used as given, after the module's `keyPrefix`. */
 const TOKEN_BUCKET_OPTIONS = ['rate', 'burst', 'expire', 'initialPermits'] as const;
 
+/**
+ * A limiter's key. The Redis key is `keyPrefix + prefix + key`, the decorators' layout: the
+ * default `prefix` is the matching decorator's ('rateLimit:' for `rateLimiter`), so two
+ * algorithms given one key never share state, and `rateLimiter({ key: 'sms:42' })` is the
+ * state of `@RateLimit({ key: 'sms:#{id}' })` for id 42.
+ *
+ * @publicApi
+ */
 export interface KeyedOptions {
   key: string;
+  prefix?: string;
 }
 
 /**
@@ -65,24 +74,30 @@ export class RateLimiterFactory {
 
   /** A token bucket: `rate` permits a second, `burst` seconds of them saved up. */
   rateLimiter(options: TokenBucketOptions & KeyedOptions): TokenBucketLimiter {
-    return this.limiter('rateLimiter', options, TOKEN_BUCKET_OPTIONS, (key) => {
+    return this.limiter('rateLimiter', 'tokenBucket', options, TOKEN_BUCKET_OPTIONS, (key) => {
       return new TokenBucketLimiter(this.store, key, tokenBucketParams(options, 'rateLimiter'));
     });
   }
 
   /** A fixed-window counter: `limit` requests per `period` seconds. */
   countLimiter(options: FixedWindowOptions & KeyedOptions): CountLimiter {
-    return this.limiter('countLimiter', options, ['limit', 'period'], (key) => {
+    return this.limiter('countLimiter', 'fixedWindow', options, ['limit', 'period'], (key) => {
       return new CountLimiter(this.store, key, fixedWindowParams(options, 'countLimiter'));
     });
   }
 
   /** An exact sliding-window log: at most `limit` requests within any `window` seconds. */
   slidingWindowLimiter(options: SlidingWindowOptions & KeyedOptions): SlidingWindowLimiter {
-    return this.limiter('slidingWindowLimiter', options, ['limit', 'window'], (key) => {
-      const params = slidingWindowParams(options, 'slidingWindowLimiter');
-      return new SlidingWindowLimiter(this.store, key, params);
-    });
+    return this.limiter(
+      'slidingWindowLimiter',
+      'slidingWindow',
+      options,
+      ['limit', 'window'],
+      (key) => {
+        const params = slidingWindowParams(options, 'slidingWindowLimiter');
+        return new SlidingWindowLimiter(this.store, key, params);
+      },
+    );
   }
 
   /**
@@ -90,7 +105,7 @@ export class RateLimiterFactory {
    * seconds. The instance holds no slots itself, so one cached instance serves every caller.
    */
   concurrencyLimiter(options: ConcurrencyOptions & KeyedOptions): ConcurrencyLimiter {
-    return this.limiter('concurrencyLimiter', options, ['max', 'lease'], (key) => {
+    return this.limiter('concurrencyLimiter', 'concurrency', options, ['max', 'lease'], (key) => {
       return new ConcurrencyLimiter(
         this.store,
         key,
@@ -101,13 +116,19 @@ export class RateLimiterFactory {
 
   /** A leaky bucket (GCRA): `capacity` requests at once, then `rate` a second. */
   leakyBucketLimiter(options: LeakyBucketOptions & KeyedOptions): LeakyBucketLimiter {
-    return this.limiter('leakyBucketLimiter', options, ['capacity', 'rate'], (key) => {
-      return new LeakyBucketLimiter(
-        this.store,
-        key,
-        leakyBucketParams(options, 'leakyBucketLimiter'),
-      );
-    });
+    return this.limiter(
+      'leakyBucketLimiter',
+      'leakyBucket',
+      options,
+      ['capacity', 'rate'],
+      (key) => {
+        return new LeakyBucketLimiter(
+          this.store,
+          key,
+          leakyBucketParams(options, 'leakyBucketLimiter'),
+        );
+      },
+    );
   }
 
   /**
@@ -117,23 +138,30 @@ export class RateLimiterFactory {
    */
   private limiter<T extends object>(
     method: string,
+    kind: LimitKindName,
     options: KeyedOptions,
     optionNames: readonly string[],
     create: (key: string) => T,
   ): T {
-    const key = this.fullKey(options, method);
+    const key = this.fullKey(options, method, kind);
     let signature = method + '\u0000' + key;
     for (const name of optionNames)
       signature += '\u0000' + (options as unknown as Record<string, unknown>)[name];
     return this.cache.getOrCreate(signature, () => create(key));
   }
 
-  private fullKey(options: KeyedOptions, where: string): string {
+  private fullKey(options: KeyedOptions, where: string, kind: LimitKindName): string {
     if (typeof options.key !== 'string' || options.key === '') {
       throw new LimiterConfigError(
         limiterMessages.invalidOption(where, 'key', options.key, 'a non-empty string'),
       );
     }
-    return this.keyPrefix + options.key;
+    const prefix = options.prefix ?? DEFAULT_PREFIXES[kind];
+    if (typeof prefix !== 'string') {
+      throw new LimiterConfigError(
+        limiterMessages.invalidOption(where, 'prefix', prefix, 'a string'),
+      );
+    }
+    return this.keyPrefix + prefix + options.key;
   }
 }

@@ -45,16 +45,6 @@ export class MemoryStore extends LimiterStore {
     params: P,
     request: R,
   ): Promise<Decision> {
-    return Promise.resolve(this.evaluateNow(algorithm, key, params, request));
-  }
-
-  /** The synchronous evaluation, for callers that must not yield between decisions. */
-  evaluateNow<P, R, S>(
-    algorithm: LimiterAlgorithm<P, R, S>,
-    key: string,
-    params: P,
-    request: R,
-  ): Decision {
     const nowMicros = toMicros(this.now());
     if (nowMicros >= this.nextSweepMicros) this.sweep(nowMicros);
     const entry = this.entries.get(key);
@@ -65,7 +55,7 @@ export class MemoryStore extends LimiterStore {
     } else if (step.ttlMs !== null) {
       this.entries.set(key, { state: step.state, expiresAtMicros: nowMicros + step.ttlMs * 1000 });
     }
-    return toDecision(step.reply, algorithm.limit(params));
+    return Promise.resolve(toDecision(step.reply, algorithm.limit(params)));
   }
 
   private sweep(nowMicros: number): void {

@@ -6,14 +6,17 @@ import { StoreErrorPolicy } from '../rate-limiter.options';
 import { LimiterStore } from './limiter-store';
 import { MemoryStore } from './memory.store';
 
-/** Listener of every store outage and recovery, for metrics. */
-export type StoreHealthListener = (event: 'down' | 'up', error?: Error) => void;
+/** Told of every decision the store could not make, for the `onDecision` hook. */
+export type StoreErrorListener = (error: StoreUnavailableError, key: string, label: string) => void;
 
 /**
  * Bounds every decision by `timeoutMs` and applies the `onStoreError` policy in one
- * place. An unavailable store yields `null` ('allow' and 'deny', the guard answers) or a
- * decision of the in-memory insurance store ('fallback'). One warning per outage, one
- * log line when the store is back.
+ * place, for the guard and the module's factory alike. An unavailable store yields `null`
+ * ('allow' and 'deny': the caller answers) or a decision of the in-memory insurance store
+ * ('fallback'). One warning per outage, one log line when the store is back.
+ *
+ * Any error of the store counts, not only lost connections: a custom store that throws, or
+ * a Redis error reply (a key of the wrong type), must not turn into a 500.
  */
 export class ProtectedStore {
   private down = false;
@@ -21,15 +24,19 @@ export class ProtectedStore {
 
   constructor(
     private readonly primary: LimiterStore,
-    private readonly policy: StoreErrorPolicy,
+    readonly policy: StoreErrorPolicy,
     private readonly timeoutMs: number,
     private readonly logger: Logger,
-    private readonly onHealth?: StoreHealthListener,
-    private readonly onError?: (error: StoreUnavailableError, key: string, label: string) => void,
+    private readonly onError?: StoreErrorListener,
   ) {
     if (policy === 'fallback') this.fallback = new MemoryStore();
   }
 
+  /**
+   * The decision, or null when the store could not answer and no fallback did.
+   * `onLateAnswer` receives a decision that arrived after `timeoutMs`, so a caller can give
+   * back what it took (a concurrency slot) instead of holding it until its lease ends.
+   */
   async evaluate<P, R, S>(
     algorithm: LimiterAlgorithm<P, R, S>,
     key: string,
@@ -37,6 +44,7 @@ export class ProtectedStore {
     request: R,
     /** Names the limit in error reports. */
     label = '',
+    onLateAnswer?: (decision: Decision) => void,
   ): Promise<Decision | null> {
     try {
       // A connection known to be lost fails at once, queueing nothing while Redis is away.
@@ -44,29 +52,34 @@ export class ProtectedStore {
         throw new StoreUnavailableError('the store is disconnected');
       const decision = await this.withTimeout(
         this.primary.evaluate(algorithm, key, params, request),
+        onLateAnswer,
       );
       if (this.down) this.recovered();
       return decision;
-    } catch (error) {
-      if (!(error instanceof StoreUnavailableError)) throw error;
+    } catch (thrown) {
+      const error =
+        thrown instanceof StoreUnavailableError
+          ? thrown
+          : new StoreUnavailableError('the store failed', thrown);
       if (!this.down) this.failed(error);
-      this.onError?.(error, key, label);
+      this.notify(error, key, label);
       return this.fallback ? this.fallback.evaluate(algorithm, key, params, request) : null;
     }
   }
 
-  /** The store's answer, or a StoreUnavailableError once `timeoutMs` passes; a late answer is dropped. */
-  private withTimeout<T>(pending: Promise<T>): Promise<T> {
+  /** The store's answer, or a StoreUnavailableError once `timeoutMs` passes. */
+  private withTimeout<T>(pending: Promise<T>, onLateAnswer?: (value: T) => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          reject(new StoreUnavailableError(`no answer within storeTimeout (${this.timeoutMs} ms)`)),
-        this.timeoutMs,
-      );
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        reject(new StoreUnavailableError(`no answer within storeTimeout (${this.timeoutMs} ms)`));
+      }, this.timeoutMs);
       pending.then(
         (value) => {
           clearTimeout(timer);
-          resolve(value);
+          if (!timedOut) resolve(value);
+          else onLateAnswer?.(value);
         },
         (error: unknown) => {
           clearTimeout(timer);
@@ -74,6 +87,14 @@ export class ProtectedStore {
         },
       );
     });
+  }
+
+  private notify(error: StoreUnavailableError, key: string, label: string): void {
+    try {
+      this.onError?.(error, key, label);
+    } catch (listenerError) {
+      this.logger.error(`onDecision threw: ${describe(listenerError)}`);
+    }
   }
 
   private failed(error: StoreUnavailableError): void {
@@ -86,12 +107,14 @@ export class ProtectedStore {
     this.logger.warn(
       `Rate-limit store unavailable (${error.message}): requests are ${action} until it is back`,
     );
-    this.onHealth?.('down', error);
   }
 
   private recovered(): void {
     this.down = false;
     this.logger.log('Rate-limit store is back: limits are shared again');
-    this.onHealth?.('up');
   }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

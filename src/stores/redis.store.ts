@@ -13,13 +13,26 @@ export interface RedisStoreOptions {
   /**
    * Clock in milliseconds. When given, scripts take the time as an argument instead of
    * calling Redis `TIME`: for tests that control time. Leave it out in production, so
-   * every app server shares Redis's one clock.
+   * every app server shares Redis's one clock. The fixed window is the exception: its
+   * windows are Redis key expiries, so they follow Redis's real time whatever `now` says.
    */
   now?: () => number;
   /** Whether {@link close} disconnects the client; true only for a client the module created. */
   ownsClient?: boolean;
   /** Remember denials locally until their retry time (default true); see {@link DenialCache}. */
   cacheDenials?: boolean;
+  /**
+   * Send the commands of one event-loop turn in one socket write (default true; standalone
+   * clients only). Other commands you send on the same client in that turn are batched too.
+   */
+  coalesceWrites?: boolean;
+}
+
+/** A limit's script arguments, formatted once, and the name of the limit they make. */
+interface FixedArguments {
+  argv: readonly string[];
+  /** Script and parameters: what a remembered denial must match. */
+  limitId: string;
 }
 
 /**
@@ -34,7 +47,8 @@ export class RedisStore extends LimiterStore {
   private readonly now?: () => number;
   private readonly ownsClient: boolean;
   private readonly denials?: DenialCache;
-  private readonly argvByParams = new WeakMap<object, readonly string[]>();
+  private readonly argumentsByParams = new WeakMap<object, FixedArguments>();
+  private readonly coalesce: boolean;
   private corked = false;
 
   constructor(options: RedisStoreOptions) {
@@ -42,6 +56,7 @@ export class RedisStore extends LimiterStore {
     this.client = options.client;
     this.now = options.now;
     this.ownsClient = options.ownsClient ?? false;
+    this.coalesce = options.coalesceWrites ?? true;
     if (options.cacheDenials !== false)
       this.denials = new DenialCache(options.now ?? performance.now.bind(performance));
     defineBuiltInCommands(this.client);
@@ -53,9 +68,10 @@ export class RedisStore extends LimiterStore {
     params: P,
     request: R,
   ): Promise<Decision> {
+    const fixed = this.fixedArguments(algorithm, params);
     const scope = this.denials && algorithm.denialScope?.(request);
     if (scope !== undefined) {
-      const denied = this.denials?.get(key, scope);
+      const denied = this.denials?.get(key, fixed.limitId, scope);
       if (denied) return denied;
     }
     const algorithmOfAny = algorithm as LimiterAlgorithm<unknown, unknown, unknown>;
@@ -66,16 +82,15 @@ export class RedisStore extends LimiterStore {
     const time = this.now ? String(toMicros(this.now())) : '';
     let reply: unknown;
     try {
-      const fixed = this.paramsArgv(algorithm, params);
-      this.coalesceWrites();
+      if (this.coalesce) this.coalesceWrites();
       reply = await (algorithm.requestArgv
-        ? command.call(this.client, key, time, ...fixed, ...algorithm.requestArgv(request))
-        : command.call(this.client, key, time, ...fixed));
+        ? command.call(this.client, key, time, ...fixed.argv, ...algorithm.requestArgv(request))
+        : command.call(this.client, key, time, ...fixed.argv));
     } catch (error) {
       throw new StoreUnavailableError(`Redis failed to evaluate ${algorithm.commandName}`, error);
     }
     const decision = toDecision(parseReply(reply, algorithm.commandName), algorithm.limit(params));
-    if (scope !== undefined) this.denials?.remember(key, scope, decision);
+    if (scope !== undefined) this.denials?.remember(key, fixed.limitId, scope, decision);
     return decision;
   }
 
@@ -99,17 +114,18 @@ export class RedisStore extends LimiterStore {
   }
 
   /** A limit's parameters never change: format them for the script once per params object. */
-  private paramsArgv<P>(
+  private fixedArguments<P>(
     algorithm: LimiterAlgorithm<P, unknown, unknown>,
     params: P,
-  ): readonly string[] {
-    if (typeof params !== 'object' || params === null) return algorithm.paramsArgv(params);
-    let argv = this.argvByParams.get(params);
-    if (!argv) {
-      argv = algorithm.paramsArgv(params);
-      this.argvByParams.set(params, argv);
+  ): FixedArguments {
+    const cacheable = typeof params === 'object' && params !== null;
+    let fixed = cacheable ? this.argumentsByParams.get(params) : undefined;
+    if (!fixed) {
+      const argv = algorithm.paramsArgv(params);
+      fixed = { argv, limitId: `${algorithm.commandName} ${argv.join(' ')}` };
+      if (cacheable) this.argumentsByParams.set(params, fixed);
     }
-    return argv;
+    return fixed;
   }
 
   /** A connection that was lost and is being retried; a first connection is waited for. */

@@ -1,8 +1,10 @@
 import { Logger } from '@nestjs/common';
 import Redis, { Cluster, RedisOptions } from 'ioredis';
-import { RateLimiterModuleOptions } from '../rate-limiter.options';
+import { DEFAULT_STORE_TIMEOUT_MS, RateLimiterModuleOptions } from '../rate-limiter.options';
+import { validateModuleOptions } from '../rate-limiter.options-validation';
 import { LimiterStore } from './limiter-store';
 import { MemoryStore } from './memory.store';
+import { ProtectedStore } from './protected.store';
 import { RedisStore } from './redis.store';
 
 /**
@@ -20,6 +22,7 @@ function isClient(value: unknown): value is Redis | Cluster {
 
 /** Resolves `store` / `redis` / neither into the store, remembering whether we own the client. */
 export function storeFromOptions(options: RateLimiterModuleOptions, logger: Logger): LimiterStore {
+  validateModuleOptions(options);
   if (options.store) return options.store;
   const { redis } = options;
   if (redis === undefined) {
@@ -36,4 +39,21 @@ export function storeFromOptions(options: RateLimiterModuleOptions, logger: Logg
   // Without a listener ioredis prints every failed reconnect; the store reports outages once.
   client.on('error', () => undefined);
   return new RedisStore({ client, ownsClient: true });
+}
+
+/** The store as the guard and the module's factory use it: bounded in time, with the failure policy. */
+export function protectedStoreFromOptions(
+  store: LimiterStore,
+  options: RateLimiterModuleOptions,
+  logger: Logger,
+): ProtectedStore {
+  const { onDecision } = options;
+  return new ProtectedStore(
+    store,
+    options.onStoreError ?? 'allow',
+    options.storeTimeout ?? DEFAULT_STORE_TIMEOUT_MS,
+    logger,
+    onDecision &&
+      ((error, key, limit) => onDecision({ outcome: 'store-error', limit, key, error })),
+  );
 }

@@ -3,7 +3,7 @@ import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-hos
 import { ClientProxy, ClientProxyFactory, MessagePattern, Transport } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
 import { firstValueFrom } from 'rxjs';
-import { CountLimit, RateLimitGuard, RateLimiterModule } from '../../src';
+import { ConcurrencyLimit, CountLimit, RateLimitGuard, RateLimiterModule } from '../../src';
 import { freePort } from '../helpers/free-port';
 
 @Controller()
@@ -12,6 +12,13 @@ class SmsHandlers {
   @CountLimit({ key: 'sms:#{phone}', limit: 1, period: 60 })
   send(data: { phone: string }) {
     return { sent: data.phone };
+  }
+
+  @MessagePattern('export')
+  @ConcurrencyLimit({ key: 'export', max: 1 })
+  async export(n: number) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return n * 2;
   }
 
   @MessagePattern('ping')
@@ -66,6 +73,16 @@ describe('non-HTTP contexts', () => {
   it('limits a METHOD key on RPC', async () => {
     expect([await send('ping', {}), await send('ping', {})]).toEqual(['pong', 'pong']);
     await expect(send('ping', {})).rejects.toMatchObject({ statusCode: 429 });
+  });
+
+  it('gives a concurrency slot back after an RPC handler whose payload is a primitive', async () => {
+    const both = await Promise.allSettled([send('export', 1), send('export', 2)]);
+    expect(both.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(both.find((result) => result.status === 'rejected')).toMatchObject({
+      reason: { statusCode: 429 },
+    });
+    // Sequential calls each find the slot free again.
+    expect([await send('export', 3), await send('export', 4)]).toEqual([6, 8]);
   });
 
   it('never throws a TypeError on a WebSocket context without a request shape', async () => {

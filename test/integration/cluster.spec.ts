@@ -22,6 +22,8 @@ async function fireAll(keys: string[], perKey: number, decide: (key: string) => 
   return { allowedPerKey: new Set(allowed.values()), errors };
 }
 
+// Limiters use `prefix: ''` so their Redis keys are the names the tests placed on each master.
+
 describe('RedisStore on a 3-master Redis Cluster', () => {
   let cluster: RedisClusterHandle;
   let client: Cluster;
@@ -52,7 +54,7 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
     const keys = keysNamed('cl:count:', 500);
     await expectOnAllMasters(keys);
     const { allowedPerKey, errors } = await fireAll(keys, 4, (key) =>
-      factory.countLimiter({ key, limit: 3, period: 60 }).tryAcquire(),
+      factory.countLimiter({ key, prefix: '', limit: 3, period: 60 }).tryAcquire(),
     );
     expect(errors).toEqual([]);
     expect(allowedPerKey).toEqual(new Set([3])); // 1,500 allowed in all
@@ -63,7 +65,7 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
     const keys = keysNamed('cl:bucket:', 500);
     await expectOnAllMasters(keys);
     const { allowedPerKey, errors } = await fireAll(keys, 4, (key) =>
-      factory.rateLimiter({ key, rate: 0.001, burst: 3000 }).tryAcquire(),
+      factory.rateLimiter({ key, prefix: '', rate: 0.001, burst: 3000 }).tryAcquire(),
     );
     expect(errors).toEqual([]);
     expect(allowedPerKey).toEqual(new Set([3]));
@@ -73,9 +75,12 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
   it.each([
     [
       'sliding window',
-      (key: string) => factory.slidingWindowLimiter({ key, limit: 2, window: 60 }),
+      (key: string) => factory.slidingWindowLimiter({ key, prefix: '', limit: 2, window: 60 }),
     ],
-    ['leaky bucket', (key: string) => factory.leakyBucketLimiter({ key, capacity: 2, rate: 1 })],
+    [
+      'leaky bucket',
+      (key: string) => factory.leakyBucketLimiter({ key, prefix: '', capacity: 2, rate: 1 }),
+    ],
   ])('%s: exactly the limit per key, one key per limit', async (name, limiterFor) => {
     const keys = keysNamed(`one:${name}:`, 60);
     const { allowedPerKey, errors } = await fireAll(keys, 3, (key) => limiterFor(key).tryAcquire());
@@ -87,7 +92,9 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
   it('concurrency: exactly max slots per key, one key per limit', async () => {
     const keys = keysNamed('one:concurrency:', 60);
     const { allowedPerKey, errors } = await fireAll(keys, 3, async (key) => {
-      const slot = await factory.concurrencyLimiter({ key, max: 2, lease: 60 }).tryAcquire();
+      const slot = await factory
+        .concurrencyLimiter({ key, prefix: '', max: 2, lease: 60 })
+        .tryAcquire();
       return slot !== null;
     });
     expect(errors).toEqual([]);
@@ -107,7 +114,7 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
     // 12 callers share the queue; after each quarter of it, every master forgets its scripts.
     const caller = async () => {
       for (let key = queue.pop(); key !== undefined; key = queue.pop()) {
-        const limiter = factory.countLimiter({ key, limit: 40, period: 60 });
+        const limiter = factory.countLimiter({ key, prefix: '', limit: 40, period: 60 });
         await limiter.tryAcquire().then(
           (allowed) => allowed || errors.push(`denied ${key}`),
           (error: unknown) => errors.push(causeOf(error)),
@@ -180,11 +187,13 @@ describe('RedisStore across a master failover (3 masters, 1 replica each)', () =
     const [victim, other] = cluster.masterPorts();
     const onVictim = factory.countLimiter({
       key: await keyOn(victim, 'fo:v:'),
+      prefix: '',
       limit: 10,
       period: 60,
     });
     const onOther = factory.countLimiter({
       key: await keyOn(other, 'fo:o:'),
+      prefix: '',
       limit: 1e6,
       period: 60,
     });
@@ -221,7 +230,7 @@ describe('RedisStore across a master failover (3 masters, 1 replica each)', () =
     // may be lost, so exactness is asserted on a fresh key of the promoted master only.
     const key = await keyOn(promoted as number, 'fo:fresh:');
     const { allowedPerKey, errors } = await fireAll([key], 20, (k) =>
-      factory.countLimiter({ key: k, limit: 5, period: 60 }).tryAcquire(),
+      factory.countLimiter({ key: k, prefix: '', limit: 5, period: 60 }).tryAcquire(),
     );
     expect(errors).toEqual([]);
     expect(allowedPerKey).toEqual(new Set([5]));

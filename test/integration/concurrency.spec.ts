@@ -28,11 +28,11 @@ describe('concurrency limit on real Redis', () => {
     expect(await limiter.tryAcquire()).toBeNull();
 
     await held[0].release();
-    expect(await client.zrange('cc:basic', '0', '-1')).toEqual([held[1].id]);
+    expect(await client.zrange('concurrency:cc:basic', '0', '-1')).toEqual([held[1].id]);
     const next = await limiter.tryAcquire();
     expect(next).not.toBeNull();
-    expect(await client.zcard('cc:basic')).toBe(2);
-    const ttl = await client.pttl('cc:basic');
+    expect(await client.zcard('concurrency:cc:basic')).toBe(2);
+    const ttl = await client.pttl('concurrency:cc:basic');
     expect(ttl).toBeGreaterThan(59_000);
     expect(ttl).toBeLessThanOrEqual(60_000);
   });
@@ -48,7 +48,7 @@ describe('concurrency limit on real Redis', () => {
     expect(release).toHaveBeenCalledTimes(1);
     release.mockRestore();
     // A release that empties the set leaves no key behind.
-    expect(await client.exists('cc:idempotent')).toBe(0);
+    expect(await client.exists('concurrency:cc:idempotent')).toBe(0);
     // A stale release (the id is no longer in flight) cannot free someone else's slot.
     const second = (await limiter.tryAcquire())!;
     expect(await limiter.release(slot.id)).toMatchObject({ allowed: true, remaining: 0 });
@@ -69,7 +69,7 @@ describe('concurrency limit on real Redis', () => {
       remaining: 1,
       resetMs: 10_000,
     });
-    expect(await client.zscore('cc:renew', 'a')).toBe(String((nowMs + 10_000) * 1000));
+    expect(await client.zscore('concurrency:cc:renew', 'a')).toBe(String((nowMs + 10_000) * 1000));
   });
 
   it('frees the slot of a holder that never releases (a crashed server) when its lease ends', async () => {
@@ -92,7 +92,7 @@ describe('concurrency limit on real Redis', () => {
     expect((await limiter.decide('c')).allowed).toBe(false);
     nowMs = start + 60_000;
     expect(await limiter.decide('c')).toMatchObject({ allowed: true, remaining: 0 });
-    expect(await client.zcard('cc:crash')).toBe(2);
+    expect(await client.zcard('concurrency:cc:crash')).toBe(2);
   });
 
   it('frees a never-released slot after a short lease on Redis TIME', async () => {
@@ -117,10 +117,10 @@ describe('concurrency limit on real Redis', () => {
     );
     const held = slots.filter((slot): slot is ConcurrencySlot => slot !== null);
     expect(held).toHaveLength(10);
-    expect(await client.zcard('cc:exact')).toBe(10);
+    expect(await client.zcard('concurrency:cc:exact')).toBe(10);
     await Promise.all(held.map((slot) => slot.release()));
-    expect(await client.zcard('cc:exact')).toBe(0);
-    expect(await client.exists('cc:exact')).toBe(0);
+    expect(await client.zcard('concurrency:cc:exact')).toBe(0);
+    expect(await client.exists('concurrency:cc:exact')).toBe(0);
   });
 
   it('rejects invalid options with the option named', () => {

@@ -25,7 +25,7 @@ describe('fixed-window counter on real Redis', () => {
       ),
     );
     expect(results.filter(Boolean)).toHaveLength(50);
-    expect(await client.get('fw:exact')).toBe('500');
+    expect(await client.get('countLimit:fw:exact')).toBe('500');
   });
 
   it('counts down remaining and opens a new window after the period', async () => {
@@ -48,10 +48,10 @@ describe('fixed-window counter on real Redis', () => {
   });
 
   it('heals a counter found without a TTL', async () => {
-    await client.set('fw:heal', '7');
+    await client.set('countLimit:fw:heal', '7');
     const decision = await factory.countLimiter({ key: 'fw:heal', limit: 5, period: 10 }).decide();
     expect(decision).toMatchObject({ allowed: false, resetMs: 10_000, retryAfterMs: 10_000 });
-    const ttl = await client.pttl('fw:heal');
+    const ttl = await client.pttl('countLimit:fw:heal');
     expect(ttl).toBeGreaterThan(9_000);
     expect(ttl).toBeLessThanOrEqual(10_000);
   });

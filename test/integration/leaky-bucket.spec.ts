@@ -54,8 +54,8 @@ describe('leaky bucket (GCRA) on real Redis', () => {
       '10000:A rem2 reset1000 retry0', // drained long ago: like a new bucket
     ]);
     // One number in one key: the theoretical arrival time in µs, kept until it is reached.
-    expect(await client.get('lb:script')).toBe(String((start + 11_000) * 1000));
-    const ttl = await client.pttl('lb:script');
+    expect(await client.get('leakyBucket:lb:script')).toBe(String((start + 11_000) * 1000));
+    const ttl = await client.pttl('leakyBucket:lb:script');
     expect(ttl).toBeGreaterThan(900);
     expect(ttl).toBeLessThanOrEqual(1000);
   });
@@ -73,7 +73,7 @@ describe('leaky bucket (GCRA) on real Redis', () => {
     );
     expect(results.filter(Boolean)).toHaveLength(50);
     // 50 emissions of 1000 s each are queued: the key lives until they have leaked.
-    expect(await client.pttl('lb:exact')).toBeGreaterThan(49_990_000);
+    expect(await client.pttl('leakyBucket:lb:exact')).toBeGreaterThan(49_990_000);
   });
 
   it('rejects invalid options with the option named', () => {

@@ -45,10 +45,10 @@ describe('sliding-window log on real Redis', () => {
     nowMs = start + 1000;
     expect(await limiter.decide()).toMatchObject({ allowed: true, remaining: 0 });
     // Denied requests are not logged: five members, each "<µs>:<uuid>", TTL one window.
-    const members = await client.zrange('sw:basic', '0', '-1');
+    const members = await client.zrange('slidingWindow:sw:basic', '0', '-1');
     expect(members).toHaveLength(5);
     expect(members[4]).toMatch(new RegExp(`^${(start + 1000) * 1000}:[0-9a-f-]{36}$`));
-    expect(await client.pttl('sw:basic')).toBeGreaterThan(900);
+    expect(await client.pttl('slidingWindow:sw:basic')).toBeGreaterThan(900);
   });
 
   it('times the retry on Redis TIME within 20 ms', async () => {
@@ -80,7 +80,7 @@ describe('sliding-window log on real Redis', () => {
       ),
     );
     expect(results.filter(Boolean)).toHaveLength(50);
-    expect(await client.zcard('sw:exact')).toBe(50);
+    expect(await client.zcard('slidingWindow:sw:exact')).toBe(50);
   });
 
   it('keeps requests of the same microsecond from different servers apart', async () => {
@@ -97,9 +97,9 @@ describe('sliding-window log on real Redis', () => {
       ),
     );
     expect(results.filter(Boolean)).toHaveLength(12);
-    const scores = await client.zrange('sw:same-us', '0', '-1', 'WITHSCORES');
+    const scores = await client.zrange('slidingWindow:sw:same-us', '0', '-1', 'WITHSCORES');
     expect(new Set(scores.filter((_, i) => i % 2 === 1))).toEqual(new Set([String(nowMs * 1000)]));
-    expect(await client.zcard('sw:same-us')).toBe(12);
+    expect(await client.zcard('slidingWindow:sw:same-us')).toBe(12);
   });
 
   it('allows the limit across a fixed-window boundary where a fixed window allows 2x', async () => {

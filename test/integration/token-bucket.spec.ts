@@ -80,7 +80,7 @@ describe('token bucket on real Redis', () => {
     const limiter = factory.rateLimiter({ key: name, rate: 0.5, burst: 2, expire: 1 });
     expect(await limiter.tryAcquire()).toBe(true);
     expect(await limiter.tryAcquire()).toBe(false); // emptied at t=0
-    const ttlMs = await client.pttl(name);
+    const ttlMs = await client.pttl(limiter.key);
     expect(ttlMs).toBeGreaterThan(1900); // time until full is 2 s, longer than expire
     await new Promise((resolve) => setTimeout(resolve, 1200));
     const decision = await limiter.decide();
@@ -131,7 +131,7 @@ describe('token bucket on real Redis', () => {
   it('keeps one key per limit', async () => {
     const name = key();
     await factory.rateLimiter({ key: name, rate: 5, burst: 2 }).tryAcquire();
-    expect(await client.keys(`${name}*`)).toEqual([name]);
-    expect(await client.type(name)).toBe('string');
+    expect(await client.keys(`*${name}*`)).toEqual([`rateLimit:${name}`]);
+    expect(await client.type(`rateLimit:${name}`)).toBe('string');
   });
 });

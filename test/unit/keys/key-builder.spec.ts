@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
   boundKeyPart,
-  fullKey,
   keyPart,
   MAX_KEY_PART_LENGTH,
   normalizeIp,
@@ -126,14 +125,5 @@ describe('normalizeIp', () => {
     ['', ''],
   ])('%p -> %p', (ip, expected) => {
     expect(normalizeIp(ip)).toBe(expected);
-  });
-});
-
-describe('fullKey', () => {
-  it('concatenates keyPrefix, prefix and part', () => {
-    expect(fullKey('app:', 'rateLimit:', 'SmsController.send:1.2.3.4')).toBe(
-      'app:rateLimit:SmsController.send:1.2.3.4',
-    );
-    expect(fullKey('', 'countLimit:', 'sms:+123')).toBe('countLimit:sms:+123');
   });
 });

@@ -8,7 +8,8 @@ describe('RateLimiterFactory', () => {
     expect(factory.rateLimiter({ key: 'k', rate: 1, burst: 5 })).toBe(a);
     expect(factory.rateLimiter({ key: 'k', rate: 2, burst: 5 })).not.toBe(a);
     expect(factory.rateLimiter({ key: 'other', rate: 1, burst: 5 })).not.toBe(a);
-    expect(a.key).toBe('app:k');
+    expect(a.key).toBe('app:rateLimit:k');
+    expect(factory.countLimiter({ key: 'k', prefix: 'c/' }).key).toBe('app:c/k');
   });
 
   it.each([

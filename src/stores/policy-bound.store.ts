@@ -1,0 +1,33 @@
+import { Decision } from '../algorithms/decision';
+import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
+import { StoreUnavailableError } from '../errors/store-unavailable.error';
+import { LimiterStore } from './limiter-store';
+import { ProtectedStore } from './protected.store';
+
+/**
+ * The module's factory store: the guard's `storeTimeout` and `onStoreError` apply to
+ * programmatic limiters too. Where the guard would let a request through ('allow'), the
+ * limiter allows; where it would answer 503 ('deny'), the limiter throws
+ * {@link StoreUnavailableError} for the caller to map.
+ */
+export class PolicyBoundStore extends LimiterStore {
+  constructor(private readonly protectedStore: ProtectedStore) {
+    super();
+  }
+
+  async evaluate<P, R, S>(
+    algorithm: LimiterAlgorithm<P, R, S>,
+    key: string,
+    params: P,
+    request: R,
+  ): Promise<Decision> {
+    const label = `RateLimiterFactory (${algorithm.commandName})`;
+    const decision = await this.protectedStore.evaluate(algorithm, key, params, request, label);
+    if (decision) return decision;
+    if (this.protectedStore.policy === 'deny') {
+      throw new StoreUnavailableError('the rate-limit store is unavailable');
+    }
+    const limit = algorithm.limit(params);
+    return { allowed: true, limit, remaining: limit, resetMs: 0, retryAfterMs: 0, waitMs: 0 };
+  }
+}
