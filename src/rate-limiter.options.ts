@@ -27,7 +27,7 @@ export interface RateLimiterModuleOptions {
   store?: LimiterStore;
   /** Prepended to every key, default ''. */
   keyPrefix?: string;
-  /** LRU of programmatic limiter instances: `max` (default 10_000), idle `ttl` in ms (default 300_000). */
+  /** LRU of programmatic limiter instances: `max` keys per algorithm (default 10_000), optional idle `ttl` in ms. */
   cache?: LimiterCacheOptions;
   /** When the store fails: 'allow' (default, fail open), 'deny' (503) or 'fallback' (in-memory insurance). */
   onStoreError?: StoreErrorPolicy;

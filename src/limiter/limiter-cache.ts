@@ -2,39 +2,75 @@ import { LRUCache } from 'lru-cache';
 
 /** @publicApi */
 export interface LimiterCacheOptions {
-  /** Most limiter instances kept, default 10_000. */
+  /** Most limiter instances kept per algorithm, default 10_000. */
   max?: number;
-  /** Milliseconds an unused instance is kept, default 300_000. */
+  /** Milliseconds an unused instance is kept; default none (`max` alone bounds the memory). */
   ttl?: number;
 }
 
+/** Up to this many configurations are kept for one key; more are rebuilt on each call. */
+const MAX_CONFIGURATIONS_PER_KEY = 8;
+
+interface Configuration {
+  values: readonly unknown[];
+  instance: object;
+}
+
 /**
- * Limiter instances by a signature of algorithm, options and key (the factory builds it),
- * so two configurations on one key never share an instance: a cache keyed by the key alone
- * would hand one config's limiter to the other.
+ * Limiter instances of one algorithm by key, each remembered with the raw option values it
+ * was made from, so two configurations on one key never share an instance (a cache keyed
+ * by the key alone would hand one config's limiter to the other). A hit costs one lookup
+ * and a few `===`: no signature string is built, since building it (number-to-string
+ * conversions included) cost more than the Redis command in bench/.
  */
 export class LimiterCache {
-  private readonly instances: LRUCache<string, object>;
+  private readonly byKey: LRUCache<string, Configuration[]>;
 
   constructor(options: LimiterCacheOptions = {}) {
-    this.instances = new LRUCache<string, object>({
+    this.byKey = new LRUCache<string, Configuration[]>({
       max: options.max ?? 10_000,
-      ttl: options.ttl ?? 300_000,
-      updateAgeOnGet: true,
+      ...(options.ttl ? { ttl: options.ttl, updateAgeOnGet: true } : {}),
     });
   }
 
-  /** The instance cached under `signature`, created by `create` on a miss. */
-  getOrCreate<T extends object>(signature: string, create: () => T): T {
-    let instance = this.instances.get(signature) as T | undefined;
-    if (!instance) {
-      instance = create();
-      this.instances.set(signature, instance);
+  /** The instance made for `key` from these option values, created by `create` on a miss. */
+  getOrCreate<T extends object>(
+    key: string,
+    options: Readonly<Record<string, unknown>>,
+    optionNames: readonly string[],
+    create: () => T,
+  ): T {
+    let configurations = this.byKey.get(key);
+    if (configurations) {
+      for (const configuration of configurations) {
+        if (sameValues(configuration.values, options, optionNames)) {
+          return configuration.instance as T;
+        }
+      }
+    } else {
+      configurations = [];
+      this.byKey.set(key, configurations);
+    }
+    const instance = create();
+    if (configurations.length < MAX_CONFIGURATIONS_PER_KEY) {
+      configurations.push({ values: optionNames.map((name) => options[name]), instance });
     }
     return instance;
   }
 
+  /** Keys held, each with its configurations. */
   get size(): number {
-    return this.instances.size;
+    return this.byKey.size;
   }
+}
+
+function sameValues(
+  values: readonly unknown[],
+  options: Readonly<Record<string, unknown>>,
+  optionNames: readonly string[],
+): boolean {
+  for (let i = 0; i < optionNames.length; i++) {
+    if (!Object.is(values[i], options[optionNames[i]])) return false;
+  }
+  return true;
 }

@@ -34,7 +34,12 @@ export interface RateLimiterFactoryOptions {
   cache?: LimiterCacheOptions;
 }
 
-const TOKEN_BUCKET_OPTIONS = ['rate', 'burst', 'expire', 'initialPermits'] as const;
+/** Each limiter's options that make a configuration, in a fixed order for the cache. */
+const TOKEN_BUCKET_OPTIONS = ['rate', 'burst', 'expire', 'initialPermits', 'prefix'];
+const FIXED_WINDOW_OPTIONS = ['limit', 'period', 'prefix'];
+const SLIDING_WINDOW_OPTIONS = ['limit', 'window', 'prefix'];
+const CONCURRENCY_OPTIONS = ['max', 'lease', 'prefix'];
+const LEAKY_BUCKET_OPTIONS = ['capacity', 'rate', 'prefix'];
 
 /**
  * A limiter's key. The Redis key is `keyPrefix + prefix + key`, the decorators' layout: the
@@ -61,14 +66,21 @@ export interface KeyedOptions {
  */
 @Injectable()
 export class RateLimiterFactory {
-  private readonly cache: LimiterCache;
+  private readonly caches: Record<LimitKindName, LimiterCache>;
   private readonly keyPrefix: string;
 
   constructor(
     readonly store: LimiterStore,
     @Optional() @Inject(RATE_LIMITER_OPTIONS) options?: RateLimiterFactoryOptions,
   ) {
-    this.cache = new LimiterCache(options?.cache);
+    const cache = () => new LimiterCache(options?.cache);
+    this.caches = {
+      tokenBucket: cache(),
+      fixedWindow: cache(),
+      slidingWindow: cache(),
+      concurrency: cache(),
+      leakyBucket: cache(),
+    };
     this.keyPrefix = options?.keyPrefix ?? '';
   }
 
@@ -81,7 +93,7 @@ export class RateLimiterFactory {
 
   /** A fixed-window counter: `limit` requests per `period` seconds. */
   countLimiter(options: FixedWindowOptions & KeyedOptions): CountLimiter {
-    return this.limiter('countLimiter', 'fixedWindow', options, ['limit', 'period'], (key) => {
+    return this.limiter('countLimiter', 'fixedWindow', options, FIXED_WINDOW_OPTIONS, (key) => {
       return new CountLimiter(this.store, key, fixedWindowParams(options, 'countLimiter'));
     });
   }
@@ -92,7 +104,7 @@ export class RateLimiterFactory {
       'slidingWindowLimiter',
       'slidingWindow',
       options,
-      ['limit', 'window'],
+      SLIDING_WINDOW_OPTIONS,
       (key) => {
         const params = slidingWindowParams(options, 'slidingWindowLimiter');
         return new SlidingWindowLimiter(this.store, key, params);
@@ -105,13 +117,19 @@ export class RateLimiterFactory {
    * seconds. The instance holds no slots itself, so one cached instance serves every caller.
    */
   concurrencyLimiter(options: ConcurrencyOptions & KeyedOptions): ConcurrencyLimiter {
-    return this.limiter('concurrencyLimiter', 'concurrency', options, ['max', 'lease'], (key) => {
-      return new ConcurrencyLimiter(
-        this.store,
-        key,
-        concurrencyParams(options, 'concurrencyLimiter'),
-      );
-    });
+    return this.limiter(
+      'concurrencyLimiter',
+      'concurrency',
+      options,
+      CONCURRENCY_OPTIONS,
+      (key) => {
+        return new ConcurrencyLimiter(
+          this.store,
+          key,
+          concurrencyParams(options, 'concurrencyLimiter'),
+        );
+      },
+    );
   }
 
   /** A leaky bucket (GCRA): `capacity` requests at once, then `rate` a second. */
@@ -120,7 +138,7 @@ export class RateLimiterFactory {
       'leakyBucketLimiter',
       'leakyBucket',
       options,
-      ['capacity', 'rate'],
+      LEAKY_BUCKET_OPTIONS,
       (key) => {
         return new LeakyBucketLimiter(
           this.store,
@@ -133,8 +151,9 @@ export class RateLimiterFactory {
 
   /**
    * The cached limiter for these options, created (and its options validated) only on a
-   * miss. The cache key is the method, the full key and each option's raw value in a fixed
-   * order: two configurations never share an instance, and a hit costs one string.
+   * miss. Each algorithm has its own cache, in which an instance is found by its key and
+   * the raw values of its options (`prefix` included): two configurations never share an
+   * instance.
    */
   private limiter<T extends object>(
     method: string,
@@ -143,11 +162,14 @@ export class RateLimiterFactory {
     optionNames: readonly string[],
     create: (key: string) => T,
   ): T {
-    const key = this.fullKey(options, method, kind);
-    let signature = method + '\u0000' + key;
-    for (const name of optionNames)
-      signature += '\u0000' + (options as unknown as Record<string, unknown>)[name];
-    return this.cache.getOrCreate(signature, () => create(key));
+    // Found by the key as given (its hash is usually cached already); the full key is only
+    // built, and checked, on a miss.
+    return this.caches[kind].getOrCreate(
+      options.key,
+      options as unknown as Record<string, unknown>,
+      optionNames,
+      () => create(this.fullKey(options, method, kind)),
+    );
   }
 
   private fullKey(options: KeyedOptions, where: string, kind: LimitKindName): string {

@@ -8,6 +8,13 @@ describe('RateLimiterFactory', () => {
     expect(factory.rateLimiter({ key: 'k', rate: 1, burst: 5 })).toBe(a);
     expect(factory.rateLimiter({ key: 'k', rate: 2, burst: 5 })).not.toBe(a);
     expect(factory.rateLimiter({ key: 'other', rate: 1, burst: 5 })).not.toBe(a);
+    const prefixed = factory.rateLimiter({ key: 'k', rate: 1, burst: 5, prefix: 'x:' });
+    expect(prefixed).not.toBe(a);
+    expect(prefixed.key).toBe('app:x:k');
+    // Another algorithm on the same key and prefix is another instance, never a token bucket.
+    expect(factory.countLimiter({ key: 'k', prefix: 'x:' }).key).toBe('app:x:k');
+    expect(factory.countLimiter({ key: 'k', prefix: 'x:' })).not.toBe(prefixed);
+    expect(factory.rateLimiter({ key: 'k', rate: 1, burst: 5 })).toBe(a);
     expect(a.key).toBe('app:rateLimit:k');
     expect(factory.countLimiter({ key: 'k', prefix: 'c/' }).key).toBe('app:c/k');
   });
