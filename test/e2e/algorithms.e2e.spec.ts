@@ -1,14 +1,8 @@
 import { request as httpRequest } from 'node:http';
-import { Controller, Get, INestApplication, Module, Query } from '@nestjs/common';
-import Redis from 'ioredis';
-import {
-  ConcurrencyLimit,
-  LeakyBucketLimit,
-  RateLimiterModule,
-  SlidingWindowLimit,
-} from '../../src';
-import { call, PLATFORMS, startApp } from '../helpers/http';
-import { startRedisServer, RedisServer } from '../helpers/redis-server';
+import { Controller, Get, Query } from '@nestjs/common';
+import { ConcurrencyLimit, LeakyBucketLimit, SlidingWindowLimit } from '../../src';
+import { useAppOnRedis } from '../helpers/app-on-redis';
+import { call, PLATFORMS } from '../helpers/http';
 
 const SLOW_MS = 300;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -39,51 +33,38 @@ class AlgorithmsController {
 describe.each(PLATFORMS)(
   'sliding window, concurrency and leaky bucket through the guard on %s',
   (platform) => {
-    let redis: RedisServer;
-    let admin: Redis;
-    let app: INestApplication;
-    let port: number;
-    const inFlight = () => admin.zcard('concurrency:slow');
-
-    beforeAll(async () => {
-      redis = await startRedisServer();
-      admin = redis.client();
-      @Module({
-        imports: [RateLimiterModule.forRoot({ redis: redis.url })],
-        controllers: [AlgorithmsController],
-      })
-      class AppModule {}
-      ({ app, port } = await startApp(AppModule, platform));
-    });
-    afterAll(async () => {
-      await app.close();
-      await redis.stop();
-    });
+    const env = useAppOnRedis([AlgorithmsController], platform);
+    const inFlight = () => env.admin.zcard('concurrency:slow');
 
     it('concurrency: 3 simultaneous on max 2 give 2x200 and 1x429; a new one then gets 200', async () => {
-      const replies = await Promise.all([0, 1, 2].map(() => call(port, { path: '/slow' })));
+      const replies = await Promise.all([0, 1, 2].map(() => call(env.port, { path: '/slow' })));
       expect(replies.map((reply) => reply.status).sort()).toEqual([200, 200, 429]);
       expect(await inFlight()).toBe(0);
-      expect((await call(port, { path: '/slow' })).status).toBe(200);
+      expect((await call(env.port, { path: '/slow' })).status).toBe(200);
       expect(await inFlight()).toBe(0);
     });
 
     it('concurrency: a handler that throws gives its slot back', async () => {
       const replies = await Promise.all([
-        call(port, { path: '/slow?fail=1' }),
-        call(port, { path: '/slow?fail=1' }),
+        call(env.port, { path: '/slow?fail=1' }),
+        call(env.port, { path: '/slow?fail=1' }),
       ]);
       expect(replies.map((reply) => reply.status)).toEqual([500, 500]);
       expect(await inFlight()).toBe(0);
       const after = await Promise.all([
-        call(port, { path: '/slow' }),
-        call(port, { path: '/slow' }),
+        call(env.port, { path: '/slow' }),
+        call(env.port, { path: '/slow' }),
       ]);
       expect(after.map((reply) => reply.status)).toEqual([200, 200]);
     });
 
     it('concurrency: a client that disconnects before the end gives its slot back', async () => {
-      const aborted = httpRequest({ host: '127.0.0.1', port, path: '/slow', agent: false });
+      const aborted = httpRequest({
+        host: '127.0.0.1',
+        port: env.port,
+        path: '/slow',
+        agent: false,
+      });
       aborted.on('error', () => undefined);
       aborted.end();
       await pause(80);
@@ -96,7 +77,7 @@ describe.each(PLATFORMS)(
 
     it('sliding window: 5 allowed, the 6th denied until the oldest leaves the window', async () => {
       const statuses = [];
-      for (let i = 0; i < 6; i++) statuses.push(await call(port, { path: '/window' }));
+      for (let i = 0; i < 6; i++) statuses.push(await call(env.port, { path: '/window' }));
       expect(statuses.map((reply) => reply.status)).toEqual([200, 200, 200, 200, 200, 429]);
       expect(statuses[4].headers['x-ratelimit-remaining']).toBe('0');
       expect(statuses[5].headers['retry-after']).toBe('1');
@@ -104,7 +85,7 @@ describe.each(PLATFORMS)(
 
     it('leaky bucket: 3 immediate, the 4th denied about 1 s, one more after 1 s', async () => {
       const replies = [];
-      for (let i = 0; i < 4; i++) replies.push(await call(port, { path: '/leaky' }));
+      for (let i = 0; i < 4; i++) replies.push(await call(env.port, { path: '/leaky' }));
       expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 429]);
       expect(replies.map((reply) => reply.headers['x-ratelimit-remaining'])).toEqual([
         '2',
@@ -114,7 +95,7 @@ describe.each(PLATFORMS)(
       ]);
       expect(replies[3].headers['retry-after']).toBe('1');
       await pause(1_050);
-      expect((await call(port, { path: '/leaky' })).status).toBe(200);
+      expect((await call(env.port, { path: '/leaky' })).status).toBe(200);
     });
   },
 );

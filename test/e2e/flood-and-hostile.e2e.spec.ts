@@ -1,8 +1,8 @@
-import { Controller, Get, INestApplication, Module, Query } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import Redis from 'ioredis';
-import { CountLimit, RateLimit, RateLimiterModule } from '../../src';
-import { call, load, PLATFORMS, startApp } from '../helpers/http';
-import { startRedisServer, RedisServer } from '../helpers/redis-server';
+import { CountLimit, RateLimit } from '../../src';
+import { useAppOnRedis } from '../helpers/app-on-redis';
+import { call, load, PLATFORMS } from '../helpers/http';
 
 @Controller()
 class TargetController {
@@ -35,59 +35,41 @@ async function commandCount(admin: Redis): Promise<number> {
 }
 
 describe.each(PLATFORMS)('floods and hostile input on %s', (platform) => {
-  let redis: RedisServer;
-  let admin: Redis;
-  let app: INestApplication;
-  let port: number;
-
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    admin = redis.client();
-    @Module({
-      imports: [RateLimiterModule.forRoot({ redis: redis.url })],
-      controllers: [TargetController],
-    })
-    class TargetModule {}
-    ({ app, port } = await startApp(TargetModule, platform));
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
+  const env = useAppOnRedis([TargetController], platform);
 
   it('once a key is denied, 2,000 more requests cost fewer than 10 Redis commands', async () => {
-    expect(await load(port, () => '/flood', 6, 1)).toEqual({ 200: 5, 429: 1 });
-    const before = await commandCount(admin);
-    expect(await load(port, () => '/flood', 2_000)).toEqual({ 429: 2_000 });
-    expect((await commandCount(admin)) - before).toBeLessThan(10);
+    expect(await load(env.port, () => '/flood', 6, 1)).toEqual({ 200: 5, 429: 1 });
+    const before = await commandCount(env.admin);
+    expect(await load(env.port, () => '/flood', 2_000)).toEqual({ 429: 2_000 });
+    expect((await commandCount(env.admin)) - before).toBeLessThan(10);
   });
 
   it('keeps deciding through SCRIPT FLUSH during traffic: exactly the limit, no 5xx', async () => {
     const flushing = (async () => {
       for (let i = 0; i < 10; i++) {
-        await admin.script('FLUSH');
+        await env.admin.script('FLUSH');
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     })();
-    const [statuses] = await Promise.all([load(port, () => '/bucket', 400, 20), flushing]);
+    const [statuses] = await Promise.all([load(env.port, () => '/bucket', 400, 20), flushing]);
     // 50 permits in the bucket, refilling one per 1000 s.
     expect(statuses).toEqual({ 200: 50, 429: 350 });
   });
 
   it('hashes a 10,000-character key value into a bounded key', async () => {
     const huge = 'x'.repeat(10_000);
-    await admin.flushall();
-    const reply = await call(port, { path: `/by-key?a=${huge}` });
+    await env.admin.flushall();
+    const reply = await call(env.port, { path: `/by-key?a=${huge}` });
     expect(reply.status).toBe(200);
-    const keys = await admin.keys('countLimit:*');
+    const keys = await env.admin.keys('countLimit:*');
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatch(/^countLimit:[0-9a-f]{40}$/);
-    expect((await call(port, { path: `/by-key?a=${huge}` })).status).toBe(429);
+    expect((await call(env.port, { path: `/by-key?a=${huge}` })).status).toBe(429);
   });
 
   it('answers 400, never 500, to a structured or missing key value', async () => {
     for (const path of ['/by-key?a[b]=1', '/by-key?a=1&a=2', '/by-key', '/by-key?a=']) {
-      const reply = await call(port, { path });
+      const reply = await call(env.port, { path });
       expect([path, reply.status]).toEqual([path, 400]);
     }
   });
@@ -96,36 +78,18 @@ describe.each(PLATFORMS)('floods and hostile input on %s', (platform) => {
 // About Redis keys and TTLs, not the adapter: one platform is enough. The load runs in the
 // test's own process, so it measures nothing about speed.
 describe('100,000 distinct attacker keys on fastify', () => {
-  let redis: RedisServer;
-  let admin: Redis;
-  let app: INestApplication;
-  let port: number;
-
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    admin = redis.client();
-    @Module({
-      imports: [RateLimiterModule.forRoot({ redis: redis.url })],
-      controllers: [TargetController],
-    })
-    class TargetModule {}
-    ({ app, port } = await startApp(TargetModule, 'fastify'));
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
+  const env = useAppOnRedis([TargetController], 'fastify');
 
   it('correct decisions, no 5xx, memory freed by the TTLs', async () => {
-    await admin.flushall();
-    const statuses = await load(port, (i) => `/by-key?a=attacker-${i}`, 100_000, 64);
+    await env.admin.flushall();
+    const statuses = await load(env.port, (i) => `/by-key?a=attacker-${i}`, 100_000, 64);
     expect(statuses).toEqual({ 200: 100_000 });
-    expect(await admin.dbsize()).toBeLessThanOrEqual(100_000);
-    expect(await admin.pttl('countLimit:k:attacker-99999')).toBeGreaterThan(0);
+    expect(await env.admin.dbsize()).toBeLessThanOrEqual(100_000);
+    expect(await env.admin.pttl('countLimit:k:attacker-99999')).toBeGreaterThan(0);
     // Every key carries its window's TTL (1 s): once it passes, nothing is left.
     const deadline = Date.now() + 5_000;
-    while ((await admin.dbsize()) > 0 && Date.now() < deadline)
+    while ((await env.admin.dbsize()) > 0 && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await admin.dbsize()).toBe(0);
+    expect(await env.admin.dbsize()).toBe(0);
   }, 120_000);
 });

@@ -1,5 +1,4 @@
 import fc from 'fast-check';
-import Redis from 'ioredis';
 import { concurrency } from '../../src/algorithms/concurrency/concurrency.algorithm';
 import {
   concurrencyParams,
@@ -9,8 +8,8 @@ import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.algo
 import { leakyBucketParams } from '../../src/algorithms/leaky-bucket/leaky-bucket.model';
 import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.algorithm';
 import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
-import { Decision, LimiterAlgorithm, MemoryStore, RedisStore } from '../../src';
-import { startRedisServer, RedisServer } from '../helpers/redis-server';
+import { Decision, LimiterAlgorithm } from '../../src';
+import { useTwinStores } from '../helpers/twin-stores';
 
 /**
  * The sliding-window, concurrency and leaky-bucket scripts (RedisStore with an injected
@@ -22,23 +21,8 @@ import { startRedisServer, RedisServer } from '../helpers/redis-server';
  * time, so every window, lease and emission interval here is at least 1/3 s.
  */
 describe('Lua and memory twins agree step by step (sliding window, concurrency, leaky bucket)', () => {
-  let redis: RedisServer;
-  let client: Redis;
-  let nowMs = 1_700_000_000_000;
+  const twins = useTwinStores(1_700_000_000_000);
   let run = 0;
-  let redisStore: RedisStore;
-  let memoryStore: MemoryStore;
-
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    client = redis.client();
-    // The twins are compared decision by decision: no local denial cache in between.
-    redisStore = new RedisStore({ client, now: () => nowMs, cacheDenials: false });
-  });
-  afterAll(() => redis.stop());
-  beforeEach(() => {
-    memoryStore = new MemoryStore({ now: () => nowMs });
-  });
 
   /** A step of time: often none (simultaneous requests), round or any whole ms, or fractions. */
   const advanceMs = fc.oneof(
@@ -66,8 +50,8 @@ describe('Lua and memory twins agree step by step (sliding window, concurrency, 
     params: P,
     request: R,
   ): Promise<void> {
-    const fromLua: Decision = await redisStore.evaluate(algorithm, key, params, request);
-    const fromMemory = await memoryStore.evaluate(algorithm, key, params, request);
+    const fromLua: Decision = await twins.redis.evaluate(algorithm, key, params, request);
+    const fromMemory = await twins.memory.evaluate(algorithm, key, params, request);
     expect(fromMemory).toEqual(fromLua);
     seen[fromLua.allowed ? 'allowed' : 'denied']++;
   }
@@ -82,7 +66,7 @@ describe('Lua and memory twins agree step by step (sliding window, concurrency, 
           const key = `twin:sw:${++run}`;
           const params = slidingWindowParams({ limit, window });
           for (const [i, advance] of advances.entries()) {
-            nowMs += advance;
+            twins.nowMs += advance;
             await both(slidingWindow, key, params, { id: `r${i}` });
           }
         },
@@ -107,7 +91,7 @@ describe('Lua and memory twins agree step by step (sliding window, concurrency, 
           const params = concurrencyParams({ max, lease });
           const ids: string[] = [];
           for (const { advance, kind, pick } of ops) {
-            nowMs += advance;
+            twins.nowMs += advance;
             const known = ids.length ? ids[pick % ids.length] : 'none';
             let request: ConcurrencyRequest;
             if (kind === 'acquire') {
@@ -134,7 +118,7 @@ describe('Lua and memory twins agree step by step (sliding window, concurrency, 
           const key = `twin:lb:${++run}`;
           const params = leakyBucketParams({ capacity, rate });
           for (const advance of advances) {
-            nowMs += advance;
+            twins.nowMs += advance;
             await both(leakyBucket, key, params, undefined);
           }
         },

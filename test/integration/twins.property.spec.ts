@@ -1,11 +1,10 @@
 import fc from 'fast-check';
-import Redis from 'ioredis';
 import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.algorithm';
 import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
 import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.algorithm';
 import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
-import { Decision, MemoryStore, RedisStore } from '../../src';
-import { startRedisServer, RedisServer } from '../helpers/redis-server';
+import { Decision } from '../../src';
+import { useTwinStores } from '../helpers/twin-stores';
 
 /**
  * The Lua scripts (RedisStore with an injected clock) and their TypeScript twins
@@ -13,23 +12,8 @@ import { startRedisServer, RedisServer } from '../helpers/redis-server';
  * remaining counts, for any sequence of requests.
  */
 describe('Lua and memory twins agree step by step', () => {
-  let redis: RedisServer;
-  let client: Redis;
-  let nowMs = 0;
+  const twins = useTwinStores(0);
   let run = 0;
-  let redisStore: RedisStore;
-  let memoryStore: MemoryStore;
-
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    client = redis.client();
-    // The twins are compared decision by decision: no local denial cache in between.
-    redisStore = new RedisStore({ client, now: () => nowMs, cacheDenials: false });
-  });
-  afterAll(() => redis.stop());
-  beforeEach(() => {
-    memoryStore = new MemoryStore({ now: () => nowMs });
-  });
 
   const step = fc.record({
     advanceMs: fc.oneof(
@@ -55,9 +39,9 @@ describe('Lua and memory twins agree step by step', () => {
           const initialPermits =
             initialShare === undefined ? undefined : initialShare * base.maxPermits;
           const params = tokenBucketParams({ rate, burst, expire: 1e6, initialPermits });
-          nowMs = 1_700_000_000_000 + run * 1_000_000;
+          twins.nowMs = 1_700_000_000_000 + run * 1_000_000;
           for (const { advanceMs, permits, timeoutSeconds } of steps) {
-            nowMs += advanceMs;
+            twins.nowMs += advanceMs;
             // A request that can never be served without waiting is refused before any store.
             const timeout =
               permits > params.maxPermits && timeoutSeconds === 0 ? Infinity : timeoutSeconds;
@@ -65,8 +49,8 @@ describe('Lua and memory twins agree step by step', () => {
               permits,
               timeoutMicros: timeout === Infinity ? -1 : timeout * 1_000_000,
             };
-            const fromLua: Decision = await redisStore.evaluate(tokenBucket, key, params, request);
-            const fromMemory = await memoryStore.evaluate(tokenBucket, key, params, request);
+            const fromLua: Decision = await twins.redis.evaluate(tokenBucket, key, params, request);
+            const fromMemory = await twins.memory.evaluate(tokenBucket, key, params, request);
             expect(fromMemory).toEqual(fromLua);
           }
         },
@@ -84,9 +68,9 @@ describe('Lua and memory twins agree step by step', () => {
           const key = `twin:fw:${++run}`;
           const params = fixedWindowParams({ limit, period: 1_000 });
           for (const advanceMs of advances) {
-            nowMs += advanceMs;
-            const fromLua = await redisStore.evaluate(fixedWindow, key, params, undefined);
-            const fromMemory = await memoryStore.evaluate(fixedWindow, key, params, undefined);
+            twins.nowMs += advanceMs;
+            const fromLua = await twins.redis.evaluate(fixedWindow, key, params, undefined);
+            const fromMemory = await twins.memory.evaluate(fixedWindow, key, params, undefined);
             // PTTL in Redis runs on the real clock, the twin on the injected one: compare the
             // decisions and counts; the time left is checked on real time in fixed-window.spec.
             const counts = ({ allowed, limit, remaining, waitMs }: Decision) => ({
