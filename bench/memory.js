@@ -18,6 +18,7 @@ function key30(stem, i) {
   return base + 'x'.repeat(KEY_LENGTH - base.length);
 }
 
+// Our limiters take `prefix: ''` so that the Redis key is the 30-character key itself.
 function algorithms(redis) {
   const factory = new RateLimiterFactory(new RedisStore({ client: redis, cacheDenials: false }));
   const rlf = new RateLimiterRedis({
@@ -31,27 +32,27 @@ function algorithms(redis) {
   return {
     tokenBucket: {
       label: 'nestjs-limiter token bucket (rate 10, burst 10)',
-      hit: (k) => factory.rateLimiter({ key: k, rate: 10, burst: 10 }).tryAcquire(),
+      hit: (k) => factory.rateLimiter({ key: k, prefix: '', rate: 10, burst: 10 }).tryAcquire(),
       redisKey: (k) => k,
     },
     counter: {
       label: 'nestjs-limiter counter (limit 100, period 60)',
-      hit: (k) => factory.countLimiter({ key: k, limit: 100, period: 60 }).tryAcquire(),
+      hit: (k) => factory.countLimiter({ key: k, prefix: '', limit: 100, period: 60 }).tryAcquire(),
       redisKey: (k) => k,
     },
     slidingWindow: {
       label: 'nestjs-limiter sliding window (limit 100, window 60), 3 requests logged',
-      hit: (k) => factory.slidingWindowLimiter({ key: k, limit: 100, window: 60 }).tryAcquire(),
+      hit: (k) => factory.slidingWindowLimiter({ key: k, prefix: '', limit: 100, window: 60 }).tryAcquire(),
       redisKey: (k) => k,
     },
     concurrency: {
       label: 'nestjs-limiter concurrency (max 10), 3 slots held',
-      hit: (k) => factory.concurrencyLimiter({ key: k, max: 10 }).tryAcquire(),
+      hit: (k) => factory.concurrencyLimiter({ key: k, prefix: '', max: 10 }).tryAcquire(),
       redisKey: (k) => k,
     },
     leakyBucket: {
       label: 'nestjs-limiter leaky bucket / GCRA (capacity 10, rate 1/60)',
-      hit: (k) => factory.leakyBucketLimiter({ key: k, capacity: 10, rate: 1 / 60 }).tryAcquire(),
+      hit: (k) => factory.leakyBucketLimiter({ key: k, prefix: '', capacity: 10, rate: 1 / 60 }).tryAcquire(),
       redisKey: (k) => k,
     },
     rlf: {
