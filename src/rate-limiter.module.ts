@@ -17,6 +17,7 @@ import {
   RATE_LIMITER_OPTIONS,
 } from './rate-limiter.module-definition';
 import { RateLimiterModuleOptions } from './rate-limiter.options';
+import { validateModuleOptions } from './rate-limiter.options-validation';
 import { LimiterStore } from './stores/limiter-store';
 import { PolicyBoundStore } from './stores/policy-bound.store';
 import { ProtectedStore } from './stores/protected.store';
@@ -51,8 +52,11 @@ class GlobalRateLimitGuard implements CanActivate {
   providers: [
     {
       provide: LimiterStore,
-      useFactory: (options: RateLimiterModuleOptions) =>
-        storeFromOptions(options, new Logger('RateLimiter')),
+      // The first provider built: a wrong module option fails start-up before anything connects.
+      useFactory: (options: RateLimiterModuleOptions) => {
+        validateModuleOptions(options);
+        return storeFromOptions(options, new Logger('RateLimiter'));
+      },
       inject: [RATE_LIMITER_OPTIONS],
     },
     {

@@ -1,4 +1,4 @@
-import { LimitDefinition } from '../decorators/limit-definition';
+import { DEFAULT_PREFIXES, LimitDefinition } from '../decorators/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { keyPart } from '../keys/key-builder';
 import { KeyContext, evaluateKeyTemplate } from '../keys/key-template.evaluator';
@@ -35,9 +35,21 @@ const KEY_OPTION_NAMES = ['key', 'prefix', 'limitType'];
  */
 export function keySpecOf(definition: LimitDefinition): string {
   const { options } = definition;
-  const prefix = options.prefix ?? LIMIT_KINDS[definition.kind]?.defaultPrefix;
-  const limitType = options.limitType ?? (options.key ? LimitType.CUSTOM : LimitType.METHOD);
-  return [definition.kind, String(prefix), String(limitType), String(options.key ?? '')].join('\0');
+  return [
+    definition.kind,
+    prefixOf(definition),
+    limitTypeOf(options),
+    String(options.key ?? ''),
+  ].join('\0');
+}
+
+function prefixOf(definition: LimitDefinition): string {
+  return definition.options.prefix ?? DEFAULT_PREFIXES[definition.kind];
+}
+
+/** A `key` template without `limitType` means CUSTOM; neither means METHOD. */
+function limitTypeOf(options: LimitDefinition['options']): LimitType {
+  return options.limitType ?? (options.key ? LimitType.CUSTOM : LimitType.METHOD);
 }
 
 /**
@@ -66,7 +78,7 @@ export function compileLimit(
       );
     }
   }
-  const prefix = options.prefix ?? kind.defaultPrefix;
+  const prefix = prefixOf(definition);
   if (typeof prefix !== 'string') {
     throw new LimiterConfigError(
       limiterMessages.invalidOption(where, 'prefix', prefix, 'a string'),
@@ -92,7 +104,7 @@ function compileKey(
   base: string,
 ): (facts: RequestFacts) => string {
   const template = options.key ?? '';
-  const limitType = options.limitType ?? (template ? LimitType.CUSTOM : LimitType.METHOD);
+  const limitType = limitTypeOf(options);
   if (!Object.values(LimitType).includes(limitType)) {
     throw new LimiterConfigError(
       limiterMessages.invalidOption(where, 'limitType', limitType, 'a LimitType'),

@@ -24,7 +24,7 @@ import {
   SlidingWindowOptions,
   slidingWindowParams,
 } from '../algorithms/sliding-window/sliding-window.model';
-import { DEFAULT_PREFIXES, LimitKindName } from '../decorators/limit-definition';
+import { LimitKindName } from '../decorators/limit-definition';
 
 /** A limit's algorithm with its parameters fixed, as the guard runs it. */
 export interface CompiledAlgorithm {
@@ -46,7 +46,6 @@ export interface CompiledAlgorithm {
  * which is why the casts below are safe.
  */
 export interface LimitKind {
-  defaultPrefix: string;
   /** Option names the kind accepts besides the key options, to catch typos at start-up. */
   optionNames: readonly string[];
   compile(options: Record<string, unknown>, where: string): CompiledAlgorithm;
@@ -57,7 +56,6 @@ const asAlgorithm = <P, R, S>(algorithm: LimiterAlgorithm<P, R, S>) =>
 
 export const LIMIT_KINDS: Record<LimitKindName, LimitKind> = {
   tokenBucket: {
-    defaultPrefix: DEFAULT_PREFIXES.tokenBucket,
     optionNames: ['rate', 'burst', 'permits', 'timeout', 'expire', 'initialPermits'],
     compile(options, where) {
       const params = tokenBucketParams(options, where);
@@ -76,7 +74,6 @@ export const LIMIT_KINDS: Record<LimitKindName, LimitKind> = {
     },
   },
   fixedWindow: {
-    defaultPrefix: DEFAULT_PREFIXES.fixedWindow,
     optionNames: ['limit', 'period'],
     compile(options, where) {
       const params = fixedWindowParams(options, where);
@@ -89,7 +86,6 @@ export const LIMIT_KINDS: Record<LimitKindName, LimitKind> = {
     },
   },
   slidingWindow: {
-    defaultPrefix: DEFAULT_PREFIXES.slidingWindow,
     optionNames: ['limit', 'window'],
     compile(options, where) {
       const params = slidingWindowParams(options as unknown as SlidingWindowOptions, where);
@@ -103,7 +99,6 @@ export const LIMIT_KINDS: Record<LimitKindName, LimitKind> = {
     },
   },
   concurrency: {
-    defaultPrefix: DEFAULT_PREFIXES.concurrency,
     optionNames: ['max', 'lease'],
     compile(options, where) {
       const params = concurrencyParams(options as unknown as ConcurrencyOptions, where);
@@ -117,7 +112,6 @@ export const LIMIT_KINDS: Record<LimitKindName, LimitKind> = {
     },
   },
   leakyBucket: {
-    defaultPrefix: DEFAULT_PREFIXES.leakyBucket,
     optionNames: ['capacity', 'rate'],
     compile(options, where) {
       const params = leakyBucketParams(options as unknown as LeakyBucketOptions, where);

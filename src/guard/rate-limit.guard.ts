@@ -55,7 +55,10 @@ export class RateLimitGuard implements CanActivate {
     if (limits.length === 0) return true;
     const { facts, response } = readRequest(context, this.options);
     const keys = this.keysOf(limits, facts, context);
-    const outcomes = await this.decideAll(limits, keys);
+    // ProtectedStore turns every store failure into null or a fallback decision: never a
+    // rejection, so no slot taken by one limit can be stranded by another limit's error.
+    const decided = await Promise.all(limits.map((limit, i) => this.decide(limit, keys[i])));
+    const outcomes = decided.filter((outcome): outcome is Outcome => outcome !== null);
     if (outcomes.length < limits.length && this.store.policy === 'deny') {
       this.releaseSlots(outcomes);
       throw forContext(context, new ServiceUnavailableException('Rate limiting is unavailable'));
@@ -96,26 +99,6 @@ export class RateLimitGuard implements CanActivate {
       }
       throw error;
     }
-  }
-
-  /**
-   * Every limit's decision; the limits the store could not decide are left out. Should one
-   * evaluation throw (an `onDecision` hook cannot: its errors are caught), the slots the
-   * others took are given back before the error goes on.
-   */
-  private async decideAll(limits: readonly CompiledLimit[], keys: string[]): Promise<Outcome[]> {
-    const settled = await Promise.allSettled(limits.map((limit, i) => this.decide(limit, keys[i])));
-    const outcomes: Outcome[] = [];
-    let failure: PromiseRejectedResult | undefined;
-    for (const result of settled) {
-      if (result.status === 'rejected') failure ??= result;
-      else if (result.value !== null) outcomes.push(result.value);
-    }
-    if (failure) {
-      this.releaseSlots(outcomes);
-      throw failure.reason;
-    }
-    return outcomes;
   }
 
   /** The limit's decision, or null when the store could not answer (and no fallback did). */

@@ -57,11 +57,6 @@ export class LimiterCache {
     }
     return instance;
   }
-
-  /** Keys held, each with its configurations. */
-  get size(): number {
-    return this.byKey.size;
-  }
 }
 
 function sameValues(

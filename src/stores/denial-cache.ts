@@ -14,9 +14,10 @@ interface Denial {
  * Remembers, per key, a denial until its retry time, so a flood from one denied key costs
  * Redis nothing. This is exact across servers: in every algorithm that opts in, a denied
  * state can end only by time passing (other servers can only add requests or
- * reservations). Only the same limit (its script and parameters) and
- * the same request shape (`scope`) are answered: a token bucket that denies 3 permits may
- * still grant 1, and a limit of 10 a second may allow what one of 1 a second denied. Times are local durations, so clocks need not agree.
+ * reservations). Only the same limit (its script and parameters) and the same request
+ * shape (`scope`) are answered: a token bucket that denies 3 permits may still grant 1, and
+ * a limit of 10 a second may allow what one of 1 a second denied. Times are local
+ * durations, so clocks need not agree.
  */
 export class DenialCache {
   private readonly denials = new LRUCache<string, Denial>({ max: 10_000 });

@@ -21,8 +21,14 @@ export class PolicyBoundStore extends LimiterStore {
     params: P,
     request: R,
   ): Promise<Decision> {
-    const label = `RateLimiterFactory (${algorithm.commandName})`;
-    const decision = await this.protectedStore.evaluate(algorithm, key, params, request, label);
+    // A fixed label: store-error events name the key, whose prefix tells the algorithm.
+    const decision = await this.protectedStore.evaluate(
+      algorithm,
+      key,
+      params,
+      request,
+      'RateLimiterFactory',
+    );
     if (decision) return decision;
     if (this.protectedStore.policy === 'deny') {
       throw new StoreUnavailableError('the rate-limit store is unavailable');

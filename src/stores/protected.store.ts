@@ -33,7 +33,8 @@ export class ProtectedStore {
   }
 
   /**
-   * The decision, or null when the store could not answer and no fallback did.
+   * The decision, or null when the store could not answer and no fallback did; never
+   * rejects, whatever the store throws.
    * `onLateAnswer` receives a decision that arrived after `timeoutMs`, so a caller can give
    * back what it took (a concurrency slot) instead of holding it until its lease ends.
    */

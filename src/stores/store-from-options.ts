@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
 import Redis, { Cluster, RedisOptions } from 'ioredis';
 import { DEFAULT_STORE_TIMEOUT_MS, RateLimiterModuleOptions } from '../rate-limiter.options';
-import { validateModuleOptions } from '../rate-limiter.options-validation';
 import { LimiterStore } from './limiter-store';
 import { MemoryStore } from './memory.store';
 import { ProtectedStore } from './protected.store';
@@ -22,7 +21,6 @@ function isClient(value: unknown): value is Redis | Cluster {
 
 /** Resolves `store` / `redis` / neither into the store, remembering whether we own the client. */
 export function storeFromOptions(options: RateLimiterModuleOptions, logger: Logger): LimiterStore {
-  validateModuleOptions(options);
   if (options.store) return options.store;
   const { redis } = options;
   if (redis === undefined) {
