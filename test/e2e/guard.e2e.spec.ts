@@ -8,6 +8,7 @@ import {
   RateLimiterModule,
   RateLimiterModuleOptions,
 } from '../../src';
+import { eventually } from '../helpers/eventually';
 import { call, PLATFORMS, startApp } from '../helpers/http';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';
 
@@ -137,7 +138,7 @@ describe.each(PLATFORMS)('RateLimitGuard on %s', (platform) => {
     expect(await redis.client().get('async:countLimit:LimitedController.ten')).toBe('1' as unknown);
   });
 
-  it('closes the connection it created on app.close(), and leaves a client passed in open', async () => {
+  it('closes the connections it created on app.close(), and leaves a client passed in open', async () => {
     const admin = redis.client();
     const clientCount = async () =>
       String(await admin.client('LIST'))
@@ -146,14 +147,18 @@ describe.each(PLATFORMS)('RateLimitGuard on %s', (platform) => {
     const baseline = await clientCount();
     const own = await startApp(appModule({ redis: redis.url }), platform);
     await call(own.port, { path: '/ten' });
-    expect(await clientCount()).toBe(baseline + 1);
+    // The module's client and the store's script connection next to it.
+    expect(await eventually(clientCount, baseline + 2)).toBe(baseline + 2);
     await own.app.close();
-    expect(await clientCount()).toBe(baseline);
+    expect(await eventually(clientCount, baseline)).toBe(baseline);
 
     const mine = new Redis(redis.url);
     const shared = await startApp(appModule({ redis: mine }), platform);
     await call(shared.port, { path: '/ten' });
+    expect(await eventually(clientCount, baseline + 2)).toBe(baseline + 2);
     await shared.app.close();
+    // Only the script connection, which the store opened itself, is gone.
+    expect(await eventually(clientCount, baseline + 1)).toBe(baseline + 1);
     expect(mine.status).toBe('ready');
     expect(await mine.ping()).toBe('PONG');
     mine.disconnect();

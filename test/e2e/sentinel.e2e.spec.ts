@@ -1,6 +1,7 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import Redis from 'ioredis';
-import { CountLimit, RateLimiterModule } from '../../src';
+import { CountLimit, RateLimiterFactory, RateLimiterModule, RedisStore } from '../../src';
+import { eventually } from '../helpers/eventually';
 import { call, startApp } from '../helpers/http';
 import { startRedisSentinel, RedisSentinelSetup } from '../helpers/redis-sentinel';
 
@@ -48,6 +49,65 @@ describe('a Sentinel client', () => {
     } finally {
       await a.app.close();
       await b.app.close();
+    }
+  });
+});
+
+describe('a Sentinel failover', () => {
+  let sentinel: RedisSentinelSetup;
+
+  beforeAll(async () => {
+    sentinel = await startRedisSentinel({ replica: true });
+  });
+  afterAll(() => sentinel.stop());
+
+  /** Whether the store's own connection has run a script on the server at `port`. */
+  const storeConnectionOn = async (port: number) => {
+    const admin = new Redis(port, '127.0.0.1');
+    try {
+      const list = String(await admin.client('LIST'));
+      return list.split('\n').some((line) => /name=nestjs-limiter .*cmd=evalsha/.test(line));
+    } finally {
+      admin.disconnect();
+    }
+  };
+
+  it("moves the store's connection to the promoted master, and the limit with it", async () => {
+    const client = new Redis({
+      sentinels: [{ host: '127.0.0.1', port: sentinel.sentinelPort }],
+      name: sentinel.masterName,
+    });
+    client.on('error', () => undefined);
+    const store = new RedisStore({ client });
+    const counter = new RateLimiterFactory(store).countLimiter({
+      key: 'failover',
+      limit: 1e6,
+      period: 60,
+    });
+    const decideOn = async (port: number) => {
+      await counter.tryAcquire().catch(() => false); // the switch itself may fail a few
+      return storeConnectionOn(port);
+    };
+    try {
+      expect(await eventually(() => decideOn(sentinel.masterPort), true)).toBe(true);
+
+      const admin = new Redis(sentinel.sentinelPort, '127.0.0.1');
+      try {
+        expect(await admin.call('SENTINEL', 'FAILOVER', sentinel.masterName)).toBe('OK');
+      } finally {
+        admin.disconnect();
+      }
+      expect(await eventually(() => decideOn(sentinel.replicaPort!), true, 20_000)).toBe(true);
+
+      // The count goes on on the promoted master, from what it had replicated.
+      const promoted = new Redis(sentinel.replicaPort!, '127.0.0.1');
+      const before = Number(await promoted.get('countLimit:failover'));
+      expect(await counter.tryAcquire()).toBe(true);
+      expect(Number(await promoted.get('countLimit:failover'))).toBe(before + 1);
+      promoted.disconnect();
+    } finally {
+      await store.close();
+      client.disconnect();
     }
   });
 });
