@@ -2,11 +2,14 @@ import { Decision } from '../algorithms/decision';
 import { HeadersMode } from '../rate-limiter.options';
 import { CompiledLimit } from './compiled-limit';
 
-/** Sets a header on an Express response or a Fastify reply. */
+/**
+ * Sets a header on an Express response (Node's own `setHeader`, which Express's `header`
+ * ends up calling after extra work) or a Fastify reply (`header`; it has no `setHeader`).
+ */
 export function setHeader(response: any, name: string, value: string | number): void {
   if (!response) return;
-  if (typeof response.header === 'function') response.header(name, String(value));
-  else if (typeof response.setHeader === 'function') response.setHeader(name, String(value));
+  if (typeof response.setHeader === 'function') response.setHeader(name, String(value));
+  else if (typeof response.header === 'function') response.header(name, String(value));
 }
 
 const seconds = (milliseconds: number) => Math.max(0, Math.ceil(milliseconds / 1000));

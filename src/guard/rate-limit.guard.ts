@@ -57,7 +57,10 @@ export class RateLimitGuard implements CanActivate {
     const keys = this.keysOf(limits, facts, context);
     // ProtectedStore turns every store failure into null or a fallback decision: never a
     // rejection, so no slot taken by one limit can be stranded by another limit's error.
-    const decided = await Promise.all(limits.map((limit, i) => this.decide(limit, keys[i])));
+    const decided =
+      limits.length === 1
+        ? [await this.decide(limits[0], keys[0])]
+        : await Promise.all(limits.map((limit, i) => this.decide(limit, keys[i])));
     const outcomes = decided.filter((outcome): outcome is Outcome => outcome !== null);
     if (outcomes.length < limits.length && this.store.policy === 'deny') {
       this.releaseSlots(outcomes);

@@ -3,6 +3,7 @@ import { Decision } from '../algorithms/decision';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../errors/store-unavailable.error';
 import { StoreErrorPolicy } from '../rate-limiter.options';
+import { DeadlineQueue } from './deadline-queue';
 import { LimiterStore } from './limiter-store';
 import { MemoryStore } from './memory.store';
 
@@ -21,6 +22,7 @@ export type StoreErrorListener = (error: StoreUnavailableError, key: string, lab
 export class ProtectedStore {
   private down = false;
   private readonly fallback?: MemoryStore;
+  private readonly deadlines: DeadlineQueue;
 
   constructor(
     private readonly primary: LimiterStore,
@@ -30,6 +32,7 @@ export class ProtectedStore {
     private readonly onError?: StoreErrorListener,
   ) {
     if (policy === 'fallback') this.fallback = new MemoryStore();
+    this.deadlines = new DeadlineQueue(timeoutMs);
   }
 
   /**
@@ -38,7 +41,7 @@ export class ProtectedStore {
    * `onLateAnswer` receives a decision that arrived after `timeoutMs`, so a caller can give
    * back what it took (a concurrency slot) instead of holding it until its lease ends.
    */
-  async evaluate<P, R, S>(
+  evaluate<P, R, S>(
     algorithm: LimiterAlgorithm<P, R, S>,
     key: string,
     params: P,
@@ -47,47 +50,55 @@ export class ProtectedStore {
     label = '',
     onLateAnswer?: (decision: Decision) => void,
   ): Promise<Decision | null> {
-    try {
-      // A connection known to be lost fails at once, queueing nothing while Redis is away.
-      if (this.primary.isUnavailable())
-        throw new StoreUnavailableError('the store is disconnected');
-      const decision = await this.withTimeout(
-        this.primary.evaluate(algorithm, key, params, request),
-        onLateAnswer,
-      );
-      if (this.down) this.recovered();
-      return decision;
-    } catch (thrown) {
-      const error =
-        thrown instanceof StoreUnavailableError
-          ? thrown
-          : new StoreUnavailableError('the store failed', thrown);
-      if (!this.down) this.failed(error);
-      this.notify(error, key, label);
-      return this.fallback ? this.fallback.evaluate(algorithm, key, params, request) : null;
+    const unavailable = (thrown: unknown) =>
+      this.unavailable(thrown, algorithm, key, params, request, label);
+    // A connection known to be lost fails at once, queueing nothing while Redis is away.
+    if (this.primary.isUnavailable()) {
+      return unavailable(new StoreUnavailableError('the store is disconnected'));
     }
-  }
-
-  /** The store's answer, or a StoreUnavailableError once `timeoutMs` passes. */
-  private withTimeout<T>(pending: Promise<T>, onLateAnswer?: (value: T) => void): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        reject(new StoreUnavailableError(`no answer within storeTimeout (${this.timeoutMs} ms)`));
-      }, this.timeoutMs);
+    let pending: Promise<Decision>;
+    try {
+      pending = this.primary.evaluate(algorithm, key, params, request);
+    } catch (thrown) {
+      return unavailable(thrown);
+    }
+    return new Promise<Decision | null>((resolve) => {
+      const deadline = this.deadlines.start(() =>
+        resolve(
+          unavailable(
+            new StoreUnavailableError(`no answer within storeTimeout (${this.timeoutMs} ms)`),
+          ),
+        ),
+      );
       pending.then(
-        (value) => {
-          clearTimeout(timer);
-          if (!timedOut) resolve(value);
-          else onLateAnswer?.(value);
+        (decision) => {
+          if (!deadline.settle()) return onLateAnswer?.(decision);
+          if (this.down) this.recovered();
+          resolve(decision);
         },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error);
+        (thrown: unknown) => {
+          if (deadline.settle()) resolve(unavailable(thrown));
         },
       );
     });
+  }
+
+  /** Applies the policy to a decision the store could not make: null, or the fallback's. */
+  private async unavailable<P, R, S>(
+    thrown: unknown,
+    algorithm: LimiterAlgorithm<P, R, S>,
+    key: string,
+    params: P,
+    request: R,
+    label: string,
+  ): Promise<Decision | null> {
+    const error =
+      thrown instanceof StoreUnavailableError
+        ? thrown
+        : new StoreUnavailableError('the store failed', thrown);
+    if (!this.down) this.failed(error);
+    this.notify(error, key, label);
+    return this.fallback ? this.fallback.evaluate(algorithm, key, params, request) : null;
   }
 
   private notify(error: StoreUnavailableError, key: string, label: string): void {

@@ -6,13 +6,8 @@ import { StoreUnavailableError } from '../errors/store-unavailable.error';
 import { DenialCache } from './denial-cache';
 import { LimiterStore, toMicros } from './limiter-store';
 import { defineBuiltInCommands, LimiterCommand, limiterCommand } from './lua-commands';
-import {
-  bulkString,
-  CommandNotSentError,
-  RespConnection,
-  respScript,
-  RespScript,
-} from './resp/resp-connection';
+import { bulkString, RespConnection, respScript, RespScript } from './resp/resp-connection';
+import { RespValue } from './resp/resp-reader';
 import { ScriptConnection } from './script-connection';
 
 /** @publicApi */
@@ -97,7 +92,7 @@ export class RedisStore extends LimiterStore {
     }
   }
 
-  async evaluate<P, R, S>(
+  evaluate<P, R, S>(
     algorithm: LimiterAlgorithm<P, R, S>,
     key: string,
     params: P,
@@ -107,38 +102,30 @@ export class RedisStore extends LimiterStore {
     const scope = this.denials && algorithm.denialScope?.(request);
     if (scope !== undefined) {
       const denied = this.denials?.get(key, fixed.limitId, scope);
-      if (denied) return denied;
+      if (denied) return Promise.resolve(denied);
     }
     const time = this.now ? String(toMicros(this.now())) : '';
-    let reply: unknown;
+    let reply: Promise<unknown>;
     try {
-      reply = await this.run(algorithm, key, time, fixed, request);
+      const connection = this.dedicated?.ready();
+      reply = connection
+        ? this.viaConnection(connection, algorithm, key, time, fixed, request)
+        : this.viaClient(algorithm, key, time, fixed.argv, request);
     } catch (error) {
-      throw new StoreUnavailableError(`Redis failed to evaluate ${algorithm.commandName}`, error);
+      reply = Promise.reject(error);
     }
-    const decision = toDecision(parseReply(reply, algorithm.commandName), algorithm.limit(params));
-    if (scope !== undefined) this.denials?.remember(key, fixed.limitId, scope, decision);
-    return decision;
-  }
-
-  /** The script's reply: on the dedicated connection when it is ready, else through the client. */
-  private async run<P, R, S>(
-    algorithm: LimiterAlgorithm<P, R, S>,
-    key: string,
-    time: string,
-    fixed: FixedArguments,
-    request: R,
-  ): Promise<unknown> {
-    const connection = this.dedicated?.ready();
-    if (connection) {
-      try {
-        return await this.viaConnection(connection, algorithm, key, time, fixed, request);
-      } catch (error) {
-        // Only a command that never reached Redis may be sent again: it cannot have counted.
-        if (!(error instanceof CommandNotSentError)) throw error;
-      }
-    }
-    return this.viaClient(algorithm, key, time, fixed.argv, request);
+    // Plain promise callbacks rather than async/await: this is the path of every request.
+    return reply.then(
+      (value) => {
+        const raw = parseReply(value, algorithm.commandName);
+        const decision = toDecision(raw, algorithm.limit(params));
+        if (scope !== undefined) this.denials?.remember(key, fixed.limitId, scope, decision);
+        return decision;
+      },
+      (error: unknown) => {
+        throw new StoreUnavailableError(`Redis failed to evaluate ${algorithm.commandName}`, error);
+      },
+    );
   }
 
   /** The script on the store's dedicated connection, its arguments encoded here. */
@@ -158,6 +145,8 @@ export class RedisStore extends LimiterStore {
       this.dedicated!.keyPrefix + key,
       args,
       1 + fixed.argv.length + (requestArgv?.length ?? 0),
+      // Never written before the connection closed, so it cannot have counted: use the client.
+      () => this.viaClient(algorithm, key, time, fixed.argv, request) as Promise<RespValue>,
     );
   }
 

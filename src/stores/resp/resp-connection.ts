@@ -27,12 +27,14 @@ export interface RespScript {
 }
 
 interface Waiter {
-  resolve(value: RespValue): void;
+  resolve(value: RespValue | PromiseLike<RespValue>): void;
   reject(error: Error): void;
   /** The script and the command after its SHA, to send again as EVAL on NOSCRIPT. */
   script?: RespScript;
   body?: string;
   arrayHeader?: string;
+  /** Where the reply comes from instead, if the command never left this process. */
+  ifNotSent?: () => Promise<RespValue>;
 }
 
 /**
@@ -144,14 +146,22 @@ export class RespConnection {
 
   /**
    * Runs `script` on one key. `args` are the ARGV as consecutive bulk strings (see
-   * {@link bulkString}), `argCount` how many there are.
+   * {@link bulkString}), `argCount` how many there are. If the connection closes before the
+   * command is written, the reply comes from `ifNotSent`, or the promise rejects with
+   * {@link CommandNotSentError}.
    */
-  evalsha(script: RespScript, key: string, args: string, argCount: number): Promise<RespValue> {
+  evalsha(
+    script: RespScript,
+    key: string,
+    args: string,
+    argCount: number,
+    ifNotSent?: () => Promise<RespValue>,
+  ): Promise<RespValue> {
     if (this.closedWith) return Promise.reject(this.closedWith);
     const arrayHeader = '*' + (argCount + 4) + '\r\n';
     const body = '$1\r\n1\r\n' + bulkString(key) + args;
     return new Promise<RespValue>((resolve, reject) => {
-      this.waiters.push({ resolve, reject, script, body, arrayHeader });
+      this.waiters.push({ resolve, reject, script, body, arrayHeader, ifNotSent });
       this.write(arrayHeader + script.evalshaHead + body);
     });
   }
@@ -167,7 +177,11 @@ export class RespConnection {
     this.reader.reset();
     const notSent = new CommandNotSentError(error);
     for (let i = this.head; i < this.waiters.length; i++) {
-      this.waiters[i]?.reject(i < this.unsentFrom ? error : notSent);
+      const waiter = this.waiters[i];
+      if (!waiter) continue;
+      if (i < this.unsentFrom) waiter.reject(error);
+      else if (waiter.ifNotSent) waiter.resolve(waiter.ifNotSent());
+      else waiter.reject(notSent);
     }
     this.waiters.length = 0;
     this.head = 0;
@@ -238,7 +252,12 @@ export class RespConnection {
     else if (waiter.script && value.message.startsWith('NOSCRIPT')) {
       // A restarted Redis or SCRIPT FLUSH: EVAL runs the script and caches it again.
       const { script, body, arrayHeader } = waiter;
-      this.waiters.push({ resolve: waiter.resolve, reject: waiter.reject });
+      // Redis ran nothing: should this EVAL not go out either, the fallback may still run it.
+      this.waiters.push({
+        resolve: waiter.resolve,
+        reject: waiter.reject,
+        ifNotSent: waiter.ifNotSent,
+      });
       this.write(arrayHeader + script.evalHead + body);
     } else waiter.reject(new Error(value.message));
   }

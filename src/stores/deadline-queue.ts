@@ -1,0 +1,85 @@
+/** One pending deadline: whichever of `settle` and the expiry comes first wins. */
+export class Deadline {
+  private settled = false;
+
+  constructor(
+    readonly atMs: number,
+    private readonly onExpire: () => void,
+  ) {}
+
+  /** Marks the work done; false when the deadline had already expired. */
+  settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    return true;
+  }
+
+  /** Runs `onExpire` unless the work was settled first. */
+  expire(): void {
+    if (this.settle()) this.onExpire();
+  }
+
+  get isSettled(): boolean {
+    return this.settled;
+  }
+}
+
+/** Settled deadlines at the head of the queue before it is compacted. */
+const COMPACT_AT = 1024;
+
+/**
+ * Deadlines that all last `durationMs`, sharing one timer.
+ *
+ * Every store decision is bounded by `storeTimeout`. A `setTimeout` per decision (and its
+ * `clearTimeout`) was a measurable part of the guard's cost per request in bench/. Since
+ * every deadline has the same duration, they expire in the order they start: a queue in
+ * start order, and one timer set for the oldest unsettled deadline, serve them all. Settled
+ * deadlines are dropped when the timer next passes them.
+ */
+export class DeadlineQueue {
+  private readonly deadlines: Deadline[] = [];
+  private head = 0;
+  private timer?: NodeJS.Timeout;
+  private readonly sweep = (): void => this.expireDue();
+
+  constructor(
+    private readonly durationMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** A deadline `durationMs` from now that calls `onExpire` unless settled first. */
+  start(onExpire: () => void): Deadline {
+    const deadline = new Deadline(this.now() + this.durationMs, onExpire);
+    this.deadlines.push(deadline);
+    if (!this.timer) this.arm(deadline.atMs);
+    return deadline;
+  }
+
+  private arm(atMs: number): void {
+    this.timer = setTimeout(this.sweep, Math.max(0, atMs - this.now()));
+    // A pending decision belongs to a request, which keeps the process alive by itself.
+    this.timer.unref();
+  }
+
+  private expireDue(): void {
+    this.timer = undefined;
+    const nowMs = this.now();
+    while (this.head < this.deadlines.length) {
+      const deadline = this.deadlines[this.head];
+      if (!deadline.isSettled && deadline.atMs > nowMs) break;
+      this.head++;
+      deadline.expire();
+    }
+    if (this.head === this.deadlines.length) {
+      this.deadlines.length = 0;
+      this.head = 0;
+      return;
+    }
+    if (this.head >= COMPACT_AT) {
+      this.deadlines.splice(0, this.head);
+      this.head = 0;
+    }
+    // An expiry callback may have started a deadline, and armed the timer, meanwhile.
+    if (!this.timer) this.arm(this.deadlines[this.head].atMs);
+  }
+}
