@@ -1,8 +1,7 @@
 'use strict';
 // The Redis-side ceiling: redis-benchmark running our own scripts (the Lua source from
 // the built library) by EVALSHA, 50 connections, 16 commands pipelined per connection.
-const { spawn } = require('node:child_process');
-const { track } = require('./procs');
+const { capture } = require('./procs');
 const { fixedWindow } = require('../lib/algorithms/fixed-window/fixed-window.algorithm');
 const { fixedWindowParams } = require('../lib/algorithms/fixed-window/fixed-window.model');
 const { tokenBucket } = require('../lib/algorithms/token-bucket/token-bucket.algorithm');
@@ -33,7 +32,7 @@ function loadScripts(redis) {
   return loaded;
 }
 
-function redisBenchmark(
+async function redisBenchmark(
   port,
   { sha, argv },
   { requests = 100_000, clients = 50, pipeline = 16, keys = 10_000 } = {},
@@ -58,29 +57,19 @@ function redisBenchmark(
     'bench:rb:__rand_int__',
     ...argv,
   ];
-  return new Promise((resolve, reject) => {
-    const child = track(spawn('redis-benchmark', args, { stdio: ['ignore', 'pipe', 'pipe'] }));
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.on('data', (chunk) => (err += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      // --csv: "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
-      const row = out
-        .trim()
-        .split('\n')
-        .pop()
-        .split(',')
-        .map((cell) => cell.replace(/"/g, ''));
-      const perSecond = Number(row[1]);
-      if (code !== 0 || !Number.isFinite(perSecond)) {
-        reject(new Error(`redis-benchmark failed (${code}): ${err || out}`));
-        return;
-      }
-      resolve({ decisions: requests, perSecond, p50Ms: Number(row[4]), p99Ms: Number(row[6]) });
-    });
-  });
+  const { code, out, err } = await capture('redis-benchmark', args);
+  // --csv: "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+  const row = out
+    .trim()
+    .split('\n')
+    .pop()
+    .split(',')
+    .map((cell) => cell.replace(/"/g, ''));
+  const perSecond = Number(row[1]);
+  if (code !== 0 || !Number.isFinite(perSecond)) {
+    throw new Error(`redis-benchmark failed (${code}): ${err || out}`);
+  }
+  return { decisions: requests, perSecond, p50Ms: Number(row[4]), p99Ms: Number(row[6]) };
 }
 
 module.exports = { loadScripts, redisBenchmark };

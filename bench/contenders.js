@@ -6,6 +6,7 @@ const { default: Redis } = require('ioredis');
 const { RateLimiterRedis } = require('rate-limiter-flexible');
 const { ThrottlerStorageRedisService } = require('@nest-lab/throttler-storage-redis');
 const { RedisStore, RateLimiterFactory } = require('../lib');
+const { sleep } = require('./redis');
 
 const HIGH_LIMIT = 1e9;
 const PERIOD_S = 60;
@@ -22,17 +23,27 @@ async function client(port, autoPipelining) {
   return redis;
 }
 
-const KINDS = {
-  // Our token bucket through the public factory: rate 1e6/s, burst 1 s.
-  tokenBucket(redis) {
-    const factory = new RateLimiterFactory(new RedisStore({ client: redis }));
-    return (key) => factory.rateLimiter({ key, rate: 1e6, burst: 1 }).tryAcquire();
-  },
-  // Our fixed-window counter through the public factory.
-  counter(redis) {
-    const factory = new RateLimiterFactory(new RedisStore({ client: redis }));
-    return (key) => factory.countLimiter({ key, limit: HIGH_LIMIT, period: PERIOD_S }).tryAcquire();
-  },
+/**
+ * Until the store's own connection is ready, RedisStore sends its scripts through the
+ * client, so a default row could silently measure the ioredis path. `dedicated` is private
+ * to the store: if it is renamed, this fails loudly rather than measure the wrong thing.
+ */
+async function dedicatedReady(store) {
+  for (let i = 0; i < 100; i++) {
+    if (store.dedicated?.ready()) return;
+    await sleep(20);
+  }
+  throw new Error('the RedisStore dedicated connection did not become ready');
+}
+
+// Ours through the public factory: the token bucket at rate 1e6/s, burst 1 s; the counter.
+const OURS = {
+  tokenBucket: (factory) => (key) => factory.rateLimiter({ key, rate: 1e6, burst: 1 }).tryAcquire(),
+  counter: (factory) => (key) =>
+    factory.countLimiter({ key, limit: HIGH_LIMIT, period: PERIOD_S }).tryAcquire(),
+};
+
+const PEERS = {
   // rate-limiter-flexible: consume() rejects with a RateLimiterRes on deny.
   rlf(redis) {
     const limiter = new RateLimiterRedis({
@@ -68,25 +79,42 @@ const LABELS = {
   nestlab: '@nest-lab/throttler-storage-redis',
 };
 
-/** Every contender: the four kinds, each without and with ioredis auto-pipelining. */
+/**
+ * Every contender, in the order the rounds interleave them: our defaults (their scripts
+ * skip the client, so its auto-pipelining setting does not apply), then ours through
+ * ioredis (`dedicatedConnection: false`) and the peers, each without and with ioredis
+ * auto-pipelining.
+ */
 function contenderList() {
-  const list = [];
+  const entry = (kind, dedicatedConnection, autoPipelining) => ({
+    id: `${kind}${kind in OURS && !dedicatedConnection ? '-ioredis' : ''}${autoPipelining ? '+ap' : ''}`,
+    kind,
+    dedicatedConnection,
+    autoPipelining,
+    label: LABELS[kind],
+  });
+  const list = Object.keys(OURS).map((kind) => entry(kind, true, false));
   for (const autoPipelining of [false, true]) {
-    for (const kind of Object.keys(KINDS)) {
-      list.push({
-        id: `${kind}${autoPipelining ? '+ap' : ''}`,
-        kind,
-        autoPipelining,
-        label: LABELS[kind],
-      });
-    }
+    for (const kind of Object.keys(OURS)) list.push(entry(kind, false, autoPipelining));
+    for (const kind of Object.keys(PEERS)) list.push(entry(kind, false, autoPipelining));
   }
   return list;
 }
 
 async function setUp(contender, port) {
   const redis = await client(port, contender.autoPipelining);
-  return { decide: KINDS[contender.kind](redis), close: () => redis.quit() };
+  let decide;
+  if (contender.kind in OURS) {
+    const store = new RedisStore({
+      client: redis,
+      dedicatedConnection: contender.dedicatedConnection,
+    });
+    if (contender.dedicatedConnection) await dedicatedReady(store);
+    decide = OURS[contender.kind](new RateLimiterFactory(store));
+  } else {
+    decide = PEERS[contender.kind](redis);
+  }
+  return { decide, close: () => redis.quit() };
 }
 
-module.exports = { contenderList, setUp, client, KINDS, LABELS, HIGH_LIMIT, PERIOD_S };
+module.exports = { contenderList, setUp, client, LABELS, HIGH_LIMIT, PERIOD_S };

@@ -1,11 +1,13 @@
 'use strict';
 // One Nest app on Express, in its own process: `node http-app.js <variant> <redisUrl>`.
-// Sends { port } to the parent over IPC once listening. Routes:
+// Sends { port } to the parent over IPC once listening, and its process.cpuUsage() when
+// sent 'cpu'. Routes:
 //   GET /hello  the measured route (limits high enough never to deny)
 //   GET /flood  a route limited to one request a minute, for the flood section
 require('reflect-metadata');
 const { Controller, Get, Module } = require('@nestjs/common');
 const { APP_GUARD, NestFactory } = require('@nestjs/core');
+const { default: Redis } = require('ioredis');
 
 const [variant, redisUrl] = process.argv.slice(2);
 
@@ -33,16 +35,21 @@ const providers = [];
 const helloLimits = [];
 const floodLimits = [];
 
-if (variant === 'ours' || variant === 'ours-autopipelining') {
-  const { RateLimiterModule, CountLimit, LimitType } = require('../lib');
-  const { hostname, port } = new URL(redisUrl);
-  // 'ours' passes the URL, so the module creates its client with its own defaults
-  // (no auto-pipelining: RedisStore coalesces writes); the other variant turns it on.
-  const redis =
+if (variant === 'ours' || variant === 'ours-ioredis') {
+  const { RateLimiterModule, RedisStore, CountLimit, LimitType } = require('../lib');
+  // 'ours' passes the URL: the module creates its client and store with its own defaults.
+  // 'ours-ioredis' is the same guard with the store's scripts sent through ioredis.
+  const options =
     variant === 'ours'
-      ? redisUrl
-      : { host: hostname, port: Number(port), enableAutoPipelining: true };
-  imports.push(RateLimiterModule.forRoot({ redis }));
+      ? { redis: redisUrl }
+      : {
+          store: new RedisStore({
+            client: new Redis(redisUrl, { maxRetriesPerRequest: 1 }),
+            ownsClient: true,
+            dedicatedConnection: false,
+          }),
+        };
+  imports.push(RateLimiterModule.forRoot(options));
   helloLimits.push(CountLimit({ limit: 1e9, period: 60, limitType: LimitType.IP }));
   floodLimits.push(CountLimit({ limit: 1, period: 60, limitType: LimitType.IP }));
 } else if (variant === 'throttler') {
@@ -72,6 +79,8 @@ async function main() {
   await app.listen(0, '127.0.0.1');
   process.send({ port: app.getHttpServer().address().port });
   process.on('message', async (message) => {
+    // The parent reads this before and after a run: the app's CPU per request served.
+    if (message === 'cpu') process.send(process.cpuUsage());
     if (message === 'close') {
       await app.close();
       process.exit(0);

@@ -1,10 +1,12 @@
 'use strict';
-// Section 2: one Nest route on Express under autocannon (a separate process), per variant,
-// interleaved rounds, medians reported. Also a flood of 1,000 requests on a denied route.
+// Section 2: one Nest route on Express under a load generator in another process (wrk,
+// or autocannon without it), per variant, interleaved rounds, medians reported. Also a
+// flood of 1,000 requests on a denied route.
 const { fork } = require('node:child_process');
 const http = require('node:http');
 const { join } = require('node:path');
-const { track, stop } = require('./procs');
+const { track, stop, reply } = require('./procs');
+const { loadTool, runHttpLoad } = require('./http-load');
 const {
   median,
   parseCommandStats,
@@ -16,22 +18,10 @@ const {
 const VARIANTS = {
   none: 'no limiter',
   ours: 'nestjs-limiter guard (@CountLimit, module defaults)',
-  'ours-autopipelining': 'nestjs-limiter guard, client with auto-pipelining',
+  'ours-ioredis': 'nestjs-limiter guard, scripts through ioredis (dedicatedConnection: false)',
   throttler: '@nestjs/throttler + @nest-lab/throttler-storage-redis',
 };
 const LOAD = { connections: 50, duration: 10, pipelining: 1 };
-
-function once(child, what) {
-  return new Promise((resolve, reject) => {
-    const onExit = (code) => reject(new Error(`${what} exited with ${code} before answering`));
-    child.once('exit', onExit);
-    child.once('message', (message) => {
-      child.off('exit', onExit);
-      if (message.error) reject(new Error(`${what}: ${message.error}`));
-      else resolve(message);
-    });
-  });
-}
 
 async function startApp(variant, redisUrl) {
   const child = track(
@@ -39,7 +29,7 @@ async function startApp(variant, redisUrl) {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     }),
   );
-  const { port } = await once(child, `app ${variant}`);
+  const { port } = await reply(child, `app ${variant}`);
   return { variant, port, child };
 }
 
@@ -50,18 +40,25 @@ async function closeApp(app) {
   clearTimeout(timer);
 }
 
-async function autocannon(port, path, { duration = LOAD.duration } = {}) {
-  const options = { url: `http://127.0.0.1:${port}${path}`, ...LOAD, duration };
-  const child = track(
-    fork(join(__dirname, 'http-load.js'), [JSON.stringify(options)], {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    }),
-  );
-  try {
-    return await once(child, 'autocannon');
-  } finally {
-    await stop(child);
-  }
+/** CPU µs (user + system) the app process has used so far. */
+async function appCpuUs(app) {
+  app.child.send('cpu');
+  const { user, system } = await reply(app.child, `app ${app.variant}`);
+  return user + system;
+}
+
+/**
+ * One measured run, with the app's CPU per request served: on 2 shared cores it moves
+ * less from run to run than requests/s, which also depends on what else gets the cores.
+ */
+async function measure(tool, app, duration) {
+  const cpuBefore = await appCpuUs(app);
+  const result = await runHttpLoad(tool, `http://127.0.0.1:${app.port}/hello`, {
+    ...LOAD,
+    duration,
+  });
+  result.appCpuUsPerRequest = ((await appCpuUs(app)) - cpuBefore) / result.requests;
+  return result;
 }
 
 /** `count` GETs over keep-alive sockets, `inFlight` at a time; returns status counts. */
@@ -89,20 +86,21 @@ async function hammer(port, path, count, inFlight = 50) {
 }
 
 async function httpBench(redis, { rounds = 3, duration = LOAD.duration, log = console.log } = {}) {
+  const tool = loadTool();
   const apps = [];
   try {
     for (const variant of Object.keys(VARIANTS)) apps.push(await startApp(variant, redis.url));
-    log(`  warm-up (${apps.length} apps, 2 s each)`);
-    for (const app of apps) await autocannon(app.port, '/hello', { duration: 2 });
+    log(`  warm-up (${apps.length} apps, 2 s each, ${tool.name})`);
+    for (const app of apps) await measure(tool, app, 2);
 
     const runs = {};
     for (let round = 1; round <= rounds; round++) {
       for (const app of apps) {
         redis.cli('FLUSHALL');
-        const result = await autocannon(app.port, '/hello', { duration });
+        const result = await measure(tool, app, duration);
         (runs[app.variant] ??= []).push(result);
         log(
-          `  round ${round} ${app.variant.padEnd(24)} ${Math.round(result.requestsPerSecond)} req/s p99 ${result.p99Ms} ms non-2xx ${result.non2xx} errors ${result.errors}`,
+          `  round ${round} ${app.variant.padEnd(14)} ${Math.round(result.requestsPerSecond)} req/s, app CPU ${result.appCpuUsPerRequest.toFixed(0)} µs per request, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors + result.timeouts}`,
         );
       }
     }
@@ -123,7 +121,7 @@ async function httpBench(redis, { rounds = 3, duration = LOAD.duration, log = co
         roundTrips: totalCalls(diff, (name) => SCRIPT_COMMANDS.has(name)),
       };
       log(
-        `  flood ${app.variant.padEnd(24)} statuses ${JSON.stringify(statuses)}: ${flood[app.variant].commands} Redis commands per 1000`,
+        `  flood ${app.variant.padEnd(14)} statuses ${JSON.stringify(statuses)}: ${flood[app.variant].commands} Redis commands per 1000`,
       );
     }
 
@@ -136,11 +134,23 @@ async function httpBench(redis, { rounds = 3, duration = LOAD.duration, log = co
         p50Ms: median(list.map((r) => r.p50Ms)),
         p99Ms: median(list.map((r) => r.p99Ms)),
         rounds: list.map((r) => Math.round(r.requestsPerSecond)),
+        appCpuUsPerRequest: median(list.map((r) => r.appCpuUsPerRequest)),
         non2xx: list.reduce((sum, r) => sum + r.non2xx, 0),
         errors: list.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
       };
     }
-    return { load: { ...LOAD, duration, rounds, route: 'GET /hello (Express)' }, results, flood };
+    return {
+      load: {
+        tool: tool.name,
+        toolVersion: tool.version,
+        ...LOAD,
+        duration,
+        rounds,
+        route: 'GET /hello (Express)',
+      },
+      results,
+      flood,
+    };
   } finally {
     await Promise.all(apps.map(closeApp));
   }

@@ -43,4 +43,31 @@ async function stop(child, graceMs = 3000) {
   clearTimeout(timer);
 }
 
-module.exports = { track, killAll, stop, exited };
+/** The child's next IPC message; rejects if it exits first or the message carries `error`. */
+function reply(child, what) {
+  return new Promise((resolve, reject) => {
+    const onExit = (code) => reject(new Error(`${what} exited with ${code} before answering`));
+    child.once('exit', onExit);
+    child.once('message', (message) => {
+      child.off('exit', onExit);
+      if (message.error) reject(new Error(`${what}: ${message.error}`));
+      else resolve(message);
+    });
+  });
+}
+
+/** Runs a tracked command to its end: { code, out, err }; rejects only if it cannot start. */
+function capture(command, args) {
+  const { spawn } = require('node:child_process');
+  return new Promise((resolve, reject) => {
+    const child = track(spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] }));
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (err += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, out, err }));
+  });
+}
+
+module.exports = { track, killAll, stop, exited, reply, capture };

@@ -3,9 +3,15 @@
 const { readFileSync, existsSync } = require('node:fs');
 const { join } = require('node:path');
 const { barChart } = require('./svg-chart');
-const { evaluateTargets, int, x, us } = require('./targets');
+const { evaluateTargets, clientPath, bestRow, HTTP_NAMES, int, x, us } = require('./targets');
 
 const ms = (n) => (Number.isFinite(n) ? n.toFixed(2) : '–');
+const whole = (n) => (Number.isFinite(n) ? n.toFixed(0) : '–');
+/** Relative change from `from` to `to`, signed: "+12 %", "−8 %". */
+const change = (from, to) => {
+  const percent = (to / from - 1) * 100;
+  return `${percent < 0 ? '−' : '+'}${Math.abs(percent).toFixed(0)} %`;
+};
 
 function table(header, rows) {
   return [
@@ -15,27 +21,58 @@ function table(header, rows) {
   ].join('\n');
 }
 
-const CHART_LABELS = {
-  none: 'no limiter',
-  ours: 'nestjs-limiter guard',
-  'ours-autopipelining': 'nestjs-limiter, auto-pipelining',
-  throttler: '@nestjs/throttler + Redis storage',
-};
+/** Which load generator ran, and why wrk is preferred (results older than the field: autocannon). */
+function loadToolText(load) {
+  const why =
+    'it is a C load generator that takes far less of the 2 shared cores than autocannon, so the app under test, not the load generator, sets the pace';
+  return load.tool === 'wrk'
+    ? `wrk ${load.toolVersion ?? ''} (\`wrk -t1 -c${load.connections} -d${load.duration}s --latency\`), preferred because ${why}`
+    : `autocannon, because wrk was not on PATH; wrk is preferred because ${why}`;
+}
 
 function httpChart(http) {
   const r = http.results;
-  const order = ['none', 'ours', 'ours-autopipelining', 'throttler'].filter((id) => r[id]);
+  const order = Object.keys(HTTP_NAMES).filter((id) => r[id]);
   return barChart({
     title: 'One Nest route on Express: requests per second (higher is better)',
-    subtitle: `autocannon, ${http.load.connections} connections, ${http.load.duration} s × ${http.load.rounds} interleaved rounds, median; same Redis`,
+    subtitle: `${http.load.tool ?? 'autocannon'}, ${http.load.connections} connections, ${http.load.duration} s × ${http.load.rounds} interleaved rounds, median; same Redis`,
     unit: 'req/s',
     bars: order.map((id) => ({
-      label: CHART_LABELS[id] ?? id,
+      label: HTTP_NAMES[id],
       value: r[id].requestsPerSecond,
-      note: `p99 ${r[id].p99Ms} ms`,
+      note: `p99 ${ms(r[id].p99Ms)} ms`,
       highlight: id === 'ours',
     })),
   });
+}
+
+/** The client-path paragraph of section 1, from this run's numbers. */
+function clientPathParagraph(r, http) {
+  const rate = (row) => `${int(row.perSecond)}/s`;
+  const offOn = (id) =>
+    `${rate(r[id])} with auto-pipelining off, ${rate(r[`${id}+ap`])} on (${change(r[id].perSecond, r[`${id}+ap`].perSecond)})`;
+  const ours = ['counter', 'tokenBucket'].map(
+    (kind) =>
+      `- ${r[kind].label}: ${rate(r[kind])} on the dedicated connection; through ioredis ${offOn(`${kind}-ioredis`)}. ` +
+      `The dedicated connection ran ${x(r[kind].perSecond / bestRow(r, `${kind}-ioredis`).perSecond)} its better ioredis row.`,
+  );
+  const peers = ['rlf', 'nestlab'].map((id) => `- ${r[id].label} (ioredis only): ${offOn(id)}.`);
+  const httpLine = (id) =>
+    `${int(http.results[id].requestsPerSecond)} req/s at ${us(http.results[id].appCpuUsPerRequest)} of app CPU per request`;
+  return [
+    '**Client path and auto-pipelining** (DESIGN.md §5 uses auto-pipelining "where bench/ shows it helps"):',
+    '',
+    ...ours,
+    ...peers,
+    ...(http
+      ? [
+          `- HTTP level (section 2): the module’s defaults ${httpLine('ours')}; the same guard with its scripts through ioredis ${httpLine('ours-ioredis')}.`,
+        ]
+      : []),
+    '',
+    'ioredis keeps one auto-pipeline in flight per connection and queues the next one until its replies are back; the',
+    'dedicated connection, and RedisStore’s coalesced writes on the ioredis path, have any number of writes in flight.',
+  ].join('\n');
 }
 
 function librarySection(lib, http) {
@@ -44,7 +81,7 @@ function librarySection(lib, http) {
     .filter((row) => row.kind)
     .map((row) => [
       row.label,
-      row.autoPipelining ? 'on' : 'off',
+      clientPath(row),
       `**${int(row.perSecond)}**`,
       ms(row.p50Ms),
       ms(row.p99Ms),
@@ -61,23 +98,24 @@ function librarySection(lib, http) {
       ms(row.p50Ms),
       ms(row.p99Ms),
       row.rounds.map(int).join(', '),
+      us(row.redisCpuUsPerDecision),
     ]);
-  const best = (kind) =>
-    ['', '+ap'].map((s) => r[kind + s]).sort((a, b) => b.perSecond - a.perSecond)[0];
   return [
     '## 1. Library level',
     '',
     `${int(lib.load.decisions)} decisions per run, ${lib.load.inFlight} in flight, over ${int(lib.load.keys)} keys; every contender on its own`,
-    `ioredis client with the same options; ${lib.load.rounds} interleaved rounds (A, B, C, …, A, B, C, …), median reported. Limits are`,
-    'high (1e9 per minute; token bucket rate 1e6/s) so that every decision takes the normal, allowed path. Ours go through the',
-    'public factory: `factory.rateLimiter({ key, rate, burst }).tryAcquire()` and `factory.countLimiter({ key, limit, period }).tryAcquire()`.',
+    `ioredis client with the same options apart from auto-pipelining; ${lib.load.rounds} interleaved rounds (A, B, C, …, A, B, C, …), median reported.`,
+    'Limits are high (1e9 per minute; token bucket rate 1e6/s) so that every decision takes the normal, allowed path. Ours go through the',
+    'public factory: `factory.rateLimiter({ key, rate, burst }).tryAcquire()` and `factory.countLimiter({ key, limit, period }).tryAcquire()`,',
+    'on `new RedisStore({ client })`, which runs its scripts on a dedicated connection of its own (the default), or on',
+    '`new RedisStore({ client, dedicatedConnection: false })`, which sends them through ioredis.',
     'Peers: `RateLimiterRedis.consume(key)` (`useRedisPackage: false`, rejection caught on deny) and',
     '`ThrottlerStorageRedisService.increment(key, ttl, limit, blockDuration, name)`.',
     '',
     table(
       [
         'contender',
-        'auto-pipelining',
+        'client path',
         'decisions/s',
         'p50 ms',
         'p99 ms',
@@ -96,19 +134,12 @@ function librarySection(lib, http) {
     'with the Lua source of our scripts taken from the built library (`fixedWindow.lua`, `tokenBucket.lua`) and the same arguments',
     'the library sends:',
     '',
-    table(['ceiling', 'requests/s', 'p50 ms', 'p99 ms', 'each round'], ceilings),
+    table(
+      ['ceiling', 'requests/s', 'p50 ms', 'p99 ms', 'each round', 'Redis CPU per decision'],
+      ceilings,
+    ),
     '',
-    `**Auto-pipelining** (DESIGN.md §5 uses it "where bench/ shows it helps"): at this level it ${best('counter').autoPipelining ? 'helps' : 'does not help'} our counter`,
-    `(off ${int(r.counter.perSecond)}/s, on ${int(r['counter+ap'].perSecond)}/s) and ${best('tokenBucket').autoPipelining ? 'helps' : 'does not help'} our token bucket`,
-    `(off ${int(r.tokenBucket.perSecond)}/s, on ${int(r['tokenBucket+ap'].perSecond)}/s). ioredis keeps one auto-pipeline in flight per connection and`,
-    'queues the next one until its replies are back, so with a steady 200 decisions in flight Node and Redis take turns instead of',
-    'working in parallel.',
-    ...(http
-      ? [
-          `At the HTTP level (section 2) the module’s own client (coalesced writes, no auto-pipelining) served ${int(http.results.ours.requestsPerSecond)} req/s,`,
-          `a client with auto-pipelining ${int(http.results['ours-autopipelining'].requestsPerSecond)} req/s.`,
-        ]
-      : []),
+    clientPathParagraph(r, http),
   ].join('\n');
 }
 
@@ -123,7 +154,8 @@ function overheadSection(overhead) {
     '',
     `The same calls with a stub client that answers every command at once (${int(overhead.decisions)} sequential decisions,`,
     `${overhead.rounds} rounds after a warm-up, median): the part of the Node CPU per decision that a library itself spends, without ioredis`,
-    'and the socket.',
+    'and the socket. Ours take the ioredis path here (`dedicatedConnection` has no effect: a stub client has no socket for the',
+    'dedicated connection to follow), so these rows do not include the dedicated connection’s own encoding and reply parsing.',
     '',
     table(['call', 'ns per decision', 'each round'], rows),
   ].join('\n');
@@ -131,26 +163,30 @@ function overheadSection(overhead) {
 
 function httpSection(http) {
   const r = http.results;
-  const rows = Object.entries(r).map(([id, row]) => [
+  const rows = Object.values(r).map((row) => [
     row.label,
     `**${int(row.requestsPerSecond)}**`,
     `${((row.requestsPerSecond / r.none.requestsPerSecond) * 100).toFixed(0)}%`,
-    String(row.p50Ms),
-    String(row.p99Ms),
+    whole(row.appCpuUsPerRequest),
+    ms(row.p50Ms),
+    ms(row.p99Ms),
     row.rounds.map(int).join(', '),
     String(row.non2xx + row.errors),
   ]);
   return [
     '## 2. HTTP level',
     '',
-    `\`${http.load.route}\` returning \`ok\`, one Nest 11 app per variant, each in its own process; load from autocannon in`,
-    `another process: ${http.load.connections} connections, pipelining ${http.load.pipelining}, ${http.load.duration} s per run,`,
-    `${http.load.rounds} interleaved rounds, median reported. The machine has 2 cores shared by the app, autocannon and redis-server.`,
+    `\`${http.load.route}\` returning \`ok\`, one Nest 11 app per variant, each in its own process; load from another process:`,
+    `${http.load.connections} connections, ${http.load.duration} s per run, ${http.load.rounds} interleaved rounds, median reported.`,
+    'The machine has 2 cores shared by the app, the load generator and redis-server.',
+    `Load generator: ${loadToolText(http.load)}.`,
     '',
     '- **no limiter**: the route alone.',
     '- **nestjs-limiter guard**: `RateLimiterModule.forRoot({ redis: url })` and `@CountLimit({ limit: 1e9, period: 60, limitType: LimitType.IP })`;',
-    '  the module creates its own client (its defaults: no auto-pipelining; RedisStore coalesces the writes of one event-loop turn).',
-    '- **… client with auto-pipelining**: the same with `redis: { host, port, enableAutoPipelining: true }`.',
+    '  the module creates its own client, and its store runs the scripts on a dedicated connection (the default).',
+    '- **… scripts through ioredis**: the same guard on',
+    '  `RateLimiterModule.forRoot({ store: new RedisStore({ client: new Redis(url, { maxRetriesPerRequest: 1 }), ownsClient: true, dedicatedConnection: false }) })`:',
+    '  the scripts go through ioredis (no auto-pipelining; RedisStore coalesces the writes of one event-loop turn).',
     '- **@nestjs/throttler**: `ThrottlerModule.forRoot({ throttlers: [{ ttl: 60_000, limit: 1e9 }], storage: new ThrottlerStorageRedisService(url) })`',
     '  with `ThrottlerGuard` as `APP_GUARD` (it also tracks by IP).',
     '',
@@ -161,6 +197,7 @@ function httpSection(http) {
         'variant',
         'req/s',
         'of no limiter',
+        'app CPU per request (µs)',
         'p50 ms',
         'p99 ms',
         'each round (req/s)',
@@ -168,6 +205,9 @@ function httpSection(http) {
       ],
       rows,
     ),
+    '',
+    '"App CPU per request" is the app process’s `process.cpuUsage()` (user + system) over a run, divided by the requests',
+    'it served: it moves less from run to run than requests/s on this shared 2-core machine.',
   ].join('\n');
 }
 

@@ -79,7 +79,7 @@ async function main() {
       log('2. HTTP level');
       const { httpBench } = require('./http');
       results.http = await httpBench(redis, {
-        rounds: quick ? 1 : 3,
+        rounds: quick ? 1 : 5,
         duration: quick ? 3 : 10,
         log,
       });
