@@ -1,26 +1,30 @@
 /** One pending deadline: whichever of `settle` and the expiry comes first wins. */
 export class Deadline {
-  private settled = false;
+  /** Dropped once settled: it holds the request until then, and the queue may keep the deadline longer. */
+  private onExpire: (() => void) | null;
 
   constructor(
     readonly atMs: number,
-    private readonly onExpire: () => void,
-  ) {}
+    onExpire: () => void,
+  ) {
+    this.onExpire = onExpire;
+  }
 
   /** Marks the work done; false when the deadline had already expired. */
   settle(): boolean {
-    if (this.settled) return false;
-    this.settled = true;
+    if (!this.onExpire) return false;
+    this.onExpire = null;
     return true;
   }
 
   /** Runs `onExpire` unless the work was settled first. */
   expire(): void {
-    if (this.settle()) this.onExpire();
+    const onExpire = this.onExpire;
+    if (onExpire && this.settle()) onExpire();
   }
 
   get isSettled(): boolean {
-    return this.settled;
+    return this.onExpire === null;
   }
 }
 
@@ -79,7 +83,9 @@ export class DeadlineQueue {
       this.deadlines.splice(0, this.head);
       this.head = 0;
     }
-    // An expiry callback may have started a deadline, and armed the timer, meanwhile.
-    if (!this.timer) this.arm(this.deadlines[this.head].atMs);
+    // An expiry callback may have started a deadline, arming the timer for it: the oldest
+    // pending deadline comes first.
+    if (this.timer) clearTimeout(this.timer);
+    this.arm(this.deadlines[this.head].atMs);
   }
 }

@@ -52,13 +52,14 @@ export class ProtectedStore {
   ): Promise<Decision | null> {
     const unavailable = (thrown: unknown) =>
       this.unavailable(thrown, algorithm, key, params, request, label);
-    // A connection known to be lost fails at once, queueing nothing while Redis is away.
-    if (this.primary.isUnavailable()) {
-      return unavailable(new StoreUnavailableError('the store is disconnected'));
-    }
     let pending: Promise<Decision>;
     try {
-      pending = this.primary.evaluate(algorithm, key, params, request);
+      // A connection known to be lost fails at once, queueing nothing while Redis is away.
+      if (this.primary.isUnavailable()) {
+        return unavailable(new StoreUnavailableError('the store is disconnected'));
+      }
+      // Promise.resolve: a custom store that answers without a promise still counts.
+      pending = Promise.resolve(this.primary.evaluate(algorithm, key, params, request));
     } catch (thrown) {
       return unavailable(thrown);
     }

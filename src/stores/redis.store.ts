@@ -98,20 +98,23 @@ export class RedisStore extends LimiterStore {
     params: P,
     request: R,
   ): Promise<Decision> {
-    const fixed = this.fixedArguments(algorithm, params);
-    const scope = this.denials && algorithm.denialScope?.(request);
-    if (scope !== undefined) {
-      const denied = this.denials?.get(key, fixed.limitId, scope);
-      if (denied) return Promise.resolve(denied);
-    }
-    const time = this.now ? String(toMicros(this.now())) : '';
+    let fixed: FixedArguments;
+    let scope: string | undefined;
     let reply: Promise<unknown>;
     try {
+      fixed = this.fixedArguments(algorithm, params);
+      scope = this.denials && algorithm.denialScope?.(request);
+      if (scope !== undefined) {
+        const denied = this.denials?.get(key, fixed.limitId, scope);
+        if (denied) return Promise.resolve(denied);
+      }
+      const time = this.now ? String(toMicros(this.now())) : '';
       const connection = this.dedicated?.ready();
       reply = connection
         ? this.viaConnection(connection, algorithm, key, time, fixed, request)
         : this.viaClient(algorithm, key, time, fixed.argv, request);
     } catch (error) {
+      // A decision fails as a rejected promise, never as a throw.
       reply = Promise.reject(error);
     }
     // Plain promise callbacks rather than async/await: this is the path of every request.
@@ -119,7 +122,7 @@ export class RedisStore extends LimiterStore {
       (value) => {
         const raw = parseReply(value, algorithm.commandName);
         const decision = toDecision(raw, algorithm.limit(params));
-        if (scope !== undefined) this.denials?.remember(key, fixed.limitId, scope, decision);
+        if (scope !== undefined) this.denials?.remember(key, fixed!.limitId, scope, decision);
         return decision;
       },
       (error: unknown) => {
@@ -209,6 +212,8 @@ export class RedisStore extends LimiterStore {
 
   /** A connection that was lost and is being retried; a first connection is waited for. */
   override isUnavailable(): boolean {
+    // The store's own connection decides while it is up, even if the client is reconnecting.
+    if (this.dedicated?.isReady) return false;
     const status = this.client.status;
     return status === 'reconnecting' || status === 'end' || status === 'close';
   }

@@ -119,7 +119,7 @@ export class RespConnection {
     target: RespTarget,
     /** Loaded while connecting, so that a cold start under load sends no EVAL of whole scripts. */
     scripts: readonly RespScript[],
-    private readonly onClose: (connection: RespConnection) => void,
+    private readonly onClose: (connection: RespConnection, error: Error) => void,
   ) {
     this.socket = open(target);
     this.socket.setNoDelay(true);
@@ -187,7 +187,7 @@ export class RespConnection {
     this.head = 0;
     this.unsentFrom = 0;
     this.outgoing = '';
-    this.onClose(this);
+    this.onClose(this, error);
   }
 
   private async handshake(target: RespTarget, scripts: readonly RespScript[]): Promise<void> {
@@ -201,16 +201,20 @@ export class RespConnection {
         this.socket.once(target.tls ? 'secureConnect' : 'connect', resolve);
         this.socket.once('close', () => reject(this.closedWith ?? new Error('connection closed')));
       });
-      const setup: string[][] = [];
+      const setup: Promise<unknown>[] = [];
       if (target.password) {
-        setup.push(
-          target.username ? ['AUTH', target.username, target.password] : ['AUTH', target.password],
-        );
+        const auth = target.username
+          ? ['AUTH', target.username, target.password]
+          : ['AUTH', target.password];
+        // As ioredis does: a password the server does not ask for is not an error.
+        setup.push(this.send(auth).catch(unlessNoPasswordIsSet));
       }
-      if (target.db) setup.push(['SELECT', String(target.db)]);
-      setup.push(['CLIENT', 'SETNAME', CONNECTION_NAME]);
-      for (const script of scripts) setup.push(['SCRIPT', 'LOAD', script.source]);
-      await Promise.all(setup.map((args) => this.send(args))); // an error reply rejects
+      if (target.db) setup.push(this.send(['SELECT', String(target.db)]));
+      // Conveniences, not needs: an ACL without CLIENT or SCRIPT still runs the scripts.
+      const optional = (args: string[]) => this.send(args).catch(() => undefined);
+      setup.push(optional(['CLIENT', 'SETNAME', CONNECTION_NAME]));
+      for (const script of scripts) setup.push(optional(['SCRIPT', 'LOAD', script.source]));
+      await Promise.all(setup); // an error reply of AUTH or SELECT fails the connection
     } finally {
       clearTimeout(timer);
     }
@@ -261,6 +265,10 @@ export class RespConnection {
       this.write(arrayHeader + script.evalHead + body);
     } else waiter.reject(new Error(value.message));
   }
+}
+
+function unlessNoPasswordIsSet(error: Error): void {
+  if (!/without any password configured|no password is set/i.test(error.message)) throw error;
 }
 
 function open(target: RespTarget): Socket {

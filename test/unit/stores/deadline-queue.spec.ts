@@ -32,6 +32,23 @@ describe('DeadlineQueue', () => {
     expect(jest.getTimerCount()).toBe(0);
   });
 
+  it('keeps an older deadline on time when an expiry starts a new one', () => {
+    const deadlines = queue();
+    const expired: string[] = [];
+    deadlines.start(() => {
+      expired.push('a');
+      deadlines.start(() => expired.push('c'));
+    });
+    jest.advanceTimersByTime(50);
+    deadlines.start(() => expired.push('b'));
+    jest.advanceTimersByTime(150);
+    expect(expired).toEqual(['a']);
+    jest.advanceTimersByTime(50);
+    expect(expired).toEqual(['a', 'b']);
+    jest.advanceTimersByTime(150);
+    expect(expired).toEqual(['a', 'b', 'c']);
+  });
+
   it('expires a deadline started by another one’s expiry, with a single timer', () => {
     const deadlines = queue();
     const expired: string[] = [];
