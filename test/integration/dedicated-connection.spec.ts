@@ -51,6 +51,22 @@ describe('RedisStore dedicated script connection', () => {
     return (await fresh())[0];
   }
 
+  /** An ACL user for the length of `run`. */
+  async function withAclUser(name: string, rules: string[], run: () => Promise<void>) {
+    await admin.call('ACL', 'SETUSER', name, 'on', ...rules);
+    try {
+      await run();
+    } finally {
+      await admin.call('ACL', 'DELUSER', name);
+    }
+  }
+
+  /** Fields of one connection as CLIENT LIST shows it. */
+  async function connectionFields(id: string, ...fields: string[]) {
+    const connection = (await clients(admin)).find((c) => c.id === id);
+    return fields.map((field) => connection?.[field]);
+  }
+
   /** A store on a ready client, and the id of the script connection it opened. */
   async function storeWithConnection(
     clientOptions: RedisOptions = {},
@@ -118,9 +134,8 @@ describe('RedisStore dedicated script connection', () => {
     expect((await commandCalls(admin, 'eval')) - evalBefore).toBe(evals);
   });
 
-  it("authenticates as the client's ACL user, selects its db and adds its keyPrefix", async () => {
-    await admin.call('ACL', 'SETUSER', 'limiter', 'on', '>s3cret', '~*', '&*', '+@all');
-    try {
+  it("authenticates as the client's ACL user, selects its db and adds its keyPrefix", () =>
+    withAclUser('limiter', ['>s3cret', '~*', '&*', '+@all'], async () => {
       const { factory, connectionId } = await storeWithConnection({
         username: 'limiter',
         password: 's3cret',
@@ -133,16 +148,12 @@ describe('RedisStore dedicated script connection', () => {
       const db3 = redis.client({ db: 3 });
       expect(await db3.get('tenant:countLimit:k')).toBe('2');
       expect(await admin.exists('countLimit:k', 'tenant:countLimit:k')).toBe(0);
-      const connection = (await clients(admin)).find((c) => c.id === connectionId);
-      expect([connection?.user, connection?.db, connection?.cmd]).toEqual([
+      expect(await connectionFields(connectionId, 'user', 'db', 'cmd')).toEqual([
         'limiter',
         '3',
         'evalsha',
       ]);
-    } finally {
-      await admin.call('ACL', 'DELUSER', 'limiter');
-    }
-  });
+    }));
 
   it('decides through the client while its connection is gone, then opens a new one', async () => {
     const { factory, connectionId } = await storeWithConnection();
@@ -194,35 +205,20 @@ describe('RedisStore dedicated script connection', () => {
     expect(connection?.cmd).toBe('evalsha');
   });
 
-  it('sets up under an ACL user that may run scripts but not CLIENT or SCRIPT', async () => {
-    await admin.call(
-      'ACL',
-      'SETUSER',
-      'scripts-only',
-      'on',
-      '>pw',
-      '~*',
-      '+@all',
-      '-client',
-      '-script',
-    );
-    try {
+  it('sets up under an ACL user that may run scripts but not CLIENT or SCRIPT', () =>
+    withAclUser('scripts-only', ['>pw', '~*', '+@all', '-client', '-script'], async () => {
       const { factory, connectionId } = await storeWithConnection({
         username: 'scripts-only',
         password: 'pw',
       });
       const counter = factory.countLimiter({ key: 'acl-limited', limit: 5, period: 60 });
       expect(await counter.tryAcquire()).toBe(true);
-      const connection = (await clients(admin)).find((c) => c.id === connectionId);
-      expect([connection?.user, connection?.name, connection?.cmd]).toEqual([
+      expect(await connectionFields(connectionId, 'user', 'name', 'cmd')).toEqual([
         'scripts-only',
         '',
         'evalsha',
       ]);
-    } finally {
-      await admin.call('ACL', 'DELUSER', 'scripts-only');
-    }
-  });
+    }));
 
   it('opens no connection of its own with dedicatedConnection: false', async () => {
     const client = redis.client();
