@@ -50,27 +50,25 @@ export class ProtectedStore {
     label = '',
     onLateAnswer?: (decision: Decision) => void,
   ): Promise<Decision | null> {
-    const unavailable = (thrown: unknown) =>
-      this.unavailable(thrown, algorithm, key, params, request, label);
     let pending: Promise<Decision>;
     try {
       // A connection known to be lost fails at once, queueing nothing while Redis is away.
       if (this.primary.isUnavailable()) {
-        return unavailable(new StoreUnavailableError('the store is disconnected'));
+        const error = new StoreUnavailableError('the store is disconnected');
+        return this.unavailable(error, algorithm, key, params, request, label);
       }
       // Promise.resolve: a custom store that answers without a promise still counts.
       pending = Promise.resolve(this.primary.evaluate(algorithm, key, params, request));
     } catch (thrown) {
-      return unavailable(thrown);
+      return this.unavailable(thrown, algorithm, key, params, request, label);
     }
     return new Promise<Decision | null>((resolve) => {
-      const deadline = this.deadlines.start(() =>
-        resolve(
-          unavailable(
-            new StoreUnavailableError(`no answer within storeTimeout (${this.timeoutMs} ms)`),
-          ),
-        ),
-      );
+      const deadline = this.deadlines.start(() => {
+        const error = new StoreUnavailableError(
+          `no answer within storeTimeout (${this.timeoutMs} ms)`,
+        );
+        resolve(this.unavailable(error, algorithm, key, params, request, label));
+      });
       pending.then(
         (decision) => {
           if (!deadline.settle()) return onLateAnswer?.(decision);
@@ -78,7 +76,9 @@ export class ProtectedStore {
           resolve(decision);
         },
         (thrown: unknown) => {
-          if (deadline.settle()) resolve(unavailable(thrown));
+          if (deadline.settle()) {
+            resolve(this.unavailable(thrown, algorithm, key, params, request, label));
+          }
         },
       );
     });

@@ -32,10 +32,11 @@ export interface RedisStoreOptions {
   coalesceWrites?: boolean;
   /**
    * Run the scripts on a connection of the store's own (default true; standalone and
-   * Sentinel clients), opened with the client's settings when the client is ready and
-   * closed when it is not. It sends pre-encoded EVALSHA and reads replies with no
-   * per-command objects, which bench/ measured as most of ioredis's cost per decision.
-   * Meanwhile, and for a Cluster, scripts go through the client itself.
+   * Sentinel clients), opened with the client's settings when the client is ready, and
+   * closed with its own socket, the client's end or {@link close}. It sends pre-encoded
+   * EVALSHA and reads replies with no per-command objects: bench/ measured ioredis's
+   * per-command work as most of the Node CPU of a decision. Until it is ready, and for a
+   * Cluster, scripts go through the client itself. README "Connections".
    */
   dedicatedConnection?: boolean;
 }
@@ -63,8 +64,9 @@ function scriptOf(algorithm: LimiterAlgorithm<unknown, unknown, unknown>): RespS
 
 /**
  * Limiter state in Redis. Each decision is one EVALSHA of the algorithm's script on one
- * key (ioredis `defineCommand` reloads a script on NOSCRIPT), so it works unchanged on
- * Redis Cluster and any number of app servers share one exact limit.
+ * key, EVAL once on NOSCRIPT (on the store's own connection, or through ioredis
+ * `defineCommand`), so it works unchanged on Redis Cluster and any number of app servers
+ * share one exact limit.
  *
  * @publicApi
  */

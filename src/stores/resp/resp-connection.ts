@@ -84,8 +84,8 @@ function command(args: readonly string[]): string {
  * A RESP2 connection to one Redis that runs limiter scripts and nothing else.
  *
  * It does what ioredis does for a defined command (EVALSHA, EVAL once on NOSCRIPT, replies
- * in order) with none of its per-command objects: a command is one string, the commands of
- * one event-loop turn go out in one write, and any number of such writes may be in flight.
+ * in order) with none of its per-command objects: a command is one string, commands go out
+ * every ~2 KB or at the end of the event-loop turn, and any number of writes may be in flight.
  * It never reconnects or queues while offline: once closed it rejects everything, and its
  * owner ({@link ScriptConnection}) decides whether to open another.
  */
@@ -99,8 +99,13 @@ export class RespConnection {
   private outgoing = '';
   private flushScheduled = false;
   private closedWith?: Error;
-  private readonly flush = (): void => {
+  /** The end-of-turn write, scheduled once per turn. */
+  private readonly flushAtEndOfTurn = (): void => {
     this.flushScheduled = false;
+    this.flush();
+  };
+
+  private flush(): void {
     if (this.outgoing === '' || this.closedWith) return;
     // Ended by Redis (CLIENT KILL, a restart) but not yet closed here: nothing may go out.
     if (!this.socket.writable) {
@@ -110,7 +115,7 @@ export class RespConnection {
     this.socket.write(this.outgoing);
     this.outgoing = '';
     this.unsentFrom = this.waiters.length;
-  };
+  }
 
   /** Resolves once connected and authenticated; rejects if that fails. */
   readonly ready: Promise<void>;
@@ -138,10 +143,6 @@ export class RespConnection {
     this.socket.on('close', () => this.close(new Error('the script connection closed')));
     this.ready = this.handshake(target, scripts);
     this.ready.catch((error: Error) => this.close(error));
-  }
-
-  get isClosed(): boolean {
-    return this.closedWith !== undefined;
   }
 
   /**
@@ -232,7 +233,7 @@ export class RespConnection {
     if (this.outgoing.length >= FLUSH_AT_CHARS) this.flush();
     else if (!this.flushScheduled) {
       this.flushScheduled = true;
-      setImmediate(this.flush);
+      setImmediate(this.flushAtEndOfTurn);
     }
   }
 
