@@ -19,7 +19,11 @@ function scripts() {
     counter: { lua: fixedWindow.lua, argv: ['', ...fixedWindow.paramsArgv(fw)] },
     tokenBucket: {
       lua: tokenBucket.lua,
-      argv: ['', ...tokenBucket.paramsArgv(tb), ...tokenBucket.requestArgv(tokenBucketRequest(tb, 1, 0))],
+      argv: [
+        '',
+        ...tokenBucket.paramsArgv(tb),
+        ...tokenBucket.requestArgv(tokenBucketRequest(tb, 1, 0)),
+      ],
     },
   };
 }

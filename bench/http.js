@@ -21,7 +21,7 @@ const VARIANTS = {
   'ours-ioredis': 'nestjs-limiter guard, scripts through ioredis (dedicatedConnection: false)',
   throttler: '@nestjs/throttler + @nest-lab/throttler-storage-redis',
 };
-const LOAD = { connections: 50, duration: 10, pipelining: 1 };
+const LOAD = { connections: 50, duration: 4, pipelining: 1 };
 
 async function startApp(variant, redisUrl) {
   const child = track(
@@ -85,7 +85,7 @@ async function hammer(port, path, count, inFlight = 50) {
   return statuses;
 }
 
-async function httpBench(redis, { rounds = 3, duration = LOAD.duration, log = console.log } = {}) {
+async function httpBench(redis, { rounds = 15, duration = LOAD.duration, log = console.log } = {}) {
   const tool = loadTool();
   const apps = [];
   try {
@@ -95,7 +95,8 @@ async function httpBench(redis, { rounds = 3, duration = LOAD.duration, log = co
 
     const runs = {};
     for (let round = 1; round <= rounds; round++) {
-      for (const app of apps) {
+      // Every other round in reverse, as in section 1.
+      for (const app of round % 2 ? apps : [...apps].reverse()) {
         redis.cli('FLUSHALL');
         const result = await measure(tool, app, duration);
         (runs[app.variant] ??= []).push(result);

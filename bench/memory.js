@@ -42,7 +42,8 @@ function algorithms(redis) {
     },
     slidingWindow: {
       label: 'nestjs-limiter sliding window (limit 100, window 60), 3 requests logged',
-      hit: (k) => factory.slidingWindowLimiter({ key: k, prefix: '', limit: 100, window: 60 }).tryAcquire(),
+      hit: (k) =>
+        factory.slidingWindowLimiter({ key: k, prefix: '', limit: 100, window: 60 }).tryAcquire(),
       redisKey: (k) => k,
     },
     concurrency: {
@@ -52,7 +53,8 @@ function algorithms(redis) {
     },
     leakyBucket: {
       label: 'nestjs-limiter leaky bucket / GCRA (capacity 10, rate 1/60)',
-      hit: (k) => factory.leakyBucketLimiter({ key: k, prefix: '', capacity: 10, rate: 1 / 60 }).tryAcquire(),
+      hit: (k) =>
+        factory.leakyBucketLimiter({ key: k, prefix: '', capacity: 10, rate: 1 / 60 }).tryAcquire(),
       redisKey: (k) => k,
     },
     rlf: {

@@ -3,7 +3,17 @@
 const { readFileSync, existsSync } = require('node:fs');
 const { join } = require('node:path');
 const { barChart } = require('./svg-chart');
-const { evaluateTargets, clientPath, bestRow, HTTP_NAMES, int, x, us } = require('./targets');
+const { medianRoundRatio } = require('./stats');
+const {
+  evaluateTargets,
+  clientPath,
+  bestRow,
+  HTTP_NAMES,
+  HTTP_PAIRS,
+  int,
+  x,
+  us,
+} = require('./targets');
 
 const ms = (n) => (Number.isFinite(n) ? n.toFixed(2) : '–');
 const whole = (n) => (Number.isFinite(n) ? n.toFixed(0) : '–');
@@ -104,7 +114,8 @@ function librarySection(lib, http) {
     '## 1. Library level',
     '',
     `${int(lib.load.decisions)} decisions per run, ${lib.load.inFlight} in flight, over ${int(lib.load.keys)} keys; every contender on its own`,
-    `ioredis client with the same options apart from auto-pipelining; ${lib.load.rounds} interleaved rounds (A, B, C, …, A, B, C, …), median reported.`,
+    `ioredis client with the same options apart from auto-pipelining; ${lib.load.rounds} interleaved rounds (A, B, C, …, then …, C, B, A), median reported;`,
+    'the targets take the median of the per-round ratios of two contenders, since the machine’s speed moves from round to round.',
     'Limits are high (1e9 per minute; token bucket rate 1e6/s) so that every decision takes the normal, allowed path. Ours go through the',
     'public factory: `factory.rateLimiter({ key, rate, burst }).tryAcquire()` and `factory.countLimiter({ key, limit, period }).tryAcquire()`,',
     'on `new RedisStore({ client })`, which runs its scripts on a dedicated connection of its own (the default), or on',
@@ -166,7 +177,7 @@ function httpSection(http) {
   const rows = Object.values(r).map((row) => [
     row.label,
     `**${int(row.requestsPerSecond)}**`,
-    `${((row.requestsPerSecond / r.none.requestsPerSecond) * 100).toFixed(0)}%`,
+    `${(medianRoundRatio(row.rounds, r.none.rounds) * 100).toFixed(0)}%`,
     whole(row.appCpuUsPerRequest),
     ms(row.p50Ms),
     ms(row.p99Ms),
@@ -177,7 +188,7 @@ function httpSection(http) {
     '## 2. HTTP level',
     '',
     `\`${http.load.route}\` returning \`ok\`, one Nest 11 app per variant, each in its own process; load from another process:`,
-    `${http.load.connections} connections, ${http.load.duration} s per run, ${http.load.rounds} interleaved rounds, median reported.`,
+    `${http.load.connections} connections, ${http.load.duration} s per run, ${http.load.rounds} interleaved rounds (every other one in reverse order), median reported.`,
     'The machine has 2 cores shared by the app, the load generator and redis-server.',
     `Load generator: ${loadToolText(http.load)}.`,
     '',
@@ -196,7 +207,7 @@ function httpSection(http) {
       [
         'variant',
         'req/s',
-        'of no limiter',
+        'of no limiter (per round, median)',
         'app CPU per request (µs)',
         'p50 ms',
         'p99 ms',
@@ -208,6 +219,17 @@ function httpSection(http) {
     '',
     '"App CPU per request" is the app process’s `process.cpuUsage()` (user + system) over a run, divided by the requests',
     'it served: it moves less from run to run than requests/s on this shared 2-core machine.',
+    '',
+    'The targets divide the variants round by round (each round runs every variant within seconds) and take the median:',
+    '',
+    table(
+      ['requests/s ratio', 'median of the rounds', 'each round'],
+      HTTP_PAIRS.map(([a, b]) => [
+        `${HTTP_NAMES[a]} / ${HTTP_NAMES[b]}`,
+        `**${x(medianRoundRatio(r[a].rounds, r[b].rounds))}**`,
+        r[a].rounds.map((value, i) => x(value / r[b].rounds[i])).join(', '),
+      ]),
+    ),
   ].join('\n');
 }
 
@@ -308,8 +330,10 @@ function renderMarkdown(results) {
       ],
     ),
     '',
-    'Numbers from a shared 2-core virtual machine move by ±30 % from run to run; the rounds are interleaved so that drift',
-    'hits every contender alike, and every figure is the median of its rounds. Read the ratios, not the absolute numbers.',
+    'Numbers from a shared 2-core virtual machine move by ±30 % from run to run, and by up to 2× between rounds of one run;',
+    'the rounds are interleaved (every other one in reverse order) so that drift hits every contender alike. Every figure',
+    'is the median of its rounds, and every ratio in the targets is the median of the two contenders’ ratios round by round.',
+    'Read the ratios, not the absolute numbers.',
     '',
     '## Targets',
     '',

@@ -79,8 +79,8 @@ async function main() {
       log('2. HTTP level');
       const { httpBench } = require('./http');
       results.http = await httpBench(redis, {
-        rounds: quick ? 1 : 5,
-        duration: quick ? 3 : 10,
+        rounds: quick ? 2 : 15,
+        duration: quick ? 3 : 4,
         log,
       });
     } else {

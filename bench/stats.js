@@ -13,6 +13,14 @@ function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/**
+ * The median of a[i] / b[i]: contenders measured in the same round ran seconds apart, so
+ * their ratio in that round is spared the machine's drift from round to round.
+ */
+function medianRoundRatio(a, b) {
+  return median(a.map((value, i) => value / b[i]));
+}
+
 /** `INFO commandstats` text -> { command: { calls, usec } }. */
 function parseCommandStats(text) {
   const stats = {};
@@ -55,6 +63,7 @@ const SCRIPT_COMMANDS = new Set([
 module.exports = {
   percentile,
   median,
+  medianRoundRatio,
   parseCommandStats,
   diffCommandStats,
   totalCalls,
