@@ -85,7 +85,7 @@ async function hammer(port, path, count, inFlight = 50) {
   return statuses;
 }
 
-async function httpBench(redis, { rounds = 15, duration = LOAD.duration, log = console.log } = {}) {
+async function httpBench(redis, { rounds = 16, duration = LOAD.duration, log = console.log } = {}) {
   const tool = loadTool();
   const apps = [];
   try {
@@ -95,7 +95,7 @@ async function httpBench(redis, { rounds = 15, duration = LOAD.duration, log = c
 
     const runs = {};
     for (let round = 1; round <= rounds; round++) {
-      // Every other round in reverse, as in section 1.
+      // Every other round in reverse, as in section 1 (with an even count of rounds).
       for (const app of round % 2 ? apps : [...apps].reverse()) {
         redis.cli('FLUSHALL');
         const result = await measure(tool, app, duration);
@@ -142,6 +142,7 @@ async function httpBench(redis, { rounds = 15, duration = LOAD.duration, log = c
     }
     return {
       load: {
+        order: 'alternating',
         tool: tool.name,
         toolVersion: tool.version,
         ...LOAD,

@@ -55,7 +55,7 @@ function redisCpuSeconds(redis) {
   );
 }
 
-async function libraryBench(redis, { rounds = 5, log = console.log } = {}) {
+async function libraryBench(redis, { rounds = 6, log = console.log } = {}) {
   const contenders = contenderList();
   const ready = {};
   for (const contender of contenders) ready[contender.id] = await setUp(contender, redis.port);
@@ -69,40 +69,45 @@ async function libraryBench(redis, { rounds = 5, log = console.log } = {}) {
 
   const runs = {};
   const profiles = {};
+  const runContender = async (contender, round) => {
+    redis.cli('FLUSHALL');
+    const before = parseCommandStats(redis.cli('INFO', 'commandstats'));
+    const redisCpuBefore = redisCpuSeconds(redis);
+    const nodeCpuBefore = process.cpuUsage();
+    const result = await runLoad(ready[contender.id].decide, LOAD);
+    const nodeCpu = process.cpuUsage(nodeCpuBefore);
+    result.nodeCpuUsPerDecision = (nodeCpu.user + nodeCpu.system) / result.decisions;
+    result.redisCpuUsPerDecision =
+      ((redisCpuSeconds(redis) - redisCpuBefore) * 1e6) / result.decisions;
+    const diff = diffCommandStats(before, parseCommandStats(redis.cli('INFO', 'commandstats')));
+    if (result.allowed !== result.decisions)
+      log(`  note: ${contender.id} denied ${result.decisions - result.allowed}`);
+    (runs[contender.id] ??= []).push(result);
+    profiles[contender.id] ??= commandProfile(diff, result.decisions);
+    log(
+      `  round ${round} ${contender.id.padEnd(22)} ${Math.round(result.perSecond)}/s p50 ${result.p50Ms.toFixed(2)} ms p99 ${result.p99Ms.toFixed(2)} ms, CPU per decision Node ${result.nodeCpuUsPerDecision.toFixed(1)} µs Redis ${result.redisCpuUsPerDecision.toFixed(1)} µs`,
+    );
+  };
+  const runCeiling = async (name, round) => {
+    redis.cli('FLUSHALL');
+    const id = `redis-benchmark ${name}`;
+    // Redis's CPU per decision under the ceiling's load, to compare with ours from Node.
+    const redisCpuBefore = redisCpuSeconds(redis);
+    const result = await redisBenchmark(redis.port, scripts[name]);
+    result.redisCpuUsPerDecision =
+      ((redisCpuSeconds(redis) - redisCpuBefore) * 1e6) / result.decisions;
+    (runs[id] ??= []).push(result);
+    log(`  round ${round} ${id} ${Math.round(result.perSecond)}/s`);
+  };
+  const steps = [
+    ...contenders.map((contender) => (round) => runContender(contender, round)),
+    ...Object.keys(scripts).map((name) => (round) => runCeiling(name, round)),
+  ];
   try {
     for (let round = 1; round <= rounds; round++) {
-      // Every other round runs the contenders in reverse, so that a steady drift of the
-      // machine's speed during a round favours none of them.
-      for (const contender of round % 2 ? contenders : [...contenders].reverse()) {
-        redis.cli('FLUSHALL');
-        const before = parseCommandStats(redis.cli('INFO', 'commandstats'));
-        const redisCpuBefore = redisCpuSeconds(redis);
-        const nodeCpuBefore = process.cpuUsage();
-        const result = await runLoad(ready[contender.id].decide, LOAD);
-        const nodeCpu = process.cpuUsage(nodeCpuBefore);
-        result.nodeCpuUsPerDecision = (nodeCpu.user + nodeCpu.system) / result.decisions;
-        result.redisCpuUsPerDecision =
-          ((redisCpuSeconds(redis) - redisCpuBefore) * 1e6) / result.decisions;
-        const diff = diffCommandStats(before, parseCommandStats(redis.cli('INFO', 'commandstats')));
-        if (result.allowed !== result.decisions)
-          log(`  note: ${contender.id} denied ${result.decisions - result.allowed}`);
-        (runs[contender.id] ??= []).push(result);
-        profiles[contender.id] ??= commandProfile(diff, result.decisions);
-        log(
-          `  round ${round} ${contender.id.padEnd(22)} ${Math.round(result.perSecond)}/s p50 ${result.p50Ms.toFixed(2)} ms p99 ${result.p99Ms.toFixed(2)} ms, CPU per decision Node ${result.nodeCpuUsPerDecision.toFixed(1)} µs Redis ${result.redisCpuUsPerDecision.toFixed(1)} µs`,
-        );
-      }
-      for (const name of Object.keys(scripts)) {
-        redis.cli('FLUSHALL');
-        const id = `redis-benchmark ${name}`;
-        // Redis's CPU per decision under the ceiling's load, to compare with ours from Node.
-        const redisCpuBefore = redisCpuSeconds(redis);
-        const result = await redisBenchmark(redis.port, scripts[name]);
-        result.redisCpuUsPerDecision =
-          ((redisCpuSeconds(redis) - redisCpuBefore) * 1e6) / result.decisions;
-        (runs[id] ??= []).push(result);
-        log(`  round ${round} ${id} ${Math.round(result.perSecond)}/s`);
-      }
+      // Every other round runs in reverse, so that a steady drift of the machine's speed
+      // during a round favours no contender (with an even count of rounds).
+      for (const step of round % 2 ? steps : [...steps].reverse()) await step(round);
     }
   } finally {
     for (const contender of contenders) await ready[contender.id].close().catch(() => undefined);
@@ -125,7 +130,13 @@ async function libraryBench(redis, { rounds = 5, log = console.log } = {}) {
     };
   }
   return {
-    load: { decisions: LOAD.total, inFlight: LOAD.inFlight, keys: LOAD.keys, rounds },
+    load: {
+      decisions: LOAD.total,
+      inFlight: LOAD.inFlight,
+      keys: LOAD.keys,
+      rounds,
+      order: 'alternating',
+    },
     results,
   };
 }

@@ -68,7 +68,7 @@ async function main() {
   const results = { startedAt: new Date(started).toISOString(), quick, machine: machine(redis) };
   try {
     log('1. library level');
-    results.library = await libraryBench(redis, { rounds: quick ? 1 : 5, log });
+    results.library = await libraryBench(redis, { rounds: quick ? 1 : 6, log });
     log('1b. JavaScript cost per decision (stub client)');
     results.overhead = await require('./overhead').overheadBench({ rounds: quick ? 1 : 3, log });
     log('3. flood');
@@ -79,7 +79,7 @@ async function main() {
       log('2. HTTP level');
       const { httpBench } = require('./http');
       results.http = await httpBench(redis, {
-        rounds: quick ? 2 : 15,
+        rounds: quick ? 2 : 16,
         duration: quick ? 3 : 4,
         log,
       });

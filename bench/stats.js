@@ -14,11 +14,25 @@ function median(values) {
 }
 
 /**
- * The median of a[i] / b[i]: contenders measured in the same round ran seconds apart, so
- * their ratio in that round is spared the machine's drift from round to round.
+ * The median of the per-round ratios a[i] / b[i], taken on their logarithms so that
+ * ratio(a, b) is exactly 1 / ratio(b, a) for an even count of rounds too.
  */
 function medianRoundRatio(a, b) {
-  return median(a.map((value, i) => value / b[i]));
+  if (a.length !== b.length || a.length === 0)
+    throw new Error(`rounds differ: ${a.length} against ${b.length}`);
+  if (![...a, ...b].every((value) => Number.isFinite(value) && value > 0))
+    throw new Error('a round without a positive rate');
+  return Math.exp(median(a.map((value, i) => Math.log(value / b[i]))));
+}
+
+/**
+ * The two ways to compare a and b over interleaved rounds, and the lower of them, which the
+ * targets are judged on: neither estimator may be picked for the answer it gives.
+ */
+function compareRounds(a, b) {
+  const perRound = medianRoundRatio(a, b);
+  const ofMedians = median(a) / median(b);
+  return { perRound, ofMedians, judged: Math.min(perRound, ofMedians) };
 }
 
 /** `INFO commandstats` text -> { command: { calls, usec } }. */
@@ -64,6 +78,7 @@ module.exports = {
   percentile,
   median,
   medianRoundRatio,
+  compareRounds,
   parseCommandStats,
   diffCommandStats,
   totalCalls,
