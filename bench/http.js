@@ -9,6 +9,8 @@ const { track, stop, reply } = require('./procs');
 const { loadTool, runHttpLoad } = require('./http-load');
 const {
   median,
+  ROUND_ORDER,
+  inRoundOrder,
   parseCommandStats,
   diffCommandStats,
   totalCalls,
@@ -95,8 +97,7 @@ async function httpBench(redis, { rounds = 16, duration = LOAD.duration, log = c
 
     const runs = {};
     for (let round = 1; round <= rounds; round++) {
-      // Every other round in reverse, as in section 1 (with an even count of rounds).
-      for (const app of round % 2 ? apps : [...apps].reverse()) {
+      for (const app of inRoundOrder(apps, round)) {
         redis.cli('FLUSHALL');
         const result = await measure(tool, app, duration);
         (runs[app.variant] ??= []).push(result);
@@ -142,7 +143,7 @@ async function httpBench(redis, { rounds = 16, duration = LOAD.duration, log = c
     }
     return {
       load: {
-        order: 'alternating',
+        order: ROUND_ORDER,
         tool: tool.name,
         toolVersion: tool.version,
         ...LOAD,

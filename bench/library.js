@@ -5,6 +5,8 @@ const { loadScripts, redisBenchmark } = require('./ceiling');
 const { runLoad } = require('./load');
 const {
   median,
+  ROUND_ORDER,
+  inRoundOrder,
   parseCommandStats,
   diffCommandStats,
   totalCalls,
@@ -105,9 +107,9 @@ async function libraryBench(redis, { rounds = 6, log = console.log } = {}) {
   ];
   try {
     for (let round = 1; round <= rounds; round++) {
-      // Every other round runs in reverse, so that a steady drift of the machine's speed
-      // during a round favours no contender (with an even count of rounds).
-      for (const step of round % 2 ? steps : [...steps].reverse()) await step(round);
+      // Reversed every other round: with an even count of rounds, a steady drift of the
+      // machine's speed during a round favours no contender.
+      for (const step of inRoundOrder(steps, round)) await step(round);
     }
   } finally {
     for (const contender of contenders) await ready[contender.id].close().catch(() => undefined);
@@ -135,7 +137,7 @@ async function libraryBench(redis, { rounds = 6, log = console.log } = {}) {
       inFlight: LOAD.inFlight,
       keys: LOAD.keys,
       rounds,
-      order: 'alternating',
+      order: ROUND_ORDER,
     },
     results,
   };

@@ -3,7 +3,7 @@
 const { readFileSync, existsSync } = require('node:fs');
 const { join } = require('node:path');
 const { barChart } = require('./svg-chart');
-const { compareRounds } = require('./stats');
+const { ROUND_ORDER, compareRounds, roundRatios } = require('./stats');
 const {
   evaluateTargets,
   clientPath,
@@ -12,6 +12,7 @@ const {
   HTTP_PAIRS,
   int,
   x,
+  percent,
   us,
 } = require('./targets');
 
@@ -42,7 +43,7 @@ function loadToolText(load) {
 
 /** How the contenders were ordered within the rounds (older results: the same order each time). */
 const orderText = (load) =>
-  load.order === 'alternating'
+  load.order === ROUND_ORDER
     ? '(A, B, C, … then …, C, B, A: every other round in reverse order)'
     : '(the same order every round)';
 
@@ -182,7 +183,7 @@ function httpSection(http) {
   const rows = Object.values(r).map((row) => [
     row.label,
     `**${int(row.requestsPerSecond)}**`,
-    `${((row.requestsPerSecond / r.none.requestsPerSecond) * 100).toFixed(0)}%`,
+    percent(row.requestsPerSecond / r.none.requestsPerSecond),
     whole(row.appCpuUsPerRequest),
     ms(row.p50Ms),
     ms(row.p99Ms),
@@ -236,7 +237,7 @@ function httpSection(http) {
           `${HTTP_NAMES[a]} / ${HTTP_NAMES[b]}`,
           x(perRound),
           x(ofMedians),
-          r[a].rounds.map((value, i) => x(value / r[b].rounds[i])).join(', '),
+          roundRatios(r[a].rounds, r[b].rounds).map(x).join(', '),
         ];
       }),
     ),

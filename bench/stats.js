@@ -13,16 +13,29 @@ function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/**
- * The median of the per-round ratios a[i] / b[i], taken on their logarithms so that
- * ratio(a, b) is exactly 1 / ratio(b, a) for an even count of rounds too.
- */
-function medianRoundRatio(a, b) {
+/** How the sections order their contenders: every other round in reverse (ROUND_ORDER). */
+const ROUND_ORDER = 'alternating';
+
+/** The contenders of one round (counted from 1), in that round's order. */
+function inRoundOrder(list, round) {
+  return round % 2 ? list : [...list].reverse();
+}
+
+/** a[i] / b[i] for every round: two contenders' rates, paired by round. */
+function roundRatios(a, b) {
   if (a.length !== b.length || a.length === 0)
     throw new Error(`rounds differ: ${a.length} against ${b.length}`);
   if (![...a, ...b].every((value) => Number.isFinite(value) && value > 0))
     throw new Error('a round without a positive rate');
-  return Math.exp(median(a.map((value, i) => Math.log(value / b[i]))));
+  return a.map((value, i) => value / b[i]);
+}
+
+/**
+ * The median of the per-round ratios, taken on their logarithms so that ratio(a, b) is
+ * exactly 1 / ratio(b, a) for an even count of rounds too.
+ */
+function medianRoundRatio(a, b) {
+  return Math.exp(median(roundRatios(a, b).map(Math.log)));
 }
 
 /**
@@ -77,6 +90,9 @@ const SCRIPT_COMMANDS = new Set([
 module.exports = {
   percentile,
   median,
+  ROUND_ORDER,
+  inRoundOrder,
+  roundRatios,
   medianRoundRatio,
   compareRounds,
   parseCommandStats,
