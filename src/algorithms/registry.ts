@@ -29,3 +29,8 @@ export function limitKindFor(
   }
   return byName.get(name);
 }
+
+/** The options that select a variant of the kind `name` (`approximate`): valid on its decorator. */
+export function variantSwitches(name: string): string[] {
+  return LIMIT_KINDS.filter((kind) => kind.variant?.of === name).map((kind) => kind.variant!.when);
+}

@@ -1,5 +1,5 @@
 import { CompiledAlgorithm, LimitKind } from '../algorithms/limit-kind';
-import { limitKindFor } from '../algorithms/registry';
+import { limitKindFor, variantSwitches } from '../algorithms/registry';
 import { LimitDefinition } from '../decorators/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { keyPart } from '../keys/key-builder';
@@ -78,14 +78,15 @@ export function compileLimit(
   const where = `${definition.decorator} on ${handlerName}`;
   const kind = kindOf(definition);
   const { options } = definition;
+  const known = [...KEY_OPTION_NAMES, ...kind.optionNames, ...variantSwitches(definition.kind)];
   for (const name of Object.keys(options)) {
-    if (!KEY_OPTION_NAMES.includes(name) && !kind.optionNames.includes(name)) {
+    if (!known.includes(name)) {
       throw new LimiterConfigError(
         limiterMessages.invalidOption(
           where,
           name,
           options[name],
-          `one of ${[...KEY_OPTION_NAMES, ...kind.optionNames].join(', ')} (unknown option)`,
+          `one of ${[...new Set(known)].join(', ')} (unknown option)`,
         ),
       );
     }
