@@ -37,6 +37,7 @@ export type { ConcurrencyLimitOptions } from './algorithms/concurrency/concurren
 export { LeakyBucketLimit } from './algorithms/leaky-bucket/leaky-bucket.decorator';
 export type { LeakyBucketLimitOptions } from './algorithms/leaky-bucket/leaky-bucket.decorator';
 export { SlidingWindowLimiter } from './algorithms/sliding-window/sliding-window.limiter';
+export { ApproximateSlidingWindowLimiter } from './algorithms/approximate-sliding-window/approximate-sliding-window.limiter';
 export { LeakyBucketLimiter } from './algorithms/leaky-bucket/leaky-bucket.limiter';
 export { ConcurrencyLimiter } from './algorithms/concurrency/concurrency.limiter';
 export type { ConcurrencySlot } from './algorithms/concurrency/concurrency.limiter';

@@ -17,7 +17,7 @@ import { DecisionSource } from '../limit-kind';
  */
 export class SlidingWindowLimiter {
   constructor(
-    private readonly store: DecisionSource,
+    protected readonly store: DecisionSource,
     readonly key: string,
     readonly params: SlidingWindowParams,
   ) {}
