@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { BUILT_IN_ALGORITHMS } from '../algorithms/built-in-algorithms';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
+import { standaloneScript } from './standalone-script';
 
 /** The shape of a command ioredis creates with `defineCommand`: one key, then ARGV. */
 export type LimiterCommand = (key: string, ...argv: string[]) => Promise<unknown>;
@@ -12,7 +13,10 @@ function define(
   algorithm: LimiterAlgorithm<unknown, unknown, unknown>,
 ): void {
   if (typeof (client as unknown as CommandTable)[algorithm.commandName] !== 'function') {
-    client.defineCommand(algorithm.commandName, { numberOfKeys: 1, lua: algorithm.lua });
+    client.defineCommand(algorithm.commandName, {
+      numberOfKeys: 1,
+      lua: standaloneScript(algorithm.lua),
+    });
   }
 }
 

@@ -9,6 +9,7 @@ import { defineBuiltInCommands, LimiterCommand, limiterCommand } from './lua-com
 import { bulkString, RespConnection, respScript, RespScript } from './resp/resp-connection';
 import { RespValue } from './resp/resp-reader';
 import { ScriptConnection } from './script-connection';
+import { standaloneScript } from './standalone-script';
 
 /** @publicApi */
 export interface RedisStoreOptions {
@@ -56,7 +57,7 @@ const scripts = new WeakMap<object, RespScript>();
 function scriptOf(algorithm: LimiterAlgorithm<unknown, unknown, unknown>): RespScript {
   let script = scripts.get(algorithm);
   if (!script) {
-    script = respScript(algorithm.lua);
+    script = respScript(standaloneScript(algorithm.lua));
     scripts.set(algorithm, script);
   }
   return script;
