@@ -6,6 +6,11 @@ import { LIMIT_KINDS } from './registry';
  * an ioredis auto-pipeline copies the client's commands when it starts, so a script
  * defined later in the same tick is missing from it.
  */
-export const BUILT_IN_ALGORITHMS: readonly LimiterAlgorithm<any, any, any>[] = LIMIT_KINDS.map(
-  (kind) => kind.algorithm,
+export const BUILT_IN_ALGORITHMS: readonly LimiterAlgorithm<any, any, any>[] = LIMIT_KINDS.flatMap(
+  (kind) => {
+    const ops = kind.ops;
+    if (!ops) return [kind.algorithm];
+    const all = [kind.algorithm, ops.peek, ops.reset, ops.block];
+    return ops.refund ? [...all, ops.refund] : all;
+  },
 );

@@ -1,5 +1,6 @@
 import { Decision } from './decision';
 import { LimiterAlgorithm } from './limiter-algorithm';
+import { StateOps } from './state-ops/state-ops';
 
 /**
  * What a limiter needs of a store: one atomic decision. `LimiterStore` satisfies it; the
@@ -26,6 +27,10 @@ export interface CompiledAlgorithm {
   holdsSlot?: boolean;
   /** The request argument that gives back the slot `acquire` took. */
   releaseRequest?(acquire: unknown): unknown;
+  /** Peek, reset, block and refund on the limit's key (absent for concurrency). */
+  ops?: StateOps<unknown, unknown, unknown>;
+  /** Set when only some outcomes count: the others refund when the request finishes. */
+  count?: 'failures' | 'successes';
 }
 
 /**
@@ -45,6 +50,8 @@ export interface LimitKind<Options = any, Limiter = unknown> {
   readonly optionNames: readonly string[];
   /** The script and memory twin this kind runs. */
   readonly algorithm: LimiterAlgorithm<any, any, any>;
+  /** The operations on its keys besides acquiring (state-ops/): their scripts are built in too. */
+  readonly ops?: StateOps<any, any, any>;
   /**
    * Set on a kind that another kind's decorator selects by a truthy option, e.g.
    * `{ of: 'slidingWindow', when: 'approximate' }`.

@@ -28,8 +28,17 @@ export interface LimiterAlgorithm<P, R, S> {
   paramsArgv(params: P): readonly string[];
   /** The ARGV that follow, from one request; absent when the script needs none. */
   requestArgv?(request: R): readonly string[];
-  /** The memory twin: the same decision on a state held in process. */
-  step(state: S | undefined, nowMicros: number, params: P, request: R): MemoryStep<S>;
+  /**
+   * The memory twin: the same decision on a state held in process. `expiresAtMicros` is
+   * when the state expires, as PTTL tells a script (undefined without state).
+   */
+  step(
+    state: S | undefined,
+    nowMicros: number,
+    params: P,
+    request: R,
+    expiresAtMicros?: number,
+  ): MemoryStep<S>;
   /** The `limit` a decision reports. */
   limit(params: P): number;
   /**
@@ -38,6 +47,11 @@ export interface LimiterAlgorithm<P, R, S> {
    * case denials are never cached.
    */
   denialScope?(request: R): string;
+  /**
+   * True for an operation that can end a denial before its time (reset, refund, block):
+   * the store forgets what it remembered of the key's denials.
+   */
+  readonly forgetsDenials?: boolean;
 }
 
 /** Formats a number so that Lua's `tonumber` reads back the same double (see DESIGN §5). */

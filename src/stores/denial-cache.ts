@@ -40,6 +40,11 @@ export class DenialCache {
     };
   }
 
+  /** Drops what is remembered of the key: its state was changed by other means. */
+  forget(key: string): void {
+    this.denials.delete(key);
+  }
+
   remember(key: string, limit: string, scope: string, decision: Decision): void {
     if (decision.allowed || decision.retryAfterMs <= 0) return;
     const atMs = this.now();

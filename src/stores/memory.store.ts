@@ -48,8 +48,10 @@ export class MemoryStore extends LimiterStore {
     const nowMicros = toMicros(this.now());
     if (nowMicros >= this.nextSweepMicros) this.sweep(nowMicros);
     const entry = this.entries.get(key);
-    const live = entry && entry.expiresAtMicros > nowMicros ? (entry.state as S) : undefined;
-    const step = algorithm.step(live, nowMicros, params, request);
+    const alive = entry !== undefined && entry.expiresAtMicros > nowMicros;
+    const live = alive ? (entry.state as S) : undefined;
+    const expiresAt = alive ? entry.expiresAtMicros : undefined;
+    const step = algorithm.step(live, nowMicros, params, request, expiresAt);
     if (step.state === undefined) {
       this.entries.delete(key);
     } else if (step.ttlMs !== null) {

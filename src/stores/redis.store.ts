@@ -76,7 +76,8 @@ export class RedisStore extends LimiterStore {
   private readonly now?: () => number;
   private readonly ownsClient: boolean;
   private readonly denials?: DenialCache;
-  private readonly argumentsByParams = new WeakMap<object, FixedArguments>();
+  /** Per params object, then per algorithm: one limit's params serve its acquire and its operations. */
+  private readonly argumentsByParams = new WeakMap<object, Map<object, FixedArguments>>();
   private readonly coalesce: boolean;
   private readonly dedicated?: ScriptConnection;
   private corked = false;
@@ -126,6 +127,7 @@ export class RedisStore extends LimiterStore {
         const raw = parseReply(value, algorithm.commandName);
         const decision = toDecision(raw, algorithm.limit(params));
         if (scope !== undefined) this.denials?.remember(key, fixed!.limitId, scope, decision);
+        else if (algorithm.forgetsDenials) this.denials?.forget(key);
         return decision;
       },
       (error: unknown) => {
@@ -200,7 +202,8 @@ export class RedisStore extends LimiterStore {
     params: P,
   ): FixedArguments {
     const cacheable = typeof params === 'object' && params !== null;
-    let fixed = cacheable ? this.argumentsByParams.get(params) : undefined;
+    let byAlgorithm = cacheable ? this.argumentsByParams.get(params) : undefined;
+    let fixed = byAlgorithm?.get(algorithm);
     if (!fixed) {
       const argv = algorithm.paramsArgv(params);
       fixed = {
@@ -208,7 +211,10 @@ export class RedisStore extends LimiterStore {
         encoded: argv.map(bulkString).join(''),
         limitId: `${algorithm.commandName} ${argv.join(' ')}`,
       };
-      if (cacheable) this.argumentsByParams.set(params, fixed);
+      if (cacheable) {
+        if (!byAlgorithm) this.argumentsByParams.set(params, (byAlgorithm = new Map()));
+        byAlgorithm.set(algorithm, fixed);
+      }
     }
     return fixed;
   }

@@ -1,5 +1,6 @@
 import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
 import { loadLua } from '../lua-source';
+import { blockable } from '../state-ops/blockable';
 import { approximateSlidingWindowStep } from './approximate-sliding-window.memory';
 import {
   ApproximateSlidingWindowParams,
@@ -8,7 +9,7 @@ import {
 } from './approximate-sliding-window.model';
 
 /** The approximate sliding window: Lua for Redis, {@link approximateSlidingWindowStep} in memory. */
-export const approximateSlidingWindow: LimiterAlgorithm<
+export const approximateSlidingWindowCore: LimiterAlgorithm<
   ApproximateSlidingWindowParams,
   ApproximateSlidingWindowRequest,
   ApproximateSlidingWindowState
@@ -22,3 +23,6 @@ export const approximateSlidingWindow: LimiterAlgorithm<
   // A denial ends only by time passing: other servers can only add to the counts.
   denialScope: (request) => String(request.permits),
 };
+
+/** The same with blocks kept in its key (state-ops.model.ts): what the limits run. */
+export const approximateSlidingWindow = blockable(approximateSlidingWindowCore, 'string');

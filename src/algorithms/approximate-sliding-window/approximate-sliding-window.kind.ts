@@ -1,6 +1,8 @@
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
 import { anyAlgorithm, LimitKind } from '../limit-kind';
+import { blockOption, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
+import { approximateSlidingWindowOps } from './approximate-sliding-window.ops';
 import { SlidingWindowOptions, slidingWindowParams } from '../sliding-window/sliding-window.model';
 import { approximateSlidingWindow } from './approximate-sliding-window.algorithm';
 import { ApproximateSlidingWindowLimiter } from './approximate-sliding-window.limiter';
@@ -28,14 +30,20 @@ export const approximateSlidingWindowKind: LimitKind<
   name: 'approximateSlidingWindow',
   decorator: '@SlidingWindowLimit',
   defaultPrefix: 'slidingWindowApprox:',
-  optionNames: ['limit', 'window', 'approximate'],
+  optionNames: ['limit', 'window', 'approximate', ...STATE_OPTION_NAMES],
+  ops: approximateSlidingWindowOps,
   algorithm: approximateSlidingWindow,
   variant: { of: 'slidingWindow', when: 'approximate' },
   compile(options, where) {
-    const params = paramsOf(options as unknown as SlidingWindowOptions, where);
+    const params = {
+      ...paramsOf(options as unknown as SlidingWindowOptions, where),
+      blockMicros: blockOption(options.block, where),
+    };
     return {
       algorithm: anyAlgorithm(approximateSlidingWindow),
       params,
+      ops: approximateSlidingWindowOps,
+      count: countOption(options.count, where),
       newRequest: () => ONE_PERMIT,
       windowSeconds: params.windowMicros / 1_000_000,
     };

@@ -2,6 +2,9 @@ import { Decision } from '../decision';
 import { SlidingWindowLimiter } from '../sliding-window/sliding-window.limiter';
 import { approximateSlidingWindow } from './approximate-sliding-window.algorithm';
 import { ApproximateSlidingWindowRequest } from './approximate-sliding-window.model';
+import { approximateSlidingWindowOps } from './approximate-sliding-window.ops';
+import { KeyStateAccess } from '../state-ops/key-state-limiter';
+import { SlidingWindowParams } from '../sliding-window/sliding-window.model';
 
 const ONE_PERMIT: ApproximateSlidingWindowRequest = Object.freeze({ permits: 1 });
 
@@ -13,6 +16,10 @@ const ONE_PERMIT: ApproximateSlidingWindowRequest = Object.freeze({ permits: 1 }
  * @publicApi
  */
 export class ApproximateSlidingWindowLimiter extends SlidingWindowLimiter {
+  protected override stateAccess(): KeyStateAccess<SlidingWindowParams> {
+    return { ops: approximateSlidingWindowOps, peekRequest: ONE_PERMIT };
+  }
+
   /** Counts one request if the estimate leaves room for it, and returns the full decision. */
   override decide(): Promise<Decision> {
     return this.store.evaluate(approximateSlidingWindow, this.key, this.params, ONE_PERMIT);

@@ -1,4 +1,6 @@
 import { anyAlgorithm, LimitKind } from '../limit-kind';
+import { blockOption, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
+import { fixedWindowOps } from './fixed-window.ops';
 import { fixedWindow } from './fixed-window.algorithm';
 import { CountLimiter } from './fixed-window.limiter';
 import { FixedWindowOptions, fixedWindowParams } from './fixed-window.model';
@@ -8,13 +10,19 @@ export const fixedWindowKind: LimitKind<FixedWindowOptions, CountLimiter> = {
   name: 'fixedWindow',
   decorator: '@CountLimit',
   defaultPrefix: 'countLimit:',
-  optionNames: ['limit', 'period'],
+  optionNames: ['limit', 'period', ...STATE_OPTION_NAMES],
+  ops: fixedWindowOps,
   algorithm: fixedWindow,
   compile(options, where) {
-    const params = fixedWindowParams(options, where);
+    const params = {
+      ...fixedWindowParams(options, where),
+      blockMicros: blockOption(options.block, where),
+    };
     return {
       algorithm: anyAlgorithm(fixedWindow),
       params,
+      ops: fixedWindowOps,
+      count: countOption(options.count, where),
       newRequest: () => undefined,
       windowSeconds: params.periodMs / 1000,
     };

@@ -1,7 +1,8 @@
 import { Decision } from '../decision';
 import { fixedWindow } from './fixed-window.algorithm';
 import { FixedWindowParams } from './fixed-window.model';
-import { DecisionSource } from '../limit-kind';
+import { KeyStateAccess, KeyStateLimiter } from '../state-ops/key-state-limiter';
+import { fixedWindowOps } from './fixed-window.ops';
 
 /**
  * A fixed-window counter on one key: `limit` requests per `period`. The math:
@@ -9,12 +10,10 @@ import { DecisionSource } from '../limit-kind';
  *
  * @publicApi
  */
-export class CountLimiter {
-  constructor(
-    private readonly store: DecisionSource,
-    readonly key: string,
-    readonly params: FixedWindowParams,
-  ) {}
+export class CountLimiter extends KeyStateLimiter<FixedWindowParams> {
+  protected stateAccess(): KeyStateAccess<FixedWindowParams> {
+    return { ops: fixedWindowOps, peekRequest: undefined };
+  }
 
   /** Counts one request and returns the full decision. */
   decide(): Promise<Decision> {

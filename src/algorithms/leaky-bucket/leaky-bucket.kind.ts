@@ -1,4 +1,6 @@
 import { anyAlgorithm, LimitKind } from '../limit-kind';
+import { blockOption, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
+import { leakyBucketOps } from './leaky-bucket.ops';
 import { leakyBucket } from './leaky-bucket.algorithm';
 import { LeakyBucketLimiter } from './leaky-bucket.limiter';
 import { LeakyBucketOptions, leakyBucketParams } from './leaky-bucket.model';
@@ -8,13 +10,19 @@ export const leakyBucketKind: LimitKind<LeakyBucketOptions, LeakyBucketLimiter> 
   name: 'leakyBucket',
   decorator: '@LeakyBucketLimit',
   defaultPrefix: 'leakyBucket:',
-  optionNames: ['capacity', 'rate'],
+  optionNames: ['capacity', 'rate', ...STATE_OPTION_NAMES],
+  ops: leakyBucketOps,
   algorithm: leakyBucket,
   compile(options, where) {
-    const params = leakyBucketParams(options as unknown as LeakyBucketOptions, where);
+    const params = {
+      ...leakyBucketParams(options as unknown as LeakyBucketOptions, where),
+      blockMicros: blockOption(options.block, where),
+    };
     return {
       algorithm: anyAlgorithm(leakyBucket),
       params,
+      ops: leakyBucketOps,
+      count: countOption(options.count, where),
       newRequest: () => undefined,
       windowSeconds: (params.capacity * params.intervalMicros) / 1_000_000,
     };

@@ -1,7 +1,8 @@
 import { Decision } from '../decision';
 import { leakyBucket } from './leaky-bucket.algorithm';
 import { LeakyBucketParams } from './leaky-bucket.model';
-import { DecisionSource } from '../limit-kind';
+import { KeyStateAccess, KeyStateLimiter } from '../state-ops/key-state-limiter';
+import { leakyBucketOps } from './leaky-bucket.ops';
 
 /**
  * A leaky bucket (GCRA, redis-cell's `CL.THROTTLE`) on one key: `capacity` requests may
@@ -14,12 +15,10 @@ import { DecisionSource } from '../limit-kind';
  *
  * @publicApi
  */
-export class LeakyBucketLimiter {
-  constructor(
-    private readonly store: DecisionSource,
-    readonly key: string,
-    readonly params: LeakyBucketParams,
-  ) {}
+export class LeakyBucketLimiter extends KeyStateLimiter<LeakyBucketParams> {
+  protected stateAccess(): KeyStateAccess<LeakyBucketParams> {
+    return { ops: leakyBucketOps, peekRequest: undefined };
+  }
 
   /** Adds one request to the bucket if it fits, and returns the full decision (CL.THROTTLE's reply). */
   decide(): Promise<Decision> {

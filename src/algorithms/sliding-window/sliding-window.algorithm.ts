@@ -1,5 +1,6 @@
 import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
 import { loadLua } from '../lua-source';
+import { blockable } from '../state-ops/blockable';
 import { slidingWindowStep } from './sliding-window.memory';
 import {
   SlidingWindowParams,
@@ -8,7 +9,7 @@ import {
 } from './sliding-window.model';
 
 /** The sliding-window log (`@SlidingWindowLimit`): Lua for Redis, {@link slidingWindowStep} in memory. */
-export const slidingWindow: LimiterAlgorithm<
+export const slidingWindowCore: LimiterAlgorithm<
   SlidingWindowParams,
   SlidingWindowRequest,
   SlidingWindowState
@@ -17,7 +18,10 @@ export const slidingWindow: LimiterAlgorithm<
   lua: loadLua(__dirname, 'sliding-window.lua'),
   paramsArgv: (params) => [String(params.limit), exactString(params.windowMicros)],
   requestArgv: (request) => [request.id],
-  step: (state, now, params) => slidingWindowStep(state, now, params),
+  step: slidingWindowStep,
   limit: (params) => params.limit,
   denialScope: () => '',
 };
+
+/** The same with blocks kept in its key (state-ops.model.ts): what the limits run. */
+export const slidingWindow = blockable(slidingWindowCore, 'zset');

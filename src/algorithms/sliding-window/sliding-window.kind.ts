@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { anyAlgorithm, LimitKind } from '../limit-kind';
+import { blockOption, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
+import { slidingWindowOps } from './sliding-window.ops';
 import { slidingWindow } from './sliding-window.algorithm';
 import { SlidingWindowLimiter } from './sliding-window.limiter';
 import { SlidingWindowOptions, slidingWindowParams } from './sliding-window.model';
@@ -9,13 +11,19 @@ export const slidingWindowKind: LimitKind<SlidingWindowOptions, SlidingWindowLim
   name: 'slidingWindow',
   decorator: '@SlidingWindowLimit',
   defaultPrefix: 'slidingWindow:',
-  optionNames: ['limit', 'window'],
+  optionNames: ['limit', 'window', ...STATE_OPTION_NAMES],
+  ops: slidingWindowOps,
   algorithm: slidingWindow,
   compile(options, where) {
-    const params = slidingWindowParams(options as unknown as SlidingWindowOptions, where);
+    const params = {
+      ...slidingWindowParams(options as unknown as SlidingWindowOptions, where),
+      blockMicros: blockOption(options.block, where),
+    };
     return {
       algorithm: anyAlgorithm(slidingWindow),
       params,
+      ops: slidingWindowOps,
+      count: countOption(options.count, where),
       // Members must be unique across servers even within one microsecond.
       newRequest: () => ({ id: randomUUID() }),
       windowSeconds: params.windowMicros / 1_000_000,

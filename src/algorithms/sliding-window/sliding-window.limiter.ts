@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Decision } from '../decision';
 import { slidingWindow } from './sliding-window.algorithm';
 import { SlidingWindowParams } from './sliding-window.model';
-import { DecisionSource } from '../limit-kind';
+import { KeyStateAccess, KeyStateLimiter } from '../state-ops/key-state-limiter';
+import { slidingWindowOps } from './sliding-window.ops';
+
+/** A peek's member never stays: the key is restored after it. */
+const PEEK_REQUEST = Object.freeze({ id: 'peek' });
 
 /**
  * An exact sliding-window log on one key: at most `limit` requests within any `window`
@@ -15,12 +19,10 @@ import { DecisionSource } from '../limit-kind';
  *
  * @publicApi
  */
-export class SlidingWindowLimiter {
-  constructor(
-    protected readonly store: DecisionSource,
-    readonly key: string,
-    readonly params: SlidingWindowParams,
-  ) {}
+export class SlidingWindowLimiter extends KeyStateLimiter<SlidingWindowParams> {
+  protected stateAccess(): KeyStateAccess<SlidingWindowParams> {
+    return { ops: slidingWindowOps, peekRequest: PEEK_REQUEST };
+  }
 
   /** Logs one request if it fits in the window, and returns the full decision. */
   decide(): Promise<Decision> {

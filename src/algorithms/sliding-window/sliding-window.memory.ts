@@ -1,17 +1,31 @@
 import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
-import { SlidingWindowParams, SlidingWindowState } from './sliding-window.model';
+import {
+  SlidingWindowParams,
+  SlidingWindowRequest,
+  SlidingWindowState,
+} from './sliding-window.model';
 
 /**
- * The TypeScript twin of sliding-window.lua on a sorted array of times. Ids are not kept:
- * in memory every request is its own array element, so nothing can collide.
+ * The TypeScript twin of sliding-window.lua on a sorted array of times, with each
+ * request's id beside its time (a refund removes its own).
  */
 export function slidingWindowStep(
   state: SlidingWindowState | undefined,
   now: number,
   params: SlidingWindowParams,
+  request: SlidingWindowRequest,
 ): MemoryStep<SlidingWindowState> {
   const { limit, windowMicros: window } = params;
-  const times = (state ? state.timesMicros : []).filter((t) => t > now - window);
+  const times: number[] = [];
+  const ids: string[] = [];
+  if (state) {
+    state.timesMicros.forEach((t, i) => {
+      if (t > now - window) {
+        times.push(t);
+        ids.push(state.ids[i]);
+      }
+    });
+  }
   const count = times.length;
 
   if (count < limit) {
@@ -19,8 +33,9 @@ export function slidingWindowStep(
     let at = count;
     while (at > 0 && times[at - 1] > now) at--;
     times.splice(at, 0, now);
+    ids.splice(at, 0, request.id);
     return {
-      state: { timesMicros: times },
+      state: { timesMicros: times, ids },
       ttlMs: ttlMsFromMicros(window),
       reply: [1, limit - count - 1, window, 0, 0],
     };

@@ -25,7 +25,8 @@
  *
  * Members must be unique even for two requests in the same microsecond from two servers
  * (a zset keeps one member once), so each request carries an id made in TypeScript
- * (`crypto.randomUUID()`) and the member is `<now>:<id>`. Only the scores are ever read.
+ * (`crypto.randomUUID()`) and the member is that id alone, so a refund removes exactly its
+ * own request (state-ops.model.ts); decisions read only the scores.
  *
  * Example, limit 3, window 1 s:
  *
@@ -68,9 +69,10 @@ export interface SlidingWindowRequest {
   id: string;
 }
 
-/** The memory twin's log: request times in µs, ascending. */
+/** The memory twin's log: request times in µs, ascending, and each request's id (its member). */
 export interface SlidingWindowState {
   timesMicros: readonly number[];
+  ids: readonly string[];
 }
 
 export function slidingWindowParams(

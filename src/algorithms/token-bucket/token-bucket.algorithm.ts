@@ -1,10 +1,11 @@
 import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
 import { loadLua } from '../lua-source';
+import { blockable } from '../state-ops/blockable';
 import { tokenBucketStep } from './token-bucket.memory';
 import { TokenBucketParams, TokenBucketRequest, TokenBucketState } from './token-bucket.model';
 
 /** The token bucket (`@RateLimit`): Lua for Redis, {@link tokenBucketStep} in memory. */
-export const tokenBucket: LimiterAlgorithm<
+export const tokenBucketCore: LimiterAlgorithm<
   TokenBucketParams,
   TokenBucketRequest,
   TokenBucketState
@@ -22,3 +23,6 @@ export const tokenBucket: LimiterAlgorithm<
   limit: (params) => params.maxPermits,
   denialScope: (request) => `${request.permits}/${request.timeoutMicros}`,
 };
+
+/** The same with blocks kept in its key (state-ops.model.ts): what the limits run. */
+export const tokenBucket = blockable(tokenBucketCore, 'string');

@@ -1,4 +1,6 @@
 import { anyAlgorithm, LimitKind } from '../limit-kind';
+import { blockOption, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
+import { tokenBucketOps } from './token-bucket.ops';
 import { tokenBucket } from './token-bucket.algorithm';
 import { TokenBucketLimiter } from './token-bucket.limiter';
 import {
@@ -13,10 +15,22 @@ export const tokenBucketKind: LimitKind<TokenBucketOptions, TokenBucketLimiter> 
   name: 'tokenBucket',
   decorator: '@RateLimit',
   defaultPrefix: 'rateLimit:',
-  optionNames: ['rate', 'burst', 'permits', 'timeout', 'expire', 'initialPermits'],
+  optionNames: [
+    'rate',
+    'burst',
+    'permits',
+    'timeout',
+    'expire',
+    'initialPermits',
+    ...STATE_OPTION_NAMES,
+  ],
+  ops: tokenBucketOps,
   algorithm: tokenBucket,
   compile(options, where) {
-    const params = tokenBucketParams(options, where);
+    const params = {
+      ...tokenBucketParams(options, where),
+      blockMicros: blockOption(options.block, where),
+    };
     const request = tokenBucketRequest(
       params,
       (options.permits as number) ?? 1,
@@ -26,6 +40,8 @@ export const tokenBucketKind: LimitKind<TokenBucketOptions, TokenBucketLimiter> 
     return {
       algorithm: anyAlgorithm(tokenBucket),
       params,
+      ops: tokenBucketOps,
+      count: countOption(options.count, where),
       newRequest: () => request,
       windowSeconds: (options.burst as number | undefined) ?? TOKEN_BUCKET_DEFAULTS.burst,
     };

@@ -1,8 +1,12 @@
 import { Decision } from '../decision';
 import { tokenBucket } from './token-bucket.algorithm';
 import { TokenBucketParams, TokenBucketRequest, tokenBucketRequest } from './token-bucket.model';
-import { DecisionSource } from '../limit-kind';
+import { KeyStateAccess, KeyStateLimiter } from '../state-ops/key-state-limiter';
+import { tokenBucketOps } from './token-bucket.ops';
 import { sleep } from '../sleep';
+
+/** A peek asks for one permit, now. */
+const PEEK_REQUEST: TokenBucketRequest = Object.freeze({ permits: 1, timeoutMicros: 0 });
 
 /** Arguments of {@link TokenBucketLimiter.tryAcquire}: permits (default 1), timeout in seconds (default 0). */
 export interface TryAcquireOptions {
@@ -16,14 +20,12 @@ export interface TryAcquireOptions {
  *
  * @publicApi
  */
-export class TokenBucketLimiter {
+export class TokenBucketLimiter extends KeyStateLimiter<TokenBucketParams> {
   private lastRequest?: { permits: number; timeout: number; request: TokenBucketRequest };
 
-  constructor(
-    private readonly store: DecisionSource,
-    readonly key: string,
-    readonly params: TokenBucketParams,
-  ) {}
+  protected stateAccess(): KeyStateAccess<TokenBucketParams> {
+    return { ops: tokenBucketOps, peekRequest: PEEK_REQUEST };
+  }
 
   /**
    * Decides without waiting: the decision says whether `permits` are granted within

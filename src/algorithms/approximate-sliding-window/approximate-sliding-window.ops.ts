@@ -1,0 +1,10 @@
+import { stateOps } from '../state-ops/state-ops';
+import { approximateSlidingWindow } from './approximate-sliding-window.algorithm';
+import { approximateSlidingWindowRefund } from './approximate-sliding-window.refund';
+
+/** Peek, reset, block and refund on a key of this algorithm (state-ops.model.ts). */
+export const approximateSlidingWindowOps = stateOps(
+  approximateSlidingWindow,
+  'string',
+  approximateSlidingWindowRefund,
+);

@@ -1,0 +1,46 @@
+import { LimiterAlgorithm } from '../limiter-algorithm';
+import { loadLua } from '../lua-source';
+import { RefundRequest } from '../state-ops/state-ops.model';
+import { slidingWindowCore } from './sliding-window.algorithm';
+import { SlidingWindowParams, SlidingWindowState } from './sliding-window.model';
+
+/** Removes requests from a sliding-window log: sliding-window.refund.lua and its twin. */
+export const slidingWindowRefund: LimiterAlgorithm<
+  SlidingWindowParams,
+  RefundRequest,
+  SlidingWindowState
+> = {
+  commandName: 'limiterSlidingWindowRefund',
+  lua: loadLua(__dirname, 'sliding-window.refund.lua'),
+  paramsArgv: slidingWindowCore.paramsArgv,
+  step: (state, now, params, request, expiresAt) => {
+    const done = [1, 0, 0, 0, 0] as const;
+    if (!state) return { state, ttlMs: null, reply: done };
+    const removed = new Set<number>();
+    if (request.id !== undefined) {
+      const at = state.ids.indexOf(request.id);
+      if (at >= 0) removed.add(at);
+    } else {
+      // The newest first, by time then id, as ZREVRANGEBYSCORE orders them.
+      const order = state.timesMicros
+        .map((_, i) => i)
+        .filter(
+          (i) => state.timesMicros[i] <= now && state.timesMicros[i] > now - params.windowMicros,
+        )
+        .sort((a, b) => compare(state, b, a));
+      for (const i of order.slice(0, request.permits)) removed.add(i);
+    }
+    if (removed.size === 0) return { state, ttlMs: null, reply: done };
+    const keep = (_: unknown, i: number) => !removed.has(i);
+    const next = { timesMicros: state.timesMicros.filter(keep), ids: state.ids.filter(keep) };
+    if (next.ids.length === 0) return { state: undefined, ttlMs: null, reply: done };
+    return { state: next, ttlMs: (expiresAt! - now) / 1000, reply: done };
+  },
+  limit: slidingWindowCore.limit,
+};
+
+function compare(state: SlidingWindowState, a: number, b: number): number {
+  const byTime = state.timesMicros[a] - state.timesMicros[b];
+  if (byTime !== 0) return byTime;
+  return state.ids[a] < state.ids[b] ? -1 : state.ids[a] > state.ids[b] ? 1 : 0;
+}

@@ -1,0 +1,73 @@
+/*
+ * State you can act on (DESIGN §9): block, peek, reset and refund, for every algorithm.
+ *
+ * Where a block lives. It must survive an app-server restart and work on Cluster, so it is
+ * kept in the limit's own key, beside the algorithm's state, and costs nothing while no
+ * key is blocked:
+ *   - a string state (token bucket E, leaky bucket TAT, window counts) gets a suffix,
+ *     `<state>!<until µs>` (just `!<until>` when the key had no state);
+ *   - a zset state (the sliding log) gets a reserved member `#block` scored by the until-time.
+ * The key's TTL becomes max(its own, the block's end). Every acquire first looks for a
+ * block: while one holds, the request is denied with retryAfter = the time left and
+ * nothing else happens (so refused requests never extend it); a block found past its end
+ * is removed and the algorithm runs on its own state, which it never sees with a suffix.
+ * Doing this once, around each algorithm's Lua (blockable.ts), rather than inside each of
+ * them, keeps every algorithm's script and twin unchanged and the rule in one place.
+ *
+ * Peek snapshots the key (DUMP and its absolute expiry), runs the acquire, and restores it
+ * (RESTORE … REPLACE ABSTTL, or DEL when there was no key): the value and TTL are exactly
+ * what they were, whatever the algorithm. Reset is DEL. Refund is per algorithm (each
+ * `<name>.refund.lua`); it never raises a limit above its maximum and never touches a
+ * window newer than the one the acquire counted in.
+ */
+
+/** The Redis type of an algorithm's key: where a block is kept (see above). */
+export type StateType = 'string' | 'zset';
+
+/** Every blockable limit's parameters carry the block after a denial, in whole µs (0: none). */
+export interface BlockParams {
+  blockMicros?: number;
+}
+
+/**
+ * One refund. `id` names the acquire's own member (the sliding log); `resetLeftMicros` is
+ * the acquire's reset time minus the time elapsed since, by the caller's clock, which
+ * tells a windowed algorithm which window the acquire counted in (a duration, so clocks
+ * need not agree). Without them, the newest request or the current window is refunded.
+ */
+export interface RefundRequest {
+  permits: number;
+  id?: string;
+  resetLeftMicros?: number;
+}
+
+/** The argv every refund script reads after the limit's parameters. */
+export function refundArgv(request: RefundRequest): string[] {
+  return [
+    String(request.permits),
+    request.id ?? '',
+    request.resetLeftMicros === undefined ? '' : String(Math.round(request.resetLeftMicros)),
+  ];
+}
+
+/** A block's memory-twin state: the algorithm's own state and the block's end, if any. */
+export interface Blockable<S> {
+  inner: S | undefined;
+  blockedUntilMicros?: number;
+}
+
+/** What peek reports, in ms. @publicApi */
+export interface LimitState {
+  limit: number;
+  /** Permits or requests a request could take now. */
+  remaining: number;
+  /** Milliseconds until the limit is fully restored if nothing else happens. */
+  resetMs: number;
+  /** Milliseconds the key stays blocked; 0 when it is not. */
+  blockedMs: number;
+}
+
+/** Seconds of a block option or `block(seconds)`, as whole µs; 0 means none. */
+export function blockMicros(seconds: number | undefined): number {
+  return seconds === undefined ? 0 : Math.round(seconds * 1_000_000);
+}

@@ -1,0 +1,44 @@
+import { LimiterConfigError } from '../../errors/limiter-config.error';
+import { limiterMessages } from '../../rate-limiter.messages';
+import { blockMicros } from './state-ops.model';
+
+/** Which outcomes of a request count against a limit (DESIGN §9). @publicApi */
+export type CountMode = 'all' | 'failures' | 'successes';
+
+/** `block` and `count`, the options of every limit decorator but `@ConcurrencyLimit`. */
+export interface StateOptions {
+  /**
+   * Seconds a key stays denied after a denial, on every server, whatever the algorithm
+   * would say; `Retry-After` gives the time left. Requests refused meanwhile don't extend it.
+   */
+  block?: number;
+  /**
+   * Which requests count (default 'all'): with 'failures', a request answered with status
+   * < 400 gives its permits back when it finishes; with 'successes', one answered >= 400,
+   * thrown or aborted does. Permits are taken before the handler, so concurrent requests
+   * never overshoot.
+   */
+  count?: CountMode;
+}
+
+export const STATE_OPTION_NAMES = ['block', 'count'] as const;
+
+/** A positive finite number of seconds, as whole µs (0 when absent). */
+export function blockOption(value: unknown, where: string, name = 'block'): number {
+  if (value === undefined) return 0;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, name, value, 'a finite number of seconds > 0'),
+    );
+  }
+  return blockMicros(value);
+}
+
+/** The count mode, or undefined for 'all' (nothing to track). */
+export function countOption(value: unknown, where: string): 'failures' | 'successes' | undefined {
+  if (value === undefined || value === 'all') return undefined;
+  if (value === 'failures' || value === 'successes') return value;
+  throw new LimiterConfigError(
+    limiterMessages.invalidOption(where, 'count', value, "'all', 'failures' or 'successes'"),
+  );
+}
