@@ -40,9 +40,10 @@ export class DenialCache {
     };
   }
 
-  /** Drops what is remembered of the key: its state was changed by other means. */
-  forget(key: string): void {
-    this.denials.delete(key);
+  /** Drops what is remembered of the key (of every key when none is named): its state changed. */
+  forget(key?: string): void {
+    if (key === undefined) this.denials.clear();
+    else this.denials.delete(key);
   }
 
   remember(key: string, limit: string, scope: string, decision: Decision): void {

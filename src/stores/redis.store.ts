@@ -3,6 +3,7 @@ import { Decision, RawReply, toDecision } from '../algorithms/decision';
 import { BUILT_IN_ALGORITHMS } from '../algorithms/built-in-algorithms';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../errors/store-unavailable.error';
+import { DenialBroadcast } from './denial-broadcast';
 import { DenialCache } from './denial-cache';
 import { LimiterStore, toMicros } from './limiter-store';
 import { defineBuiltInCommands, LimiterCommand, limiterCommand } from './lua-commands';
@@ -76,6 +77,7 @@ export class RedisStore extends LimiterStore {
   private readonly now?: () => number;
   private readonly ownsClient: boolean;
   private readonly denials?: DenialCache;
+  private readonly broadcast?: DenialBroadcast;
   /** Per params object, then per algorithm: one limit's params serve its acquire and its operations. */
   private readonly argumentsByParams = new WeakMap<object, Map<object, FixedArguments>>();
   private readonly coalesce: boolean;
@@ -88,8 +90,11 @@ export class RedisStore extends LimiterStore {
     this.now = options.now;
     this.ownsClient = options.ownsClient ?? false;
     this.coalesce = options.coalesceWrites ?? true;
-    if (options.cacheDenials !== false)
-      this.denials = new DenialCache(options.now ?? performance.now.bind(performance));
+    if (options.cacheDenials !== false) {
+      const denials = new DenialCache(options.now ?? performance.now.bind(performance));
+      this.denials = denials;
+      this.broadcast = new DenialBroadcast(this.client, (key) => denials.forget(key));
+    }
     defineBuiltInCommands(this.client);
     if (options.dedicatedConnection !== false) {
       this.dedicated = ScriptConnection.follow(this.client, BUILT_IN_ALGORITHMS.map(scriptOf));
@@ -109,7 +114,7 @@ export class RedisStore extends LimiterStore {
       fixed = this.fixedArguments(algorithm, params);
       scope = this.denials && algorithm.denialScope?.(request);
       if (scope !== undefined) {
-        const denied = this.denials?.get(key, fixed.limitId, scope);
+        const denied = this.broadcast?.listening && this.denials?.get(key, fixed.limitId, scope);
         if (denied) return Promise.resolve(denied);
       }
       const time = this.now ? String(toMicros(this.now())) : '';
@@ -126,8 +131,13 @@ export class RedisStore extends LimiterStore {
       (value) => {
         const raw = parseReply(value, algorithm.commandName);
         const decision = toDecision(raw, algorithm.limit(params));
-        if (scope !== undefined) this.denials?.remember(key, fixed!.limitId, scope, decision);
-        else if (algorithm.forgetsDenials) this.denials?.forget(key);
+        if (scope !== undefined) {
+          if (!decision.allowed) this.broadcast?.listen();
+          this.denials?.remember(key, fixed!.limitId, scope, decision);
+        } else if (algorithm.forgetsDenials && this.broadcast) {
+          this.denials?.forget(key);
+          return this.broadcast.announce(key).then(() => decision);
+        }
         return decision;
       },
       (error: unknown) => {
@@ -229,6 +239,7 @@ export class RedisStore extends LimiterStore {
 
   override async close(): Promise<void> {
     this.dedicated?.close();
+    this.broadcast?.close();
     if (!this.ownsClient) return;
     try {
       await this.client.quit();

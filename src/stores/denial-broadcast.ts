@@ -1,0 +1,69 @@
+import type { Cluster, Redis } from 'ioredis';
+
+/** The channel on which stores announce keys whose state an operation changed. */
+export const FORGET_CHANNEL = 'nestjs-limiter:forget';
+
+/**
+ * Keeps every app server's remembered denials true when a key is reset, refunded or
+ * blocked on another server (DESIGN §9: "reset on one server frees the key for
+ * another"). The server that changes a key publishes its name; every store that
+ * remembers denials listens, on a connection of its own opened with its first remembered
+ * denial, and forgets that key. Denials are answered locally only while it listens: a
+ * change it might have missed (not yet subscribed, or the connection lost) sends requests
+ * to Redis instead, and a lost connection forgets everything remembered.
+ */
+export class DenialBroadcast {
+  private subscriber?: Redis | Cluster;
+  private subscribed = false;
+
+  constructor(
+    private readonly client: Redis | Cluster,
+    private readonly forget: (key?: string) => void,
+  ) {}
+
+  /** Whether remembered denials may be used: every change is being heard. */
+  get listening(): boolean {
+    return this.subscribed;
+  }
+
+  /** Starts listening, once; called when a first denial is remembered. */
+  listen(): void {
+    if (this.subscriber) return;
+    const subscriber = (this.client as Redis).duplicate() as Redis | Cluster;
+    this.subscriber = subscriber;
+    subscriber.on('message', (_channel: string, key: string) => this.forget(key));
+    // While the connection is away, changes go unheard: forget, and stop answering locally.
+    subscriber.on('close', () => {
+      this.subscribed = false;
+      this.forget();
+    });
+    // ioredis subscribes again after a reconnect, before it reports ready.
+    subscriber.on('ready', () => {
+      if (this.subscriber === subscriber) this.subscribed = true;
+    });
+    subscriber.on('error', () => undefined);
+    subscriber.subscribe(FORGET_CHANNEL).then(
+      () => (this.subscribed = this.subscriber === subscriber),
+      () => undefined,
+    );
+    // A client that ends (its app or test closed it) takes this connection with it.
+    this.client.once('end', () => this.close());
+  }
+
+  /**
+   * Tells every server to forget what it remembers of `key`; resolves once Redis has
+   * passed it on (never rejects: a server that misses it stops answering locally when its
+   * connection drops).
+   */
+  announce(key: string): Promise<void> {
+    return this.client.publish(FORGET_CHANNEL, key).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  close(): void {
+    this.subscribed = false;
+    this.subscriber?.disconnect();
+  }
+}
