@@ -45,3 +45,7 @@ export type { SlidingWindowOptions } from './algorithms/sliding-window/sliding-w
 export type { ConcurrencyOptions } from './algorithms/concurrency/concurrency.model';
 export type { LeakyBucketOptions } from './algorithms/leaky-bucket/leaky-bucket.model';
 export type { RateLimitEvent } from './guard/rate-limit-event';
+export { KeyStateLimiter } from './algorithms/state-ops/key-state-limiter';
+export type { LimitState } from './algorithms/state-ops/state-ops.model';
+export type { CountMode, StateOptions } from './algorithms/state-ops/state-options';
+export { CountOutcomeInterceptor } from './guard/count-outcome.interceptor';

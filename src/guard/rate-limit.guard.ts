@@ -22,13 +22,10 @@ import { LimitExplorer } from './limit.explorer';
 import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
 import { RateLimitEvent } from './rate-limit-event';
 import { readRequest } from './request-facts';
+import { giveBack, Taken } from './taken-permits';
+import { countOutcomes } from './counted-outcomes';
 
-interface Outcome {
-  limit: CompiledLimit;
-  key: string;
-  request: unknown;
-  decision: Decision;
-}
+type Outcome = Taken;
 
 /**
  * Enforces every limit declared on a handler and its class. All limits are decided
@@ -64,6 +61,7 @@ export class RateLimitGuard implements CanActivate {
     const outcomes = decided.filter((outcome): outcome is Outcome => outcome !== null);
     if (outcomes.length < limits.length && this.store.policy === 'deny') {
       this.releaseSlots(outcomes);
+      await giveBack(this.store, outcomes, this.logger);
       throw forContext(context, new ServiceUnavailableException('Rate limiting is unavailable'));
     }
     if (outcomes.length === 0) return true; // store unavailable under 'allow'
@@ -72,6 +70,8 @@ export class RateLimitGuard implements CanActivate {
     this.describe(response, denied.length > 0 ? denied : outcomes);
     if (denied.length > 0) {
       this.releaseSlots(outcomes);
+      // All or nothing: a denied request keeps nothing any other limit gave it.
+      await giveBack(this.store, outcomes, this.logger);
       const retryAfterMs = Math.max(...denied.map((outcome) => outcome.decision.retryAfterMs));
       throw forContext(
         context,
@@ -79,6 +79,7 @@ export class RateLimitGuard implements CanActivate {
       );
     }
     this.holdSlots(outcomes, context, response);
+    countOutcomes(context, response, outcomes, this.store, this.logger);
     const waitMs = Math.max(...outcomes.map((outcome) => outcome.decision.waitMs));
     if (waitMs > 0) await sleep(waitMs);
     return true;
@@ -110,7 +111,7 @@ export class RateLimitGuard implements CanActivate {
     // A slot granted after storeTimeout would be held by nobody until its lease ends.
     const onLateAnswer = limit.holdsSlot
       ? (late: Decision) => {
-          if (late.allowed) this.releaseQuietly({ limit, key, request, decision: late });
+          if (late.allowed) this.releaseQuietly({ limit, key, request, decision: late, atMs: 0 });
         }
       : undefined;
     const decision = await this.store.evaluate(
@@ -130,7 +131,7 @@ export class RateLimitGuard implements CanActivate {
           decision,
         });
       }
-      return { limit, key, request, decision };
+      return { limit, key, request, decision, atMs: performance.now() };
     }
     return null;
   }

@@ -1,9 +1,10 @@
 import { FixedWindowOptions } from './fixed-window.model';
 import { KeyOptions } from '../../decorators/limit-definition';
-import { limitDecorator } from '../../decorators/limit-metadata.accessor';
+import { stateLimitDecorator } from '../state-ops/state-limit-decorator';
+import { StateOptions } from '../state-ops/state-options';
 
 /** Options of {@link CountLimit}: `limit` requests per `period` seconds. */
-export interface CountLimitOptions extends FixedWindowOptions, KeyOptions {}
+export interface CountLimitOptions extends FixedWindowOptions, KeyOptions, StateOptions {}
 
 /**
  * Fixed-window counter: at most `limit` requests per `period` seconds.
@@ -14,5 +15,9 @@ export interface CountLimitOptions extends FixedWindowOptions, KeyOptions {}
  * @publicApi
  */
 export function CountLimit(options: CountLimitOptions = {}): ClassDecorator & MethodDecorator {
-  return limitDecorator({ kind: 'fixedWindow', decorator: '@CountLimit', options: { ...options } });
+  return stateLimitDecorator({
+    kind: 'fixedWindow',
+    decorator: '@CountLimit',
+    options: { ...options },
+  });
 }

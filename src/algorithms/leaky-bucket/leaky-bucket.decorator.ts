@@ -1,9 +1,10 @@
 import { LeakyBucketOptions } from './leaky-bucket.model';
 import { KeyOptions } from '../../decorators/limit-definition';
-import { limitDecorator } from '../../decorators/limit-metadata.accessor';
+import { stateLimitDecorator } from '../state-ops/state-limit-decorator';
+import { StateOptions } from '../state-ops/state-options';
 
 /** Options of {@link LeakyBucketLimit}: `capacity` requests may burst, drained at `rate` per second. */
-export interface LeakyBucketLimitOptions extends LeakyBucketOptions, KeyOptions {}
+export interface LeakyBucketLimitOptions extends LeakyBucketOptions, KeyOptions, StateOptions {}
 
 /**
  * Leaky bucket as GCRA (redis-cell's `CL.THROTTLE` semantics): `capacity` requests may
@@ -17,7 +18,7 @@ export interface LeakyBucketLimitOptions extends LeakyBucketOptions, KeyOptions 
 export function LeakyBucketLimit(
   options: LeakyBucketLimitOptions,
 ): ClassDecorator & MethodDecorator {
-  return limitDecorator({
+  return stateLimitDecorator({
     kind: 'leakyBucket',
     decorator: '@LeakyBucketLimit',
     options: { ...options },

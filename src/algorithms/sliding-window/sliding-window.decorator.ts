@@ -1,9 +1,10 @@
 import { SlidingWindowOptions } from './sliding-window.model';
 import { KeyOptions } from '../../decorators/limit-definition';
-import { limitDecorator } from '../../decorators/limit-metadata.accessor';
+import { stateLimitDecorator } from '../state-ops/state-limit-decorator';
+import { StateOptions } from '../state-ops/state-options';
 
 /** Options of {@link SlidingWindowLimit}: `limit` requests within any `window` seconds. */
-export interface SlidingWindowLimitOptions extends SlidingWindowOptions, KeyOptions {}
+export interface SlidingWindowLimitOptions extends SlidingWindowOptions, KeyOptions, StateOptions {}
 
 /**
  * Exact sliding window: never more than `limit` requests within any `window` seconds,
@@ -17,7 +18,7 @@ export interface SlidingWindowLimitOptions extends SlidingWindowOptions, KeyOpti
 export function SlidingWindowLimit(
   options: SlidingWindowLimitOptions,
 ): ClassDecorator & MethodDecorator {
-  return limitDecorator({
+  return stateLimitDecorator({
     kind: 'slidingWindow',
     decorator: '@SlidingWindowLimit',
     options: { ...options },

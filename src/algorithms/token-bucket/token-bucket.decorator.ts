@@ -1,9 +1,10 @@
 import { TokenBucketOptions } from './token-bucket.model';
 import { KeyOptions } from '../../decorators/limit-definition';
-import { limitDecorator } from '../../decorators/limit-metadata.accessor';
+import { stateLimitDecorator } from '../state-ops/state-limit-decorator';
+import { StateOptions } from '../state-ops/state-options';
 
 /** Options of {@link RateLimit}; rates in permits per second, times in seconds. */
-export interface RateLimitOptions extends TokenBucketOptions, KeyOptions {
+export interface RateLimitOptions extends TokenBucketOptions, KeyOptions, StateOptions {
   /** Permits each request takes, default 1. */
   permits?: number;
   /** Seconds a request may wait for its permits instead of being refused, default 0. */
@@ -21,5 +22,9 @@ export interface RateLimitOptions extends TokenBucketOptions, KeyOptions {
  * @publicApi
  */
 export function RateLimit(options: RateLimitOptions = {}): ClassDecorator & MethodDecorator {
-  return limitDecorator({ kind: 'tokenBucket', decorator: '@RateLimit', options: { ...options } });
+  return stateLimitDecorator({
+    kind: 'tokenBucket',
+    decorator: '@RateLimit',
+    options: { ...options },
+  });
 }
