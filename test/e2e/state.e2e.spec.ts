@@ -1,0 +1,140 @@
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Post,
+  Query,
+  UnauthorizedException,
+} from '@nestjs/common';
+import { CountLimit, RateLimit, RateLimiterFactory } from '../../src';
+import { useAppOnRedis } from '../helpers/app-on-redis';
+import { call, PLATFORMS } from '../helpers/http';
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const handled = { wrong: 0, right: 0 };
+
+@Controller()
+class StateController {
+  /** 5 failed logins a minute per user; successful ones never count. */
+  @Post('login')
+  @HttpCode(200)
+  @CountLimit({ key: 'login:#{body.user}', limit: 5, period: 60, count: 'failures' })
+  async login(@Body() body: { user: string; password: string }) {
+    await pause(5);
+    if (body.password !== 'right') {
+      handled.wrong++;
+      throw new UnauthorizedException();
+    }
+    handled.right++;
+    return { ok: true };
+  }
+
+  /** 2 codes per half second; a denial blocks the user for 2 s. */
+  @Post('code')
+  @HttpCode(200)
+  @CountLimit({ key: 'code:#{body.user}', limit: 2, period: 0.5, block: 2 })
+  code() {
+    return 'ok';
+  }
+
+  /** A: a bucket of 10; B: one request a minute. */
+  @Get('both')
+  @RateLimit({ key: 'both:#{query.k}', rate: 1 / 6, burst: 60, timeout: 30 })
+  @CountLimit({ key: 'both:#{query.k}', limit: 1, period: 60 })
+  both(@Query('k') k: string) {
+    return k;
+  }
+}
+
+describe.each(PLATFORMS)('state you can act on, through the guard on %s', (platform) => {
+  const env = useAppOnRedis([StateController], platform);
+  const login = (user: string, password: string) =>
+    call(env.port, { method: 'POST', path: '/login', json: { user, password } });
+  const code = (user: string) =>
+    call(env.port, { method: 'POST', path: '/code', json: { user } });
+  const evalCalls = async () => {
+    const stats = await env.admin.info('commandstats');
+    return Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+  };
+
+  beforeEach(() => {
+    handled.wrong = 0;
+    handled.right = 0;
+  });
+
+  it('5 failures a minute: successful logins pass and never count; the 6th failure gets 429', async () => {
+    const user = `alice-${platform}`;
+    for (let i = 0; i < 4; i++) expect((await login(user, 'wrong')).status).toBe(401);
+    for (let i = 0; i < 20; i++) expect((await login(user, 'right')).status).toBe(200);
+    expect((await login(user, 'wrong')).status).toBe(401);
+    expect(await env.admin.get(`countLimit:login:${user}`)).toBe('5');
+    const sixth = await login(user, 'wrong');
+    expect(sixth.status).toBe(429);
+    expect(handled).toEqual({ wrong: 5, right: 20 });
+  });
+
+  it('200 logins at once, 150 with the right password: at most 5 wrong ones reach the handler', async () => {
+    const user = `bob-${platform}`;
+    const replies = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => login(user, i % 4 === 0 ? 'wrong' : 'right')),
+    );
+    expect(handled.wrong).toBeLessThanOrEqual(5);
+    expect(replies.filter((reply) => reply.status === 401)).toHaveLength(handled.wrong);
+    expect(replies.filter((reply) => reply.status === 200)).toHaveLength(handled.right);
+    expect(handled.right).toBeGreaterThan(0);
+  });
+
+  it('a factory limiter with the decorator key resets the decorator state', async () => {
+    const user = `carol-${platform}`;
+    for (let i = 0; i < 5; i++) await login(user, 'wrong');
+    expect((await login(user, 'wrong')).status).toBe(429);
+    const factory = env.app.get(RateLimiterFactory);
+    const limiter = factory.countLimiter({ key: `login:${user}`, limit: 5, period: 60 });
+    expect(await limiter.peek()).toMatchObject({ limit: 5, remaining: 0, blockedMs: 0 });
+    await limiter.reset();
+    expect((await login(user, 'right')).status).toBe(200);
+    expect((await login(user, 'wrong')).status).toBe(401);
+    expect(await env.admin.get(`countLimit:login:${user}`)).toBe('1');
+  });
+
+  it('a block outlasts the window, is not extended by refused requests, and costs Redis nothing', async () => {
+    const user = `dave-${platform}`;
+    expect((await code(user)).status).toBe(200);
+    expect((await code(user)).status).toBe(200);
+    const denied = await code(user);
+    expect(denied.status).toBe(429);
+    expect(denied.headers['retry-after']).toBe('2');
+    await pause(700); // the 0.5 s window is over; the block is not
+    const calls = await evalCalls();
+    for (let i = 0; i < 30; i++) expect((await code(user)).status).toBe(429);
+    expect(await evalCalls()).toBe(calls);
+    const later = await code(user);
+    expect(Number(later.headers['retry-after'])).toBe(2); // 1.3 s left, rounded up
+    await pause(1400);
+    expect((await code(user)).status).toBe(200);
+  });
+
+  it('after a denial by limit B, limit A’s key holds exactly what it held before', async () => {
+    const k = `k-${platform}`;
+    expect((await call(env.port, { path: `/both?k=${k}` })).status).toBe(200);
+    const before = await env.admin.getBuffer(`rateLimit:both:${k}`);
+    const dump = await env.admin.dumpBuffer(`rateLimit:both:${k}`);
+    expect((await call(env.port, { path: `/both?k=${k}` })).status).toBe(429);
+    expect(await env.admin.getBuffer(`rateLimit:both:${k}`)).toEqual(before);
+    expect(await env.admin.dumpBuffer(`rateLimit:both:${k}`)).toEqual(dump);
+
+    // A bucket that did not exist is not created, and a reservation that would have
+    // waited (timeout 30 s) is given back too.
+    const fresh = `fresh-${platform}`;
+    await env.admin.set(`countLimit:both:${fresh}`, '1', 'PX', 60_000);
+    await env.admin.set(`rateLimit:both:${fresh}`, String(Date.now() * 1000 + 10_000_000));
+    const waiting = await env.admin.getBuffer(`rateLimit:both:${fresh}`);
+    expect((await call(env.port, { path: `/both?k=${fresh}` })).status).toBe(429);
+    expect(await env.admin.getBuffer(`rateLimit:both:${fresh}`)).toEqual(waiting);
+    const none = `none-${platform}`;
+    await env.admin.set(`countLimit:both:${none}`, '1', 'PX', 60_000);
+    expect((await call(env.port, { path: `/both?k=${none}` })).status).toBe(429);
+    expect(await env.admin.exists(`rateLimit:both:${none}`)).toBe(0);
+  });
+});
