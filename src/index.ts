@@ -7,7 +7,7 @@ export { LimiterConfigError } from './errors/limiter-config.error';
 export { StoreUnavailableError } from './errors/store-unavailable.error';
 export { LimiterStore } from './stores/limiter-store';
 export { MemoryStore } from './stores/memory.store';
-export type { MemoryStoreOptions } from './stores/memory.store';
+export type { MemoryStoreOptions, LimiterClock } from './stores/memory.store';
 export { RedisStore } from './stores/redis.store';
 export type { RedisStoreOptions } from './stores/redis.store';
 export { RateLimiterFactory } from './limiter/rate-limiter.factory';

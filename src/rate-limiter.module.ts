@@ -61,8 +61,11 @@ class GlobalRateLimitGuard implements CanActivate {
     },
     {
       provide: ProtectedStore,
-      useFactory: (store: LimiterStore, options: RateLimiterModuleOptions) =>
-        protectedStoreFromOptions(store, options, new Logger('RateLimiter')),
+      // Checked again here: a store given by overrideProvider(LimiterStore) skips the factory above.
+      useFactory: (store: LimiterStore, options: RateLimiterModuleOptions) => {
+        validateModuleOptions(options);
+        return protectedStoreFromOptions(store, options, new Logger('RateLimiter'));
+      },
       inject: [LimiterStore, RATE_LIMITER_OPTIONS],
     },
     {
