@@ -5,6 +5,7 @@ import {
   Module,
   OnApplicationShutdown,
   CanActivate,
+  DynamicModule,
   ExecutionContext,
   Inject,
 } from '@nestjs/common';
@@ -95,6 +96,11 @@ export class RateLimiterModule
 {
   constructor(private readonly store: LimiterStore) {
     super();
+  }
+
+  /** `forRoot()` with no options: the in-memory store and every default. */
+  static override forRoot(options: RateLimiterModuleOptions = {}): DynamicModule {
+    return super.forRoot(options);
   }
 
   /** Closes the Redis connection the module created; a client passed in stays open. */

@@ -140,7 +140,7 @@ function compileKey(
     compiled = parseKeyTemplate(template);
   } catch (error) {
     if (!(error instanceof KeyTemplateSyntaxError)) throw error;
-    throw new LimiterConfigError(`${where}: ${error.message}`);
+    throw new LimiterConfigError(`${where}: ${error.message}`, { cause: error });
   }
   if (compiled.isConstant) {
     const fixed = base + keyPart(LimitType.CUSTOM, handlerName, { ip: '', custom: template });
