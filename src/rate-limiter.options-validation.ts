@@ -32,6 +32,14 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
     fail('keyPrefix', keyPrefix, 'a string');
   }
   if (global !== undefined && typeof global !== 'boolean') fail('global', global, 'a boolean');
+  const { ipv6Subnet } = options;
+  if (
+    ipv6Subnet !== undefined &&
+    ipv6Subnet !== false &&
+    !(Number.isInteger(ipv6Subnet) && ipv6Subnet >= 1 && ipv6Subnet <= 128)
+  ) {
+    fail('ipv6Subnet', ipv6Subnet, 'an integer from 1 to 128, or false');
+  }
   for (const name of FUNCTION_OPTIONS) {
     const value = options[name];
     if (value !== undefined && typeof value !== 'function') fail(name, value, 'a function');

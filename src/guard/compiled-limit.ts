@@ -13,7 +13,10 @@ import { CompiledAlgorithm, LIMIT_KINDS } from './limit-kinds';
 
 /** What a key may depend on, resolved once per request. */
 export interface RequestFacts {
+  /** The client address, as templates see it (`#{ip}`). */
   ip: string;
+  /** The address IP keys and the USER anonymous fallback count: IPv6 reduced to `ipv6Subnet`. */
+  keyIp: string;
   userId?: string | number;
   keyContext: KeyContext;
 }
@@ -128,7 +131,8 @@ function compileKey(
       const fixed = base + keyPart(LimitType.METHOD, handlerName, { ip: '' });
       return () => fixed;
     }
-    return (facts) => base + keyPart(limitType, handlerName, facts);
+    return (facts) =>
+      base + keyPart(limitType, handlerName, { ip: facts.keyIp, userId: facts.userId });
   }
   if (!template) {
     throw new LimiterConfigError(

@@ -20,6 +20,7 @@ import { DEFAULT_PREFIXES, LimitKindName } from '../decorators/limit-definition'
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { limiterMessages } from '../rate-limiter.messages';
+import { customKeyPart } from '../keys/key-builder';
 import { LimiterStore } from '../stores/limiter-store';
 import { ConcurrencyLimiter } from './concurrency.limiter';
 import { CountLimiter } from './count.limiter';
@@ -184,6 +185,7 @@ export class RateLimiterFactory {
         limiterMessages.invalidOption(where, 'prefix', prefix, 'a string'),
       );
     }
-    return this.keyPrefix + prefix + options.key;
+    // Escaped and bounded like a template's value, so both reach the same state (DESIGN §4).
+    return this.keyPrefix + prefix + customKeyPart(options.key);
   }
 }
