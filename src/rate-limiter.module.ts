@@ -12,6 +12,7 @@ import {
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { LimitExplorer } from './guard/limit.explorer';
 import { RateLimitGuard } from './guard/rate-limit.guard';
+import { UncoveredLimitsCheck } from './guard/uncovered-limits.check';
 import { RateLimiterFactory } from './limiter/rate-limiter.factory';
 import {
   RateLimiterConfigurableModule,
@@ -22,6 +23,8 @@ import { validateModuleOptions } from './rate-limiter.options-validation';
 import { LimiterStore } from './stores/limiter-store';
 import { PolicyBoundStore } from './stores/policy-bound.store';
 import { ProtectedStore } from './stores/protected.store';
+import { RedisStore } from './stores/redis.store';
+import { warnIfRedisEvicts } from './stores/redis-eviction.check';
 import { protectedStoreFromOptions, storeFromOptions } from './stores/store-from-options';
 
 /** The APP_GUARD: the real guard unless the options say `global: false`. */
@@ -56,7 +59,10 @@ class GlobalRateLimitGuard implements CanActivate {
       // The first provider built: a wrong module option fails start-up before anything connects.
       useFactory: (options: RateLimiterModuleOptions) => {
         validateModuleOptions(options);
-        return storeFromOptions(options, new Logger('RateLimiter'));
+        const logger = new Logger('RateLimiter');
+        const store = storeFromOptions(options, logger);
+        if (store instanceof RedisStore) warnIfRedisEvicts(store.client, logger);
+        return store;
       },
       inject: [RATE_LIMITER_OPTIONS],
     },
@@ -78,6 +84,7 @@ class GlobalRateLimitGuard implements CanActivate {
     LimitExplorer,
     RateLimitGuard,
     GlobalRateLimitGuard,
+    UncoveredLimitsCheck,
     { provide: APP_GUARD, useExisting: GlobalRateLimitGuard },
   ],
   // The guard's own dependencies are exported so `@UseGuards(RateLimitGuard)` resolves anywhere.
