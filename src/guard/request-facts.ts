@@ -14,8 +14,16 @@ export interface GuardedRequest {
   response?: any;
 }
 
+/**
+ * The authenticated user: `request.user`, or on Fastify `request.raw.user`, where Nest
+ * middleware (which receives the raw Node request there) puts it.
+ */
+function userOf(request: any): any {
+  return request?.user ?? request?.raw?.user;
+}
+
 function defaultUser(request: any): string | number | undefined {
-  const user = request?.user;
+  const user = userOf(request);
   return user?.id ?? user?.sub ?? undefined;
 }
 
@@ -82,7 +90,7 @@ export function readRequest(
         query: request.query ?? EMPTY,
         body: request.body ?? EMPTY,
         headers: request.headers ?? EMPTY,
-        user: request.user,
+        user: userOf(request),
         ip,
         method: request.method,
         path:
