@@ -16,7 +16,7 @@ import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { ProtectedStore } from '../stores/protected.store';
 import { CompiledLimit, RequestFacts } from './compiled-limit';
 import { forContext } from './context-exception';
-import { holdUntilDone, once } from './concurrency-release';
+import { holdUntilDone, once } from '../algorithms/concurrency/concurrency-release';
 import { LimitExplorer } from './limit.explorer';
 import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
 import { RateLimitEvent } from './rate-limit-event';

@@ -1,6 +1,6 @@
 import { Decision } from '../algorithms/decision';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
-import { sleep } from '../limiter/sleep';
+import { sleep } from '../algorithms/sleep';
 
 /**
  * Where limiter state lives. Every decision is one atomic evaluation of an algorithm on

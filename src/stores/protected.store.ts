@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Decision } from '../algorithms/decision';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../errors/store-unavailable.error';
-import { sleep } from '../limiter/sleep';
+import { sleep } from '../algorithms/sleep';
 import { StoreErrorPolicy } from '../rate-limiter.options';
 import { DeadlineQueue } from './deadline-queue';
 import { LimiterStore } from './limiter-store';
