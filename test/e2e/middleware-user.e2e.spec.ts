@@ -35,7 +35,7 @@ class MeController {
   }
 
   @Get('template')
-  @CountLimit({ key: 'me:#{user.id}', limit: 1, period: 60 })
+  @CountLimit({ key: 'me:#{user?.id}', limit: 1, period: 60 })
   template() {
     return 'ok';
   }
@@ -75,5 +75,11 @@ describe.each(PLATFORMS)('USER limits with a user set by middleware on %s', (pla
       (await as('dave', '/me/template')).status,
     ]).toEqual([200, 429]);
     expect((await as('erin', '/me/template')).status).toBe(200);
+    // `?.` does not make a missing user acceptable: the key would be empty (README "Keys").
+    const anonymous = await as(undefined, '/me/template');
+    expect([anonymous.status, anonymous.body.message]).toEqual([
+      400,
+      "Missing value for key expression 'user?.id'",
+    ]);
   });
 });
