@@ -46,8 +46,10 @@ class GlobalRateLimitGuard implements CanActivate {
  * everywhere.
  *
  * @example
+ * ```ts
  * @Module({ imports: [RateLimiterModule.forRoot({ redis: process.env.REDIS_URL })] })
  * export class AppModule {}
+ * ```
  * @publicApi
  */
 @Global()

@@ -13,7 +13,9 @@ export type HeadersMode = 'legacy' | 'ietf' | 'both' | false;
  * Options of `RateLimiterModule.forRoot`.
  *
  * @example
+ * ```ts
  * RateLimiterModule.forRoot({ redis: process.env.REDIS_URL, keyPrefix: 'api:' })
+ * ```
  * @publicApi
  */
 export interface RateLimiterModuleOptions {

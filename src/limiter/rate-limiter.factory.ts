@@ -47,8 +47,10 @@ export interface KeyedOptions {
  * algorithm, options and key, so asking twice for the same limiter is cheap.
  *
  * @example
+ * ```ts
  * const limiter = factory.rateLimiter({ key: `report:${id}`, rate: 1 / 30, burst: 30 });
  * if (!(await limiter.tryAcquire())) throw new RateLimitExceededException();
+ * ```
  *
  * @publicApi
  */
