@@ -25,7 +25,7 @@ function appModule(redis: string, onStoreError: StoreErrorPolicy) {
   return FrozenModule;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
 const PAUSE_MS = 2500;
 let pausedUntil = 0;
 
