@@ -5,13 +5,14 @@ import {
   Module,
   OnApplicationShutdown,
   CanActivate,
+  DynamicModule,
   ExecutionContext,
   Inject,
-  DynamicModule,
 } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { LimitExplorer } from './guard/limit.explorer';
 import { RateLimitGuard } from './guard/rate-limit.guard';
+import { UncoveredLimitsCheck } from './guard/uncovered-limits.check';
 import { RateLimiterFactory } from './limiter/rate-limiter.factory';
 import {
   RateLimiterConfigurableModule,
@@ -20,9 +21,10 @@ import {
 import { RateLimiterModuleOptions } from './rate-limiter.options';
 import { validateModuleOptions } from './rate-limiter.options-validation';
 import { LimiterStore } from './stores/limiter-store';
-import { PolicyBoundStore } from './stores/policy-bound.store';
-import { ProtectedStore } from './stores/protected.store';
-import { protectedStoreFromOptions, storeFromOptions } from './stores/store-from-options';
+import { FailurePolicyStore } from './stores/failure/failure-policy.store';
+import { RedisStore } from './stores/redis.store';
+import { warnIfRedisEvicts } from './stores/redis-eviction.check';
+import { failurePolicyStoreFromOptions, storeFromOptions } from './stores/store-from-options';
 
 /** The APP_GUARD: the real guard unless the options say `global: false`. */
 @Injectable()
@@ -43,8 +45,10 @@ class GlobalRateLimitGuard implements CanActivate {
  * everywhere.
  *
  * @example
+ * ```ts
  * @Module({ imports: [RateLimiterModule.forRoot({ redis: process.env.REDIS_URL })] })
  * export class AppModule {}
+ * ```
  * @publicApi
  */
 @Global()
@@ -56,31 +60,38 @@ class GlobalRateLimitGuard implements CanActivate {
       // The first provider built: a wrong module option fails start-up before anything connects.
       useFactory: (options: RateLimiterModuleOptions) => {
         validateModuleOptions(options);
-        return storeFromOptions(options, new Logger('RateLimiter'));
+        const logger = new Logger('RateLimiter');
+        const store = storeFromOptions(options, logger);
+        if (store instanceof RedisStore) warnIfRedisEvicts(store.client, logger);
+        return store;
       },
       inject: [RATE_LIMITER_OPTIONS],
     },
     {
-      provide: ProtectedStore,
-      useFactory: (store: LimiterStore, options: RateLimiterModuleOptions) =>
-        protectedStoreFromOptions(store, options, new Logger('RateLimiter')),
+      provide: FailurePolicyStore,
+      // Checked again here: a store given by overrideProvider(LimiterStore) skips the factory above.
+      useFactory: (store: LimiterStore, options: RateLimiterModuleOptions) => {
+        validateModuleOptions(options);
+        return failurePolicyStoreFromOptions(store, options, new Logger('RateLimiter'));
+      },
       inject: [LimiterStore, RATE_LIMITER_OPTIONS],
     },
     {
       provide: RateLimiterFactory,
-      useFactory: (store: ProtectedStore, options: RateLimiterModuleOptions) =>
-        new RateLimiterFactory(new PolicyBoundStore(store), options),
-      inject: [ProtectedStore, RATE_LIMITER_OPTIONS],
+      useFactory: (store: FailurePolicyStore, options: RateLimiterModuleOptions) =>
+        new RateLimiterFactory(store, options),
+      inject: [FailurePolicyStore, RATE_LIMITER_OPTIONS],
     },
     LimitExplorer,
     RateLimitGuard,
     GlobalRateLimitGuard,
+    UncoveredLimitsCheck,
     { provide: APP_GUARD, useExisting: GlobalRateLimitGuard },
   ],
   // The guard's own dependencies are exported so `@UseGuards(RateLimitGuard)` resolves anywhere.
   exports: [
     LimiterStore,
-    ProtectedStore,
+    FailurePolicyStore,
     RateLimiterFactory,
     RateLimitGuard,
     LimitExplorer,

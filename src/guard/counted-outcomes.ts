@@ -1,5 +1,5 @@
 import { ExecutionContext, Logger } from '@nestjs/common';
-import { ProtectedStore } from '../stores/protected.store';
+import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { giveBack, Taken } from './taken-permits';
 
 /** Ends a request's counting: `failed` is its outcome; calling it again does nothing. */
@@ -29,7 +29,7 @@ export function countOutcomes(
   context: ExecutionContext,
   response: any,
   taken: readonly Taken[],
-  store: ProtectedStore,
+  store: FailurePolicyStore,
   logger: Logger,
 ): void {
   const counted = taken.filter((t) => t.limit.count && t.decision.allowed);

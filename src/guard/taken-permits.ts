@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Decision } from '../algorithms/decision';
 import { RefundRequest } from '../algorithms/state-ops/state-ops.model';
-import { ProtectedStore } from '../stores/protected.store';
+import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { CompiledLimit } from './compiled-limit';
 
 /** What one limit took for a request: enough to give it back. */
@@ -35,7 +35,7 @@ export function refundRequestFor(taken: Taken, nowMs = performance.now()): Refun
  * not be made leaves the permits to expire with their window.
  */
 export async function giveBack(
-  store: ProtectedStore,
+  store: FailurePolicyStore,
   taken: readonly Taken[],
   logger: Logger,
 ): Promise<void> {
@@ -45,7 +45,7 @@ export async function giveBack(
   await Promise.all(
     refunds.map(async (t) => {
       const refund = t.limit.ops!.refund!;
-      const done = await store.evaluate(refund, t.key, t.limit.params, refundRequestFor(t, nowMs));
+      const done = await store.decide(refund, t.key, t.limit.params, refundRequestFor(t, nowMs));
       if (!done) logger.warn(`Could not give back what ${t.limit.where} took for ${t.key}`);
     }),
   );

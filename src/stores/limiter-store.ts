@@ -1,5 +1,6 @@
 import { Decision } from '../algorithms/decision';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
+import { sleep } from '../algorithms/sleep';
 
 /**
  * Where limiter state lives. Every decision is one atomic evaluation of an algorithm on
@@ -10,12 +11,17 @@ import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
  * @publicApi
  */
 export abstract class LimiterStore {
-  /** Runs `algorithm` atomically on `key` and returns its decision. */
+  /**
+   * Runs `algorithm` atomically on `key` and returns its decision. `deadlineMs` (a
+   * `performance.now()` time) is when the caller stops waiting: a store that can tell should
+   * then leave its state unchanged rather than decide for nobody.
+   */
   abstract evaluate<P, R, S>(
     algorithm: LimiterAlgorithm<P, R, S>,
     key: string,
     params: P,
     request: R,
+    deadlineMs?: number,
   ): Promise<Decision>;
 
   /**
@@ -24,6 +30,26 @@ export abstract class LimiterStore {
    */
   isUnavailable(): boolean {
     return false;
+  }
+
+  /**
+   * `performance.now()` of the last answer that really came from the backend, or undefined
+   * when every decision does (the failure policy declares an outage over only after one).
+   */
+  lastAnswerAtMs(): number | undefined {
+    return undefined;
+  }
+
+  /** Checks at start-up that decisions can be made (rejects with the reason if not). */
+  async check(): Promise<void> {}
+
+  /**
+   * Waits `milliseconds` on the store's clock: the guard and `TokenBucketLimiter` wait here
+   * for a reserved slot, so a store on a manual clock (`nestjs-limiter/testing`) controls
+   * waits as well as decisions. Real timers by default; never blocks the event loop.
+   */
+  sleep(milliseconds: number): Promise<void> {
+    return sleep(milliseconds);
   }
 
   /** Releases what the store itself opened. Connections passed in by the user stay open. */

@@ -51,8 +51,7 @@ describe.each(PLATFORMS)('state you can act on, through the guard on %s', (platf
   const env = useAppOnRedis([StateController], platform);
   const login = (user: string, password: string) =>
     call(env.port, { method: 'POST', path: '/login', json: { user, password } });
-  const code = (user: string) =>
-    call(env.port, { method: 'POST', path: '/code', json: { user } });
+  const code = (user: string) => call(env.port, { method: 'POST', path: '/code', json: { user } });
   const evalCalls = async () => {
     const stats = await env.admin.info('commandstats');
     return Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0);

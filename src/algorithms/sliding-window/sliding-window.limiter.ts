@@ -14,8 +14,10 @@ const PEEK_REQUEST = Object.freeze({ id: 'peek' });
  * The math: sliding-window.model.ts.
  *
  * @example
+ * ```ts
  * const limiter = factory.slidingWindowLimiter({ key: `login:${ip}`, limit: 5, window: 60 });
  * if (!(await limiter.tryAcquire())) throw new RateLimitExceededException();
+ * ```
  *
  * @publicApi
  */

@@ -3,7 +3,6 @@ import { tokenBucket } from './token-bucket.algorithm';
 import { TokenBucketParams, TokenBucketRequest, tokenBucketRequest } from './token-bucket.model';
 import { KeyStateAccess, KeyStateLimiter } from '../state-ops/key-state-limiter';
 import { tokenBucketOps } from './token-bucket.ops';
-import { sleep } from '../sleep';
 
 /** A peek asks for one permit, now. */
 const PEEK_REQUEST: TokenBucketRequest = Object.freeze({ permits: 1, timeoutMicros: 0 });
@@ -54,14 +53,14 @@ export class TokenBucketLimiter extends KeyStateLimiter<TokenBucketParams> {
     const { permits = 1, timeout = 0 } =
       typeof options === 'number' ? { permits: options } : options;
     const decision = await this.decide(permits, timeout);
-    if (decision.allowed && decision.waitMs > 0) await sleep(decision.waitMs);
+    if (decision.allowed && decision.waitMs > 0) await this.store.sleep(decision.waitMs);
     return decision.allowed;
   }
 
   /** Takes permits, waiting as long as needed; resolves with the milliseconds waited. Equals `tryAcquire` with an infinite timeout. */
   async acquire(permits = 1): Promise<number> {
     const waitMs = await this.reserve(permits);
-    if (waitMs > 0) await sleep(waitMs);
+    if (waitMs > 0) await this.store.sleep(waitMs);
     return waitMs;
   }
 
