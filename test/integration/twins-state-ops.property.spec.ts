@@ -1,0 +1,197 @@
+import fc from 'fast-check';
+import { approximateSlidingWindow } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.algorithm';
+import { approximateSlidingWindowOps } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.ops';
+import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.algorithm';
+import { leakyBucketParams } from '../../src/algorithms/leaky-bucket/leaky-bucket.model';
+import { leakyBucketOps } from '../../src/algorithms/leaky-bucket/leaky-bucket.ops';
+import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.algorithm';
+import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
+import { slidingWindowOps } from '../../src/algorithms/sliding-window/sliding-window.ops';
+import { StateOps } from '../../src/algorithms/state-ops/state-ops';
+import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.algorithm';
+import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
+import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.ops';
+import { Decision, LimiterAlgorithm } from '../../src';
+import { useTwinStores } from '../helpers/twin-stores';
+
+/**
+ * Acquire, refund, peek, block and reset in any order: the Lua (RedisStore with an
+ * injected clock) and the memory twins (MemoryStore on the same clock) take the same
+ * decisions, to the microsecond. Keys expire on Redis's real clock and the twins on the
+ * injected one; both expire only state that decides nothing any more (windows and
+ * intervals here are at least 1/3 s, blocks at least 100 ms).
+ */
+describe('Lua and memory twins agree on peek, reset, refund and block', () => {
+  const twins = useTwinStores(1_700_000_000_000);
+  let run = 0;
+
+  type Op =
+    | { op: 'acquire' }
+    | { op: 'refund'; which: number; own: boolean }
+    | { op: 'peek' }
+    | { op: 'block'; ms: number }
+    | { op: 'reset' };
+  const op: fc.Arbitrary<Op> = fc.oneof(
+    { arbitrary: fc.constant({ op: 'acquire' as const }), weight: 6 },
+    {
+      arbitrary: fc.record({
+        op: fc.constant('refund' as const),
+        which: fc.nat(10),
+        own: fc.boolean(),
+      }),
+      weight: 3,
+    },
+    { arbitrary: fc.constant({ op: 'peek' as const }), weight: 2 },
+    {
+      arbitrary: fc.record({ op: fc.constant('block' as const), ms: fc.constantFrom(100, 700) }),
+      weight: 1,
+    },
+    { arbitrary: fc.constant({ op: 'reset' as const }), weight: 1 },
+  );
+  const advanceMs = fc.oneof(
+    fc.constant(0),
+    fc.constantFrom(100, 250, 500, 1_000),
+    fc.integer({ min: 1, max: 2_000 }),
+  );
+  const steps = fc.array(fc.record({ advanceMs, op }), { minLength: 1, maxLength: 30 });
+
+  async function both(
+    algorithm: LimiterAlgorithm<any, any, any>,
+    key: string,
+    params: unknown,
+    request: unknown,
+  ): Promise<Decision> {
+    const fromLua = await twins.redis.evaluate(algorithm, key, params, request);
+    const fromMemory = await twins.memory.evaluate(algorithm, key, params, request);
+    expect(fromMemory).toEqual(fromLua);
+    return fromLua;
+  }
+
+  /** Runs the steps on both stores; refunds name an earlier allowed acquire, or none. */
+  async function play(
+    acquire: LimiterAlgorithm<any, any, any>,
+    ops: StateOps<any, any, any>,
+    params: unknown,
+    newRequest: () => any,
+    peekRequest: unknown,
+    plan: { advanceMs: number; op: Op }[],
+  ) {
+    const key = `twin:ops:${++run}`;
+    twins.nowMs = 1_700_000_000_000 + run * 10_000_000;
+    const taken: { request: any; decision: Decision; atMs: number }[] = [];
+    for (const { advanceMs: advance, op: step } of plan) {
+      twins.nowMs += advance;
+      if (step.op === 'acquire') {
+        const request = newRequest();
+        const decision = await both(acquire, key, params, request);
+        if (decision.allowed) taken.push({ request, decision, atMs: twins.nowMs });
+      } else if (step.op === 'refund') {
+        const earlier = taken.length > 0 ? taken[step.which % taken.length] : undefined;
+        const refund =
+          step.own && earlier
+            ? {
+                permits: earlier.request?.permits ?? 1,
+                id: earlier.request?.id,
+                resetLeftMicros: (earlier.decision.resetMs - (twins.nowMs - earlier.atMs)) * 1000,
+              }
+            : { permits: 1 + (step.which % 3) };
+        await both(ops.refund!, key, params, refund);
+      } else if (step.op === 'peek') {
+        await both(ops.peek, key, params, peekRequest);
+      } else if (step.op === 'block') {
+        await both(ops.block, key, params, step.ms * 1000);
+      } else {
+        await both(ops.reset, key, params, undefined);
+      }
+    }
+  }
+
+  const blockMicros = fc.constantFrom(0, 0, 300_000, 1_500_000);
+
+  it('token bucket', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(1, 3, 10),
+        fc.constantFrom(0.5, 1, 2.5),
+        fc.integer({ min: 1, max: 3 }),
+        blockMicros,
+        steps,
+        async (rate, burst, permits, block, plan) => {
+          const base = tokenBucketParams({ rate, burst, expire: 1e6 });
+          const params = { ...base, blockMicros: block };
+          const request = {
+            permits: Math.min(permits, Math.max(1, Math.floor(base.maxPermits))),
+            timeoutMicros: 0,
+          };
+          await play(
+            tokenBucket,
+            tokenBucketOps,
+            params,
+            () => request,
+            { permits: 1, timeoutMicros: 0 },
+            plan,
+          );
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('leaky bucket', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 5 }),
+        fc.constantFrom(1, 3),
+        blockMicros,
+        steps,
+        async (capacity, rate, block, plan) => {
+          const params = { ...leakyBucketParams({ capacity, rate }), blockMicros: block };
+          await play(leakyBucket, leakyBucketOps, params, () => undefined, undefined, plan);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('sliding-window log', async () => {
+    let id = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 5 }),
+        fc.constantFrom(0.5, 3, 10),
+        blockMicros,
+        steps,
+        async (limit, window, block, plan) => {
+          const params = { ...slidingWindowParams({ limit, window }), blockMicros: block };
+          const newRequest = () => ({ id: `r${++id}` });
+          await play(slidingWindow, slidingWindowOps, params, newRequest, { id: 'peek' }, plan);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('approximate sliding window', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 5 }),
+        fc.constantFrom(0.5, 1, 3),
+        blockMicros,
+        steps,
+        async (limit, window, block, plan) => {
+          const params = { ...slidingWindowParams({ limit, window }), blockMicros: block };
+          const one = { permits: 1 };
+          await play(
+            approximateSlidingWindow,
+            approximateSlidingWindowOps,
+            params,
+            () => one,
+            one,
+            plan,
+          );
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
