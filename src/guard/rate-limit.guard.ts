@@ -22,6 +22,7 @@ import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
 import { RateLimitEvent } from './rate-limit-event';
 import { readRequest } from './request-facts';
 import { giveBack, Taken } from './taken-permits';
+import { DecisionGroup } from '../stores/decision-group';
 import { countOutcomes } from './counted-outcomes';
 
 type Outcome = Taken;
@@ -56,7 +57,7 @@ export class RateLimitGuard implements CanActivate {
     const decided =
       limits.length === 1
         ? [await this.decide(limits[0], keys[0])]
-        : await Promise.all(limits.map((limit, i) => this.decide(limit, keys[i])));
+        : await this.decideAll(limits, keys);
     const outcomes = decided.filter((outcome): outcome is Outcome => outcome !== null);
     if (outcomes.length < limits.length && this.store.policy === 'deny') {
       this.releaseSlots(outcomes);
@@ -105,7 +106,17 @@ export class RateLimitGuard implements CanActivate {
   }
 
   /** The limit's decision, or null when the store could not answer (and no fallback did). */
-  private async decide(limit: CompiledLimit, key: string): Promise<Outcome | null> {
+  /** Several limits, all or nothing where the store can (see taken-permits.ts). */
+  private decideAll(limits: readonly CompiledLimit[], keys: string[]) {
+    const group = new DecisionGroup(limits.length);
+    return Promise.all(limits.map((limit, i) => this.decide(limit, keys[i], group)));
+  }
+
+  private async decide(
+    limit: CompiledLimit,
+    key: string,
+    group?: DecisionGroup,
+  ): Promise<Outcome | null> {
     const request = limit.newRequest();
     // A slot granted after storeTimeout would be held by nobody until its lease ends.
     const onLateAnswer = limit.holdsSlot
@@ -120,6 +131,7 @@ export class RateLimitGuard implements CanActivate {
       request,
       limit.where,
       onLateAnswer,
+      group,
     );
     if (decision) {
       if (this.options.onDecision) {
@@ -130,7 +142,7 @@ export class RateLimitGuard implements CanActivate {
           decision,
         });
       }
-      return { limit, key, request, decision, atMs: performance.now() };
+      return { limit, key, request, decision, atMs: performance.now(), group };
     }
     return null;
   }

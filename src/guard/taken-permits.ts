@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Decision } from '../algorithms/decision';
 import { RefundRequest } from '../algorithms/state-ops/state-ops.model';
+import { DecisionGroup } from '../stores/decision-group';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { CompiledLimit } from './compiled-limit';
 
@@ -12,6 +13,8 @@ export interface Taken {
   decision: Decision;
   /** performance.now() when the decision arrived. */
   atMs: number;
+  /** The request's limits decided all or nothing, when there are several. */
+  group?: DecisionGroup;
 }
 
 /**
@@ -30,7 +33,10 @@ export function refundRequestFor(taken: Taken, nowMs = performance.now()): Refun
 
 /**
  * Gives back what allowed limits took for a request that will not run (DESIGN §9, all or
- * nothing): each limit's refund, all at once. Concurrency slots are released by the guard.
+ * nothing), where the store has not already undone it inside the decision (a
+ * {@link DecisionGroup} on standalone Redis or in memory): each limit's refund, all at
+ * once (on Cluster, whose keys live in several slots). Concurrency slots are released by
+ * the guard.
  * Never rejects: the store's policy layer answers null on failure, and a refund that could
  * not be made leaves the permits to expire with their window.
  */
@@ -39,7 +45,9 @@ export async function giveBack(
   taken: readonly Taken[],
   logger: Logger,
 ): Promise<void> {
-  const refunds = taken.filter((t) => t.decision.allowed && t.limit.ops?.refund);
+  const refunds = taken.filter(
+    (t) => t.decision.allowed && t.limit.ops?.refund && !t.group?.undone.has(t.key),
+  );
   if (refunds.length === 0) return;
   const nowMs = performance.now();
   await Promise.all(

@@ -1,6 +1,7 @@
 import { Decision } from '../algorithms/decision';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { sleep } from '../algorithms/sleep';
+import type { DecisionGroup } from './decision-group';
 
 /**
  * Where limiter state lives. Every decision is one atomic evaluation of an algorithm on
@@ -22,6 +23,8 @@ export abstract class LimiterStore {
     params: P,
     request: R,
     deadlineMs?: number,
+    /** The other limits of the same request, decided all or nothing where the store can. */
+    group?: DecisionGroup,
   ): Promise<Decision>;
 
   /**

@@ -1,7 +1,9 @@
 import { LRUCache } from 'lru-cache';
 import { Decision, toDecision } from '../algorithms/decision';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
+import { DecisionGroup } from './decision-group';
 import { LimiterStore, toMicros } from './limiter-store';
+import { MemoryGroupRun } from './memory-group';
 
 /**
  * A clock that also schedules waits, so that tests can move time by hand (`ManualClock` of
@@ -48,6 +50,7 @@ export class MemoryStore extends LimiterStore {
   private readonly clock?: LimiterClock;
   private readonly entries: LRUCache<string, Entry>;
   private nextSweepMicros = 0;
+  private groupRun?: MemoryGroupRun<Entry>;
 
   constructor(options: MemoryStoreOptions = {}) {
     super();
@@ -62,10 +65,19 @@ export class MemoryStore extends LimiterStore {
     key: string,
     params: P,
     request: R,
+    _deadlineMs?: number,
+    group?: DecisionGroup,
   ): Promise<Decision> {
     const nowMicros = toMicros(this.now());
     if (nowMicros >= this.nextSweepMicros) this.sweep(nowMicros);
     const entry = this.entries.get(key);
+    // Anything but the next member of the open group ends it: its members are given back
+    // by the caller instead.
+    if (this.groupRun && this.groupRun.group !== group) this.groupRun = undefined;
+    if (group && group.size > 1) {
+      this.groupRun ??= new MemoryGroupRun<Entry>(group);
+      this.groupRun.snapshot(key, entry);
+    }
     const alive = entry !== undefined && entry.expiresAtMicros > nowMicros;
     const live = alive ? (entry.state as S) : undefined;
     const expiresAt = alive ? entry.expiresAtMicros : undefined;
@@ -75,7 +87,16 @@ export class MemoryStore extends LimiterStore {
     } else if (step.ttlMs !== null) {
       this.entries.set(key, { state: step.state, expiresAtMicros: nowMicros + step.ttlMs * 1000 });
     }
-    return Promise.resolve(toDecision(step.reply, algorithm.limit(params)));
+    const decision = toDecision(step.reply, algorithm.limit(params));
+    const restore = this.groupRun?.decided(key, decision.allowed);
+    if (restore) {
+      this.groupRun = undefined;
+      for (const [k, before] of restore) {
+        if (before) this.entries.set(k, before);
+        else this.entries.delete(k);
+      }
+    }
+    return Promise.resolve(decision);
   }
 
   private sweep(nowMicros: number): void {

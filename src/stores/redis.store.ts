@@ -3,6 +3,7 @@ import { Decision, RawReply, toDecision } from '../algorithms/decision';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../errors/store-unavailable.error';
 import { DenialBroadcast } from './denial-broadcast';
+import { DecisionGroup } from './decision-group';
 import { DenialCache } from './denial-cache';
 import { EngineClient } from './engine/engine-client';
 import { StoreReplyError } from './store-reply.error';
@@ -89,6 +90,7 @@ export class RedisStore extends LimiterStore {
     params: P,
     request: R,
     deadlineMs = Infinity,
+    group?: DecisionGroup,
   ): Promise<Decision> {
     return new Promise<Decision>((resolve, reject) => {
       const fail = (error: unknown): void =>
@@ -110,6 +112,7 @@ export class RedisStore extends LimiterStore {
         fixedArgv: fixed.argv,
         requestArgv: algorithm.requestArgv?.(request),
         deadlineMs,
+        group: group && group.size > 1 ? group : undefined,
         settle: (reply, base) => {
           try {
             const decision = toDecision(entryReply(reply, base), algorithm.limit(params));

@@ -6,7 +6,6 @@ import {
   INestApplication,
   Module,
   Post,
-  Query,
   UnauthorizedException,
 } from '@nestjs/common';
 import { Cluster } from 'ioredis';

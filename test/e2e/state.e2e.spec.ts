@@ -7,9 +7,11 @@ import {
   Query,
   UnauthorizedException,
 } from '@nestjs/common';
-import { CountLimit, RateLimit, RateLimiterFactory } from '../../src';
+import { CountLimit, RateLimit, RateLimiterFactory, RateLimiterModule } from '../../src';
+import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.ops';
 import { useAppOnRedis } from '../helpers/app-on-redis';
-import { call, PLATFORMS } from '../helpers/http';
+import { call, PLATFORMS, startApp } from '../helpers/http';
+import { INestApplication, Module } from '@nestjs/common';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const handled = { wrong: 0, right: 0 };
@@ -119,7 +121,10 @@ describe.each(PLATFORMS)('state you can act on, through the guard on %s', (platf
     expect((await call(env.port, { path: `/both?k=${k}` })).status).toBe(200);
     const before = await env.admin.getBuffer(`rateLimit:both:${k}`);
     const dump = await env.admin.dumpBuffer(`rateLimit:both:${k}`);
+    const calls = await evalCalls();
     expect((await call(env.port, { path: `/both?k=${k}` })).status).toBe(429);
+    // Undone inside the one engine script call that decided both: no refund call followed.
+    expect(await evalCalls()).toBe(calls + 1);
     expect(await env.admin.getBuffer(`rateLimit:both:${k}`)).toEqual(before);
     expect(await env.admin.dumpBuffer(`rateLimit:both:${k}`)).toEqual(dump);
 
@@ -135,5 +140,29 @@ describe.each(PLATFORMS)('state you can act on, through the guard on %s', (platf
     await env.admin.set(`countLimit:both:${none}`, '1', 'PX', 60_000);
     expect((await call(env.port, { path: `/both?k=${none}` })).status).toBe(429);
     expect(await env.admin.exists(`rateLimit:both:${none}`)).toBe(0);
+  });
+});
+
+describe('all or nothing in memory', () => {
+  let app: INestApplication;
+  let port: number;
+  beforeAll(async () => {
+    @Module({ imports: [RateLimiterModule.forRoot()], controllers: [StateController] })
+    class MemoryModule {}
+    ({ app, port } = await startApp(MemoryModule, 'express'));
+  });
+  afterAll(() => app.close());
+
+  it('a request denied by one limit leaves the other as it was, undone in the same run', async () => {
+    const bucket = app
+      .get(RateLimiterFactory)
+      .rateLimiter({ key: 'both:m', rate: 1 / 6, burst: 60 });
+    expect((await call(port, { path: '/both?k=m' })).status).toBe(200);
+    expect((await bucket.peek()).remaining).toBe(9);
+    const refund = jest.spyOn(tokenBucketOps.refund!, 'step');
+    expect((await call(port, { path: '/both?k=m' })).status).toBe(429);
+    expect((await bucket.peek()).remaining).toBe(9);
+    expect(refund).not.toHaveBeenCalled();
+    refund.mockRestore();
   });
 });

@@ -5,6 +5,8 @@ import { clusterSlot } from './cluster-slot';
 import { BUILT_IN_ENGINE, EngineScript } from './engine-script';
 import { RedisClock } from './redis-clock';
 import { TickBatcher } from './tick-batcher';
+import { DecisionGroup } from '../decision-group';
+import { groupStarts } from './engine-groups';
 
 /** One decision waiting for the engine: its fields of the script's ARGV, and its callbacks. */
 export interface EngineEntry {
@@ -17,6 +19,8 @@ export interface EngineEntry {
   requestArgv: readonly string[] | undefined;
   /** `performance.now()` after which nobody waits for the answer; Infinity for no limit. */
   deadlineMs: number;
+  /** The request's other limits, decided all or nothing in one call where possible. */
+  group?: DecisionGroup;
   /** The entry's reply: 5 values of `reply` from `base`. */
   settle(reply: readonly unknown[], base: number): void;
   fail(error: unknown): void;
@@ -60,8 +64,22 @@ export class EngineClient {
   }
 
   add(entry: EngineEntry): void {
-    this.batcher.add(entry);
+    // A group's members arrive one after another: the batch stays open until the last.
+    const group = entry.group;
+    this.batcher.add(entry, !group || this.pendingOf(group) === group.size);
   }
+
+  /** How many members of `group` were added since its first (its members come together). */
+  private pendingOf(group: DecisionGroup): number {
+    if (this.openGroup !== group) {
+      this.openGroup = group;
+      this.openCount = 0;
+    }
+    return ++this.openCount;
+  }
+
+  private openGroup?: DecisionGroup;
+  private openCount = 0;
 
   /** Runs the engine on no entries: proves the scripts can run (ACL) and samples the clock. */
   async check(): Promise<void> {
@@ -122,11 +140,15 @@ export class EngineClient {
 
   private call(target: Redis | Cluster, entries: EngineEntry[]): Promise<void> {
     const command = (target as unknown as Commands)[this.engine.commandName]!;
-    return command.apply(target, this.args(entries)).then((reply) => this.settle(entries, reply));
+    // On a Cluster a group's keys are in several slots: the caller gives back instead.
+    const starts = target.isCluster ? new Map<number, number>() : groupStarts(entries);
+    return command
+      .apply(target, this.args(entries, starts))
+      .then((reply) => this.settle(entries, reply, starts));
   }
 
   /** KEYS, then the batch's deadline, then each entry's fields (engine.lua's header). */
-  private args(entries: EngineEntry[]): string[] {
+  private args(entries: EngineEntry[], starts = new Map<number, number>()): string[] {
     const args: string[] = [String(entries.length)];
     let deadlineMs = Infinity;
     for (const entry of entries) {
@@ -134,16 +156,19 @@ export class EngineClient {
       if (entry.deadlineMs < deadlineMs) deadlineMs = entry.deadlineMs;
     }
     args.push(this.clock.deadline(deadlineMs));
-    for (const entry of entries) {
+    entries.forEach((entry, i) => {
       const request = entry.requestArgv;
       const count = entry.fixedArgv.length + (request ? request.length : 0);
-      args.push(entry.algorithm, entry.time, String(count), ...entry.fixedArgv);
+      // The first member of a group: `<algorithm>/<size>` (engine.lua).
+      const size = starts.get(i);
+      const algorithm = size === undefined ? entry.algorithm : `${entry.algorithm}/${size}`;
+      args.push(algorithm, entry.time, String(count), ...entry.fixedArgv);
       if (request) args.push(...request);
-    }
+    });
     return args;
   }
 
-  private settle(entries: EngineEntry[], reply: unknown): void {
+  private settle(entries: EngineEntry[], reply: unknown, starts?: Map<number, number>): void {
     const receivedAt = this.clock.localMs();
     this.lastReplyAtMs = receivedAt;
     if (!Array.isArray(reply) || reply.length !== 1 + 5 * entries.length) {
@@ -151,6 +176,14 @@ export class EngineClient {
       return this.fail(entries, error);
     }
     this.clock.sample(Number(reply[0]), receivedAt);
+    // A group with a denied member had its allowed members undone by the script.
+    starts?.forEach((size, first) => {
+      const members = Array.from({ length: size }, (_, j) => first + j);
+      if (!members.some((i) => Number(reply[1 + 5 * i]) === 0)) return;
+      for (const i of members) {
+        if (Number(reply[1 + 5 * i]) === 1) entries[i].group!.undone.add(entries[i].key);
+      }
+    });
     for (let i = 0; i < entries.length; i++) entries[i].settle(reply, 1 + 5 * i);
   }
 

@@ -13,18 +13,53 @@
 --           {-1, 0, 0, 0, 0} for an entry skipped past its deadline (nothing written), or
 --           {-2, message, 0, 0, 0} for an entry whose commands failed (WRONGTYPE, OOM...):
 --           the other entries still run.
--- Groups (several entries all-or-nothing) can come as an entry of algorithm 0 whose one
--- argument is the size of the group that follows: snapshot its keys (DUMP/PTTL), run them,
--- and RESTORE ... REPLACE if one denies. Index 0 is reserved for that.
+-- Groups: the first entry of a group (one request's limits, all or nothing, DESIGN §9)
+-- names its algorithm `<index>/<size>`, and its members follow it. Their keys are
+-- snapshotted first (DUMP and the absolute expiry); after the last member, if any was
+-- denied, the allowed members' keys are restored exactly, so a denied request keeps
+-- nothing (a denied member keeps what its own denial wrote, such as a block). A member
+-- that failed is left to the caller's store-error policy.
 local t = redis.call('TIME')
 local redis_now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local deadline = tonumber(ARGV[1])
 local expired = deadline ~= nil and redis_now > deadline
 local out = {redis_now}
+
+local function snapshot(key)
+  local dump = redis.call('DUMP', key)
+  if not dump then
+    return {false}
+  end
+  local ok, at = pcall(redis.call, 'PEXPIRETIME', key)
+  if ok then
+    return {dump, math.max(0, at), 'ABSTTL'}
+  end
+  return {dump, math.max(0, redis.call('PTTL', key))}
+end
+
+local function restore(key, saved)
+  if not saved[1] then
+    redis.call('DEL', key)
+  elseif saved[3] then
+    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE', 'ABSTTL')
+  else
+    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE')
+  end
+end
+
+local group_first, group_last, group_saved, group_allowed, group_denied = 0, 0, {}, {}, false
 local n = 1
 local pos = 2
 for i = 1, #KEYS do
-  local algorithm = algorithms[tonumber(ARGV[pos])]
+  local index, size = string.match(ARGV[pos], '^(%d+)/(%d+)$')
+  if index and not expired then
+    group_first, group_last = i, i + tonumber(size) - 1
+    group_saved, group_allowed, group_denied = {}, {}, false
+    for j = group_first, group_last do
+      group_saved[j] = snapshot(KEYS[j])
+    end
+  end
+  local algorithm = algorithms[tonumber(index or ARGV[pos])]
   local time = ARGV[pos + 1]
   local count = tonumber(ARGV[pos + 2])
   local argv = {}
@@ -47,6 +82,21 @@ for i = 1, #KEYS do
       -- redis.call raises a table {err = 'WRONGTYPE ...'}; a Lua error is a string.
       local message = type(reply) == 'table' and reply.err or tostring(reply)
       out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = -2, message, 0, 0, 0
+    end
+    if i <= group_last then
+      local allowed = tonumber(out[n + 1])
+      if allowed == 1 then
+        group_allowed[i] = true
+      elseif allowed == 0 then
+        group_denied = true
+      end
+      if i == group_last and group_denied then
+        for j = group_first, group_last do
+          if group_allowed[j] then
+            restore(KEYS[j], group_saved[j])
+          end
+        end
+      end
     end
   end
   n = n + 5

@@ -17,9 +17,10 @@ export class TickBatcher<T> {
     private readonly send: (batch: T[]) => void,
   ) {}
 
-  add(item: T): void {
+  /** `mayFlush` false keeps a batch open past `maxSize` (a group must not be split). */
+  add(item: T, mayFlush = true): void {
     this.queue.push(item);
-    if (this.queue.length >= this.maxSize) this.flush();
+    if (this.queue.length >= this.maxSize && mayFlush) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(this.flushScheduled);

@@ -1,3 +1,4 @@
+import { DecisionGroup } from '../decision-group';
 import { Logger } from '@nestjs/common';
 import { Decision } from '../../algorithms/decision';
 import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
@@ -80,6 +81,8 @@ export class FailurePolicyStore extends LimiterStore {
     /** Names the limit in error reports. */
     label = '',
     onLateAnswer?: (decision: Decision) => void,
+    /** The request's other limits: all or nothing where the store can (DecisionGroup). */
+    group?: DecisionGroup,
   ): Promise<Decision | null> {
     let pending: Promise<Decision>;
     let sentAtMs: number;
@@ -90,7 +93,9 @@ export class FailurePolicyStore extends LimiterStore {
       sentAtMs = performance.now();
       deadlineMs = sentAtMs + this.timeoutMs;
       // Promise.resolve: a custom store that answers without a promise still counts.
-      pending = Promise.resolve(this.primary.evaluate(algorithm, key, params, request, deadlineMs));
+      pending = Promise.resolve(
+        this.primary.evaluate(algorithm, key, params, request, deadlineMs, group),
+      );
     } catch (thrown) {
       return this.unavailable(thrown, algorithm, key, params, request, label);
     }
