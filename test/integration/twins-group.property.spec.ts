@@ -1,0 +1,93 @@
+import fc from 'fast-check';
+import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.algorithm';
+import { leakyBucketParams } from '../../src/algorithms/leaky-bucket/leaky-bucket.model';
+import { leakyBucketOps } from '../../src/algorithms/leaky-bucket/leaky-bucket.ops';
+import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.algorithm';
+import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
+import { slidingWindowOps } from '../../src/algorithms/sliding-window/sliding-window.ops';
+import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.algorithm';
+import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
+import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.ops';
+import { LimiterAlgorithm, LimiterStore } from '../../src';
+import { DecisionGroup } from '../../src/stores/decision-group';
+import { useTwinStores } from '../helpers/twin-stores';
+
+/**
+ * A request's limits decided as a group, all or nothing: the engine script (snapshot and
+ * restore inside one call) and the memory store (one synchronous run) take the same
+ * decisions, undo the same members, and leave the same state behind (read with peek).
+ */
+describe('Lua and memory twins agree on all-or-nothing groups', () => {
+  const twins = useTwinStores(1_700_000_000_000);
+  let run = 0;
+  let id = 0;
+
+  const bucket = { ...tokenBucketParams({ rate: 2, burst: 2, expire: 1e6 }), blockMicros: 0 };
+  const oneToken = { permits: 1, timeoutMicros: 0 };
+  type Member = {
+    algorithm: LimiterAlgorithm<any, any, any>;
+    key: string;
+    params: unknown;
+    request: () => unknown;
+  };
+  const members = (tag: number, blockMicros: number, limit: number): Member[] => [
+    { algorithm: tokenBucket, key: `g${tag}:tb`, params: bucket, request: () => oneToken },
+    {
+      algorithm: slidingWindow,
+      key: `g${tag}:sw`,
+      params: { ...slidingWindowParams({ limit, window: 2 }), blockMicros },
+      request: () => ({ id: `m${++id}` }),
+    },
+    {
+      algorithm: leakyBucket,
+      key: `g${tag}:lb`,
+      params: { ...leakyBucketParams({ capacity: limit + 1, rate: 1 }), blockMicros },
+      request: () => undefined,
+    },
+  ];
+  const peeks: { ops: { peek: LimiterAlgorithm<any, any, any> }; request: unknown }[] = [
+    { ops: tokenBucketOps, request: oneToken },
+    { ops: slidingWindowOps, request: { id: 'peek' } },
+    { ops: leakyBucketOps, request: undefined },
+  ];
+
+  /** Every member in one turn, so the RedisStore sends them in one engine call. */
+  function decideGroup(store: LimiterStore, group: Member[], requests: unknown[]) {
+    const together = new DecisionGroup(group.length);
+    const decisions = Promise.all(
+      group.map((m, i) =>
+        store.evaluate(m.algorithm, m.key, m.params, requests[i], undefined, together),
+      ),
+    );
+    return decisions.then((all) => ({ all, undone: [...together.undone].sort() }));
+  }
+
+  it('token bucket, sliding log and leaky bucket on one request', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 3 }),
+        fc.constantFrom(0, 0, 400_000),
+        fc.array(fc.constantFrom(0, 0, 100, 250, 700), { minLength: 1, maxLength: 25 }),
+        async (limit, blockMicros, advances) => {
+          const group = members(++run, blockMicros, limit);
+          twins.nowMs = 1_700_000_000_000 + run * 10_000_000;
+          for (const advance of advances) {
+            twins.nowMs += advance;
+            const requests = group.map((m) => m.request());
+            const fromLua = await decideGroup(twins.redis, group, requests);
+            const fromMemory = await decideGroup(twins.memory, group, requests);
+            expect(fromMemory).toEqual(fromLua);
+            for (let i = 0; i < group.length; i++) {
+              const { ops, request } = peeks[i];
+              const { key, params } = group[i];
+              const peekLua = await twins.redis.evaluate(ops.peek, key, params, request);
+              const peekMemory = await twins.memory.evaluate(ops.peek, key, params, request);
+              expect(peekMemory).toEqual(peekLua);
+            }
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -1,0 +1,51 @@
+import { compileLimit } from '../../../src/guard/compiled-limit';
+import { LimiterConfigError, MemoryStore, RateLimiterFactory } from '../../../src';
+
+/** `block` and `count` are checked when the app starts, naming the decorator and handler. */
+describe('block and count options', () => {
+  const compile = (kind: string, decorator: string, options: Record<string, unknown>) =>
+    compileLimit({ kind, decorator, options }, 'AuthController.login', '');
+
+  it('accepts block in seconds and the three count modes', () => {
+    const limit = compile('fixedWindow', '@CountLimit', {
+      limit: 5,
+      block: 900,
+      count: 'failures',
+    });
+    expect(limit.params).toMatchObject({ limit: 5, blockMicros: 900_000_000 });
+    expect(limit.count).toBe('failures');
+    expect(compile('tokenBucket', '@RateLimit', { count: 'all' }).count).toBeUndefined();
+    expect(
+      compile('leakyBucket', '@LeakyBucketLimit', { capacity: 1, rate: 1, count: 'successes' })
+        .count,
+    ).toBe('successes');
+  });
+
+  it.each([0, -1, NaN, Infinity, '15'])('refuses block %p', (block) => {
+    expect(() =>
+      compile('slidingWindow', '@SlidingWindowLimit', { limit: 1, window: 1, block }),
+    ).toThrow(
+      new LimiterConfigError(
+        `@SlidingWindowLimit on AuthController.login: option 'block' must be a finite number of seconds > 0, got ${typeof block === 'string' ? `'${block}'` : String(block)}`,
+      ),
+    );
+  });
+
+  it('refuses an unknown count mode', () => {
+    expect(() => compile('fixedWindow', '@CountLimit', { count: 'errors' })).toThrow(
+      "@CountLimit on AuthController.login: option 'count' must be 'all', 'failures' or 'successes', got 'errors'",
+    );
+  });
+
+  it('has no block or count on @ConcurrencyLimit', () => {
+    expect(() => compile('concurrency', '@ConcurrencyLimit', { max: 1, block: 5 })).toThrow(
+      "option 'block' must be one of",
+    );
+  });
+
+  it('checks the arguments of refund and block', async () => {
+    const limiter = new RateLimiterFactory(new MemoryStore()).countLimiter({ key: 'k', limit: 1 });
+    await expect(limiter.refund(0)).rejects.toThrow('refund(permits): an integer >= 1, got 0');
+    await expect(limiter.block(-5)).rejects.toThrow('block(seconds): a finite number > 0, got -5');
+  });
+});
