@@ -27,7 +27,7 @@ describe('published package', () => {
     const expected = luaFiles(join(root, 'src')).map((file) =>
       relative(root, file).replace(/^src\//, 'lib/'),
     );
-    expect(expected.length).toBe(7);
+    expect(expected.length).toBe(8);
     for (const file of expected) expect(packed).toContain(file);
     expect(packed).toContain('lib/index.js');
     expect(packed).toContain('lib/testing/index.js');
