@@ -126,6 +126,8 @@ describe('an ACL user that may not run scripts', () => {
         '+incr',
         '+pexpire',
         '+pttl',
+        '+info', // ioredis's ready check
+        '+config|get', // the module's eviction-policy check
       );
     const url = `redis://limiter:pw@127.0.0.1:${redis.port}`;
     const logger = new CaptureLogger();
