@@ -5,7 +5,7 @@ import { call, startApp } from '../helpers/http';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
 const STORE_TIMEOUT_MS = 200;
-const KEY = 'countLimit:FrozenController.counted';
+const KEY = 'countLimit:~FrozenController.counted';
 
 @Controller()
 class FrozenController {
