@@ -8,22 +8,23 @@ export const FORGET_CHANNEL = 'nestjs-limiter:forget';
  * blocked on another server (DESIGN §9: "reset on one server frees the key for
  * another"). The server that changes a key publishes its name; every store that
  * remembers denials listens, on a connection of its own opened with its first remembered
- * denial, and forgets that key. Denials are answered locally only while it listens: a
- * change it might have missed (not yet subscribed, or the connection lost) sends requests
- * to Redis instead, and a lost connection forgets everything remembered.
+ * denial, and forgets that key. While that connection is lost, denials are not answered
+ * locally, and everything remembered is forgotten when it is lost and again once it
+ * listens (so a change made meanwhile, unheard, outlives it by those few ms at most).
  */
 export class DenialBroadcast {
   private subscriber?: Redis | Cluster;
-  private subscribed = false;
+  /** False from a lost connection until it listens again. */
+  private usable = false;
 
   constructor(
     private readonly client: Redis | Cluster,
     private readonly forget: (key?: string) => void,
   ) {}
 
-  /** Whether remembered denials may be used: every change is being heard. */
+  /** Whether remembered denials may be used: changes are heard, or soon will be. */
   get listening(): boolean {
-    return this.subscribed;
+    return this.usable;
   }
 
   /** Starts listening, once; called when a first denial is remembered. */
@@ -31,21 +32,22 @@ export class DenialBroadcast {
     if (this.subscriber) return;
     const subscriber = (this.client as Redis).duplicate() as Redis | Cluster;
     this.subscriber = subscriber;
+    this.usable = true;
+    const listening = (): void => {
+      if (this.subscriber !== subscriber) return;
+      this.usable = true;
+      this.forget();
+    };
     subscriber.on('message', (_channel: string, key: string) => this.forget(key));
     // While the connection is away, changes go unheard: forget, and stop answering locally.
     subscriber.on('close', () => {
-      this.subscribed = false;
+      this.usable = false;
       this.forget();
     });
     // ioredis subscribes again after a reconnect, before it reports ready.
-    subscriber.on('ready', () => {
-      if (this.subscriber === subscriber) this.subscribed = true;
-    });
+    subscriber.on('ready', listening);
     subscriber.on('error', () => undefined);
-    subscriber.subscribe(FORGET_CHANNEL).then(
-      () => (this.subscribed = this.subscriber === subscriber),
-      () => undefined,
-    );
+    subscriber.subscribe(FORGET_CHANNEL).then(listening, () => undefined);
     // A client that ends (its app or test closed it) takes this connection with it.
     this.client.once('end', () => this.close());
   }
@@ -63,7 +65,7 @@ export class DenialBroadcast {
   }
 
   close(): void {
-    this.subscribed = false;
+    this.usable = false;
     this.subscriber?.disconnect();
   }
 }

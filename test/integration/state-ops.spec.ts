@@ -61,8 +61,10 @@ describe('state you can act on, on real Redis', () => {
     expect(await onB.tryAcquire()).toBe(true);
     expect(await onB.tryAcquire()).toBe(true);
     expect(await onB.tryAcquire()).toBe(false);
-    // B now answers this key's denials locally, as soon as it hears of changes elsewhere.
+    // B listens for changes made elsewhere (what it remembered before that is forgotten
+    // once it listens): from now on it answers this key's denials locally.
     await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await onB.tryAcquire()).toBe(false);
     const counted = await client.get(onB.key);
     expect(await onB.tryAcquire()).toBe(false);
     expect(await client.get(onB.key)).toBe(counted);

@@ -4,8 +4,7 @@ import { twinTrace } from './twin-trace';
 
 describe('sliding-window log: the model and its memory twin', () => {
   it('allows `limit` within any window, and retries when the oldest request leaves it', () => {
-    const step = (state: any, now: number, params: any) => slidingWindowStep(state, now, params);
-    const log = twinTrace(step, slidingWindowParams({ limit: 2, window: 10 }));
+    const log = twinTrace(slidingWindowStep, slidingWindowParams({ limit: 2, window: 10 }));
     expect(log.at(0, { id: 'a' })).toBe('A1');
     expect(log.at(4, { id: 'b' })).toBe('A0');
     expect(log.at(6, { id: 'c' })).toBe('D0/4s'); // t=0 leaves the window at t=10
