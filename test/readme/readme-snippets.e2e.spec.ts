@@ -1,6 +1,11 @@
 import { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { LimiterStore, RateLimitExceededException, RateLimiterFactory } from 'nestjs-limiter';
+import {
+  LimiterStore,
+  RateLimitExceededException,
+  RateLimiterFactory,
+  RateLimiterModule,
+} from 'nestjs-limiter';
 import { ManualClock, createTestingStore } from 'nestjs-limiter/testing';
 import { call, PLATFORMS, startApp } from '../helpers/http';
 import { tsBlockContaining } from './readme-blocks';
@@ -15,6 +20,7 @@ const use = require(tsBlockContaining("@Controller('sms')"));
 const asyncConfig = require(tsBlockContaining('forRootAsync('));
 const decorators = require(tsBlockContaining("@Controller('limiter')"));
 const programmatic = require(tsBlockContaining('class ReportService'));
+const stateSnippet = require(tsBlockContaining('class SupportService'));
 require(tsBlockContaining("describe('exports'"));
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -140,5 +146,51 @@ describe('README Programmatic use', () => {
     for (let i = 0; i < 6; i++) results.push(await service.login('alice'));
     expect(results).toEqual([true, true, true, true, true, false]);
     expect(await service.login('bob')).toBe(true);
+  });
+});
+
+describe('README State you can act on', () => {
+  let app: INestApplication;
+  let port: number;
+  let support: any;
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [RateLimiterModule.forRoot()],
+      controllers: [stateSnippet.AuthController],
+      providers: [stateSnippet.SupportService],
+    }).compile();
+    moduleRef.useLogger(false);
+    app = moduleRef.createNestApplication();
+    await app.listen(0, '127.0.0.1');
+    port = (app.getHttpServer().address() as { port: number }).port;
+    support = app.get(stateSnippet.SupportService);
+  });
+  afterAll(() => app.close());
+
+  const login = (password: string) =>
+    call(port, { method: 'POST', path: '/auth/login', json: { user: 'ann', password } });
+
+  it('5 failed logins a minute; successes never count; support peeks and unlocks', async () => {
+    for (let i = 0; i < 4; i++) expect((await login('wrong')).status).toBe(401);
+    for (let i = 0; i < 3; i++) expect((await login('secret')).status).toBe(200);
+    expect(await support.loginState('ann')).toMatchObject({ limit: 5, remaining: 1, blockedMs: 0 });
+    expect((await login('wrong')).status).toBe(401);
+    expect((await login('secret')).status).toBe(429);
+    await support.unlock('ann');
+    expect((await login('secret')).status).toBe(200);
+  });
+
+  it('a refused code blocks the phone for 15 minutes; a refund or a block by hand', async () => {
+    const code = (phone: string) =>
+      call(port, { method: 'POST', path: '/auth/code', json: { phone } });
+    for (let i = 0; i < 3; i++) expect((await code('+1555')).status).toBe(200);
+    const refused = await code('+1555');
+    expect([refused.status, refused.headers['retry-after']]).toEqual([429, '900']);
+    expect((await code('+1666')).status).toBe(200);
+    await support.adjust('+1666', false); // one code back
+    for (let i = 0; i < 3; i++) expect((await code('+1666')).status).toBe(200);
+    await support.adjust('+1777', true);
+    const blocked = await code('+1777');
+    expect([blocked.status, blocked.headers['retry-after']]).toEqual([429, '3600']);
   });
 });
