@@ -1,16 +1,19 @@
 import { LimiterAlgorithm } from './limiter-algorithm';
 import { LIMIT_KINDS } from './registry';
+import { concurrencyOps } from './concurrency/concurrency.ops';
 
 /**
  * Every algorithm the decorators use: RedisStore's engine script is composed from their Lua
  * (stores/engine) and defined when the store is created, since an ioredis auto-pipeline
  * copies the client's commands when it starts.
  */
-export const BUILT_IN_ALGORITHMS: readonly LimiterAlgorithm<any, any, any>[] = LIMIT_KINDS.flatMap(
-  (kind) => {
+export const BUILT_IN_ALGORITHMS: readonly LimiterAlgorithm<any, any, any>[] = [
+  ...LIMIT_KINDS.flatMap((kind) => {
     const ops = kind.ops;
     if (!ops) return [kind.algorithm];
     const all = [kind.algorithm, ops.peek, ops.reset, ops.block];
     return ops.refund ? [...all, ops.refund] : all;
-  },
-);
+  }),
+  concurrencyOps.peek,
+  concurrencyOps.reset,
+];

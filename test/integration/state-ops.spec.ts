@@ -49,6 +49,17 @@ describe('state you can act on, on real Redis', () => {
     }
   });
 
+  it('concurrency: peek leaves the in-flight slots as they were; reset frees them all', async () => {
+    const limiter = serverA.concurrencyLimiter({ key: 'peek:cc', max: 3, lease: 60 });
+    expect(await limiter.tryAcquire()).not.toBeNull();
+    expect(await limiter.tryAcquire()).not.toBeNull();
+    const before = await snapshot(limiter.key);
+    expect(await limiter.peek()).toMatchObject({ limit: 3, remaining: 1, blockedMs: 0 });
+    expect(await snapshot(limiter.key)).toEqual(before);
+    await limiter.reset();
+    expect(await limiter.peek()).toMatchObject({ remaining: 3 });
+  });
+
   it('peek on a missing key creates nothing', async () => {
     const limiter = serverA.rateLimiter({ key: 'peek:none', rate: 1, burst: 3 });
     expect(await limiter.peek()).toMatchObject({ limit: 3, remaining: 3, blockedMs: 0 });

@@ -3,6 +3,8 @@ import { Decision } from '../decision';
 import { concurrency } from './concurrency.algorithm';
 import { ConcurrencyParams, concurrencyRequest } from './concurrency.model';
 import { DecisionSource } from '../limit-kind';
+import { LimitState } from '../state-ops/state-ops.model';
+import { concurrencyOps } from './concurrency.ops';
 
 /**
  * A slot held by one in-flight request. Give it back with {@link release} when the work
@@ -76,6 +78,19 @@ export class ConcurrencyLimiter {
     const id = randomUUID();
     const decision = await this.decide(id);
     return decision.allowed ? new Slot(this, id, decision) : null;
+  }
+
+  /** The slots free now, taking none (`blockedMs` is always 0: concurrency has no blocks). */
+  async peek(): Promise<LimitState> {
+    const { peek, peekRequest } = concurrencyOps;
+    const decision = await this.store.evaluate(peek, this.key, this.params, peekRequest);
+    const { limit, remaining, resetMs } = decision;
+    return { limit, remaining, resetMs, blockedMs: 0 };
+  }
+
+  /** Forgets every slot in flight on the key (their releases then change nothing). */
+  async reset(): Promise<void> {
+    await this.store.evaluate(concurrencyOps.reset, this.key, this.params, undefined);
   }
 }
 

@@ -30,14 +30,7 @@ export function stateOps<P, R, S>(
   const name = acquire.commandName;
   return {
     peek: peekOf(acquire, stateType),
-    reset: {
-      commandName: `${name}Reset`,
-      forgetsDenials: true,
-      lua: `redis.call('DEL', key)\nreturn {1, 0, 0, 0, 0}`,
-      paramsArgv: () => [],
-      step: () => ({ state: undefined, ttlMs: null, reply: DONE }),
-      limit: acquire.limit,
-    },
+    reset: resetOf(acquire),
     block: {
       commandName: `${name}Block`,
       forgetsDenials: true,
@@ -63,10 +56,27 @@ return {1, 0, 0, 0, 0}`,
   };
 }
 
-function peekOf<P, R, S>(
-  acquire: Algorithm<P, R, Blockable<S>>,
+/** Forgets the key: DEL, or the memory entry dropped. */
+export function resetOf<P, S>(acquire: Algorithm<P, any, S>): Algorithm<P, void, S> {
+  return {
+    commandName: `${acquire.commandName}Reset`,
+    forgetsDenials: true,
+    lua: `redis.call('DEL', key)\nreturn {1, 0, 0, 0, 0}`,
+    paramsArgv: () => [],
+    step: () => ({ state: undefined, ttlMs: null, reply: DONE }),
+    limit: acquire.limit,
+  };
+}
+
+/**
+ * The acquire's decision on a snapshot of the key, restored after: what a request could
+ * take, and the block left (in the reply's wait). `acquire` may keep no blocks (then the
+ * block left is 0).
+ */
+export function peekOf<P, R, S>(
+  acquire: Algorithm<P, R, S>,
   stateType: StateType,
-): Algorithm<P, R, Blockable<S>> {
+): Algorithm<P, R, S> {
   // DUMP and the absolute expiry, then RESTORE … ABSTTL: value and TTL exactly as before
   // (PEXPIRETIME is Redis 7; on older servers the TTL is restored from PTTL).
   const lua = `${blockLua(stateType)}${localFunction('decide', acquire.lua)}
@@ -93,7 +103,7 @@ return {reply[1], remaining, reply[3], reply[4], left}`;
     lua,
     denialScope: undefined,
     step: (state, now, params, request, expiresAt) => {
-      const until = state?.blockedUntilMicros ?? now;
+      const until = (state as Partial<Blockable<unknown>> | undefined)?.blockedUntilMicros ?? now;
       const [allowed, remaining, reset, retryAfter] = acquire.step(
         state,
         now,
