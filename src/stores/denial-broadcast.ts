@@ -8,9 +8,11 @@ export const FORGET_CHANNEL = 'nestjs-limiter:forget';
  * blocked on another server (DESIGN §9: "reset on one server frees the key for
  * another"). The server that changes a key publishes its name; every store that
  * remembers denials listens, on a connection of its own opened with its first remembered
- * denial, and forgets that key. While that connection is lost, denials are not answered
- * locally, and everything remembered is forgotten when it is lost and again once it
- * listens (so a change made meanwhile, unheard, outlives it by those few ms at most).
+ * denial, and forgets that key. While that connection is lost (or refused, say by an ACL
+ * without the channel), denials are not answered locally, and everything remembered is
+ * forgotten when it is lost and again when it listens again. A change announced in the
+ * moment between a store's first denial and its subscription is not heard: that denial
+ * is then answered locally until its retry time, as it was before announcements existed.
  */
 export class DenialBroadcast {
   private subscriber?: Redis | Cluster;
@@ -33,21 +35,28 @@ export class DenialBroadcast {
     const subscriber = (this.client as Redis).duplicate() as Redis | Cluster;
     this.subscriber = subscriber;
     this.usable = true;
+    let lost = false;
     const listening = (): void => {
-      if (this.subscriber !== subscriber) return;
+      if (this.subscriber !== subscriber || !lost) return;
+      lost = false;
       this.usable = true;
+      this.forget();
+    };
+    const deaf = (): void => {
+      lost = true;
+      this.usable = false;
       this.forget();
     };
     subscriber.on('message', (_channel: string, key: string) => this.forget(key));
     // While the connection is away, changes go unheard: forget, and stop answering locally.
-    subscriber.on('close', () => {
-      this.usable = false;
-      this.forget();
-    });
+    subscriber.on('close', deaf);
     // ioredis subscribes again after a reconnect, before it reports ready.
     subscriber.on('ready', listening);
     subscriber.on('error', () => undefined);
-    subscriber.subscribe(FORGET_CHANNEL).then(listening, () => undefined);
+    subscriber.subscribe(FORGET_CHANNEL).then(listening, () => {
+      deaf();
+      subscriber.disconnect();
+    });
     // A client that ends (its app or test closed it) takes this connection with it.
     this.client.once('end', () => this.close());
   }
