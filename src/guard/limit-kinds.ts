@@ -38,7 +38,15 @@ export interface CompiledAlgorithm {
   holdsSlot?: boolean;
   /** The request argument that gives back the slot `acquire` took. */
   releaseRequest?(acquire: unknown): unknown;
+  /**
+   * The `Retry-After` of a denial, when the decision's own says little: a concurrency slot
+   * frees whenever any request ends, long before its lease would.
+   */
+  retryAfterHintMs?: number;
 }
+
+/** DESIGN §3: a concurrency denial's Retry-After is a short fixed hint, not the lease. */
+export const CONCURRENCY_RETRY_AFTER_MS = 1000;
 
 /**
  * How each decorator kind turns its options into an algorithm run. Decorator options arrive
@@ -107,6 +115,7 @@ export const LIMIT_KINDS: Record<LimitKindName, LimitKind> = {
         params,
         newRequest: (): ConcurrencyRequest => ({ op: 'acquire', id: randomUUID() }),
         holdsSlot: true,
+        retryAfterHintMs: CONCURRENCY_RETRY_AFTER_MS,
         releaseRequest: (acquire) => ({ op: 'release', id: (acquire as ConcurrencyRequest).id }),
       };
     },

@@ -72,7 +72,9 @@ export class RateLimitGuard implements CanActivate {
     this.describe(response, denied.length > 0 ? denied : outcomes);
     if (denied.length > 0) {
       this.releaseSlots(outcomes);
-      const retryAfterMs = Math.max(...denied.map((outcome) => outcome.decision.retryAfterMs));
+      const retryAfterMs = Math.max(
+        ...denied.map(({ limit, decision }) => limit.retryAfterHintMs ?? decision.retryAfterMs),
+      );
       throw forContext(
         context,
         this.createException(setRetryAfter(response, retryAfterMs), context),
