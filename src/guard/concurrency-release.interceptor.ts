@@ -85,4 +85,3 @@ function managesResponse(context: ExecutionContext): boolean {
   }
   return manages;
 }
-

@@ -5,6 +5,7 @@ import { tokenBucket } from '../algorithms/token-bucket/token-bucket.algorithm';
 import {
   TOKEN_BUCKET_DEFAULTS,
   tokenBucketParams,
+  tokenBucketRefund,
   tokenBucketRequest,
 } from '../algorithms/token-bucket/token-bucket.model';
 import { randomUUID } from 'node:crypto';
@@ -36,6 +37,8 @@ export interface CompiledAlgorithm {
   windowSeconds?: number;
   /** Whether the slot is held until the response ends (concurrency). */
   holdsSlot?: boolean;
+  /** The request argument that gives back a reservation whose caller left while it waited. */
+  refundRequest?(acquire: unknown): unknown;
   /** The request argument that gives back the slot `acquire` took. */
   releaseRequest?(acquire: unknown): unknown;
   /**
@@ -77,6 +80,7 @@ export const LIMIT_KINDS: Record<LimitKindName, LimitKind> = {
         algorithm: asAlgorithm(tokenBucket),
         params,
         newRequest: () => request,
+        refundRequest: () => tokenBucketRefund(request),
         windowSeconds: (options.burst as number | undefined) ?? TOKEN_BUCKET_DEFAULTS.burst,
       };
     },

@@ -11,17 +11,20 @@ import {
 import { Decision } from '../algorithms/decision';
 import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception';
 import { KeyValueInvalidError, KeyValueMissingError } from '../keys/key-template.evaluator';
-import { sleep } from '../limiter/sleep';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { ProtectedStore } from '../stores/protected.store';
 import { CompiledLimit, RequestFacts } from './compiled-limit';
 import { forContext } from './context-exception';
+import { waitWhileConnected } from './client-presence';
 import { holdUntilDone, once } from './concurrency-release';
 import { LimitExplorer } from './limit.explorer';
 import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
 import { RateLimitEvent } from './rate-limit-event';
 import { readRequest } from './request-facts';
+
+/** nginx's status for a request whose client closed the connection before the answer. */
+const CLIENT_CLOSED_REQUEST = 499;
 
 interface Outcome {
   limit: CompiledLimit;
@@ -82,7 +85,12 @@ export class RateLimitGuard implements CanActivate {
     }
     this.holdSlots(outcomes, context, response);
     const waitMs = Math.max(...outcomes.map((outcome) => outcome.decision.waitMs));
-    if (waitMs > 0) await sleep(waitMs);
+    if (waitMs > 0 && !(await waitWhileConnected(waitMs, response))) {
+      // The client left while waiting for its slot: give the slot to the next request now,
+      // and run no handler for nobody. (Its concurrency slots went back when it closed.)
+      this.refundReservations(outcomes);
+      throw forContext(context, new HttpException('Client Closed Request', CLIENT_CLOSED_REQUEST));
+    }
     return true;
   }
 
@@ -163,6 +171,15 @@ export class RateLimitGuard implements CanActivate {
       response,
       once(() => Promise.all(held.map((outcome) => this.release(outcome)))),
     );
+  }
+
+  /** Fire and forget: the store layer never rejects, and a lost refund only errs strict. */
+  private refundReservations(outcomes: Outcome[]): void {
+    for (const { limit, key, request, decision } of outcomes) {
+      const refund = limit.refundRequest?.(request);
+      if (refund === undefined || !decision.allowed) continue;
+      void this.store.evaluate(limit.algorithm, key, limit.params, refund, limit.where);
+    }
   }
 
   private releaseSlots(outcomes: Outcome[]): void {
