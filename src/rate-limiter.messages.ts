@@ -18,4 +18,6 @@ export const limiterMessages = {
     `${where}: option '${option}' must be ${expected}, got ${show(value)}`,
   invalidTemplate: (where: string, template: string, reason: string): string =>
     `${where}: invalid key template '${template}': ${reason}`,
+  emptyClientIp: (where: string): string =>
+    `${where}: the client IP is empty (a server listening on a unix socket, or a transport without addresses), so every such request shares one key. Pass resolveIp to key them apart`,
 };

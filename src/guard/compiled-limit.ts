@@ -62,6 +62,8 @@ export function compileLimit(
   handlerName: string,
   keyPrefix: string,
   occurrence = 1,
+  /** Told once per limit when an IP key finds no IP (see {@link warnOnEmptyIp}). */
+  warn: (message: string) => void = () => undefined,
 ): CompiledLimit {
   const where = `${definition.decorator} on ${handlerName}`;
   const kind = LIMIT_KINDS[definition.kind];
@@ -93,6 +95,7 @@ export function compileLimit(
       where,
       handlerName,
       keyPrefix + prefix + (occurrence > 1 ? `#${occurrence}:` : ''),
+      warn,
     ),
   };
 }
@@ -102,6 +105,7 @@ function compileKey(
   where: string,
   handlerName: string,
   base: string,
+  warn: (message: string) => void,
 ): (facts: RequestFacts) => string {
   const template = options.key ?? '';
   const limitType = limitTypeOf(options);
@@ -128,7 +132,12 @@ function compileKey(
       const fixed = base + keyPart(LimitType.METHOD, handlerName, { ip: '' });
       return () => fixed;
     }
-    return (facts) => base + keyPart(limitType, handlerName, facts);
+    const checkIp = warnOnEmptyIp(where, warn);
+    return limitType === LimitType.IP
+      ? (facts) => base + keyPart(limitType, handlerName, checkIp(facts))
+      : (facts) =>
+          base +
+          keyPart(limitType, handlerName, facts.userId === undefined ? checkIp(facts) : facts);
   }
   if (!template) {
     throw new LimiterConfigError(
@@ -152,4 +161,22 @@ function compileKey(
       ip: facts.ip,
       custom: evaluateKeyTemplate(compiled, facts.keyContext),
     });
+}
+
+/**
+ * An IP key with no IP (a server on a unix socket: Express and Fastify report none) puts
+ * every client on one key. That is kept, and said once per limit, so it is not silent.
+ */
+function warnOnEmptyIp(
+  where: string,
+  warn: (message: string) => void,
+): (facts: RequestFacts) => RequestFacts {
+  let warned = false;
+  return (facts) => {
+    if (!warned && facts.ip === '') {
+      warned = true;
+      warn(limiterMessages.emptyClientIp(where));
+    }
+    return facts;
+  };
 }

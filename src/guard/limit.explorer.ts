@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { isSkipped, readLimits } from '../decorators/limit-metadata.accessor';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
@@ -18,6 +18,7 @@ const NO_LIMITS: readonly CompiledLimit[] = Object.freeze([]);
 @Injectable()
 export class LimitExplorer implements OnModuleInit {
   private readonly plans = new Map<Function, Map<Function, readonly CompiledLimit[]>>();
+  private readonly logger = new Logger('RateLimiter');
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -71,7 +72,9 @@ export class LimitExplorer implements OnModuleInit {
       const occurrence = (occurrences.get(spec) ?? 0) + 1;
       occurrences.set(spec, occurrence);
       return Object.freeze(
-        compileLimit(definition, handlerName, this.options.keyPrefix ?? '', occurrence),
+        compileLimit(definition, handlerName, this.options.keyPrefix ?? '', occurrence, (message) =>
+          this.logger.warn(message),
+        ),
       );
     });
   }

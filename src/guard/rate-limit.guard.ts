@@ -5,12 +5,18 @@ import {
   HttpException,
   Inject,
   Injectable,
+  InternalServerErrorException,
   Logger,
   ServiceUnavailableException,
 } from '@nestjs/common';
 import { Decision } from '../algorithms/decision';
 import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception';
-import { KeyValueInvalidError, KeyValueMissingError } from '../keys/key-template.evaluator';
+import {
+  KeyValueConflictError,
+  KeyValueInvalidError,
+  KeyValueMissingError,
+} from '../keys/key-template.evaluator';
+import { UserIdInvalidError } from '../keys/user-id';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { ProtectedStore } from '../stores/protected.store';
@@ -104,14 +110,32 @@ export class RateLimitGuard implements CanActivate {
     facts: RequestFacts,
     context: ExecutionContext,
   ): string[] {
-    try {
-      return limits.map((limit) => limit.key(facts));
-    } catch (error) {
-      if (error instanceof KeyValueMissingError || error instanceof KeyValueInvalidError) {
-        throw forContext(context, new BadRequestException(error.message));
+    const keys: string[] = [];
+    for (const limit of limits) {
+      try {
+        keys.push(limit.key(facts));
+      } catch (error) {
+        throw this.keyFailure(error, limit, context);
       }
-      throw error;
     }
+    return keys;
+  }
+
+  /** A value the client sent is a 400; a user id the app resolved wrongly is a 500. */
+  private keyFailure(error: unknown, limit: CompiledLimit, context: ExecutionContext): unknown {
+    if (
+      error instanceof KeyValueMissingError ||
+      error instanceof KeyValueInvalidError ||
+      error instanceof KeyValueConflictError
+    ) {
+      return forContext(context, new BadRequestException(error.message));
+    }
+    if (error instanceof UserIdInvalidError) {
+      // One line, not a stack: the message says what to fix.
+      this.logger.error(`${limit.where}: ${error.message}`);
+      return forContext(context, new InternalServerErrorException());
+    }
+    return error;
   }
 
   /** The limit's decision, or null when the store could not answer (and no fallback did). */

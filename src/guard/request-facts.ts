@@ -1,6 +1,7 @@
 import { ExecutionContext } from '@nestjs/common';
 import { normalizeIp } from '../keys/key-builder';
 import { KeyContext } from '../keys/key-template.evaluator';
+import { toUserId } from '../keys/user-id';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { RequestFacts } from './compiled-limit';
 
@@ -13,7 +14,7 @@ export interface GuardedRequest {
   response?: any;
 }
 
-function defaultUser(request: any): string | number | undefined {
+function defaultUser(request: any): unknown {
   const user = request?.user;
   return user?.id ?? user?.sub ?? undefined;
 }
@@ -27,11 +28,12 @@ class LazyFacts implements RequestFacts {
   private ipValue?: string;
   private userRead = false;
   private userValue?: string | number;
+  private userError?: Error;
   private contextValue?: KeyContext;
 
   constructor(
     private readonly readIp: () => unknown,
-    private readonly readUser: () => string | number | undefined,
+    private readonly readUser: () => unknown,
     private readonly readContext: (ip: string) => KeyContext,
   ) {}
 
@@ -39,11 +41,17 @@ class LazyFacts implements RequestFacts {
     return (this.ipValue ??= normalizeIp(String(this.readIp() ?? '')));
   }
 
+  /** @throws UserIdInvalidError when `resolveUser` gave something that is not an id. */
   get userId(): string | number | undefined {
     if (!this.userRead) {
       this.userRead = true;
-      this.userValue = this.readUser();
+      try {
+        this.userValue = toUserId(this.readUser());
+      } catch (error) {
+        this.userError = error as Error;
+      }
     }
+    if (this.userError) throw this.userError;
     return this.userValue;
   }
 
