@@ -65,7 +65,8 @@ describe.each(PLATFORMS)('keys a client or the app cannot collapse, on %s', (pla
   beforeAll(async () => {
     redis = await startRedisServer();
     admin = redis.client();
-    const resolveUser = (request: any) => users[request.headers['x-user']];
+    // As an app's JavaScript (or an `any`) can: the declared type does not stop it.
+    const resolveUser = (request: any) => users[request.headers['x-user']] as string;
     ({ app, port } = await startApp(
       moduleWith({ redis: redis.url, resolveUser }),
       platform,
