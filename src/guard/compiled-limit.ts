@@ -1,6 +1,7 @@
-import { DEFAULT_PREFIXES, LimitDefinition } from '../decorators/limit-definition';
+import { DEFAULT_PREFIXES, LimitDefinition, LimitKindName } from '../decorators/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { keyPart } from '../keys/key-builder';
+import { KeyForm } from '../keys/key-form';
 import { KeyContext, evaluateKeyTemplate } from '../keys/key-template.evaluator';
 import {
   CompiledKeyTemplate,
@@ -20,8 +21,11 @@ export interface RequestFacts {
 
 /** One limit of one handler, validated and compiled at start-up. */
 export interface CompiledLimit extends CompiledAlgorithm {
+  kind: LimitKindName;
   /** `@RateLimit on SmsController.send`, for messages. */
   where: string;
+  /** Every key {@link key} can return, to find limits of two kinds that could share one. */
+  keyForm: KeyForm;
   /** The policy name in IETF headers: the decorator's prefix without its colon. */
   policyName: string;
   key(facts: RequestFacts): string;
@@ -86,18 +90,21 @@ export function compileLimit(
       limiterMessages.invalidOption(where, 'prefix', prefix, 'a string'),
     );
   }
+  const base = keyPrefix + prefix + (occurrence > 1 ? `#${occurrence}:` : '');
+  const { key, keyForm } = compileKey(options, where, handlerName, base, warn);
   return {
     ...kind.compile(options, where),
+    kind: definition.kind,
     where,
     policyName: prefix.replace(/:$/, '') || definition.kind,
-    key: compileKey(
-      options,
-      where,
-      handlerName,
-      keyPrefix + prefix + (occurrence > 1 ? `#${occurrence}:` : ''),
-      warn,
-    ),
+    key,
+    keyForm,
   };
+}
+
+interface CompiledKey {
+  key: (facts: RequestFacts) => string;
+  keyForm: KeyForm;
 }
 
 function compileKey(
@@ -106,7 +113,7 @@ function compileKey(
   handlerName: string,
   base: string,
   warn: (message: string) => void,
-): (facts: RequestFacts) => string {
+): CompiledKey {
   const template = options.key ?? '';
   const limitType = limitTypeOf(options);
   if (!Object.values(LimitType).includes(limitType)) {
@@ -130,14 +137,19 @@ function compileKey(
     }
     if (limitType === LimitType.METHOD) {
       const fixed = base + keyPart(LimitType.METHOD, handlerName, { ip: '' });
-      return () => fixed;
+      return { key: () => fixed, keyForm: [fixed] };
     }
     const checkIp = warnOnEmptyIp(where, warn);
-    return limitType === LimitType.IP
-      ? (facts) => base + keyPart(limitType, handlerName, checkIp(facts))
-      : (facts) =>
-          base +
-          keyPart(limitType, handlerName, facts.userId === undefined ? checkIp(facts) : facts);
+    // An IP, a user id, or `ip:` and an IP for an anonymous user: any text after the colon.
+    const keyForm = [`${base}${handlerName}:`, ''];
+    if (limitType === LimitType.IP) {
+      return { key: (facts) => base + keyPart(limitType, handlerName, checkIp(facts)), keyForm };
+    }
+    return {
+      key: (facts) =>
+        base + keyPart(limitType, handlerName, facts.userId === undefined ? checkIp(facts) : facts),
+      keyForm,
+    };
   }
   if (!template) {
     throw new LimiterConfigError(
@@ -153,14 +165,18 @@ function compileKey(
   }
   if (compiled.isConstant) {
     const fixed = base + keyPart(LimitType.CUSTOM, handlerName, { ip: '', custom: template });
-    return () => fixed;
+    return { key: () => fixed, keyForm: [fixed] };
   }
-  return (facts) =>
-    base +
-    keyPart(LimitType.CUSTOM, handlerName, {
-      ip: facts.ip,
-      custom: evaluateKeyTemplate(compiled, facts.keyContext),
-    });
+  const keyForm = [base + compiled.literals[0], ...compiled.literals.slice(1)];
+  return {
+    key: (facts) =>
+      base +
+      keyPart(LimitType.CUSTOM, handlerName, {
+        ip: facts.ip,
+        custom: evaluateKeyTemplate(compiled, facts.keyContext),
+      }),
+    keyForm,
+  };
 }
 
 /**
