@@ -1,4 +1,4 @@
-import { rawResponse } from './concurrency-release';
+import { rawResponse } from '../algorithms/concurrency/concurrency-release';
 
 /** Whether the client of an HTTP response is already gone: its connection closed unanswered. */
 function isGone(raw: any): boolean {
@@ -6,24 +6,22 @@ function isGone(raw: any): boolean {
 }
 
 /**
- * Waits `ms` for a request's reserved permits, unless its client leaves first (the response
- * closes before anything was written: Express's `res` or Fastify's `reply.raw`). Resolves
- * true when the wait ran its course, false as soon as the client is gone, so the caller
- * gives the reservation back at once instead of spending it on nobody. Outside HTTP it
- * just waits.
+ * Waits for `wait` (a request's reserved permits), unless its client leaves first (the
+ * response closes before anything was written: Express's `res` or Fastify's `reply.raw`).
+ * Resolves true when the wait ran its course, false as soon as the client is gone, so the
+ * caller gives the reservation back at once instead of spending it on nobody. Outside HTTP
+ * it just waits.
  */
-export function waitWhileConnected(ms: number, response: unknown): Promise<boolean> {
+export function waitWhileConnected(wait: Promise<void>, response: unknown): Promise<boolean> {
   const raw = rawResponse(response);
-  if (raw && isGone(raw)) return Promise.resolve(false);
+  if (!raw) return wait.then(() => true);
+  if (isGone(raw)) return Promise.resolve(false);
   return new Promise((resolve) => {
-    const onClose = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      raw?.off('close', onClose);
+    const onClose = () => resolve(false);
+    raw.once('close', onClose);
+    void wait.then(() => {
+      raw.off('close', onClose);
       resolve(true);
-    }, ms);
-    raw?.once('close', onClose);
+    });
   });
 }

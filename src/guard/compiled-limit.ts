@@ -1,6 +1,8 @@
-import { DEFAULT_PREFIXES, LimitDefinition, LimitKindName } from '../decorators/limit-definition';
+import { CompiledAlgorithm, LimitKind } from '../algorithms/limit-kind';
+import { limitKindFor, variantSwitches } from '../algorithms/registry';
+import { LimitDefinition } from '../decorators/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
-import { keyPart } from '../keys/key-builder';
+import { escapeKeyText, keyPart } from '../keys/key-builder';
 import { KeyForm } from '../keys/key-form';
 import { KeyContext, evaluateKeyTemplate } from '../keys/key-template.evaluator';
 import {
@@ -10,18 +12,21 @@ import {
 } from '../keys/key-template.parser';
 import { LimitType } from '../keys/limit-type.enum';
 import { limiterMessages } from '../rate-limiter.messages';
-import { CompiledAlgorithm, LIMIT_KINDS } from './limit-kinds';
 
 /** What a key may depend on, resolved once per request. */
 export interface RequestFacts {
+  /** The client address, as templates see it (`#{ip}`). */
   ip: string;
+  /** The address IP keys and the USER anonymous fallback count: IPv6 reduced to `ipv6Subnet`. */
+  keyIp: string;
   userId?: string | number;
   keyContext: KeyContext;
 }
 
 /** One limit of one handler, validated and compiled at start-up. */
 export interface CompiledLimit extends CompiledAlgorithm {
-  kind: LimitKindName;
+  /** The kind's name (a variant's own, such as the approximate sliding window). */
+  kind: string;
   /** `@RateLimit on SmsController.send`, for messages. */
   where: string;
   /** Every key {@link key} can return, to find limits of two kinds that could share one. */
@@ -39,16 +44,27 @@ const KEY_OPTION_NAMES = ['key', 'prefix', 'limitType'];
  */
 export function keySpecOf(definition: LimitDefinition): string {
   const { options } = definition;
+  const kind = kindOf(definition);
   return [
-    definition.kind,
-    prefixOf(definition),
+    kind.name,
+    prefixOf(definition, kind),
     limitTypeOf(options),
     String(options.key ?? ''),
   ].join('\0');
 }
 
-function prefixOf(definition: LimitDefinition): string {
-  return definition.options.prefix ?? DEFAULT_PREFIXES[definition.kind];
+/** The definition's kind, or the variant its options select. */
+export function kindOf(definition: LimitDefinition): LimitKind {
+  const kind = limitKindFor(definition.kind, definition.options);
+  if (!kind)
+    throw new LimiterConfigError(
+      `${definition.decorator}: unknown limit kind '${definition.kind}'`,
+    );
+  return kind;
+}
+
+function prefixOf(definition: LimitDefinition, kind: LimitKind): string {
+  return definition.options.prefix ?? kind.defaultPrefix;
 }
 
 /** A `key` template without `limitType` means CUSTOM; neither means METHOD. */
@@ -70,35 +86,39 @@ export function compileLimit(
   warn: (message: string) => void = () => undefined,
 ): CompiledLimit {
   const where = `${definition.decorator} on ${handlerName}`;
-  const kind = LIMIT_KINDS[definition.kind];
+  const kind = kindOf(definition);
   const { options } = definition;
+  const known = [...KEY_OPTION_NAMES, ...kind.optionNames, ...variantSwitches(definition.kind)];
   for (const name of Object.keys(options)) {
-    if (!KEY_OPTION_NAMES.includes(name) && !kind.optionNames.includes(name)) {
+    if (!known.includes(name)) {
       throw new LimiterConfigError(
         limiterMessages.invalidOption(
           where,
           name,
           options[name],
-          `one of ${[...KEY_OPTION_NAMES, ...kind.optionNames].join(', ')} (unknown option)`,
+          `one of ${[...new Set(known)].join(', ')} (unknown option)`,
         ),
       );
     }
   }
-  const prefix = prefixOf(definition);
+  const prefix = prefixOf(definition, kind);
   if (typeof prefix !== 'string') {
     throw new LimiterConfigError(
       limiterMessages.invalidOption(where, 'prefix', prefix, 'a string'),
     );
   }
-  const base = keyPrefix + prefix + (occurrence > 1 ? `#${occurrence}:` : '');
-  const { key, keyForm } = compileKey(options, where, handlerName, base, warn);
   return {
     ...kind.compile(options, where),
-    kind: definition.kind,
     where,
-    policyName: prefix.replace(/:$/, '') || definition.kind,
-    key,
-    keyForm,
+    policyName: prefix.replace(/:$/, '') || kind.name,
+    kind: kind.name,
+    ...compileKey(
+      options,
+      where,
+      handlerName,
+      keyPrefix + prefix + (occurrence > 1 ? `#${occurrence}:` : ''),
+      warn,
+    ),
   };
 }
 
@@ -140,15 +160,14 @@ function compileKey(
       return { key: () => fixed, keyForm: [fixed] };
     }
     const checkIp = warnOnEmptyIp(where, warn);
-    // An IP, a user id, or `ip:` and an IP for an anonymous user: any text after the colon.
-    const keyForm = [`${base}${handlerName}:`, ''];
-    if (limitType === LimitType.IP) {
-      return { key: (facts) => base + keyPart(limitType, handlerName, checkIp(facts)), keyForm };
-    }
     return {
-      key: (facts) =>
-        base + keyPart(limitType, handlerName, facts.userId === undefined ? checkIp(facts) : facts),
-      keyForm,
+      key: (facts) => {
+        const userId = limitType === LimitType.USER ? facts.userId : undefined;
+        if (userId === undefined) checkIp(facts);
+        return base + keyPart(limitType, handlerName, { ip: facts.keyIp, userId });
+      },
+      // An IP, a user id, or `ip:` and an IP for an anonymous user, after the derived part.
+      keyForm: [base + keyPart(LimitType.METHOD, handlerName, { ip: '' }) + ':', ''],
     };
   }
   if (!template) {
@@ -161,13 +180,14 @@ function compileKey(
     compiled = parseKeyTemplate(template);
   } catch (error) {
     if (!(error instanceof KeyTemplateSyntaxError)) throw error;
-    throw new LimiterConfigError(`${where}: ${error.message}`);
+    throw new LimiterConfigError(`${where}: ${error.message}`, { cause: error });
   }
   if (compiled.isConstant) {
     const fixed = base + keyPart(LimitType.CUSTOM, handlerName, { ip: '', custom: template });
     return { key: () => fixed, keyForm: [fixed] };
   }
-  const keyForm = [base + compiled.literals[0], ...compiled.literals.slice(1)];
+  // The evaluated text is escaped character by character: so are its literals.
+  const literals = compiled.literals.map(escapeKeyText);
   return {
     key: (facts) =>
       base +
@@ -175,7 +195,7 @@ function compileKey(
         ip: facts.ip,
         custom: evaluateKeyTemplate(compiled, facts.keyContext),
       }),
-    keyForm,
+    keyForm: [base + literals[0], ...literals.slice(1)],
   };
 }
 
@@ -186,13 +206,12 @@ function compileKey(
 function warnOnEmptyIp(
   where: string,
   warn: (message: string) => void,
-): (facts: RequestFacts) => RequestFacts {
+): (facts: RequestFacts) => void {
   let warned = false;
   return (facts) => {
     if (!warned && facts.ip === '') {
       warned = true;
       warn(limiterMessages.emptyClientIp(where));
     }
-    return facts;
   };
 }

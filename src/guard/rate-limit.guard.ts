@@ -22,8 +22,8 @@ import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { ProtectedStore } from '../stores/protected.store';
 import { CompiledLimit, RequestFacts } from './compiled-limit';
 import { forContext } from './context-exception';
+import { holdUntilDone, once } from '../algorithms/concurrency/concurrency-release';
 import { waitWhileConnected } from './client-presence';
-import { holdUntilDone, once } from './concurrency-release';
 import { LimitExplorer } from './limit.explorer';
 import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
 import { RateLimitEvent } from './rate-limit-event';
@@ -91,7 +91,7 @@ export class RateLimitGuard implements CanActivate {
     }
     this.holdSlots(outcomes, context, response);
     const waitMs = Math.max(...outcomes.map((outcome) => outcome.decision.waitMs));
-    if (waitMs > 0 && !(await waitWhileConnected(waitMs, response))) {
+    if (waitMs > 0 && !(await waitWhileConnected(this.store.sleep(waitMs), response))) {
       // The client left while waiting for its slot: give the slot to the next request now,
       // and run no handler for nobody. (Its concurrency slots went back when it closed.)
       this.refundReservations(outcomes);

@@ -1,4 +1,5 @@
 import { ExecutionContext } from '@nestjs/common';
+import { DEFAULT_IPV6_SUBNET, ipForKey } from '../keys/ip-subnet';
 import { normalizeIp } from '../keys/key-builder';
 import { KeyContext } from '../keys/key-template.evaluator';
 import { toUserId } from '../keys/user-id';
@@ -14,8 +15,16 @@ export interface GuardedRequest {
   response?: any;
 }
 
+/**
+ * The authenticated user: `request.user`, or on Fastify `request.raw.user`, where Nest
+ * middleware (which receives the raw Node request there) puts it.
+ */
+function userOf(request: any): any {
+  return request?.user ?? request?.raw?.user;
+}
+
 function defaultUser(request: any): unknown {
-  const user = request?.user;
+  const user = userOf(request);
   return user?.id ?? user?.sub ?? undefined;
 }
 
@@ -26,6 +35,7 @@ function defaultUser(request: any): unknown {
  */
 class LazyFacts implements RequestFacts {
   private ipValue?: string;
+  private keyIpValue?: string;
   private userRead = false;
   private userValue?: string | number;
   private userError?: Error;
@@ -35,10 +45,15 @@ class LazyFacts implements RequestFacts {
     private readonly readIp: () => unknown,
     private readonly readUser: () => unknown,
     private readonly readContext: (ip: string) => KeyContext,
+    private readonly ipv6Subnet: number | false,
   ) {}
 
   get ip(): string {
     return (this.ipValue ??= normalizeIp(String(this.readIp() ?? '')));
+  }
+
+  get keyIp(): string {
+    return (this.keyIpValue ??= ipForKey(this.ip, this.ipv6Subnet));
   }
 
   /** @throws UserIdInvalidError when `resolveUser` gave something that is not an id. */
@@ -70,6 +85,7 @@ export function readRequest(
   options: RateLimiterModuleOptions,
 ): GuardedRequest {
   const resolveUser = options.resolveUser ?? defaultUser;
+  const ipv6Subnet = options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET;
   const type = context.getType<string>();
   if (type === 'http') {
     const http = context.switchToHttp();
@@ -82,12 +98,13 @@ export function readRequest(
         query: request.query ?? EMPTY,
         body: request.body ?? EMPTY,
         headers: request.headers ?? EMPTY,
-        user: request.user,
+        user: userOf(request),
         ip,
         method: request.method,
         path:
           typeof request.path === 'string' ? request.path : String(request.url ?? '').split('?')[0],
       }),
+      ipv6Subnet,
     );
     return { response: http.getResponse(), facts };
   }
@@ -110,6 +127,7 @@ export function readRequest(
       user: carrier?.user,
       ip,
     }),
+    ipv6Subnet,
   );
   return { facts };
 }

@@ -3,10 +3,25 @@ import { Decision, toDecision } from '../algorithms/decision';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { LimiterStore, toMicros } from './limiter-store';
 
+/**
+ * A clock that also schedules waits, so that tests can move time by hand (`ManualClock` of
+ * `nestjs-limiter/testing`).
+ *
+ * @publicApi
+ */
+export interface LimiterClock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Resolves when the clock has advanced by `milliseconds`. */
+  sleep(milliseconds: number): Promise<void>;
+}
+
 /** @publicApi */
 export interface MemoryStoreOptions {
   /** Clock in milliseconds, default `Date.now`. Inject one to control time in tests. */
   now?: () => number;
+  /** Decisions and waits on this clock; takes precedence over `now`. */
+  clock?: LimiterClock;
   /**
    * Most keys kept at once, default 100_000. Expired state is dropped when read; past this
    * bound, the limit holding the most keys loses its least recently used one (see
@@ -41,6 +56,7 @@ type Partition = LRUCache<string, Entry>;
  */
 export class MemoryStore extends LimiterStore {
   private readonly now: () => number;
+  private readonly clock?: LimiterClock;
   private readonly maxKeys: number;
   private readonly partitions = new Map<string, Partition>();
   private readonly partitionIds = new WeakMap<object, string>();
@@ -49,7 +65,9 @@ export class MemoryStore extends LimiterStore {
 
   constructor(options: MemoryStoreOptions = {}) {
     super();
-    this.now = options.now ?? Date.now;
+    const { clock } = options;
+    this.clock = clock;
+    this.now = clock ? () => clock.now() : (options.now ?? Date.now);
     this.maxKeys = options.maxKeys ?? 100_000;
   }
 
@@ -118,13 +136,23 @@ export class MemoryStore extends LimiterStore {
     }
   }
 
+  override sleep(milliseconds: number): Promise<void> {
+    return this.clock ? this.clock.sleep(milliseconds) : super.sleep(milliseconds);
+  }
+
+  /** Forgets every key's state. */
+  clear(): void {
+    this.partitions.clear();
+    this.keyCount = 0;
+    this.nextSweepMicros = 0;
+  }
+
   /** Number of keys currently held (expired ones included until read or swept). */
   get size(): number {
     return this.keyCount;
   }
 
   override async close(): Promise<void> {
-    this.partitions.clear();
-    this.keyCount = 0;
+    this.clear();
   }
 }

@@ -19,6 +19,9 @@ describe('keyFormsOverlap', () => {
     ['one character each way', ['p:', ''], ['p:x'], true],
     ['a longer literal needed than a value gives', ['p:', 'z'], ['p:ab'], false],
     ['two values back to back need two characters', ['p:', '', ''], ['p:x'], false],
+    ['a value never holds the derived-key marker', ['p:', ''], ['p:~Cls.m'], false],
+    ['nor does a run of values', ['p:', 'x', ''], ['p:~x~', ''], false],
+    ['a derived key of the same handler', ['p:~A.m:', ''], ['p:~A.m:', ''], true],
   ])('%s', (_name, a, b, expected) => {
     expect(overlap(a, b)).toEqual([expected, expected]);
   });

@@ -1,6 +1,6 @@
-import { TokenBucketOptions } from '../algorithms/token-bucket/token-bucket.model';
-import { KeyOptions } from './limit-definition';
-import { limitDecorator } from './limit-metadata.accessor';
+import { TokenBucketOptions } from './token-bucket.model';
+import { KeyOptions } from '../../decorators/limit-definition';
+import { limitDecorator } from '../../decorators/limit-metadata.accessor';
 
 /** Options of {@link RateLimit}; rates in permits per second, times in seconds. */
 export interface RateLimitOptions extends TokenBucketOptions, KeyOptions {
@@ -16,8 +16,10 @@ export interface RateLimitOptions extends TokenBucketOptions, KeyOptions {
  * Defaults: rate 1, burst 1, permits 1, timeout 0, expire 60, prefix 'rateLimit:', METHOD.
  *
  * @example
+ * ```ts
  * // One SMS code a minute per phone number.
  * @RateLimit({ key: 'sms:#{body.phone}', rate: 1 / 60, burst: 60 })
+ * ```
  * @publicApi
  */
 export function RateLimit(options: RateLimitOptions = {}): ClassDecorator & MethodDecorator {

@@ -1,6 +1,6 @@
-import { FixedWindowOptions } from '../algorithms/fixed-window/fixed-window.model';
-import { KeyOptions } from './limit-definition';
-import { limitDecorator } from './limit-metadata.accessor';
+import { FixedWindowOptions } from './fixed-window.model';
+import { KeyOptions } from '../../decorators/limit-definition';
+import { limitDecorator } from '../../decorators/limit-metadata.accessor';
 
 /** Options of {@link CountLimit}: `limit` requests per `period` seconds. */
 export interface CountLimitOptions extends FixedWindowOptions, KeyOptions {}
@@ -10,7 +10,9 @@ export interface CountLimitOptions extends FixedWindowOptions, KeyOptions {}
  * Defaults: limit 1, period 1, prefix 'countLimit:', METHOD.
  *
  * @example
+ * ```ts
  * @CountLimit({ key: '#{query.key}', limit: 2, period: 10 })
+ * ```
  * @publicApi
  */
 export function CountLimit(options: CountLimitOptions = {}): ClassDecorator & MethodDecorator {

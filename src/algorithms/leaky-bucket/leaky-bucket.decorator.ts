@@ -1,6 +1,6 @@
-import { LeakyBucketOptions } from '../algorithms/leaky-bucket/leaky-bucket.model';
-import { KeyOptions } from './limit-definition';
-import { limitDecorator } from './limit-metadata.accessor';
+import { LeakyBucketOptions } from './leaky-bucket.model';
+import { KeyOptions } from '../../decorators/limit-definition';
+import { limitDecorator } from '../../decorators/limit-metadata.accessor';
 
 /** Options of {@link LeakyBucketLimit}: `capacity` requests may burst, drained at `rate` per second. */
 export interface LeakyBucketLimitOptions extends LeakyBucketOptions, KeyOptions {}
@@ -11,7 +11,9 @@ export interface LeakyBucketLimitOptions extends LeakyBucketOptions, KeyOptions 
  * Default prefix 'leakyBucket:', METHOD.
  *
  * @example
+ * ```ts
  * @LeakyBucketLimit({ key: 'api:#{headers["x-api-key"]}', capacity: 20, rate: 10 })
+ * ```
  * @publicApi
  */
 export function LeakyBucketLimit(

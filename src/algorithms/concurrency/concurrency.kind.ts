@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import { anyAlgorithm, LimitKind } from '../limit-kind';
+import { concurrency } from './concurrency.algorithm';
+import { ConcurrencyLimiter } from './concurrency.limiter';
+import { ConcurrencyOptions, concurrencyParams, ConcurrencyRequest } from './concurrency.model';
+
+/** DESIGN §3: a concurrency denial's Retry-After is a short fixed hint, not the lease. */
+export const CONCURRENCY_RETRY_AFTER_MS = 1000;
+
+/** `@ConcurrencyLimit` and `factory.concurrencyLimiter`. */
+export const concurrencyKind: LimitKind<ConcurrencyOptions, ConcurrencyLimiter> = {
+  name: 'concurrency',
+  decorator: '@ConcurrencyLimit',
+  defaultPrefix: 'concurrency:',
+  optionNames: ['max', 'lease'],
+  algorithm: concurrency,
+  compile(options, where) {
+    const params = concurrencyParams(options as unknown as ConcurrencyOptions, where);
+    return {
+      algorithm: anyAlgorithm(concurrency),
+      params,
+      newRequest: (): ConcurrencyRequest => ({ op: 'acquire', id: randomUUID() }),
+      holdsSlot: true,
+      retryAfterHintMs: CONCURRENCY_RETRY_AFTER_MS,
+      releaseRequest: (acquire) => ({ op: 'release', id: (acquire as ConcurrencyRequest).id }),
+    };
+  },
+  createLimiter: (source, key, options, where) =>
+    new ConcurrencyLimiter(source, key, concurrencyParams(options, where)),
+};
