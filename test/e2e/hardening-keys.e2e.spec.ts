@@ -129,7 +129,7 @@ describe.each(PLATFORMS)('keys a client or the app cannot collapse, on %s', (pla
         '@CountLimit on KeysController.me: resolveUser returned an object without its own toString: a USER id must be a string, a number, or an object with its own toString (such as a MongoDB ObjectId)',
     });
     expect(lines[3].message).toContain('resolveUser returned an array');
-    expect(await admin.keys('countLimit:KeysController.me:*')).toEqual([]);
+    expect(await admin.keys('countLimit:~KeysController.me:*')).toEqual([]);
   });
 
   it('a user id with its own toString (an ObjectId) keys each user apart', async () => {
@@ -138,9 +138,9 @@ describe.each(PLATFORMS)('keys a client or the app cannot collapse, on %s', (pla
       statuses.push((await call(port, { path: '/me', headers: { 'x-user': user } })).status);
     }
     expect(statuses).toEqual([200, 200, 429]);
-    expect((await admin.keys('countLimit:KeysController.me:*')).sort()).toEqual([
-      'countLimit:KeysController.me:65a1f0c2e4b0a1b2c3d4e5f6',
-      'countLimit:KeysController.me:65a1f0c2e4b0a1b2c3d4e5f7',
+    expect((await admin.keys('countLimit:~KeysController.me:*')).sort()).toEqual([
+      'countLimit:~KeysController.me:65a1f0c2e4b0a1b2c3d4e5f6',
+      'countLimit:~KeysController.me:65a1f0c2e4b0a1b2c3d4e5f7',
     ]);
   });
 });
@@ -191,7 +191,7 @@ describe.each(PLATFORMS)(
       for (let i = 0; i < 4; i++) statuses.push(await callSocket(socket, '/by-ip'));
       expect(statuses).toEqual([200, 200, 429, 429]);
       expect(await redis.client().keys('countLimit:*')).toEqual([
-        'countLimit:KeysController.byIp:',
+        'countLimit:~KeysController.byIp:',
       ]);
       expect(logger.count('warn', /client IP is empty/)).toBe(1);
       expect(logger.lines.find((line) => /client IP is empty/.test(line.message))?.message).toBe(
