@@ -1,30 +1,23 @@
 import {
-  BadRequestException,
   CanActivate,
   ExecutionContext,
   HttpException,
   Inject,
   Injectable,
-  InternalServerErrorException,
   Logger,
   ServiceUnavailableException,
 } from '@nestjs/common';
 import { Decision } from '../algorithms/decision';
 import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception';
-import {
-  KeyValueConflictError,
-  KeyValueInvalidError,
-  KeyValueMissingError,
-} from '../keys/key-template.evaluator';
-import { UserIdInvalidError } from '../keys/user-id';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { ProtectedStore } from '../stores/protected.store';
-import { CompiledLimit, RequestFacts } from './compiled-limit';
+import { CompiledLimit } from './compiled-limit';
 import { forContext } from './context-exception';
 import { holdUntilDone, once } from '../algorithms/concurrency/concurrency-release';
 import { waitWhileConnected } from './client-presence';
 import { LimitExplorer } from './limit.explorer';
+import { keysOf } from './limit-keys';
 import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
 import { RateLimitEvent } from './rate-limit-event';
 import { readRequest } from './request-facts';
@@ -63,7 +56,7 @@ export class RateLimitGuard implements CanActivate {
     const limits = this.explorer.limitsFor(context.getClass(), context.getHandler());
     if (limits.length === 0) return true;
     const { facts, response } = readRequest(context, this.options);
-    const keys = this.keysOf(limits, facts, context);
+    const keys = keysOf(limits, facts, context, this.logger);
     // ProtectedStore turns every store failure into null or a fallback decision: never a
     // rejection, so no slot taken by one limit can be stranded by another limit's error.
     const decided =
@@ -103,39 +96,6 @@ export class RateLimitGuard implements CanActivate {
   /** The 429 thrown on denial; override to change its body or type. */
   protected createException(retryAfterSeconds: number, _context: ExecutionContext): HttpException {
     return new RateLimitExceededException(retryAfterSeconds);
-  }
-
-  private keysOf(
-    limits: readonly CompiledLimit[],
-    facts: RequestFacts,
-    context: ExecutionContext,
-  ): string[] {
-    const keys: string[] = [];
-    for (const limit of limits) {
-      try {
-        keys.push(limit.key(facts));
-      } catch (error) {
-        throw this.keyFailure(error, limit, context);
-      }
-    }
-    return keys;
-  }
-
-  /** A value the client sent is a 400; a user id the app resolved wrongly is a 500. */
-  private keyFailure(error: unknown, limit: CompiledLimit, context: ExecutionContext): unknown {
-    if (
-      error instanceof KeyValueMissingError ||
-      error instanceof KeyValueInvalidError ||
-      error instanceof KeyValueConflictError
-    ) {
-      return forContext(context, new BadRequestException(error.message));
-    }
-    if (error instanceof UserIdInvalidError) {
-      // One line, not a stack: the message says what to fix.
-      this.logger.error(`${limit.where}: ${error.message}`);
-      return forContext(context, new InternalServerErrorException());
-    }
-    return error;
   }
 
   /** The limit's decision, or null when the store could not answer (and no fallback did). */
