@@ -48,14 +48,20 @@ export interface LimiterAlgorithm<P, R, S> {
   /**
    * Which requests a denial also denies until its retry time, as a string; absent when a
    * denial may end before then (concurrency slots are freed by other requests), in which
-   * case denials are never cached.
+   * case denials are never cached. Undefined for a request no cached denial may answer.
    */
-  denialScope?(request: R): string;
+  denialScope?(request: R): string | undefined;
   /**
    * True for an operation that can end a denial before its time (reset, refund, block):
    * the store forgets what it remembered of the key's denials.
    */
   readonly forgetsDenials?: boolean;
+  /**
+   * The algorithm whose keys this one acts on, when it is an operation of another (peek,
+   * reset, refund, block; a wrapper such as blocks): the memory store keeps a limit's keys
+   * together, found by that algorithm and its parameters.
+   */
+  readonly stateOf?: LimiterAlgorithm<any, any, any>;
 }
 
 /** Formats a number so that Lua's `tonumber` reads back the same double (see DESIGN §5). */

@@ -40,6 +40,7 @@ end
 return reply`;
   return {
     ...algorithm,
+    stateOf: algorithm.stateOf ?? algorithm,
     lua,
     paramsArgv: (params) => [String(params.blockMicros ?? 0), ...algorithm.paramsArgv(params)],
     step: (state, now, params, request, expiresAt) =>

@@ -34,6 +34,7 @@ export function stateOps<P, R, S>(
     block: {
       commandName: `${name}Block`,
       forgetsDenials: true,
+      stateOf: acquire.stateOf ?? acquire,
       lua: `${blockLua(stateType)}
 if read_block() then
   hide_block()
@@ -52,7 +53,7 @@ return {1, 0, 0, 0, 0}`,
       },
       limit: acquire.limit,
     },
-    refund: refund && refundOf(refund, stateType),
+    refund: refund && { ...refundOf(refund, stateType), stateOf: acquire.stateOf ?? acquire },
   };
 }
 
@@ -61,6 +62,7 @@ export function resetOf<P, S>(acquire: Algorithm<P, any, S>): Algorithm<P, void,
   return {
     commandName: `${acquire.commandName}Reset`,
     forgetsDenials: true,
+    stateOf: acquire.stateOf ?? acquire,
     lua: `redis.call('DEL', key)\nreturn {1, 0, 0, 0, 0}`,
     paramsArgv: () => [],
     step: () => ({ state: undefined, ttlMs: null, reply: DONE }),
@@ -100,6 +102,7 @@ return {reply[1], remaining, reply[3], reply[4], left}`;
   return {
     ...acquire,
     commandName: `${acquire.commandName}Peek`,
+    stateOf: acquire.stateOf ?? acquire,
     lua,
     denialScope: undefined,
     step: (state, now, params, request, expiresAt) => {
