@@ -68,7 +68,7 @@ class GlobalRateLimitGuard implements CanActivate {
     {
       provide: RateLimiterFactory,
       useFactory: (store: ProtectedStore, options: RateLimiterModuleOptions) =>
-        new RateLimiterFactory(new PolicyBoundStore(store), options),
+        new RateLimiterFactory(new PolicyBoundStore(store, options.onDecision), options),
       inject: [ProtectedStore, RATE_LIMITER_OPTIONS],
     },
     LimitExplorer,

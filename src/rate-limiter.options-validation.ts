@@ -5,7 +5,7 @@ import { RateLimiterModuleOptions } from './rate-limiter.options';
 const WHERE = 'RateLimiterModule';
 const POLICIES = ['allow', 'deny', 'fallback'];
 const HEADER_MODES = ['legacy', 'ietf', 'both', false];
-const FUNCTION_OPTIONS = ['resolveUser', 'resolveIp', 'onDecision'] as const;
+const FUNCTION_OPTIONS = ['resolveUser', 'resolveIp', 'onDecision', 'skip'] as const;
 
 /**
  * Checks the module's own options when the module starts, so a typo fails start-up instead
@@ -32,6 +32,8 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
     fail('keyPrefix', keyPrefix, 'a string');
   }
   if (global !== undefined && typeof global !== 'boolean') fail('global', global, 'a boolean');
+  const { shadow } = options;
+  if (shadow !== undefined && typeof shadow !== 'boolean') fail('shadow', shadow, 'a boolean');
   for (const name of FUNCTION_OPTIONS) {
     const value = options[name];
     if (value !== undefined && typeof value !== 'function') fail(name, value, 'a function');

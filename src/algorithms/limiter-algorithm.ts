@@ -38,6 +38,11 @@ export interface LimiterAlgorithm<P, R, S> {
    * case denials are never cached.
    */
   denialScope?(request: R): string;
+  /**
+   * False for a request that gives back rather than decides (a concurrency release), so
+   * it is not reported as an `allowed` event; absent means every request decides.
+   */
+  isDecision?(request: R): boolean;
 }
 
 /** Formats a number so that Lua's `tonumber` reads back the same double (see DESIGN §5). */

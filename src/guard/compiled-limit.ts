@@ -9,6 +9,7 @@ import {
 } from '../keys/key-template.parser';
 import { LimitType } from '../keys/limit-type.enum';
 import { limiterMessages } from '../rate-limiter.messages';
+import { SkipPredicate } from './limit-context';
 import { CompiledAlgorithm, LIMIT_KINDS } from './limit-kinds';
 
 /** What a key may depend on, resolved once per request. */
@@ -25,9 +26,13 @@ export interface CompiledLimit extends CompiledAlgorithm {
   /** The policy name in IETF headers: the decorator's prefix without its colon. */
   policyName: string;
   key(facts: RequestFacts): string;
+  /** The decorator's `skip` predicate, if any. */
+  skip?: SkipPredicate;
+  /** Counted but never enforced (the decorator's `shadow`, else the module's). */
+  shadow: boolean;
 }
 
-const KEY_OPTION_NAMES = ['key', 'prefix', 'limitType'];
+const KEY_OPTION_NAMES = ['key', 'prefix', 'limitType', 'skip', 'shadow'];
 
 /**
  * What decides a limit's keys: two limits of one kind with the same spec on one handler
@@ -62,6 +67,7 @@ export function compileLimit(
   handlerName: string,
   keyPrefix: string,
   occurrence = 1,
+  shadowByDefault = false,
 ): CompiledLimit {
   const where = `${definition.decorator} on ${handlerName}`;
   const kind = LIMIT_KINDS[definition.kind];
@@ -84,8 +90,19 @@ export function compileLimit(
       limiterMessages.invalidOption(where, 'prefix', prefix, 'a string'),
     );
   }
+  const { skip, shadow = shadowByDefault } = options;
+  if (skip !== undefined && typeof skip !== 'function') {
+    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'skip', skip, 'a function'));
+  }
+  if (typeof shadow !== 'boolean') {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'shadow', shadow, 'a boolean'),
+    );
+  }
   return {
     ...kind.compile(options, where),
+    skip,
+    shadow,
     where,
     policyName: prefix.replace(/:$/, '') || definition.kind,
     key: compileKey(

@@ -6,7 +6,17 @@ import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { LimitDefinition } from '../decorators/limit-definition';
 import { CompiledLimit, compileLimit, keySpecOf } from './compiled-limit';
 
-const NO_LIMITS: readonly CompiledLimit[] = Object.freeze([]);
+/**
+ * A handler's compiled limits. `dynamic` says the guard needs the request's
+ * `LimitContext` (a `skip` predicate somewhere); a plan without it does no more work
+ * per request than before skip existed.
+ */
+export interface LimitPlan extends ReadonlyArray<CompiledLimit> {
+  readonly dynamic: boolean;
+  readonly hasShadow: boolean;
+}
+
+const NO_LIMITS: LimitPlan = Object.freeze(Object.assign([], { dynamic: false, hasShadow: false }));
 
 /**
  * Compiles every decorated handler once, when the application initialises: options are
@@ -17,7 +27,7 @@ const NO_LIMITS: readonly CompiledLimit[] = Object.freeze([]);
  */
 @Injectable()
 export class LimitExplorer implements OnModuleInit {
-  private readonly plans = new Map<Function, Map<Function, readonly CompiledLimit[]>>();
+  private readonly plans = new Map<Function, Map<Function, LimitPlan>>();
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -42,26 +52,31 @@ export class LimitExplorer implements OnModuleInit {
   }
 
   /** The compiled limits of a handler; one that was not discovered is compiled on first use. */
-  limitsFor(controller: Function, handler: Function): readonly CompiledLimit[] {
+  limitsFor(controller: Function, handler: Function): LimitPlan {
     return (
       this.plans.get(controller)?.get(handler) ?? this.compile(controller, handler, handler.name)
     );
   }
 
-  private compile(
-    controller: Function,
-    handler: Function,
-    methodName: string,
-  ): readonly CompiledLimit[] {
+  private compile(controller: Function, handler: Function, methodName: string): LimitPlan {
     const definitions = readLimits(controller, handler);
     const plan =
       definitions.length === 0 || isSkipped(controller, handler)
         ? NO_LIMITS
-        : Object.freeze(this.compileAll(definitions, `${controller.name}.${methodName}`));
+        : this.planOf(this.compileAll(definitions, `${controller.name}.${methodName}`));
     let byHandler = this.plans.get(controller);
     if (!byHandler) this.plans.set(controller, (byHandler = new Map()));
     byHandler.set(handler, plan);
     return plan;
+  }
+
+  private planOf(limits: CompiledLimit[]): LimitPlan {
+    return Object.freeze(
+      Object.assign(limits, {
+        dynamic: this.options.skip !== undefined || limits.some((limit) => limit.skip),
+        hasShadow: limits.some((limit) => limit.shadow),
+      }),
+    );
   }
 
   private compileAll(definitions: LimitDefinition[], handlerName: string): CompiledLimit[] {
@@ -71,7 +86,13 @@ export class LimitExplorer implements OnModuleInit {
       const occurrence = (occurrences.get(spec) ?? 0) + 1;
       occurrences.set(spec, occurrence);
       return Object.freeze(
-        compileLimit(definition, handlerName, this.options.keyPrefix ?? '', occurrence),
+        compileLimit(
+          definition,
+          handlerName,
+          this.options.keyPrefix ?? '',
+          occurrence,
+          this.options.shadow ?? false,
+        ),
       );
     });
   }

@@ -18,10 +18,11 @@ import { ProtectedStore } from '../stores/protected.store';
 import { CompiledLimit, RequestFacts } from './compiled-limit';
 import { forContext } from './context-exception';
 import { holdUntilDone, once } from './concurrency-release';
-import { LimitExplorer } from './limit.explorer';
+import { createLimitContext } from './limit-context';
+import { LimitExplorer, LimitPlan } from './limit.explorer';
 import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
-import { RateLimitEvent } from './rate-limit-event';
-import { readRequest } from './request-facts';
+import { decisionEvent, emitEvent } from './rate-limit-event';
+import { GuardedRequest, readRequest } from './request-facts';
 
 interface Outcome {
   limit: CompiledLimit;
@@ -33,7 +34,8 @@ interface Outcome {
 /**
  * Enforces every limit declared on a handler and its class. All limits are decided
  * (concurrently, one store round trip each) before anything waits; one denial denies the
- * request. Holds no per-request state: everything lives in locals.
+ * request. A `shadow` limit is decided and reported but neither refuses, delays nor sets
+ * headers. Holds no per-request state: everything lives in locals.
  *
  * @publicApi
  */
@@ -51,9 +53,12 @@ export class RateLimitGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const limits = this.explorer.limitsFor(context.getClass(), context.getHandler());
+    const plan = this.explorer.limitsFor(context.getClass(), context.getHandler());
+    if (plan.length === 0) return true;
+    const read = readRequest(context, this.options);
+    const limits = plan.dynamic ? await this.applicable(plan, context, read) : plan;
     if (limits.length === 0) return true;
-    const { facts, response } = readRequest(context, this.options);
+    const { facts, response } = read;
     const keys = this.keysOf(limits, facts, context);
     // ProtectedStore turns every store failure into null or a fallback decision: never a
     // rejection, so no slot taken by one limit can be stranded by another limit's error.
@@ -62,14 +67,19 @@ export class RateLimitGuard implements CanActivate {
         ? [await this.decide(limits[0], keys[0])]
         : await Promise.all(limits.map((limit, i) => this.decide(limit, keys[i])));
     const outcomes = decided.filter((outcome): outcome is Outcome => outcome !== null);
-    if (outcomes.length < limits.length && this.store.policy === 'deny') {
+    // A shadow limit never refuses: not even when its store is unavailable under 'deny'.
+    const unanswered = decided.some((outcome, i) => outcome === null && !limits[i].shadow);
+    if (unanswered && this.store.policy === 'deny') {
       this.releaseSlots(outcomes);
       throw forContext(context, new ServiceUnavailableException('Rate limiting is unavailable'));
     }
+    const enforced = plan.hasShadow
+      ? outcomes.filter((outcome) => !outcome.limit.shadow)
+      : outcomes;
     if (outcomes.length === 0) return true; // store unavailable under 'allow'
 
-    const denied = outcomes.filter((outcome) => !outcome.decision.allowed);
-    this.describe(response, denied.length > 0 ? denied : outcomes);
+    const denied = enforced.filter((outcome) => !outcome.decision.allowed);
+    if (enforced.length > 0) this.describe(response, denied.length > 0 ? denied : enforced);
     if (denied.length > 0) {
       this.releaseSlots(outcomes);
       const retryAfterMs = Math.max(...denied.map((outcome) => outcome.decision.retryAfterMs));
@@ -79,9 +89,36 @@ export class RateLimitGuard implements CanActivate {
       );
     }
     this.holdSlots(outcomes, context, response);
-    const waitMs = Math.max(...outcomes.map((outcome) => outcome.decision.waitMs));
+    const waitMs = Math.max(0, ...enforced.map((outcome) => outcome.decision.waitMs));
     if (waitMs > 0) await sleep(waitMs);
     return true;
+  }
+
+  /**
+   * The limits that apply to this request: none when the module's `skip` says so, else
+   * those whose own `skip` does not. A skipped limit reads no key and costs no store call.
+   */
+  private async applicable(
+    plan: LimitPlan,
+    context: ExecutionContext,
+    read: GuardedRequest,
+  ): Promise<readonly CompiledLimit[]> {
+    const limitContext = createLimitContext(context, read.request, () => read.facts.ip);
+    const moduleSkip = this.options.skip;
+    if (moduleSkip && (await moduleSkip(limitContext))) {
+      for (const limit of plan) this.skipped(limit);
+      return [];
+    }
+    const applicable: CompiledLimit[] = [];
+    for (const limit of plan) {
+      if (limit.skip && (await limit.skip(limitContext))) this.skipped(limit);
+      else applicable.push(limit);
+    }
+    return applicable;
+  }
+
+  private skipped(limit: CompiledLimit): void {
+    emitEvent(this.options.onDecision, { outcome: 'skipped', limit: limit.where }, this.logger);
   }
 
   /** The 429 thrown on denial; override to change its body or type. */
@@ -123,24 +160,12 @@ export class RateLimitGuard implements CanActivate {
     );
     if (decision) {
       if (this.options.onDecision) {
-        this.emit({
-          outcome: decision.allowed ? 'allowed' : 'denied',
-          limit: limit.where,
-          key,
-          decision,
-        });
+        const event = decisionEvent(limit.where, key, decision, limit.shadow);
+        emitEvent(this.options.onDecision, event, this.logger);
       }
       return { limit, key, request, decision };
     }
     return null;
-  }
-
-  private emit(event: RateLimitEvent): void {
-    try {
-      this.options.onDecision?.(event);
-    } catch (error) {
-      this.logger.error(`onDecision threw: ${(error as Error)?.message ?? String(error)}`);
-    }
   }
 
   /** Headers describe the limit with the least remaining. */
@@ -154,7 +179,7 @@ export class RateLimitGuard implements CanActivate {
   }
 
   private holdSlots(outcomes: Outcome[], context: ExecutionContext, response: unknown): void {
-    const held = outcomes.filter((outcome) => outcome.limit.holdsSlot);
+    const held = outcomes.filter((outcome) => outcome.limit.holdsSlot && outcome.decision.allowed);
     if (held.length === 0) return;
     holdUntilDone(
       context,

@@ -1,8 +1,12 @@
+import { Logger } from '@nestjs/common';
 import { Decision } from '../algorithms/decision';
+import { DecisionListener, decisionEvent, emitEvent } from '../guard/rate-limit-event';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../errors/store-unavailable.error';
 import { LimiterStore } from './limiter-store';
 import { ProtectedStore } from './protected.store';
+
+const FACTORY_LABEL = 'RateLimiterFactory';
 
 /**
  * The module's factory store: the guard's `storeTimeout` and `onStoreError` apply to
@@ -11,7 +15,13 @@ import { ProtectedStore } from './protected.store';
  * {@link StoreUnavailableError} for the caller to map.
  */
 export class PolicyBoundStore extends LimiterStore {
-  constructor(private readonly protectedStore: ProtectedStore) {
+  private readonly logger = new Logger('RateLimiter');
+
+  constructor(
+    private readonly protectedStore: ProtectedStore,
+    /** Told of every decision (store errors are reported by the protected store). */
+    private readonly onDecision?: DecisionListener,
+  ) {
     super();
   }
 
@@ -27,9 +37,15 @@ export class PolicyBoundStore extends LimiterStore {
       key,
       params,
       request,
-      'RateLimiterFactory',
+      FACTORY_LABEL,
     );
-    if (decision) return decision;
+    if (decision) {
+      if (this.onDecision && algorithm.isDecision?.(request) !== false) {
+        const event = decisionEvent(FACTORY_LABEL, key, decision);
+        emitEvent(this.onDecision, event, this.logger);
+      }
+      return decision;
+    }
     if (this.protectedStore.policy === 'deny') {
       throw new StoreUnavailableError('the rate-limit store is unavailable');
     }

@@ -1,0 +1,49 @@
+import { ExecutionContext } from '@nestjs/common';
+
+/**
+ * What a `skip` predicate or a resolvable option sees of one request. `request` is the
+ * HTTP request (behind a GraphQL resolver too), the socket of a WebSocket message, or the
+ * RPC context; `user` is its `user` property.
+ *
+ * @publicApi
+ */
+export interface LimitContext {
+  request: any;
+  user?: any;
+  /** The client address, as IP keys see it. */
+  ip: string;
+  /** `ClassName.methodName` of the guarded handler. */
+  handler: string;
+  context: ExecutionContext;
+}
+
+/**
+ * A value, or a function of the request that returns it (sync or async).
+ *
+ * @publicApi
+ */
+export type Resolvable<T> = T | ((ctx: LimitContext) => T | Promise<T>);
+
+/**
+ * Whether a limit does not apply to a request.
+ *
+ * @publicApi
+ */
+export type SkipPredicate = (ctx: LimitContext) => boolean | Promise<boolean>;
+
+/** Builds the context once per request; `ip` is read only if a predicate asks for it. */
+export function createLimitContext(
+  context: ExecutionContext,
+  request: any,
+  readIp: () => string,
+): LimitContext {
+  return {
+    request,
+    user: request?.user,
+    get ip() {
+      return readIp();
+    },
+    handler: `${context.getClass().name}.${context.getHandler().name}`,
+    context,
+  };
+}
