@@ -2,7 +2,6 @@ import { Controller, INestMicroservice, Module } from '@nestjs/common';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { ClientProxy, ClientProxyFactory, MessagePattern, Transport } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
-import { WsException } from '@nestjs/websockets';
 import { firstValueFrom } from 'rxjs';
 import { ConcurrencyLimit, CountLimit, RateLimitGuard, RateLimiterModule } from '../../src';
 import { freePort } from '../helpers/free-port';
@@ -94,9 +93,12 @@ describe('non-HTTP contexts', () => {
       host.setType('ws');
       return host;
     };
-    // The METHOD limit's 2 were spent by the RPC test: a third is a 429, not a crash.
-    const error = await guard.canActivate(wsContext(undefined)).catch((thrown: unknown) => thrown);
-    expect(error).toBeInstanceOf(WsException);
-    expect((error as WsException).getError()).toMatchObject({ statusCode: 429 });
+    // The METHOD limit's 2 were spent by the RPC test: a third is a 429 (as a WsException,
+    // since @nestjs/websockets is installed), not a crash.
+    const thrown = await guard.canActivate(wsContext(undefined)).then(
+      () => undefined,
+      (error: { getError?: () => unknown }) => error,
+    );
+    expect(thrown?.getError?.()).toMatchObject({ statusCode: 429 });
   });
 });
