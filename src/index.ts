@@ -46,3 +46,4 @@ export type { LeakyBucketOptions } from './algorithms/leaky-bucket/leaky-bucket.
 export type { RateLimitEvent } from './guard/rate-limit-event';
 export type { RateLimitOutcome } from './guard/rate-limit-event';
 export type { LimitContext, Resolvable, SkipPredicate } from './guard/limit-context';
+export type { ResolvableOptions } from './guard/limit-context';

@@ -12,6 +12,7 @@ import {
 import { LimitType } from '../keys/limit-type.enum';
 import { limiterMessages } from '../rate-limiter.messages';
 import { SkipPredicate } from './limit-context';
+import { AlgorithmResolver, compileAlgorithm } from './resolvable-options';
 
 /** What a key may depend on, resolved once per request. */
 export interface RequestFacts {
@@ -20,8 +21,8 @@ export interface RequestFacts {
   keyContext: KeyContext;
 }
 
-/** One limit of one handler, validated and compiled at start-up. */
-export interface CompiledLimit extends CompiledAlgorithm {
+/** What every limit of a handler has, whether its options are values or functions. */
+interface LimitBase {
   /** `@RateLimit on SmsController.send`, for messages. */
   where: string;
   /** The policy name in IETF headers: the decorator's prefix without its colon. */
@@ -32,6 +33,19 @@ export interface CompiledLimit extends CompiledAlgorithm {
   /** Counted but never enforced (the decorator's `shadow`, else the module's). */
   shadow: boolean;
 }
+
+/** One limit of one handler, validated and compiled at start-up. */
+export interface CompiledLimit extends LimitBase, CompiledAlgorithm {
+  resolve?: undefined;
+}
+
+/** A limit with options that are functions of the request: its algorithm run is built per request. */
+export interface ResolvableLimit extends LimitBase {
+  resolve: AlgorithmResolver;
+}
+
+/** A limit as the plan holds it. */
+export type PlannedLimit = CompiledLimit | ResolvableLimit;
 
 const KEY_OPTION_NAMES = ['key', 'prefix', 'limitType', 'skip', 'shadow'];
 
@@ -80,7 +94,7 @@ export function compileLimit(
   keyPrefix: string,
   occurrence = 1,
   shadowByDefault = false,
-): CompiledLimit {
+): PlannedLimit {
   const where = `${definition.decorator} on ${handlerName}`;
   const kind = kindOf(definition);
   const { options } = definition;
@@ -112,8 +126,9 @@ export function compileLimit(
       limiterMessages.invalidOption(where, 'shadow', shadow, 'a boolean'),
     );
   }
+  const algorithm = compileAlgorithm(kind, options, where);
   return {
-    ...kind.compile(options, where),
+    ...('run' in algorithm ? algorithm.run : algorithm),
     skip,
     shadow,
     where,

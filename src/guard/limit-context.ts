@@ -47,3 +47,12 @@ export function createLimitContext(
     context,
   };
 }
+
+/**
+ * A decorator's options with each numeric one {@link Resolvable}.
+ *
+ * @publicApi
+ */
+export type ResolvableOptions<T> = {
+  [K in keyof T]: NonNullable<T[K]> extends number ? Resolvable<NonNullable<T[K]>> : T[K];
+};

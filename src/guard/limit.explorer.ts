@@ -4,14 +4,14 @@ import { isSkipped, readLimits } from '../decorators/limit-metadata.accessor';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { LimitDefinition } from '../decorators/limit-definition';
-import { CompiledLimit, compileLimit, keySpecOf } from './compiled-limit';
+import { compileLimit, keySpecOf, PlannedLimit } from './compiled-limit';
 
 /**
  * A handler's compiled limits. `dynamic` says the guard needs the request's
- * `LimitContext` (a `skip` predicate somewhere); a plan without it does no more work
- * per request than before skip existed.
+ * `LimitContext` (a `skip` predicate or an option that is a function somewhere); a plan
+ * without it does no more work per request than one before those existed.
  */
-export interface LimitPlan extends ReadonlyArray<CompiledLimit> {
+export interface LimitPlan extends ReadonlyArray<PlannedLimit> {
   readonly dynamic: boolean;
   readonly hasShadow: boolean;
 }
@@ -70,16 +70,17 @@ export class LimitExplorer implements OnModuleInit {
     return plan;
   }
 
-  private planOf(limits: CompiledLimit[]): LimitPlan {
+  private planOf(limits: PlannedLimit[]): LimitPlan {
     return Object.freeze(
       Object.assign(limits, {
-        dynamic: this.options.skip !== undefined || limits.some((limit) => limit.skip),
+        dynamic:
+          this.options.skip !== undefined || limits.some((limit) => limit.skip || limit.resolve),
         hasShadow: limits.some((limit) => limit.shadow),
       }),
     );
   }
 
-  private compileAll(definitions: LimitDefinition[], handlerName: string): CompiledLimit[] {
+  private compileAll(definitions: LimitDefinition[], handlerName: string): PlannedLimit[] {
     const occurrences = new Map<string, number>();
     return definitions.map((definition) => {
       const spec = keySpecOf(definition);

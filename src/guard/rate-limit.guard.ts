@@ -3,6 +3,7 @@ import {
   CanActivate,
   ExecutionContext,
   HttpException,
+  InternalServerErrorException,
   Inject,
   Injectable,
   Logger,
@@ -15,7 +16,8 @@ import { sleep } from '../algorithms/sleep';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { ProtectedStore } from '../stores/protected.store';
-import { CompiledLimit, RequestFacts } from './compiled-limit';
+import { CompiledLimit, PlannedLimit, RequestFacts } from './compiled-limit';
+import { InvalidResolvedOptionError } from './resolvable-options';
 import { forContext } from './context-exception';
 import { holdUntilDone, once } from '../algorithms/concurrency/concurrency-release';
 import { createLimitContext } from './limit-context';
@@ -56,7 +58,10 @@ export class RateLimitGuard implements CanActivate {
     const plan = this.explorer.limitsFor(context.getClass(), context.getHandler());
     if (plan.length === 0) return true;
     const read = readRequest(context, this.options);
-    const limits = plan.dynamic ? await this.applicable(plan, context, read) : plan;
+    // A plan that is not dynamic holds compiled limits only (no option is a function).
+    const limits = plan.dynamic
+      ? await this.applicable(plan, context, read)
+      : (plan as readonly CompiledLimit[]);
     if (limits.length === 0) return true;
     const { facts, response } = read;
     const keys = this.keysOf(limits, facts, context);
@@ -95,8 +100,9 @@ export class RateLimitGuard implements CanActivate {
   }
 
   /**
-   * The limits that apply to this request: none when the module's `skip` says so, else
-   * those whose own `skip` does not. A skipped limit reads no key and costs no store call.
+   * The limits that apply to this request, compiled for it: none when the module's `skip`
+   * says so, else those whose own `skip` does not, with options that are functions
+   * resolved. A skipped limit reads no key and costs no store call.
    */
   private async applicable(
     plan: LimitPlan,
@@ -109,15 +115,28 @@ export class RateLimitGuard implements CanActivate {
       for (const limit of plan) this.skipped(limit);
       return [];
     }
-    const applicable: CompiledLimit[] = [];
+    const applicable: PlannedLimit[] = [];
     for (const limit of plan) {
       if (limit.skip && (await limit.skip(limitContext))) this.skipped(limit);
       else applicable.push(limit);
     }
-    return applicable;
+    try {
+      return await Promise.all(
+        applicable.map(async (limit) =>
+          limit.resolve
+            ? { ...limit, ...(await limit.resolve(limitContext)), resolve: undefined }
+            : limit,
+        ),
+      );
+    } catch (error) {
+      if (!(error instanceof InvalidResolvedOptionError)) throw error;
+      // Never allow on a value we cannot enforce: the app's mistake, answered as one.
+      this.logger.error(error.message);
+      throw forContext(context, new InternalServerErrorException());
+    }
   }
 
-  private skipped(limit: CompiledLimit): void {
+  private skipped(limit: PlannedLimit): void {
     emitEvent(this.options.onDecision, { outcome: 'skipped', limit: limit.where }, this.logger);
   }
 
