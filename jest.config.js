@@ -5,6 +5,10 @@ module.exports = {
   testMatch: ['**/*.spec.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   // The sample app imports the package by name, as a user would; tests run it from source.
-  moduleNameMapper: { '^nestjs-limiter$': '<rootDir>/src/index.ts' },
+  moduleNameMapper: {
+    '^nestjs-limiter$': '<rootDir>/src/index.ts',
+    // mercurius's @fastify/static requires an ES-module-only package: see the helper.
+    '^content-disposition$': '<rootDir>/test/helpers/content-disposition-cjs.js',
+  },
   testTimeout: 30000,
 };
