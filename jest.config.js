@@ -7,8 +7,8 @@ module.exports = {
   // The sample app imports the package by name, as a user would; tests run it from source.
   moduleNameMapper: {
     '^nestjs-limiter$': '<rootDir>/src/index.ts',
-    // mercurius's @fastify/static requires an ES-module-only package: see the helper.
-    '^content-disposition$': '<rootDir>/test/helpers/content-disposition-cjs.js',
+    // mercurius's @fastify/static requires an ES-module-only package: see that file.
+    '^content-disposition$': '<rootDir>/scripts/jest-content-disposition.js',
   },
   testTimeout: 30000,
 };
