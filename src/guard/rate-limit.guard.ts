@@ -13,6 +13,7 @@ import { Decision } from '../algorithms/decision';
 import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception';
 import { KeyValueInvalidError, KeyValueMissingError } from '../keys/key-template.evaluator';
 import { sleep } from '../algorithms/sleep';
+import { LIMIT_GUARD_MARK } from '../rate-limiter.constants';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { ProtectedStore } from '../stores/protected.store';
@@ -43,6 +44,7 @@ interface Outcome {
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
+  static readonly [LIMIT_GUARD_MARK] = true;
   private readonly headers: HeadersMode;
   private readonly logger = new Logger('RateLimiter');
 
