@@ -9,6 +9,7 @@ module.exports = {
     '^nestjs-limiter$': '<rootDir>/src/index.ts',
     // mercurius's @fastify/static requires an ES-module-only package: see that file.
     '^content-disposition$': '<rootDir>/scripts/jest-content-disposition.js',
+    '^nestjs-limiter/testing$': '<rootDir>/src/testing/index.ts',
   },
   testTimeout: 30000,
 };

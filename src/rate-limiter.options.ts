@@ -14,7 +14,9 @@ export type HeadersMode = 'legacy' | 'ietf' | 'both' | false;
  * Options of `RateLimiterModule.forRoot`.
  *
  * @example
+ * ```ts
  * RateLimiterModule.forRoot({ redis: process.env.REDIS_URL, keyPrefix: 'api:' })
+ * ```
  * @publicApi
  */
 export interface RateLimiterModuleOptions {
@@ -52,6 +54,11 @@ export interface RateLimiterModuleOptions {
   skip?: SkipPredicate;
   /** Every limit evaluated and counted but never enforced (a decorator's `shadow` wins). */
   shadow?: boolean;
+  /**
+   * IP keys (and the anonymous fallback of USER keys) count an IPv6 client by its network
+   * of this prefix length, default 56; `false` counts each full address. IPv4 is unaffected.
+   */
+  ipv6Subnet?: number | false;
 }
 
 export const DEFAULT_STORE_TIMEOUT_MS = 200;

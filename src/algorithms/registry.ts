@@ -1,3 +1,4 @@
+import { approximateSlidingWindowKind } from './approximate-sliding-window/approximate-sliding-window.kind';
 import { concurrencyKind } from './concurrency/concurrency.kind';
 import { fixedWindowKind } from './fixed-window/fixed-window.kind';
 import { leakyBucketKind } from './leaky-bucket/leaky-bucket.kind';
@@ -12,6 +13,7 @@ export const LIMIT_KINDS: readonly LimitKind[] = [
   slidingWindowKind,
   concurrencyKind,
   leakyBucketKind,
+  approximateSlidingWindowKind,
 ];
 
 const byName = new Map(LIMIT_KINDS.map((kind) => [kind.name, kind]));

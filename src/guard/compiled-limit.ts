@@ -16,7 +16,10 @@ import { AlgorithmResolver, compileAlgorithm } from './resolvable-options';
 
 /** What a key may depend on, resolved once per request. */
 export interface RequestFacts {
+  /** The client address, as templates see it (`#{ip}`). */
   ip: string;
+  /** The address IP keys and the USER anonymous fallback count: IPv6 reduced to `ipv6Subnet`. */
+  keyIp: string;
   userId?: string | number;
   keyContext: KeyContext;
 }
@@ -173,7 +176,8 @@ function compileKey(
       const fixed = base + keyPart(LimitType.METHOD, handlerName, { ip: '' });
       return () => fixed;
     }
-    return (facts) => base + keyPart(limitType, handlerName, facts);
+    return (facts) =>
+      base + keyPart(limitType, handlerName, { ip: facts.keyIp, userId: facts.userId });
   }
   if (!template) {
     throw new LimiterConfigError(
@@ -185,7 +189,7 @@ function compileKey(
     compiled = parseKeyTemplate(template);
   } catch (error) {
     if (!(error instanceof KeyTemplateSyntaxError)) throw error;
-    throw new LimiterConfigError(`${where}: ${error.message}`);
+    throw new LimiterConfigError(`${where}: ${error.message}`, { cause: error });
   }
   if (compiled.isConstant) {
     const fixed = base + keyPart(LimitType.CUSTOM, handlerName, { ip: '', custom: template });

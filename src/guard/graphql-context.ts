@@ -23,7 +23,7 @@ export function readGraphql(
   const missing = (): never => {
     throw new Error(NO_REQUEST);
   };
-  return { facts: new LazyFacts(missing, missing, missing), request: undefined };
+  return { facts: new LazyFacts(missing, missing, missing, false), request: undefined };
 }
 
 type GraphQLErrorClass = new (

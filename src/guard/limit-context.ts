@@ -3,7 +3,7 @@ import { ExecutionContext } from '@nestjs/common';
 /**
  * What a `skip` predicate or a resolvable option sees of one request. `request` is the
  * HTTP request (behind a GraphQL resolver too), the socket of a WebSocket message, or the
- * RPC context; `user` is its `user` property.
+ * RPC context; `user` is its `user` property (on Fastify, `request.raw.user` too).
  *
  * @publicApi
  */
@@ -39,7 +39,8 @@ export function createLimitContext(
 ): LimitContext {
   return {
     request,
-    user: request?.user,
+    // Fastify: Nest middleware sets the user on the raw Node request.
+    user: request?.user ?? request?.raw?.user,
     get ip() {
       return readIp();
     },

@@ -1,11 +1,10 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { isSkipped, readLimits } from '../decorators/limit-metadata.accessor';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { LimitDefinition } from '../decorators/limit-definition';
 import { compileLimit, keySpecOf, PlannedLimit } from './compiled-limit';
-import { isUnguardedGateway } from './ws-context';
 
 /**
  * A handler's compiled limits. `dynamic` says the guard needs the request's
@@ -29,7 +28,6 @@ const NO_LIMITS: LimitPlan = Object.freeze(Object.assign([], { dynamic: false, h
 @Injectable()
 export class LimitExplorer implements OnModuleInit {
   private readonly plans = new Map<Function, Map<Function, LimitPlan>>();
-  private readonly logger = new Logger('RateLimiter');
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -66,11 +64,6 @@ export class LimitExplorer implements OnModuleInit {
       definitions.length === 0 || isSkipped(controller, handler)
         ? NO_LIMITS
         : this.planOf(this.compileAll(definitions, `${controller.name}.${methodName}`));
-    if (plan.length > 0 && isUnguardedGateway(controller, handler)) {
-      this.logger.warn(
-        `${controller.name}.${methodName}: Nest runs no global guard on WebSocket gateways, so its limits apply only with @UseGuards(RateLimitGuard) on the gateway`,
-      );
-    }
     let byHandler = this.plans.get(controller);
     if (!byHandler) this.plans.set(controller, (byHandler = new Map()));
     byHandler.set(handler, plan);

@@ -20,8 +20,10 @@ export type RateLimitOutcome = 'allowed' | 'denied' | 'shadow-denied' | 'skipped
  * imposed, usually 0).
  *
  * @example
+ * ```ts
  * const decisions = new Counter({ name: 'rate_limit_decisions_total', help: '...', labelNames: ['limit', 'outcome'] });
  * RateLimiterModule.forRoot({ onDecision: (e) => decisions.inc({ limit: e.limit, outcome: e.outcome }) })
+ * ```
  * @publicApi
  */
 export interface RateLimitEvent {

@@ -12,8 +12,6 @@ import {
 import { Decision } from '../algorithms/decision';
 import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception';
 import { KeyValueInvalidError, KeyValueMissingError } from '../keys/key-template.evaluator';
-import { sleep } from '../algorithms/sleep';
-import { LIMIT_GUARD_MARK } from '../rate-limiter.constants';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { ProtectedStore } from '../stores/protected.store';
@@ -44,7 +42,6 @@ interface Outcome {
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
-  static readonly [LIMIT_GUARD_MARK] = true;
   private readonly headers: HeadersMode;
   private readonly logger = new Logger('RateLimiter');
 
@@ -97,7 +94,7 @@ export class RateLimitGuard implements CanActivate {
     }
     this.holdSlots(outcomes, context, response);
     const waitMs = Math.max(0, ...enforced.map((outcome) => outcome.decision.waitMs));
-    if (waitMs > 0) await sleep(waitMs);
+    if (waitMs > 0) await this.store.sleep(waitMs);
     return true;
   }
 

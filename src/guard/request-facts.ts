@@ -1,4 +1,5 @@
 import { ExecutionContext } from '@nestjs/common';
+import { DEFAULT_IPV6_SUBNET, ipForKey } from '../keys/ip-subnet';
 import { normalizeIp } from '../keys/key-builder';
 import { KeyContext } from '../keys/key-template.evaluator';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
@@ -17,8 +18,16 @@ export interface GuardedRequest {
   response?: any;
 }
 
+/**
+ * The authenticated user: `request.user`, or on Fastify `request.raw.user`, where Nest
+ * middleware (which receives the raw Node request there) puts it.
+ */
+export function userOf(request: any): any {
+  return request?.user ?? request?.raw?.user;
+}
+
 export function defaultUser(request: any): string | number | undefined {
-  const user = request?.user;
+  const user = userOf(request);
   return user?.id ?? user?.sub ?? undefined;
 }
 
@@ -29,6 +38,7 @@ export function defaultUser(request: any): string | number | undefined {
  */
 export class LazyFacts implements RequestFacts {
   private ipValue?: string;
+  private keyIpValue?: string;
   private userRead = false;
   private userValue?: string | number;
   private contextValue?: KeyContext;
@@ -37,10 +47,15 @@ export class LazyFacts implements RequestFacts {
     private readonly readIp: () => unknown,
     private readonly readUser: () => string | number | undefined,
     private readonly readContext: (ip: string) => KeyContext,
+    private readonly ipv6Subnet: number | false,
   ) {}
 
   get ip(): string {
     return (this.ipValue ??= normalizeIp(String(this.readIp() ?? '')));
+  }
+
+  get keyIp(): string {
+    return (this.keyIpValue ??= ipForKey(this.ip, this.ipv6Subnet));
   }
 
   get userId(): string | number | undefined {
@@ -54,6 +69,10 @@ export class LazyFacts implements RequestFacts {
   get keyContext(): KeyContext {
     return (this.contextValue ??= this.readContext(this.ip));
   }
+}
+
+export function ipv6SubnetOf(options: RateLimiterModuleOptions): number | false {
+  return options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET;
 }
 
 /** The facts of an HTTP request (Express or Fastify): the full key context. */
@@ -71,12 +90,13 @@ export function readHttp(
       query: request.query ?? EMPTY,
       body: request.body ?? EMPTY,
       headers: request.headers ?? EMPTY,
-      user: request.user,
+      user: userOf(request),
       ip,
       method: request.method,
       path:
         typeof request.path === 'string' ? request.path : String(request.url ?? '').split('?')[0],
     }),
+    ipv6SubnetOf(options),
   );
   return { facts, request, response };
 }
@@ -101,6 +121,7 @@ export function readRequest(
   const data = rpc.getData();
   const carrier = rpc.getContext();
   const resolveUser = options.resolveUser ?? defaultUser;
+  const ipv6Subnet = ipv6SubnetOf(options);
   const facts = new LazyFacts(
     () => (options.resolveIp ? options.resolveIp(carrier) : carrier?.conn?.remoteAddress),
     () => resolveUser(carrier) ?? resolveUser(data),
@@ -112,6 +133,7 @@ export function readRequest(
       user: carrier?.user,
       ip,
     }),
+    ipv6Subnet,
   );
   return { facts, request: carrier };
 }

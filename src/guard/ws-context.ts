@@ -1,8 +1,6 @@
 import { ExecutionContext } from '@nestjs/common';
-import { GUARDS_METADATA } from '@nestjs/common/constants';
-import { LIMIT_GUARD_MARK } from '../rate-limiter.constants';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
-import { defaultUser, EMPTY, GuardedRequest, LazyFacts } from './request-facts';
+import { defaultUser, EMPTY, GuardedRequest, ipv6SubnetOf, LazyFacts } from './request-facts';
 
 /**
  * The address of a WebSocket client: socket.io's handshake address, or the TCP peer of a
@@ -37,6 +35,7 @@ export function readWs(
       user: client?.user,
       ip,
     }),
+    ipv6SubnetOf(options),
   );
   return { facts, request: client };
 }
@@ -58,25 +57,4 @@ export function sendToWsClient(context: ExecutionContext, body: unknown): void {
   } catch {
     // The socket closed in between: nobody to tell.
   }
-}
-
-/** `@nestjs/websockets`' GATEWAY_METADATA, by value: the package is optional. */
-const GATEWAY_METADATA = 'websockets:is_gateway';
-
-function isLimitGuard(guard: unknown): boolean {
-  const type = typeof guard === 'function' ? guard : (guard as object | undefined)?.constructor;
-  return Boolean((type as Record<symbol, unknown> | undefined)?.[LIMIT_GUARD_MARK]);
-}
-
-/**
- * Nest runs no global guard (APP_GUARD) on WebSocket gateways, so limits there are silently
- * ignored unless the gateway binds `RateLimitGuard` itself: true when it does not.
- */
-export function isUnguardedGateway(gateway: Function, handler: Function): boolean {
-  if (!Reflect.getMetadata(GATEWAY_METADATA, gateway)) return false;
-  const guards = [
-    ...((Reflect.getMetadata(GUARDS_METADATA, gateway) as unknown[] | undefined) ?? []),
-    ...((Reflect.getMetadata(GUARDS_METADATA, handler) as unknown[] | undefined) ?? []),
-  ];
-  return !guards.some(isLimitGuard);
 }

@@ -25,6 +25,10 @@ export class PolicyBoundStore extends LimiterStore {
     super();
   }
 
+  override sleep(milliseconds: number): Promise<void> {
+    return this.protectedStore.sleep(milliseconds);
+  }
+
   async evaluate<P, R, S>(
     algorithm: LimiterAlgorithm<P, R, S>,
     key: string,

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Decision } from '../algorithms/decision';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../errors/store-unavailable.error';
+import { sleep } from '../algorithms/sleep';
 import { StoreErrorPolicy } from '../rate-limiter.options';
 import { DeadlineQueue } from './deadline-queue';
 import { LimiterStore } from './limiter-store';
@@ -82,6 +83,14 @@ export class ProtectedStore {
         },
       );
     });
+  }
+
+  /**
+   * Waits on the primary store's clock. Optional chaining: a custom store given as a plain
+   * object (a test double) may lack `sleep`, and then real timers apply.
+   */
+  sleep(milliseconds: number): Promise<void> {
+    return this.primary.sleep?.(milliseconds) ?? sleep(milliseconds);
   }
 
   /** Applies the policy to a decision the store could not make: null, or the fallback's. */

@@ -90,7 +90,7 @@ describe("the module's skip and shadow, and events of the factory", () => {
       [
         'store-error',
         '@CountLimit on ModulePolicyController.enforced',
-        'countLimit:ModulePolicyController.enforced',
+        'countLimit:~ModulePolicyController.enforced',
       ],
       ['store-error', 'RateLimiterFactory', 'countLimit:report:8'],
     ]);

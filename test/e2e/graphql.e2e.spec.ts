@@ -102,7 +102,7 @@ describe.each(['express', 'fastify'] as const)('GraphQL resolvers on %s', (platf
     expect(replies[2].headers['retry-after']).toBe('60');
     // Another client address has its own count.
     expect((await query('{ perIp }', {}, '127.0.0.3')).body.data).toEqual({ perIp: 'ok' });
-    expect(await admin.get('countLimit:QuotaResolver.perIp:127.0.0.2')).not.toBeNull();
+    expect(await admin.get('countLimit:~QuotaResolver.perIp:127.0.0.2')).not.toBeNull();
   });
 
   it('a USER limit and a key template read the HTTP request behind the resolver', async () => {
@@ -117,7 +117,7 @@ describe.each(['express', 'fastify'] as const)('GraphQL resolvers on %s', (platf
     expect(denial(await query('{ perTenant }', { 'x-tenant': 'acme' }))?.extensions?.code).toBe(
       'TOO_MANY_REQUESTS',
     );
-    expect(await admin.exists('countLimit:QuotaResolver.perUser:ann')).toBe(1);
+    expect(await admin.exists('countLimit:~QuotaResolver.perUser:ann')).toBe(1);
     const missing = denial(await query('{ perTenant }'));
     expect(missing?.extensions).toMatchObject({ code: 'BAD_REQUEST', statusCode: 400 });
   });

@@ -74,7 +74,7 @@ describe('skip, shadow and decision events', () => {
     expect(skipped.map((reply) => reply.status)).toEqual([200, 200, 200, 200, 200]);
     expect(skipped[0].headers['x-ratelimit-limit']).toBeUndefined();
     expect(await scriptCalls(env.admin)).toBe(before);
-    expect(await env.admin.exists('countLimit:PolicyController.internal')).toBe(0);
+    expect(await env.admin.exists('countLimit:~PolicyController.internal')).toBe(0);
     expect(events).toEqual(
       Array(5).fill({ outcome: 'skipped', limit: '@CountLimit on PolicyController.internal' }),
     );
@@ -116,11 +116,11 @@ describe('skip, shadow and decision events', () => {
     expect(outcomes.slice(3)).toEqual(Array(7).fill('shadow-denied'));
     expect(events[9]).toMatchObject({
       limit: '@SlidingWindowLimit on PolicyController.shadow',
-      key: 'slidingWindow:PolicyController.shadow',
+      key: 'slidingWindow:~PolicyController.shadow',
       decision: { allowed: false, limit: 3, remaining: 0 },
     });
     // Counted as usual: the window holds the 3 requests it admitted.
-    expect(await env.admin.zcard('slidingWindow:PolicyController.shadow')).toBe(3);
+    expect(await env.admin.zcard('slidingWindow:~PolicyController.shadow')).toBe(3);
   });
 
   it('next to an enforced limit, a shadow limit neither refuses nor sets the headers', async () => {
@@ -138,7 +138,7 @@ describe('skip, shadow and decision events', () => {
     ]);
     // Decorators apply bottom-up: the shadow limit is the second of its kind, hence `#2:`.
     const shadowOutcomes = events
-      .filter((event) => event.key === 'countLimit:#2:PolicyController.mixed')
+      .filter((event) => event.key === 'countLimit:#2:~PolicyController.mixed')
       .map((event) => event.outcome);
     expect(shadowOutcomes).toEqual(['allowed', ...Array(5).fill('shadow-denied')]);
   });
@@ -149,7 +149,7 @@ describe('skip, shadow and decision events', () => {
     const third = await get('/policy/waits');
     expect([first.status, second.status, third.status]).toEqual([200, 200, 200]);
     const limit = '@RateLimit on PolicyController.waits';
-    const key = 'rateLimit:PolicyController.waits';
+    const key = 'rateLimit:~PolicyController.waits';
     expect(events[0]).toEqual({
       outcome: 'allowed',
       limit,
@@ -171,7 +171,7 @@ describe('skip, shadow and decision events', () => {
       {
         outcome: 'denied',
         limit: '@CountLimit on PolicyController.internal',
-        key: 'countLimit:PolicyController.internal',
+        key: 'countLimit:~PolicyController.internal',
         decision: expect.objectContaining({ allowed: false, limit: 2, remaining: 0 }),
       },
     ]);

@@ -127,7 +127,7 @@ describe.each(['socket.io', 'ws'] as const)('WebSocket gateways on the %s adapte
     expect(await ask(client, 'ping')).toEqual(tooMany);
     expect(client.isOpen()).toBe(true);
     expect(await ask(client, 'sms', { phone: '+1' })).toEqual(reply('sent +1'));
-    expect(await admin.get('countLimit:ChatGateway.ping:127.0.0.1')).toBe('3');
+    expect(await admin.get('countLimit:~ChatGateway.ping:127.0.0.1')).toBe('3');
   });
 
   it('templates see the message as body; USER is the socket user', async () => {
@@ -141,7 +141,7 @@ describe.each(['socket.io', 'ws'] as const)('WebSocket gateways on the %s adapte
     const bob = await connect({ user: 'bob' });
     expect(await ask(bob, 'me')).toEqual(reply('me'));
     expect(
-      await admin.exists('countLimit:ChatGateway.me:ann', 'countLimit:ChatGateway.me:bob'),
+      await admin.exists('countLimit:~ChatGateway.me:ann', 'countLimit:~ChatGateway.me:bob'),
     ).toBe(2);
   });
 

@@ -6,16 +6,12 @@ describe('without @nestjs/graphql, graphql, @nestjs/websockets or @nestjs/micros
 
   beforeAll(() => {
     for (const name of OPTIONAL) {
-      jest.doMock(
-        name,
-        () => {
-          attempts.push(name);
-          throw Object.assign(new Error(`Cannot find module '${name}'`), {
-            code: 'MODULE_NOT_FOUND',
-          });
-        },
-        { virtual: true },
-      );
+      jest.doMock(name, () => {
+        attempts.push(name);
+        throw Object.assign(new Error(`Cannot find module '${name}'`), {
+          code: 'MODULE_NOT_FOUND',
+        });
+      });
     }
   });
   afterAll(() => {

@@ -16,7 +16,9 @@ export interface ConcurrencyLimitOptions
  * Default prefix 'concurrency:', METHOD.
  *
  * @example
+ * ```ts
  * @ConcurrencyLimit({ limitType: LimitType.USER, max: 5 }) // 5 concurrent exports per user
+ * ```
  * @publicApi
  */
 export function ConcurrencyLimit(

@@ -13,7 +13,9 @@ export interface LeakyBucketLimitOptions
  * Default prefix 'leakyBucket:', METHOD.
  *
  * @example
+ * ```ts
  * @LeakyBucketLimit({ key: 'api:#{headers["x-api-key"]}', capacity: 20, rate: 10 })
+ * ```
  * @publicApi
  */
 export function LeakyBucketLimit(

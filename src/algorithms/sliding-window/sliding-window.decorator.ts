@@ -13,7 +13,9 @@ export interface SlidingWindowLimitOptions
  * Default prefix 'slidingWindow:', METHOD.
  *
  * @example
+ * ```ts
  * @SlidingWindowLimit({ limitType: LimitType.IP, limit: 5, window: 60 }) // 5 logins a minute per IP
+ * ```
  * @publicApi
  */
 export function SlidingWindowLimit(

@@ -10,14 +10,16 @@ import { DecisionSource } from '../limit-kind';
  * The math: sliding-window.model.ts.
  *
  * @example
+ * ```ts
  * const limiter = factory.slidingWindowLimiter({ key: `login:${ip}`, limit: 5, window: 60 });
  * if (!(await limiter.tryAcquire())) throw new RateLimitExceededException();
+ * ```
  *
  * @publicApi
  */
 export class SlidingWindowLimiter {
   constructor(
-    private readonly store: DecisionSource,
+    protected readonly store: DecisionSource,
     readonly key: string,
     readonly params: SlidingWindowParams,
   ) {}
