@@ -3,7 +3,7 @@ import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { GuardedRequest, LazyFacts, readHttp } from './request-facts';
 
 const NO_REQUEST =
-  "GraphQL context has no HTTP request: return { req, res } from the GraphQL driver's `context` option";
+  "GraphQL context has no HTTP request: return { req, res } from the GraphQL driver's context option";
 
 /**
  * A resolver call: the HTTP request behind it, found in the GraphQL context that the

@@ -1,8 +1,16 @@
-import { Controller, Get } from '@nestjs/common';
-import { CountLimit, RateLimitEvent, RateLimiterFactory } from '../../src';
+import { Controller, Get, Module } from '@nestjs/common';
+import {
+  CountLimit,
+  Decision,
+  LimiterAlgorithm,
+  LimiterStore,
+  RateLimitEvent,
+  RateLimiterFactory,
+  RateLimiterModule,
+} from '../../src';
 import { useAppOnRedis } from '../helpers/app-on-redis';
 import { scriptCalls } from '../helpers/command-stats';
-import { call } from '../helpers/http';
+import { call, startApp } from '../helpers/http';
 
 @Controller('module-policy')
 class ModulePolicyController {
@@ -95,5 +103,45 @@ describe("the module's skip and shadow, and events of the factory", () => {
       ['store-error', 'RateLimiterFactory', 'countLimit:report:8'],
     ]);
     expect(events[0].error?.message).toEqual(expect.any(String));
+  });
+});
+
+/** A store whose backend fails every decision. */
+class FailingStore extends LimiterStore {
+  evaluate<P, R, S>(_a: LimiterAlgorithm<P, R, S>, _k: string, _p: P, _r: R): Promise<Decision> {
+    return Promise.reject(new Error('backend down'));
+  }
+}
+
+describe("a shadow limit under onStoreError: 'deny'", () => {
+  const events: RateLimitEvent[] = [];
+  let close: () => Promise<void>;
+  let port: number;
+  beforeAll(async () => {
+    @Module({
+      imports: [
+        RateLimiterModule.forRoot({
+          store: new FailingStore(),
+          onStoreError: 'deny',
+          shadow: true,
+          onDecision: (event) => events.push(event),
+        }),
+      ],
+      controllers: [ModulePolicyController],
+    })
+    class DenyModule {}
+    const started = await startApp(DenyModule, 'express');
+    port = started.port;
+    close = () => started.app.close();
+  });
+  afterAll(() => close?.());
+
+  it('never answers 503 for a shadow limit; an enforced one does', async () => {
+    expect((await call(port, { path: '/module-policy/shadowed' })).status).toBe(200);
+    expect((await call(port, { path: '/module-policy/enforced' })).status).toBe(503);
+    expect(events.map((event) => [event.outcome, event.limit])).toEqual([
+      ['store-error', '@CountLimit on ModulePolicyController.shadowed'],
+      ['store-error', '@CountLimit on ModulePolicyController.enforced'],
+    ]);
   });
 });
