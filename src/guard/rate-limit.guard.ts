@@ -19,6 +19,7 @@ import { CompiledLimit, PlannedLimit, RequestFacts } from './compiled-limit';
 import { InvalidResolvedOptionError } from './resolvable-options';
 import { forContext } from './context-exception';
 import { holdUntilDone, once } from '../algorithms/concurrency/concurrency-release';
+import { applicableLimits } from './applicable-limits';
 import { createLimitContext } from './limit-context';
 import { LimitExplorer, LimitPlan } from './limit.explorer';
 import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
@@ -98,35 +99,15 @@ export class RateLimitGuard implements CanActivate {
     return true;
   }
 
-  /**
-   * The limits that apply to this request, compiled for it: none when the module's `skip`
-   * says so, else those whose own `skip` does not, with options that are functions
-   * resolved. A skipped limit reads no key and costs no store call.
-   */
+  /** A dynamic plan's limits for this request (skips applied, functions resolved). */
   private async applicable(
     plan: LimitPlan,
     context: ExecutionContext,
     read: GuardedRequest,
   ): Promise<readonly CompiledLimit[]> {
-    const limitContext = createLimitContext(context, read.request, () => read.facts.ip);
-    const moduleSkip = this.options.skip;
-    if (moduleSkip && (await moduleSkip(limitContext))) {
-      for (const limit of plan) this.skipped(limit);
-      return [];
-    }
-    const applicable: PlannedLimit[] = [];
-    for (const limit of plan) {
-      if (limit.skip && (await limit.skip(limitContext))) this.skipped(limit);
-      else applicable.push(limit);
-    }
+    const ctx = createLimitContext(context, read.request, () => read.facts.ip);
     try {
-      return await Promise.all(
-        applicable.map(async (limit) =>
-          limit.resolve
-            ? { ...limit, ...(await limit.resolve(limitContext)), resolve: undefined }
-            : limit,
-        ),
-      );
+      return await applicableLimits(plan, ctx, this.options.skip, (limit) => this.skipped(limit));
     } catch (error) {
       if (!(error instanceof InvalidResolvedOptionError)) throw error;
       // Never allow on a value we cannot enforce: the app's mistake, answered as one.
