@@ -10,7 +10,7 @@ import { ExecutionContext } from '@nestjs/common';
 export interface LimitContext {
   request: any;
   user?: any;
-  /** The client address, as IP keys see it. */
+  /** The client address (normalized; an IPv6 address whole, not its `ipv6Subnet` network). */
   ip: string;
   /** `ClassName.methodName` of the guarded handler. */
   handler: string;
