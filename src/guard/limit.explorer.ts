@@ -1,9 +1,12 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { isSkipped, readLimits } from '../decorators/limit-metadata.accessor';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { LimitDefinition } from '../decorators/limit-definition';
+import { LimiterConfigError } from '../errors/limiter-config.error';
+import { describeKeyForm, keyFormsOverlap } from '../keys/key-form';
+import { limiterMessages } from '../rate-limiter.messages';
 import { compileLimit, keySpecOf, PlannedLimit } from './compiled-limit';
 
 /**
@@ -28,6 +31,7 @@ const NO_LIMITS: LimitPlan = Object.freeze(Object.assign([], { dynamic: false, h
 @Injectable()
 export class LimitExplorer implements OnModuleInit {
   private readonly plans = new Map<Function, Map<Function, LimitPlan>>();
+  private readonly logger = new Logger('RateLimiter');
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -46,6 +50,34 @@ export class LimitExplorer implements OnModuleInit {
         const handler = prototype[name];
         if (typeof handler === 'function' && !this.plans.get(metatype)?.has(handler)) {
           this.compile(metatype, handler, name);
+        }
+      }
+    }
+    this.refuseSharedKeys();
+  }
+
+  /**
+   * Two limits of different kinds on one key would each find the other's state (a zset where
+   * a counter should be: every decision fails, and fails open). Same-kind limits may share a
+   * key on purpose (one budget for several routes).
+   */
+  private refuseSharedKeys(): void {
+    const limits: PlannedLimit[] = [];
+    for (const byHandler of this.plans.values()) {
+      for (const plan of byHandler.values()) limits.push(...plan);
+    }
+    for (let i = 0; i < limits.length; i++) {
+      for (let j = i + 1; j < limits.length; j++) {
+        const [a, b] = [limits[i], limits[j]];
+        if (a.kind !== b.kind && keyFormsOverlap(a.keyForm, b.keyForm)) {
+          throw new LimiterConfigError(
+            limiterMessages.sharedKey(
+              a.where,
+              describeKeyForm(a.keyForm),
+              b.where,
+              describeKeyForm(b.keyForm),
+            ),
+          );
         }
       }
     }
@@ -92,6 +124,7 @@ export class LimitExplorer implements OnModuleInit {
           handlerName,
           this.options.keyPrefix ?? '',
           occurrence,
+          (message) => this.logger.warn(message),
           this.options.shadow ?? false,
         ),
       );

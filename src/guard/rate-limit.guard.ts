@@ -1,5 +1,4 @@
 import {
-  BadRequestException,
   CanActivate,
   ExecutionContext,
   HttpException,
@@ -11,20 +10,24 @@ import {
 } from '@nestjs/common';
 import { Decision } from '../algorithms/decision';
 import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception';
-import { KeyValueInvalidError, KeyValueMissingError } from '../keys/key-template.evaluator';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { ProtectedStore } from '../stores/protected.store';
-import { CompiledLimit, PlannedLimit, RequestFacts } from './compiled-limit';
+import { CompiledLimit, PlannedLimit } from './compiled-limit';
 import { InvalidResolvedOptionError } from './resolvable-options';
 import { forContext } from './context-exception';
 import { holdUntilDone, once } from '../algorithms/concurrency/concurrency-release';
 import { applicableLimits } from './applicable-limits';
+import { waitWhileConnected } from './client-presence';
 import { createLimitContext } from './limit-context';
 import { LimitExplorer, LimitPlan } from './limit.explorer';
+import { keysOf } from './limit-keys';
 import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
 import { decisionEvent, emitEvent } from './rate-limit-event';
 import { GuardedRequest, readRequest } from './request-facts';
+
+/** nginx's status for a request whose client closed the connection before the answer. */
+const CLIENT_CLOSED_REQUEST = 499;
 
 interface Outcome {
   limit: CompiledLimit;
@@ -64,7 +67,7 @@ export class RateLimitGuard implements CanActivate {
       : (plan as readonly CompiledLimit[]);
     if (limits.length === 0) return true;
     const { facts, response } = read;
-    const keys = this.keysOf(limits, facts, context);
+    const keys = keysOf(limits, facts, context, this.logger);
     // ProtectedStore turns every store failure into null or a fallback decision: never a
     // rejection, so no slot taken by one limit can be stranded by another limit's error.
     const decided =
@@ -87,7 +90,9 @@ export class RateLimitGuard implements CanActivate {
     if (enforced.length > 0) this.describe(response, denied.length > 0 ? denied : enforced);
     if (denied.length > 0) {
       this.releaseSlots(outcomes);
-      const retryAfterMs = Math.max(...denied.map((outcome) => outcome.decision.retryAfterMs));
+      const retryAfterMs = Math.max(
+        ...denied.map(({ limit, decision }) => limit.retryAfterHintMs ?? decision.retryAfterMs),
+      );
       throw forContext(
         context,
         this.createException(setRetryAfter(response, retryAfterMs), context),
@@ -95,7 +100,12 @@ export class RateLimitGuard implements CanActivate {
     }
     this.holdSlots(outcomes, context, response);
     const waitMs = Math.max(0, ...enforced.map((outcome) => outcome.decision.waitMs));
-    if (waitMs > 0) await this.store.sleep(waitMs);
+    if (waitMs > 0 && !(await waitWhileConnected(this.store.sleep(waitMs), response))) {
+      // The client left while waiting for its slot: give the slot to the next request now,
+      // and run no handler for nobody. (Its concurrency slots went back when it closed.)
+      this.refundReservations(outcomes);
+      throw forContext(context, new HttpException('Client Closed Request', CLIENT_CLOSED_REQUEST));
+    }
     return true;
   }
 
@@ -123,21 +133,6 @@ export class RateLimitGuard implements CanActivate {
   /** The 429 thrown on denial; override to change its body or type. */
   protected createException(retryAfterSeconds: number, _context: ExecutionContext): HttpException {
     return new RateLimitExceededException(retryAfterSeconds);
-  }
-
-  private keysOf(
-    limits: readonly CompiledLimit[],
-    facts: RequestFacts,
-    context: ExecutionContext,
-  ): string[] {
-    try {
-      return limits.map((limit) => limit.key(facts));
-    } catch (error) {
-      if (error instanceof KeyValueMissingError || error instanceof KeyValueInvalidError) {
-        throw forContext(context, new BadRequestException(error.message));
-      }
-      throw error;
-    }
   }
 
   /** The limit's decision, or null when the store could not answer (and no fallback did). */
@@ -185,6 +180,15 @@ export class RateLimitGuard implements CanActivate {
       response,
       once(() => Promise.all(held.map((outcome) => this.release(outcome)))),
     );
+  }
+
+  /** Fire and forget: the store layer never rejects, and a lost refund only errs strict. */
+  private refundReservations(outcomes: Outcome[]): void {
+    for (const { limit, key, request, decision } of outcomes) {
+      const refund = limit.refundRequest?.(request);
+      if (refund === undefined || !decision.allowed) continue;
+      void this.store.evaluate(limit.algorithm, key, limit.params, refund, limit.where);
+    }
   }
 
   private releaseSlots(outcomes: Outcome[]): void {

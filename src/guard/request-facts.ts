@@ -2,6 +2,7 @@ import { ExecutionContext } from '@nestjs/common';
 import { DEFAULT_IPV6_SUBNET, ipForKey } from '../keys/ip-subnet';
 import { normalizeIp } from '../keys/key-builder';
 import { KeyContext } from '../keys/key-template.evaluator';
+import { toUserId } from '../keys/user-id';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { RequestFacts } from './compiled-limit';
 import { readGraphql } from './graphql-context';
@@ -26,7 +27,7 @@ export function userOf(request: any): any {
   return request?.user ?? request?.raw?.user;
 }
 
-export function defaultUser(request: any): string | number | undefined {
+export function defaultUser(request: any): unknown {
   const user = userOf(request);
   return user?.id ?? user?.sub ?? undefined;
 }
@@ -41,11 +42,12 @@ export class LazyFacts implements RequestFacts {
   private keyIpValue?: string;
   private userRead = false;
   private userValue?: string | number;
+  private userError?: Error;
   private contextValue?: KeyContext;
 
   constructor(
     private readonly readIp: () => unknown,
-    private readonly readUser: () => string | number | undefined,
+    private readonly readUser: () => unknown,
     private readonly readContext: (ip: string) => KeyContext,
     private readonly ipv6Subnet: number | false,
   ) {}
@@ -58,11 +60,17 @@ export class LazyFacts implements RequestFacts {
     return (this.keyIpValue ??= ipForKey(this.ip, this.ipv6Subnet));
   }
 
+  /** @throws UserIdInvalidError when `resolveUser` gave something that is not an id. */
   get userId(): string | number | undefined {
     if (!this.userRead) {
       this.userRead = true;
-      this.userValue = this.readUser();
+      try {
+        this.userValue = toUserId(this.readUser());
+      } catch (error) {
+        this.userError = error as Error;
+      }
     }
+    if (this.userError) throw this.userError;
     return this.userValue;
   }
 

@@ -8,6 +8,7 @@
 -- ARGV[5]  expireMicros     the TTL is never shorter than this
 -- ARGV[6]  permits          requested now (integer >= 1)
 -- ARGV[7]  timeoutMicros    longest acceptable wait; < 0 waits as long as needed
+-- ARGV[8]  'refund' to give `permits` back (a caller that left while waiting), else absent
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, waitMicros} as integers:
 --          whole permits (rounded down) and whole µs (rounded up), never in the caller's favour
 -- TTL      max(expire, time until full with nothing reserved)
@@ -20,6 +21,18 @@ local timeout = tonumber(ARGV[7])
 local full_span = max_permits * interval
 
 local found = redis.call('GET', KEYS[1])
+if ARGV[8] == 'refund' then
+  -- The model's "Giving a reservation back"; a bucket with no state has nothing to give back.
+  local back
+  if found then
+    local floor_at = now - full_span
+    back = math.ceil(math.max(math.max(tonumber(found), floor_at) - permits * interval, floor_at))
+    redis.call('SET', KEYS[1], exact(back), 'PX', ttl_ms(math.max(expire, back + full_span - now)))
+  else
+    back = now - tonumber(ARGV[4]) * interval
+  end
+  return {1, math.floor(math.max(0, (now - back) / interval)), math.ceil(back + full_span - now), 0, 0}
+end
 local empty_at
 if found then
   empty_at = math.max(tonumber(found), now - full_span)
