@@ -39,7 +39,8 @@ export interface LimiterAlgorithm<P, R, S> {
    */
   denialScope?(request: R): string | undefined;
   /**
-   * False for a request that gives back rather than decides (a concurrency release), so
+   * False for a request that gives back rather than decides (a concurrency release, a
+   * token-bucket refund), so
    * it is not reported as an `allowed` event; absent means every request decides.
    */
   isDecision?(request: R): boolean;
