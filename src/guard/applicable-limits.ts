@@ -17,14 +17,10 @@ export async function applicableLimits(
     for (const limit of plan) onSkipped(limit);
     return [];
   }
-  const applicable: PlannedLimit[] = [];
+  const applicable: CompiledLimit[] = [];
   for (const limit of plan) {
     if (limit.skip && (await limit.skip(ctx))) onSkipped(limit);
-    else applicable.push(limit);
+    else applicable.push(limit.resolve ? await limit.resolve(ctx) : limit);
   }
-  return Promise.all(
-    applicable.map(async (limit) =>
-      limit.resolve ? { ...limit, ...(await limit.resolve(ctx)), resolve: undefined } : limit,
-    ),
-  );
+  return applicable;
 }

@@ -13,7 +13,7 @@ import {
 import { LimitType } from '../keys/limit-type.enum';
 import { limiterMessages } from '../rate-limiter.messages';
 import { SkipPredicate } from './limit-context';
-import { AlgorithmResolver, compileAlgorithm } from './resolvable-options';
+import { compileAlgorithm, Resolver } from './resolvable-options';
 
 /** What a key may depend on, resolved once per request. */
 export interface RequestFacts {
@@ -49,7 +49,8 @@ export interface CompiledLimit extends LimitBase, CompiledAlgorithm {
 
 /** A limit with options that are functions of the request: its algorithm run is built per request. */
 export interface ResolvableLimit extends LimitBase {
-  resolve: AlgorithmResolver;
+  /** The limit compiled for this request's values (one object per combination of them). */
+  resolve: Resolver<CompiledLimit>;
 }
 
 /** A limit as the plan holds it. */
@@ -136,9 +137,7 @@ export function compileLimit(
       limiterMessages.invalidOption(where, 'shadow', shadow, 'a boolean'),
     );
   }
-  const algorithm = compileAlgorithm(kind, options, where);
-  return {
-    ...('run' in algorithm ? algorithm.run : algorithm),
+  const base: LimitBase = {
     skip,
     shadow,
     where,
@@ -152,6 +151,10 @@ export function compileLimit(
       warn,
     ),
   };
+  const compiled = compileAlgorithm(kind, options, where, (run): CompiledLimit =>
+    Object.freeze({ ...base, ...run }),
+  );
+  return 'run' in compiled ? compiled.run : { ...base, resolve: compiled.resolve };
 }
 
 interface CompiledKey {

@@ -31,22 +31,30 @@ export type Resolvable<T> = T | ((ctx: LimitContext) => T | Promise<T>);
  */
 export type SkipPredicate = (ctx: LimitContext) => boolean | Promise<boolean>;
 
-/** Builds the context once per request; `ip` is read only if a predicate asks for it. */
-export function createLimitContext(
-  context: ExecutionContext,
-  request: any,
-  readIp: () => string,
-): LimitContext {
-  return {
-    request,
+/**
+ * The context of one request, built only for a plan that needs it. A class, not an object
+ * literal with getters: it is made on every request of such a handler, and reads nothing
+ * until asked (the IP runs the trust-proxy rules, the handler name builds a string).
+ */
+export class RequestLimitContext implements LimitContext {
+  constructor(
+    readonly context: ExecutionContext,
+    readonly request: any,
+    private readonly facts: { readonly ip: string },
+  ) {}
+
+  get user(): any {
     // Fastify: Nest middleware sets the user on the raw Node request.
-    user: request?.user ?? request?.raw?.user,
-    get ip() {
-      return readIp();
-    },
-    handler: `${context.getClass().name}.${context.getHandler().name}`,
-    context,
-  };
+    return this.request?.user ?? this.request?.raw?.user;
+  }
+
+  get ip(): string {
+    return this.facts.ip;
+  }
+
+  get handler(): string {
+    return `${this.context.getClass().name}.${this.context.getHandler().name}`;
+  }
 }
 
 /**

@@ -19,7 +19,7 @@ import { forContext } from './context-exception';
 import { holdUntilDone, once } from '../algorithms/concurrency/concurrency-release';
 import { applicableLimits } from './applicable-limits';
 import { waitWhileConnected } from './client-presence';
-import { createLimitContext } from './limit-context';
+import { RequestLimitContext } from './limit-context';
 import { LimitExplorer, LimitPlan } from './limit.explorer';
 import { keysOf } from './limit-keys';
 import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
@@ -115,9 +115,9 @@ export class RateLimitGuard implements CanActivate {
     context: ExecutionContext,
     read: GuardedRequest,
   ): Promise<readonly CompiledLimit[]> {
-    const ctx = createLimitContext(context, read.request, () => read.facts.ip);
+    const ctx = new RequestLimitContext(context, read.request, read.facts);
     try {
-      return await applicableLimits(plan, ctx, this.options.skip, (limit) => this.skipped(limit));
+      return await applicableLimits(plan, ctx, this.options.skip, this.skipped);
     } catch (error) {
       if (!(error instanceof InvalidResolvedOptionError)) throw error;
       // Never allow on a value we cannot enforce: the app's mistake, answered as one.
@@ -126,9 +126,9 @@ export class RateLimitGuard implements CanActivate {
     }
   }
 
-  private skipped(limit: PlannedLimit): void {
+  private readonly skipped = (limit: PlannedLimit): void => {
     emitEvent(this.options.onDecision, { outcome: 'skipped', limit: limit.where }, this.logger);
-  }
+  };
 
   /** The 429 thrown on denial; override to change its body or type. */
   protected createException(retryAfterSeconds: number, _context: ExecutionContext): HttpException {

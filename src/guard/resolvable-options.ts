@@ -2,8 +2,8 @@ import { CompiledAlgorithm, LimitKind } from '../algorithms/limit-kind';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { LimitContext } from './limit-context';
 
-/** Builds a limit's algorithm run for one request, from options that depend on it. */
-export type AlgorithmResolver = (ctx: LimitContext) => Promise<CompiledAlgorithm>;
+/** Builds a limit for one request, from options that depend on it. */
+export type Resolver<T> = (ctx: LimitContext) => Promise<T>;
 
 /** A value a function returned that the algorithm refuses; the guard answers 500. */
 export class InvalidResolvedOptionError extends Error {
@@ -26,28 +26,32 @@ const CACHE_MAX = 256;
  * validation), with the result cached per combination of values: the store caches script
  * arguments per params object, so a tier keeps one.
  */
-export function compileAlgorithm(
+export function compileAlgorithm<T>(
   kind: LimitKind,
   options: Record<string, unknown>,
   where: string,
-): { run: CompiledAlgorithm } | { resolve: AlgorithmResolver } {
+  /** Turns a run into what the caller keeps (the limit), once per combination. */
+  finish: (run: CompiledAlgorithm) => T,
+): { run: T } | { resolve: Resolver<T> } {
   const dynamic = kind.optionNames.filter((name) => typeof options[name] === 'function');
-  if (dynamic.length === 0) return { run: kind.compile(options, where) };
+  if (dynamic.length === 0) return { run: finish(kind.compile(options, where)) };
   checkStatics(kind, options, where, dynamic);
-  const cache = new Map<string, CompiledAlgorithm>();
+  const cache = new Map<string, T>();
   return {
     resolve: async (ctx) => {
-      const values = await Promise.all(
-        dynamic.map((name) => (options[name] as (ctx: LimitContext) => unknown)(ctx)),
+      const returned = dynamic.map((name) =>
+        (options[name] as (ctx: LimitContext) => unknown)(ctx),
       );
+      // Await only what is a promise: a sync function costs no extra turn per value.
+      const values = returned.some(isThenable) ? await Promise.all(returned) : returned;
       const id = values.every((value) => typeof value === 'number') ? values.join(',') : undefined;
       const cached = id === undefined ? undefined : cache.get(id);
       if (cached) return cached;
       const resolved = { ...options };
       dynamic.forEach((name, i) => (resolved[name] = values[i]));
-      let run: CompiledAlgorithm;
+      let run: T;
       try {
-        run = kind.compile(resolved, where);
+        run = finish(kind.compile(resolved, where));
       } catch (error) {
         if (!(error instanceof LimiterConfigError)) throw error;
         const shown = dynamic.map((name, i) => `${name} = ${show(values[i])}`);
@@ -63,6 +67,8 @@ export function compileAlgorithm(
     },
   };
 }
+
+const isThenable = (value: unknown) => typeof (value as Promise<unknown>)?.then === 'function';
 
 const show = (value: unknown) => (typeof value === 'string' ? `'${value}'` : String(value));
 
