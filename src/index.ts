@@ -56,3 +56,6 @@ export { KeyStateLimiter } from './algorithms/state-ops/key-state-limiter';
 export type { LimitState } from './algorithms/state-ops/state-ops.model';
 export type { CountMode, StateOptions } from './algorithms/state-ops/state-options';
 export { CountOutcomeInterceptor } from './guard/count-outcome.interceptor';
+export type { RateLimitOutcome } from './guard/rate-limit-event';
+export type { LimitContext, Resolvable, SkipPredicate } from './guard/limit-context';
+export type { ResolvableOptions } from './guard/limit-context';

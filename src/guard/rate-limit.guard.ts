@@ -2,6 +2,7 @@ import {
   CanActivate,
   ExecutionContext,
   HttpException,
+  InternalServerErrorException,
   Inject,
   Injectable,
   Logger,
@@ -12,15 +13,18 @@ import { RateLimitExceededException } from '../errors/rate-limit-exceeded.except
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
-import { CompiledLimit } from './compiled-limit';
+import { CompiledLimit, PlannedLimit } from './compiled-limit';
+import { InvalidResolvedOptionError } from './resolvable-options';
 import { forContext } from './context-exception';
 import { holdUntilDone, once } from '../algorithms/concurrency/concurrency-release';
+import { applicableLimits } from './applicable-limits';
 import { waitWhileConnected } from './client-presence';
-import { LimitExplorer } from './limit.explorer';
+import { RequestLimitContext } from './limit-context';
+import { LimitExplorer, LimitPlan } from './limit.explorer';
 import { keysOf } from './limit-keys';
 import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
-import { RateLimitEvent } from './rate-limit-event';
-import { readRequest } from './request-facts';
+import { decisionEvent, emitEvent } from './rate-limit-event';
+import { GuardedRequest, readRequest } from './request-facts';
 import { giveBack, Taken } from './taken-permits';
 import { DecisionGroup } from '../stores/decision-group';
 import { countOutcomes } from './counted-outcomes';
@@ -33,7 +37,8 @@ type Outcome = Taken;
 /**
  * Enforces every limit declared on a handler and its class. All limits are decided
  * (concurrently, one store round trip each) before anything waits; one denial denies the
- * request. Holds no per-request state: everything lives in locals.
+ * request. A `shadow` limit is decided and reported but neither refuses, delays nor sets
+ * headers. Holds no per-request state: everything lives in locals.
  *
  * @publicApi
  */
@@ -51,9 +56,15 @@ export class RateLimitGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const limits = this.explorer.limitsFor(context.getClass(), context.getHandler());
+    const plan = this.explorer.limitsFor(context.getClass(), context.getHandler());
+    if (plan.length === 0) return true;
+    const read = readRequest(context, this.options);
+    // A plan that is not dynamic holds compiled limits only (no option is a function).
+    const limits = plan.dynamic
+      ? await this.applicable(plan, context, read)
+      : (plan as readonly CompiledLimit[]);
     if (limits.length === 0) return true;
-    const { facts, response } = readRequest(context, this.options);
+    const { facts, response } = read;
     const keys = keysOf(limits, facts, context, this.logger);
     // FailurePolicyStore turns every store failure into null or a fallback decision: never a
     // rejection, so no slot taken by one limit can be stranded by another limit's error.
@@ -62,15 +73,20 @@ export class RateLimitGuard implements CanActivate {
         ? [await this.decide(limits[0], keys[0])]
         : await this.decideAll(limits, keys);
     const outcomes = decided.filter((outcome): outcome is Outcome => outcome !== null);
-    if (outcomes.length < limits.length && this.store.policy === 'deny') {
+    // A shadow limit never refuses: not even when its store is unavailable under 'deny'.
+    const unanswered = decided.some((outcome, i) => outcome === null && !limits[i].shadow);
+    if (unanswered && this.store.policy === 'deny') {
       this.releaseSlots(outcomes);
       await giveBack(this.store, outcomes, this.logger);
       throw forContext(context, new ServiceUnavailableException('Rate limiting is unavailable'));
     }
+    const enforced = plan.hasShadow
+      ? outcomes.filter((outcome) => !outcome.limit.shadow)
+      : outcomes;
     if (outcomes.length === 0) return true; // store unavailable under 'allow'
 
-    const denied = outcomes.filter((outcome) => !outcome.decision.allowed);
-    this.describe(response, denied.length > 0 ? denied : outcomes);
+    const denied = enforced.filter((outcome) => !outcome.decision.allowed);
+    if (enforced.length > 0) this.describe(response, denied.length > 0 ? denied : enforced);
     if (denied.length > 0) {
       this.releaseSlots(outcomes);
       // All or nothing: a denied request keeps nothing any other limit gave it.
@@ -84,7 +100,7 @@ export class RateLimitGuard implements CanActivate {
       );
     }
     this.holdSlots(outcomes, context, response);
-    const waitMs = Math.max(...outcomes.map((outcome) => outcome.decision.waitMs));
+    const waitMs = Math.max(0, ...enforced.map((outcome) => outcome.decision.waitMs));
     if (waitMs > 0 && !(await waitWhileConnected(this.store.sleep(waitMs), response))) {
       // The client left while waiting for its slot: give the slot to the next request now,
       // and run no handler for nobody. (Its concurrency slots went back when it closed.)
@@ -95,6 +111,27 @@ export class RateLimitGuard implements CanActivate {
     return true;
   }
 
+  /** A dynamic plan's limits for this request (skips applied, functions resolved). */
+  private async applicable(
+    plan: LimitPlan,
+    context: ExecutionContext,
+    read: GuardedRequest,
+  ): Promise<readonly CompiledLimit[]> {
+    const ctx = new RequestLimitContext(context, read.request, read.facts);
+    try {
+      return await applicableLimits(plan, ctx, this.options.skip, this.skipped);
+    } catch (error) {
+      if (!(error instanceof InvalidResolvedOptionError)) throw error;
+      // Never allow on a value we cannot enforce: the app's mistake, answered as one.
+      this.logger.error(error.message);
+      throw forContext(context, new InternalServerErrorException());
+    }
+  }
+
+  private readonly skipped = (limit: PlannedLimit): void => {
+    emitEvent(this.options.onDecision, { outcome: 'skipped', limit: limit.where }, this.logger);
+  };
+
   /** The 429 thrown on denial; override to change its body or type. */
   protected createException(retryAfterSeconds: number, _context: ExecutionContext): HttpException {
     return new RateLimitExceededException(retryAfterSeconds);
@@ -103,8 +140,17 @@ export class RateLimitGuard implements CanActivate {
   /** The limit's decision, or null when the store could not answer (and no fallback did). */
   /** Several limits, all or nothing where the store can (see taken-permits.ts). */
   private decideAll(limits: readonly CompiledLimit[], keys: string[]) {
-    const group = new DecisionGroup(limits.length);
-    return Promise.all(limits.map((limit, i) => this.decide(limit, keys[i], group)));
+    // A shadow limit never refuses, so it is no member: the others are sent first, together.
+    const members = limits.filter((limit) => !limit.shadow).length;
+    const group = members > 1 ? new DecisionGroup(members) : undefined;
+    const decided = new Array<Promise<Outcome | null>>(limits.length);
+    limits.forEach((limit, i) => {
+      if (!limit.shadow) decided[i] = this.decide(limit, keys[i], group);
+    });
+    limits.forEach((limit, i) => {
+      if (limit.shadow) decided[i] = this.decide(limit, keys[i]);
+    });
+    return Promise.all(decided);
   }
 
   private async decide(
@@ -130,24 +176,12 @@ export class RateLimitGuard implements CanActivate {
     );
     if (decision) {
       if (this.options.onDecision) {
-        this.emit({
-          outcome: decision.allowed ? 'allowed' : 'denied',
-          limit: limit.where,
-          key,
-          decision,
-        });
+        const event = decisionEvent(limit.where, key, decision, limit.shadow);
+        emitEvent(this.options.onDecision, event, this.logger);
       }
       return { limit, key, request, decision, atMs: performance.now(), group };
     }
     return null;
-  }
-
-  private emit(event: RateLimitEvent): void {
-    try {
-      this.options.onDecision?.(event);
-    } catch (error) {
-      this.logger.error(`onDecision threw: ${(error as Error)?.message ?? String(error)}`);
-    }
   }
 
   /** Headers describe the limit with the least remaining. */
@@ -161,7 +195,7 @@ export class RateLimitGuard implements CanActivate {
   }
 
   private holdSlots(outcomes: Outcome[], context: ExecutionContext, response: unknown): void {
-    const held = outcomes.filter((outcome) => outcome.limit.holdsSlot);
+    const held = outcomes.filter((outcome) => outcome.limit.holdsSlot && outcome.decision.allowed);
     if (held.length === 0) return;
     holdUntilDone(
       context,

@@ -1,10 +1,12 @@
 import { SlidingWindowOptions } from './sliding-window.model';
 import { KeyOptions } from '../../decorators/limit-definition';
+import { ResolvableOptions } from '../../guard/limit-context';
 import { stateLimitDecorator } from '../state-ops/state-limit-decorator';
 import { StateOptions } from '../state-ops/state-options';
 
 /** Options of {@link SlidingWindowLimit}: `limit` requests within any `window` seconds. */
-export interface SlidingWindowLimitOptions extends SlidingWindowOptions, KeyOptions, StateOptions {}
+export interface SlidingWindowLimitOptions
+  extends ResolvableOptions<SlidingWindowOptions>, KeyOptions, StateOptions {}
 
 /**
  * Exact sliding window: never more than `limit` requests within any `window` seconds,

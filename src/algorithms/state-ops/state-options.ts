@@ -1,5 +1,6 @@
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
+import type { Resolvable } from '../../guard/limit-context';
 import { blockMicros } from './state-ops.model';
 
 /** Which outcomes of a request count against a limit (DESIGN §9). @publicApi */
@@ -11,7 +12,7 @@ export interface StateOptions {
    * Seconds a key stays denied after a denial, on every server, whatever the algorithm
    * would say; `Retry-After` gives the time left. Requests refused meanwhile don't extend it.
    */
-  block?: number;
+  block?: Resolvable<number>;
   /**
    * Which requests count (default 'all'): with 'failures', a request answered with status
    * < 400 gives its permits back when it finishes; with 'successes', one answered >= 400,

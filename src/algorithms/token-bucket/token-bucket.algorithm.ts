@@ -27,6 +27,7 @@ export const tokenBucketCore: LimiterAlgorithm<
   // A refund is never denied, and must always reach the store.
   denialScope: (request) =>
     request.refund ? undefined : `${request.permits}/${request.timeoutMicros}`,
+  isDecision: (request) => !request.refund,
 };
 
 /** The same with blocks kept in its key (state-ops.model.ts): what the limits run. */

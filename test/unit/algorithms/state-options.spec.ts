@@ -1,10 +1,10 @@
-import { compileLimit } from '../../../src/guard/compiled-limit';
+import { CompiledLimit, compileLimit } from '../../../src/guard/compiled-limit';
 import { LimiterConfigError, MemoryStore, RateLimiterFactory } from '../../../src';
 
 /** `block` and `count` are checked when the app starts, naming the decorator and handler. */
 describe('block and count options', () => {
   const compile = (kind: string, decorator: string, options: Record<string, unknown>) =>
-    compileLimit({ kind, decorator, options }, 'AuthController.login', '');
+    compileLimit({ kind, decorator, options }, 'AuthController.login', '') as CompiledLimit;
 
   it('accepts block in seconds and the three count modes', () => {
     const limit = compile('fixedWindow', '@CountLimit', {
