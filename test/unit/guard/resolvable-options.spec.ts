@@ -5,15 +5,23 @@ import { CompiledLimit, compileLimit, ResolvableLimit } from '../../../src/guard
 
 /** Valid values of every numeric option, per algorithm (a new algorithm must add its own). */
 const VALUES: Record<string, Record<string, number>> = {
-  tokenBucket: { rate: 2, burst: 3, permits: 2, timeout: 1, expire: 30, initialPermits: 4 },
-  fixedWindow: { limit: 3, period: 7 },
-  slidingWindow: { limit: 3, window: 7 },
+  tokenBucket: {
+    rate: 2,
+    burst: 3,
+    permits: 2,
+    timeout: 1,
+    expire: 30,
+    initialPermits: 4,
+    block: 60,
+  },
+  fixedWindow: { limit: 3, period: 7, block: 60 },
+  slidingWindow: { limit: 3, window: 7, block: 60 },
   concurrency: { max: 3, lease: 7 },
-  leakyBucket: { capacity: 3, rate: 2 },
-  approximateSlidingWindow: { limit: 3, window: 7 },
+  leakyBucket: { capacity: 3, rate: 2, block: 60 },
+  approximateSlidingWindow: { limit: 3, window: 7, block: 60 },
 };
-/** Options that are not numbers (they select a variant): not resolvable. */
-const NOT_NUMERIC = ['approximate'];
+/** Options that are not numbers (a variant's switch, which outcomes count): not resolvable. */
+const NOT_NUMERIC = ['approximate', 'count'];
 
 const ctx: LimitContext = {
   request: {},
