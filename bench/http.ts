@@ -1,0 +1,123 @@
+// One Nest route on Express per variant, each app in its own process, loaded by wrk (or
+// autocannon) in interleaved rounds, with the app's CPU per request served. Then a flood of
+// 1,000 requests on a denied route.
+import { ChildProcess, fork } from 'node:child_process';
+import { Agent, get } from 'node:http';
+import { join } from 'node:path';
+import { HTTP_VARIANTS, HttpVariant } from './http-app';
+import { HttpRun, LoadOptions, loadTool, runHttpLoad } from './http-load';
+import { BenchRedis, commandCounts, countsSince } from './redis';
+import { inRoundOrder } from './stats';
+
+interface App {
+  variant: HttpVariant;
+  port: number;
+  child: ChildProcess;
+}
+
+/** The next IPC message of an app; rejects if it exits first. */
+function nextMessage<T>(app: Pick<App, 'child' | 'variant'>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number) => reject(new Error(`app ${app.variant} exited with ${code}`));
+    app.child.once('exit', onExit);
+    app.child.once('message', (message) => {
+      app.child.off('exit', onExit);
+      resolve(message as T);
+    });
+  });
+}
+
+async function startApp(variant: HttpVariant, redisUrl: string): Promise<App> {
+  const child = fork(join(__dirname, 'http-app.js'), [variant, redisUrl], { stdio: 'inherit' });
+  // However the bench ends, no app outlives it.
+  process.once('exit', () => child.kill('SIGKILL'));
+  const { port } = await nextMessage<{ port: number }>({ child, variant });
+  return { variant, port, child };
+}
+
+async function appCpuUs(app: App): Promise<number> {
+  app.child.send('cpu');
+  const { user, system } = await nextMessage<NodeJS.CpuUsage>(app);
+  return user + system;
+}
+
+export interface HttpMeasure extends HttpRun {
+  /** CPU µs (user + system) of the app process per request served. */
+  appCpuUs: number;
+}
+
+async function measure(tool: string, app: App, load: LoadOptions): Promise<HttpMeasure> {
+  const cpuBefore = await appCpuUs(app);
+  const run = await runHttpLoad(tool, `http://127.0.0.1:${app.port}/hello`, load);
+  return { ...run, appCpuUs: ((await appCpuUs(app)) - cpuBefore) / run.requests };
+}
+
+/** `count` GETs over keep-alive sockets, 50 at a time; the count of each status. */
+async function hammer(port: number, path: string, count: number): Promise<Record<number, number>> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 50 });
+  const statuses: Record<number, number> = {};
+  let next = 0;
+  const one = () =>
+    new Promise<void>((resolve, reject) =>
+      get({ host: '127.0.0.1', port, path, agent }, (res) => {
+        statuses[res.statusCode ?? 0] = (statuses[res.statusCode ?? 0] ?? 0) + 1;
+        res.resume().on('end', resolve);
+      }).on('error', reject),
+    );
+  const worker = async () => {
+    while (next++ < count) await one();
+  };
+  await Promise.all(Array.from({ length: Math.min(50, count) }, worker));
+  agent.destroy();
+  return statuses;
+}
+
+export interface HttpResults {
+  tool: string;
+  load: LoadOptions & { rounds: number };
+  runs: Record<HttpVariant, HttpMeasure[]>;
+  /** Redis commands for 1,000 requests on an already denied route, and their statuses. */
+  flood: Partial<Record<HttpVariant, { commands: number; statuses: Record<number, number> }>>;
+}
+
+export async function httpBench(
+  redis: BenchRedis,
+  { rounds, duration, log }: { rounds: number; duration: number; log: (line: string) => void },
+): Promise<HttpResults> {
+  const tool = loadTool();
+  const load = { connections: 50, duration };
+  const variants = Object.keys(HTTP_VARIANTS) as HttpVariant[];
+  const apps: App[] = [];
+  try {
+    for (const variant of variants) apps.push(await startApp(variant, redis.url));
+    const runs: HttpResults['runs'] = { none: [], ours: [], throttler: [] };
+    // Round 0 warms every app up and is not recorded.
+    for (let round = 0; round <= rounds; round++) {
+      for (const app of inRoundOrder(apps, round)) {
+        await redis.onEachMaster('FLUSHALL');
+        const result = await measure(tool, app, round ? load : { ...load, duration: 2 });
+        if (round === 0) continue;
+        runs[app.variant].push(result);
+        log(
+          `  HTTP round ${round} ${app.variant.padEnd(9)} ${Math.round(result.requestsPerSecond)} req/s, ` +
+            `app CPU ${result.appCpuUs.toFixed(1)} µs per request, failures ${result.failures}`,
+        );
+      }
+    }
+    const flood: HttpResults['flood'] = {};
+    for (const app of apps.filter((a) => a.variant !== 'none')) {
+      await hammer(app.port, '/flood', 2); // one allowed, one denied: the key is now denied
+      const before = await commandCounts(redis);
+      const statuses = await hammer(app.port, '/flood', 1000);
+      const { all } = countsSince(before, await commandCounts(redis));
+      flood[app.variant] = { commands: all, statuses };
+      log(`  HTTP flood ${app.variant}: ${all} Redis commands, ${JSON.stringify(statuses)}`);
+    }
+    return { tool, load: { ...load, rounds }, runs, flood };
+  } finally {
+    for (const app of apps) {
+      if (app.child.connected) app.child.send('close');
+      setTimeout(() => app.child.kill('SIGKILL'), 5000).unref();
+    }
+  }
+}

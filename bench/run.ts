@@ -1,0 +1,95 @@
+// `npm run bench`: every section on Redis servers of its own, then the targets, written to
+// BENCHMARKS.md and bench/results/latest.json.
+//   --quick   one short round of everything; writes bench/results/quick.json only
+//   --report  rewrites BENCHMARKS.md from bench/results/latest.json
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { floodBench } from './flood';
+import { httpBench } from './http';
+import { CLUSTER, libraryBench, STANDALONE } from './library';
+import { memoryBench } from './memory';
+import { BenchRedis, clusterRedis, standaloneRedis } from './redis';
+import { renderMarkdown } from './report';
+import { evaluateTargets, Results } from './targets';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const RESULTS = join(ROOT, 'bench', 'results');
+const quick = process.argv.includes('--quick');
+const log = (line: string) => console.log(line);
+
+const version = (name: string): string =>
+  JSON.parse(readFileSync(require.resolve(`${name}/package.json`, { paths: [ROOT] }), 'utf8'))
+    .version;
+
+async function withRedis<T>(start: () => Promise<BenchRedis>, run: (r: BenchRedis) => Promise<T>) {
+  const redis = await start();
+  try {
+    return await run(redis);
+  } finally {
+    await redis.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--report')) {
+    const results = JSON.parse(readFileSync(join(RESULTS, 'latest.json'), 'utf8'));
+    writeFileSync(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(results));
+    return;
+  }
+  const started = Date.now();
+  const rounds = quick ? 1 : 10;
+  const total = quick ? 20_000 : 100_000;
+  const partial: Partial<Results> = {
+    startedAt: new Date(started).toISOString(),
+    quick,
+    machine: {
+      cores: availableParallelism(),
+      cpu: cpus()[0]?.model ?? 'unknown',
+      memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
+      node: process.version,
+      ...Object.fromEntries(
+        ['ioredis', 'rate-limiter-flexible', '@nestjs/throttler'].map((n) => [n, version(n)]),
+      ),
+    },
+  };
+  await withRedis(standaloneRedis, async (redis) => {
+    const [info] = await redis.onEachMaster('INFO', 'server');
+    partial.machine = {
+      ...partial.machine,
+      redis: /redis_version:(\S+)/.exec(String(info))?.[1] ?? '?',
+    };
+    log('library level, one Redis');
+    partial.standalone = await libraryBench(redis, STANDALONE, { rounds, total, log });
+    log('flood');
+    partial.flood = await floodBench(redis);
+    log('memory');
+    partial.memory = await memoryBench(redis);
+    log('HTTP level');
+    partial.http = await httpBench(redis, { rounds: quick ? 1 : 12, duration: quick ? 2 : 4, log });
+  });
+  log('library level, Redis Cluster');
+  partial.cluster = await withRedis(clusterRedis, (redis) =>
+    libraryBench(redis, CLUSTER, { rounds, total, log }),
+  );
+  const results = { ...partial, durationSeconds: (Date.now() - started) / 1000 } as Results;
+
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(
+    join(RESULTS, quick ? 'quick.json' : 'latest.json'),
+    JSON.stringify(results, null, 2),
+  );
+  if (!quick) writeFileSync(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(results));
+  log('\ntargets:');
+  for (const v of evaluateTargets(results))
+    log(`  ${v.met ? 'met   ' : 'MISSED'} ${v.target}: ${v.measured}`);
+  log(`\ndone in ${Math.round(results.durationSeconds)} s`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
