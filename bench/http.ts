@@ -6,6 +6,7 @@ import { Agent, get } from 'node:http';
 import { join } from 'node:path';
 import { HTTP_VARIANTS, HttpVariant } from './http-app';
 import { HttpRun, LoadOptions, loadTool, runHttpLoad } from './http-load';
+import { Decide, runLoad } from './load';
 import { BenchRedis, commandCounts, countsSince } from './redis';
 import { inRoundOrder } from './stats';
 
@@ -52,32 +53,24 @@ async function measure(tool: string, app: App, load: LoadOptions): Promise<HttpM
   return { ...run, appCpuUs: ((await appCpuUs(app)) - cpuBefore) / run.requests };
 }
 
-/** `count` GETs over keep-alive sockets, 50 at a time; the count of each status. */
-async function hammer(port: number, path: string, count: number): Promise<Record<number, number>> {
+/** decide() as a GET of `path` on keep-alive sockets: allowed when the status is 200. */
+function getter(port: number, path: string): { decide: Decide; agent: Agent } {
   const agent = new Agent({ keepAlive: true, maxSockets: 50 });
-  const statuses: Record<number, number> = {};
-  let next = 0;
-  const one = () =>
-    new Promise<void>((resolve, reject) =>
-      get({ host: '127.0.0.1', port, path, agent }, (res) => {
-        statuses[res.statusCode ?? 0] = (statuses[res.statusCode ?? 0] ?? 0) + 1;
-        res.resume().on('end', resolve);
-      }).on('error', reject),
+  const decide = () =>
+    new Promise<boolean>((resolve, reject) =>
+      get({ host: '127.0.0.1', port, path, agent }, (res) =>
+        res.resume().on('end', () => resolve(res.statusCode === 200)),
+      ).on('error', reject),
     );
-  const worker = async () => {
-    while (next++ < count) await one();
-  };
-  await Promise.all(Array.from({ length: Math.min(50, count) }, worker));
-  agent.destroy();
-  return statuses;
+  return { decide, agent };
 }
 
 export interface HttpResults {
   tool: string;
   load: LoadOptions & { rounds: number };
   runs: Record<HttpVariant, HttpMeasure[]>;
-  /** Redis commands for 1,000 requests on an already denied route, and their statuses. */
-  flood: Partial<Record<HttpVariant, { commands: number; statuses: Record<number, number> }>>;
+  /** Redis commands for 1,000 requests on an already denied route, and how many were denied. */
+  flood: Partial<Record<HttpVariant, { commands: number; denied: number }>>;
 }
 
 export async function httpBench(
@@ -106,12 +99,16 @@ export async function httpBench(
     }
     const flood: HttpResults['flood'] = {};
     for (const app of apps.filter((a) => a.variant !== 'none')) {
-      await hammer(app.port, '/flood', 2); // one allowed, one denied: the key is now denied
+      const { decide, agent } = getter(app.port, '/flood');
+      await runLoad(decide, { total: 2, inFlight: 1, keys: [''] }); // allowed, then denied
       const before = await commandCounts(redis);
-      const statuses = await hammer(app.port, '/flood', 1000);
-      const { all } = countsSince(before, await commandCounts(redis));
-      flood[app.variant] = { commands: all, statuses };
-      log(`  HTTP flood ${app.variant}: ${all} Redis commands, ${JSON.stringify(statuses)}`);
+      const { allowed } = await runLoad(decide, { total: 1000, inFlight: 50, keys: [''] });
+      agent.destroy();
+      flood[app.variant] = {
+        commands: countsSince(before, await commandCounts(redis)).all,
+        denied: 1000 - allowed,
+      };
+      log(`  HTTP flood ${app.variant}: ${JSON.stringify(flood[app.variant])}`);
     }
     return { tool, load: { ...load, rounds }, runs, flood };
   } finally {

@@ -1,6 +1,5 @@
 // MEMORY USAGE of one limit's key (a 30-character Redis key) per algorithm at limits 10, 1,000
 // and 10,000, each used up to its limit (the most state it keeps), and the keys one limit makes.
-import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import type { Redis } from 'ioredis';
 import { RateLimiterFactory, RedisStore } from 'nestjs-limiter';
 import { rlf } from './library';
@@ -14,20 +13,18 @@ interface Subject {
   label: string;
   /** decide() for the limit `limit`. */
   make(limit: number): Decide;
-  /** The Redis key of the key given to decide(); every subject's is KEY_LENGTH characters. */
-  redisKey(key: string): string;
-  keyLength: number;
+  /** What the subject puts before the key it is given, in the Redis key. */
+  keyPrefix: string;
 }
 
 function subjects(client: Redis): Record<string, Subject> {
   const factory = new RateLimiterFactory(new RedisStore({ client, cacheDenials: false }));
+  // `prefix: ''`: the Redis key is the key itself.
   const ours = (label: string, make: (limit: number) => Decide): Subject => ({
     label: `nestjs-limiter ${label}`,
     make,
-    redisKey: (key) => key, // `prefix: ''`: the Redis key is the key itself
-    keyLength: KEY_LENGTH,
+    keyPrefix: '',
   });
-  const nestlab = new ThrottlerStorageRedisService(client);
   return {
     tokenBucket: ours(
       'token bucket (rate limit/60, burst 60)',
@@ -63,15 +60,7 @@ function subjects(client: Redis): Record<string, Subject> {
     rlf: {
       label: 'rate-limiter-flexible RateLimiterRedis (duration 60)',
       make: (limit) => rlf(false, limit).make(client),
-      redisKey: (key) => `rlf:${key}`,
-      keyLength: KEY_LENGTH - 'rlf:'.length,
-    },
-    nestlab: {
-      label: '@nest-lab/throttler-storage-redis (ttl 60 s)',
-      make: (limit) => (key) =>
-        nestlab.increment(key, 60_000, limit, 60_000, 'd').then((r) => !r.isBlocked),
-      redisKey: (key) => `{${key}:d}:hits`,
-      keyLength: KEY_LENGTH - '{:d}:hits'.length,
+      keyPrefix: 'rlf:',
     },
   };
 }
@@ -96,7 +85,7 @@ export async function memoryBench(redis: BenchRedis): Promise<MemoryRow[]> {
   cases.unshift({ ...cases[0], requests: 3 });
   for (const { id, subject, limit, requests } of cases) {
     await client.flushall();
-    const key = `m:${id}:${limit}:`.padEnd(subject.keyLength, 'x');
+    const key = `m:${id}:${limit}:`.padEnd(KEY_LENGTH - subject.keyPrefix.length, 'x');
     const { allowed } = await runLoad(subject.make(limit), {
       total: requests,
       inFlight: 200,
@@ -104,7 +93,7 @@ export async function memoryBench(redis: BenchRedis): Promise<MemoryRow[]> {
     });
     if (allowed !== requests)
       throw new Error(`memory ${id} ${limit}: ${allowed} of ${requests} allowed`);
-    const redisKey = subject.redisKey(key);
+    const redisKey = subject.keyPrefix + key;
     rows.push({
       id,
       label: subject.label,

@@ -1,6 +1,7 @@
 // BENCHMARKS.md from one run's results, with the analysis of bench/analysis.md appended.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { HttpMeasure, HttpResults } from './http';
 import type { HttpVariant } from './http-app';
 import type { Row } from './library';
 import { LOAD } from './library';
@@ -9,25 +10,20 @@ import { evaluateTargets, int, Results, us } from './targets';
 
 const ms = (n: number) => n.toFixed(2);
 
-function table(header: string[], rows: (string | number)[][]): string {
-  return [
-    `| ${header.join(' | ')} |`,
-    `|${header.map(() => '---').join('|')}|`,
-    ...rows.map((row) => `| ${row.join(' | ')} |`),
-  ].join('\n');
+/** A Markdown table; `header` is the column names joined by '|'. */
+function table(header: string, rows: (string | number)[][]): string {
+  const names = header.split('|');
+  return [`| ${names.join(' | ')} |`, `|${names.map(() => '---').join('|')}|`]
+    .concat(rows.map((row) => `| ${row.join(' | ')} |`))
+    .join('\n');
 }
+
+const LIBRARY_COLUMNS =
+  'contender|decisions/s|each round|p50 / p99 ms|script calls per decision|Node CPU per decision|Redis CPU per decision';
 
 function libraryTable(rows: Record<string, Row>): string {
   return table(
-    [
-      'contender',
-      'decisions/s',
-      'each round',
-      'p50 / p99 ms',
-      'script calls per decision',
-      'Node CPU per decision',
-      'Redis CPU per decision',
-    ],
+    LIBRARY_COLUMNS,
     Object.values(rows).map((row) => [
       row.label,
       `**${int(median(row.perSecond))}**`,
@@ -40,18 +36,20 @@ function libraryTable(rows: Record<string, Row>): string {
   );
 }
 
-function httpTable(results: Results): string {
-  const { runs } = results.http;
+function httpTable({ runs }: HttpResults): string {
   return table(
-    ['variant', 'requests/s', 'each round', 'p50 / p99 ms', 'app CPU per request', 'failures'],
-    (Object.keys(runs) as HttpVariant[]).map((variant) => [
-      variant,
-      `**${int(median(runs[variant].map((r) => r.requestsPerSecond)))}**`,
-      runs[variant].map((r) => int(r.requestsPerSecond)).join(', '),
-      `${ms(median(runs[variant].map((r) => r.p50Ms)))} / ${ms(median(runs[variant].map((r) => r.p99Ms)))}`,
-      us(median(runs[variant].map((r) => r.appCpuUs))),
-      runs[variant].reduce((sum, r) => sum + r.failures, 0),
-    ]),
+    'variant|requests/s|each round|p50 / p99 ms|app CPU per request|failures',
+    (Object.keys(runs) as HttpVariant[]).map((variant) => {
+      const of = (figure: (run: HttpMeasure) => number) => median(runs[variant].map(figure));
+      return [
+        variant,
+        `**${int(of((r) => r.requestsPerSecond))}**`,
+        runs[variant].map((r) => int(r.requestsPerSecond)).join(', '),
+        `${ms(of((r) => r.p50Ms))} / ${ms(of((r) => r.p99Ms))}`,
+        us(of((r) => r.appCpuUs)),
+        runs[variant].reduce((sum, r) => sum + r.failures, 0),
+      ];
+    }),
   );
 }
 
@@ -76,18 +74,15 @@ export function renderMarkdown(results: Results): string {
     '## Targets (issue 12)',
     '',
     table(
-      ['target', 'measured', 'verdict'],
+      'target|measured|verdict',
       verdicts.map((v) => [v.target, v.measured, v.met ? 'met' : '**missed**']),
     ),
     '',
-    ...(missed.length
-      ? [
-          'Missed, with this run’s figures (see the analysis below for the reasons):',
-          '',
-          ...missed.map((v) => `- **${v.target}**: ${v.reason}`),
-          '',
-        ]
-      : []),
+    ...missed.flatMap((v, i) => [
+      ...(i ? [] : ['Missed, with this run’s figures (the analysis below has the reasons):', '']),
+      `- **${v.target}**: ${v.reason}`,
+      '',
+    ]),
     '## Library level, one Redis',
     '',
     `${LOAD.inFlight} decisions in flight over ${int(LOAD.keyCount)} keys, ${rounds} interleaved rounds, medians. Limits are high so`,
@@ -111,23 +106,20 @@ export function renderMarkdown(results: Results): string {
     `(${http.load.connections} connections, ${http.load.duration} s × ${http.load.rounds} interleaved rounds).`,
     'App CPU per request is `process.cpuUsage()` of the app over a round, over the requests it served.',
     '',
-    httpTable(results),
+    httpTable(http),
     '',
     '## Flood',
     '',
     'Redis commands (scripts and the commands they run, `INFO commandstats`) for 1,000 requests from one key',
     'already denied, 50 in flight.',
     '',
-    table(
-      ['contender', 'Redis commands per 1,000 denied'],
-      [
-        ...Object.entries(results.flood).map(([id, commands]) => [`library ${id}`, commands]),
-        ...Object.entries(http.flood).map(([variant, f]) => [
-          `HTTP ${variant} (${JSON.stringify(f?.statuses)})`,
-          f?.commands ?? '–',
-        ]),
-      ],
-    ),
+    table('contender|Redis commands per 1,000 denied', [
+      ...Object.entries(results.flood).map(([id, commands]) => [`library ${id}`, commands]),
+      ...Object.entries(http.flood).map(([variant, f]) => [
+        `HTTP ${variant} (${f?.denied} denied)`,
+        f?.commands ?? '–',
+      ]),
+    ]),
     '',
     '## Memory',
     '',
@@ -135,11 +127,11 @@ export function renderMarkdown(results: Results): string {
     'largest state), and the keys one limit makes.',
     '',
     table(
-      ['algorithm', 'limit', 'requests', 'bytes', 'keys per limit', 'encoding'],
+      'algorithm|limit|requests|bytes|keys per limit|encoding',
       results.memory.map((r) => [
         r.label,
-        int(r.limit),
-        int(r.requests),
+        r.limit,
+        r.requests,
         r.bytes,
         r.keysPerLimit,
         r.encoding,
