@@ -7,6 +7,7 @@ import {
   CanActivate,
   ExecutionContext,
   Inject,
+  DynamicModule,
 } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { LimitExplorer } from './guard/limit.explorer';
@@ -92,6 +93,11 @@ export class RateLimiterModule
 {
   constructor(private readonly store: LimiterStore) {
     super();
+  }
+
+  /** `forRoot()` with no options: the in-memory store and every default. */
+  static override forRoot(options: RateLimiterModuleOptions = {}): DynamicModule {
+    return super.forRoot(options);
   }
 
   /** Closes the Redis connection the module created; a client passed in stays open. */

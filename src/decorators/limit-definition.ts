@@ -10,23 +10,11 @@ export interface KeyOptions {
   limitType?: LimitType;
 }
 
-/** The names of the algorithms a decorator can ask for. */
-export type LimitKindName =
-  'tokenBucket' | 'fixedWindow' | 'slidingWindow' | 'concurrency' | 'leakyBucket';
-
 /** What a limit decorator records: read and compiled once at start-up. */
 export interface LimitDefinition {
-  kind: LimitKindName;
+  /** The algorithm's kind name, as `src/algorithms/registry.ts` lists it. */
+  kind: string;
   /** The decorator's name for messages, e.g. `@RateLimit`. */
   decorator: string;
   options: KeyOptions & Record<string, unknown>;
 }
-
-/** Each algorithm's key prefix, shared by its decorator and its factory method. */
-export const DEFAULT_PREFIXES: Record<LimitKindName, string> = {
-  tokenBucket: 'rateLimit:',
-  fixedWindow: 'countLimit:',
-  slidingWindow: 'slidingWindow:',
-  concurrency: 'concurrency:',
-  leakyBucket: 'leakyBucket:',
-};

@@ -1,4 +1,6 @@
-import { DEFAULT_PREFIXES, LimitDefinition } from '../decorators/limit-definition';
+import { CompiledAlgorithm, LimitKind } from '../algorithms/limit-kind';
+import { limitKindFor, variantSwitches } from '../algorithms/registry';
+import { LimitDefinition } from '../decorators/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { keyPart } from '../keys/key-builder';
 import { KeyContext, evaluateKeyTemplate } from '../keys/key-template.evaluator';
@@ -9,7 +11,6 @@ import {
 } from '../keys/key-template.parser';
 import { LimitType } from '../keys/limit-type.enum';
 import { limiterMessages } from '../rate-limiter.messages';
-import { CompiledAlgorithm, LIMIT_KINDS } from './limit-kinds';
 
 /** What a key may depend on, resolved once per request. */
 export interface RequestFacts {
@@ -35,16 +36,27 @@ const KEY_OPTION_NAMES = ['key', 'prefix', 'limitType'];
  */
 export function keySpecOf(definition: LimitDefinition): string {
   const { options } = definition;
+  const kind = kindOf(definition);
   return [
-    definition.kind,
-    prefixOf(definition),
+    kind.name,
+    prefixOf(definition, kind),
     limitTypeOf(options),
     String(options.key ?? ''),
   ].join('\0');
 }
 
-function prefixOf(definition: LimitDefinition): string {
-  return definition.options.prefix ?? DEFAULT_PREFIXES[definition.kind];
+/** The definition's kind, or the variant its options select. */
+export function kindOf(definition: LimitDefinition): LimitKind {
+  const kind = limitKindFor(definition.kind, definition.options);
+  if (!kind)
+    throw new LimiterConfigError(
+      `${definition.decorator}: unknown limit kind '${definition.kind}'`,
+    );
+  return kind;
+}
+
+function prefixOf(definition: LimitDefinition, kind: LimitKind): string {
+  return definition.options.prefix ?? kind.defaultPrefix;
 }
 
 /** A `key` template without `limitType` means CUSTOM; neither means METHOD. */
@@ -64,21 +76,22 @@ export function compileLimit(
   occurrence = 1,
 ): CompiledLimit {
   const where = `${definition.decorator} on ${handlerName}`;
-  const kind = LIMIT_KINDS[definition.kind];
+  const kind = kindOf(definition);
   const { options } = definition;
+  const known = [...KEY_OPTION_NAMES, ...kind.optionNames, ...variantSwitches(definition.kind)];
   for (const name of Object.keys(options)) {
-    if (!KEY_OPTION_NAMES.includes(name) && !kind.optionNames.includes(name)) {
+    if (!known.includes(name)) {
       throw new LimiterConfigError(
         limiterMessages.invalidOption(
           where,
           name,
           options[name],
-          `one of ${[...KEY_OPTION_NAMES, ...kind.optionNames].join(', ')} (unknown option)`,
+          `one of ${[...new Set(known)].join(', ')} (unknown option)`,
         ),
       );
     }
   }
-  const prefix = prefixOf(definition);
+  const prefix = prefixOf(definition, kind);
   if (typeof prefix !== 'string') {
     throw new LimiterConfigError(
       limiterMessages.invalidOption(where, 'prefix', prefix, 'a string'),
@@ -87,7 +100,7 @@ export function compileLimit(
   return {
     ...kind.compile(options, where),
     where,
-    policyName: prefix.replace(/:$/, '') || definition.kind,
+    policyName: prefix.replace(/:$/, '') || kind.name,
     key: compileKey(
       options,
       where,

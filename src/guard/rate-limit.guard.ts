@@ -11,13 +11,13 @@ import {
 import { Decision } from '../algorithms/decision';
 import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception';
 import { KeyValueInvalidError, KeyValueMissingError } from '../keys/key-template.evaluator';
-import { sleep } from '../limiter/sleep';
+import { sleep } from '../algorithms/sleep';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { ProtectedStore } from '../stores/protected.store';
 import { CompiledLimit, RequestFacts } from './compiled-limit';
 import { forContext } from './context-exception';
-import { holdUntilDone, once } from './concurrency-release';
+import { holdUntilDone, once } from '../algorithms/concurrency/concurrency-release';
 import { LimitExplorer } from './limit.explorer';
 import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
 import { RateLimitEvent } from './rate-limit-event';

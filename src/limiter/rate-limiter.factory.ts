@@ -1,45 +1,32 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import {
-  FixedWindowOptions,
-  fixedWindowParams,
-} from '../algorithms/fixed-window/fixed-window.model';
-import {
-  TokenBucketOptions,
-  tokenBucketParams,
-} from '../algorithms/token-bucket/token-bucket.model';
-import {
-  SlidingWindowOptions,
-  slidingWindowParams,
-} from '../algorithms/sliding-window/sliding-window.model';
-import { ConcurrencyOptions, concurrencyParams } from '../algorithms/concurrency/concurrency.model';
-import {
-  LeakyBucketOptions,
-  leakyBucketParams,
-} from '../algorithms/leaky-bucket/leaky-bucket.model';
-import { DEFAULT_PREFIXES, LimitKindName } from '../decorators/limit-definition';
+import { ConcurrencyLimiter } from '../algorithms/concurrency/concurrency.limiter';
+import { concurrencyKind } from '../algorithms/concurrency/concurrency.kind';
+import { ConcurrencyOptions } from '../algorithms/concurrency/concurrency.model';
+import { CountLimiter } from '../algorithms/fixed-window/fixed-window.limiter';
+import { fixedWindowKind } from '../algorithms/fixed-window/fixed-window.kind';
+import { FixedWindowOptions } from '../algorithms/fixed-window/fixed-window.model';
+import { LeakyBucketLimiter } from '../algorithms/leaky-bucket/leaky-bucket.limiter';
+import { leakyBucketKind } from '../algorithms/leaky-bucket/leaky-bucket.kind';
+import { LeakyBucketOptions } from '../algorithms/leaky-bucket/leaky-bucket.model';
+import { LimitKind } from '../algorithms/limit-kind';
+import { limitKindFor } from '../algorithms/registry';
+import { SlidingWindowLimiter } from '../algorithms/sliding-window/sliding-window.limiter';
+import { slidingWindowKind } from '../algorithms/sliding-window/sliding-window.kind';
+import { SlidingWindowOptions } from '../algorithms/sliding-window/sliding-window.model';
+import { TokenBucketLimiter } from '../algorithms/token-bucket/token-bucket.limiter';
+import { tokenBucketKind } from '../algorithms/token-bucket/token-bucket.kind';
+import { TokenBucketOptions } from '../algorithms/token-bucket/token-bucket.model';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { limiterMessages } from '../rate-limiter.messages';
 import { LimiterStore } from '../stores/limiter-store';
-import { ConcurrencyLimiter } from './concurrency.limiter';
-import { CountLimiter } from './count.limiter';
-import { LeakyBucketLimiter } from './leaky-bucket.limiter';
 import { LimiterCache, LimiterCacheOptions } from './limiter-cache';
-import { SlidingWindowLimiter } from './sliding-window.limiter';
-import { TokenBucketLimiter } from './token-bucket.limiter';
 
 /** The part of the module options the factory uses. */
 export interface RateLimiterFactoryOptions {
   keyPrefix?: string;
   cache?: LimiterCacheOptions;
 }
-
-/** Each limiter's options that make a configuration, in a fixed order for the cache. */
-const TOKEN_BUCKET_OPTIONS = ['rate', 'burst', 'expire', 'initialPermits', 'prefix'];
-const FIXED_WINDOW_OPTIONS = ['limit', 'period', 'prefix'];
-const SLIDING_WINDOW_OPTIONS = ['limit', 'window', 'prefix'];
-const CONCURRENCY_OPTIONS = ['max', 'lease', 'prefix'];
-const LEAKY_BUCKET_OPTIONS = ['capacity', 'rate', 'prefix'];
 
 /**
  * A limiter's key. The Redis key is `keyPrefix + prefix + key`, the decorators' layout: the
@@ -66,50 +53,31 @@ export interface KeyedOptions {
  */
 @Injectable()
 export class RateLimiterFactory {
-  private readonly caches: Record<LimitKindName, LimiterCache>;
+  private readonly caches = new Map<LimitKind, { cache: LimiterCache; optionNames: string[] }>();
   private readonly keyPrefix: string;
+  private readonly cacheOptions?: LimiterCacheOptions;
 
   constructor(
     readonly store: LimiterStore,
     @Optional() @Inject(RATE_LIMITER_OPTIONS) options?: RateLimiterFactoryOptions,
   ) {
-    const cache = () => new LimiterCache(options?.cache);
-    this.caches = {
-      tokenBucket: cache(),
-      fixedWindow: cache(),
-      slidingWindow: cache(),
-      concurrency: cache(),
-      leakyBucket: cache(),
-    };
     this.keyPrefix = options?.keyPrefix ?? '';
+    this.cacheOptions = options?.cache;
   }
 
   /** A token bucket: `rate` permits a second, `burst` seconds of them saved up. */
   rateLimiter(options: TokenBucketOptions & KeyedOptions): TokenBucketLimiter {
-    return this.limiter('rateLimiter', 'tokenBucket', options, TOKEN_BUCKET_OPTIONS, (key) => {
-      return new TokenBucketLimiter(this.store, key, tokenBucketParams(options, 'rateLimiter'));
-    });
+    return this.limiter('rateLimiter', tokenBucketKind, options);
   }
 
   /** A fixed-window counter: `limit` requests per `period` seconds. */
   countLimiter(options: FixedWindowOptions & KeyedOptions): CountLimiter {
-    return this.limiter('countLimiter', 'fixedWindow', options, FIXED_WINDOW_OPTIONS, (key) => {
-      return new CountLimiter(this.store, key, fixedWindowParams(options, 'countLimiter'));
-    });
+    return this.limiter('countLimiter', fixedWindowKind, options);
   }
 
   /** An exact sliding-window log: at most `limit` requests within any `window` seconds. */
   slidingWindowLimiter(options: SlidingWindowOptions & KeyedOptions): SlidingWindowLimiter {
-    return this.limiter(
-      'slidingWindowLimiter',
-      'slidingWindow',
-      options,
-      SLIDING_WINDOW_OPTIONS,
-      (key) => {
-        const params = slidingWindowParams(options, 'slidingWindowLimiter');
-        return new SlidingWindowLimiter(this.store, key, params);
-      },
-    );
+    return this.limiter('slidingWindowLimiter', slidingWindowKind, options);
   }
 
   /**
@@ -117,68 +85,49 @@ export class RateLimiterFactory {
    * seconds. The instance holds no slots itself, so one cached instance serves every caller.
    */
   concurrencyLimiter(options: ConcurrencyOptions & KeyedOptions): ConcurrencyLimiter {
-    return this.limiter(
-      'concurrencyLimiter',
-      'concurrency',
-      options,
-      CONCURRENCY_OPTIONS,
-      (key) => {
-        return new ConcurrencyLimiter(
-          this.store,
-          key,
-          concurrencyParams(options, 'concurrencyLimiter'),
-        );
-      },
-    );
+    return this.limiter('concurrencyLimiter', concurrencyKind, options);
   }
 
   /** A leaky bucket (GCRA): `capacity` requests at once, then `rate` a second. */
   leakyBucketLimiter(options: LeakyBucketOptions & KeyedOptions): LeakyBucketLimiter {
-    return this.limiter(
-      'leakyBucketLimiter',
-      'leakyBucket',
-      options,
-      LEAKY_BUCKET_OPTIONS,
-      (key) => {
-        return new LeakyBucketLimiter(
-          this.store,
-          key,
-          leakyBucketParams(options, 'leakyBucketLimiter'),
-        );
-      },
-    );
+    return this.limiter('leakyBucketLimiter', leakyBucketKind, options);
   }
 
   /**
    * The cached limiter for these options, created (and its options validated) only on a
-   * miss. Each algorithm has its own cache, in which an instance is found by its key and
-   * the raw values of its options (`prefix` included): two configurations never share an
-   * instance.
+   * miss. Each kind has its own cache, in which an instance is found by its key and the raw
+   * values of its options (`prefix` included): two configurations never share an instance.
+   * A kind's variant (`approximate: true`) is a kind of its own.
    */
-  private limiter<T extends object>(
+  private limiter<L extends object>(
     method: string,
-    kind: LimitKindName,
+    named: LimitKind<any, L>,
     options: KeyedOptions,
-    optionNames: readonly string[],
-    create: (key: string) => T,
-  ): T {
+  ): L {
+    const raw = options as unknown as Record<string, unknown>;
+    const kind = (limitKindFor(named.name, raw) ?? named) as LimitKind<any, L>;
+    let entry = this.caches.get(kind);
+    if (!entry) {
+      entry = {
+        cache: new LimiterCache(this.cacheOptions),
+        optionNames: [...kind.optionNames, 'prefix'],
+      };
+      this.caches.set(kind, entry);
+    }
     // Found by the key as given (its hash is usually cached already); the full key is only
     // built, and checked, on a miss.
-    return this.caches[kind].getOrCreate(
-      options.key,
-      options as unknown as Record<string, unknown>,
-      optionNames,
-      () => create(this.fullKey(options, method, kind)),
+    return entry.cache.getOrCreate(options.key, raw, entry.optionNames, () =>
+      kind.createLimiter(this.store, this.fullKey(options, method, kind), options, method),
     );
   }
 
-  private fullKey(options: KeyedOptions, where: string, kind: LimitKindName): string {
+  private fullKey(options: KeyedOptions, where: string, kind: LimitKind): string {
     if (typeof options.key !== 'string' || options.key === '') {
       throw new LimiterConfigError(
         limiterMessages.invalidOption(where, 'key', options.key, 'a non-empty string'),
       );
     }
-    const prefix = options.prefix ?? DEFAULT_PREFIXES[kind];
+    const prefix = options.prefix ?? kind.defaultPrefix;
     if (typeof prefix !== 'string') {
       throw new LimiterConfigError(
         limiterMessages.invalidOption(where, 'prefix', prefix, 'a string'),

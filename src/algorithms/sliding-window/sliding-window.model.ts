@@ -49,6 +49,12 @@ export interface SlidingWindowOptions {
   limit: number;
   /** Window length in seconds (fractions allowed), > 0. */
   window: number;
+  /**
+   * Estimate from two fixed-window counts instead of logging every request: a few bytes a
+   * key whatever the limit, at a small error (see approximate-sliding-window.model.ts).
+   * Default false. Its keys take the prefix 'slidingWindowApprox:'.
+   */
+  approximate?: boolean;
 }
 
 export interface SlidingWindowParams {

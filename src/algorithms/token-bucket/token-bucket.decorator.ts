@@ -1,6 +1,6 @@
-import { TokenBucketOptions } from '../algorithms/token-bucket/token-bucket.model';
-import { KeyOptions } from './limit-definition';
-import { limitDecorator } from './limit-metadata.accessor';
+import { TokenBucketOptions } from './token-bucket.model';
+import { KeyOptions } from '../../decorators/limit-definition';
+import { limitDecorator } from '../../decorators/limit-metadata.accessor';
 
 /** Options of {@link RateLimit}; rates in permits per second, times in seconds. */
 export interface RateLimitOptions extends TokenBucketOptions, KeyOptions {

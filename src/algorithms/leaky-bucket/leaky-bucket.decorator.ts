@@ -1,6 +1,6 @@
-import { LeakyBucketOptions } from '../algorithms/leaky-bucket/leaky-bucket.model';
-import { KeyOptions } from './limit-definition';
-import { limitDecorator } from './limit-metadata.accessor';
+import { LeakyBucketOptions } from './leaky-bucket.model';
+import { KeyOptions } from '../../decorators/limit-definition';
+import { limitDecorator } from '../../decorators/limit-metadata.accessor';
 
 /** Options of {@link LeakyBucketLimit}: `capacity` requests may burst, drained at `rate` per second. */
 export interface LeakyBucketLimitOptions extends LeakyBucketOptions, KeyOptions {}

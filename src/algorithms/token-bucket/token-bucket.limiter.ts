@@ -1,12 +1,8 @@
-import { Decision } from '../algorithms/decision';
-import { tokenBucket } from '../algorithms/token-bucket/token-bucket.algorithm';
-import {
-  TokenBucketParams,
-  TokenBucketRequest,
-  tokenBucketRequest,
-} from '../algorithms/token-bucket/token-bucket.model';
-import { LimiterStore } from '../stores/limiter-store';
-import { sleep } from './sleep';
+import { Decision } from '../decision';
+import { tokenBucket } from './token-bucket.algorithm';
+import { TokenBucketParams, TokenBucketRequest, tokenBucketRequest } from './token-bucket.model';
+import { DecisionSource } from '../limit-kind';
+import { sleep } from '../sleep';
 
 /** Arguments of {@link TokenBucketLimiter.tryAcquire}: permits (default 1), timeout in seconds (default 0). */
 export interface TryAcquireOptions {
@@ -24,7 +20,7 @@ export class TokenBucketLimiter {
   private lastRequest?: { permits: number; timeout: number; request: TokenBucketRequest };
 
   constructor(
-    private readonly store: LimiterStore,
+    private readonly store: DecisionSource,
     readonly key: string,
     readonly params: TokenBucketParams,
   ) {}

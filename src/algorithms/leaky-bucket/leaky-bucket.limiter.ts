@@ -1,7 +1,7 @@
-import { Decision } from '../algorithms/decision';
-import { leakyBucket } from '../algorithms/leaky-bucket/leaky-bucket.algorithm';
-import { LeakyBucketParams } from '../algorithms/leaky-bucket/leaky-bucket.model';
-import { LimiterStore } from '../stores/limiter-store';
+import { Decision } from '../decision';
+import { leakyBucket } from './leaky-bucket.algorithm';
+import { LeakyBucketParams } from './leaky-bucket.model';
+import { DecisionSource } from '../limit-kind';
 
 /**
  * A leaky bucket (GCRA, redis-cell's `CL.THROTTLE`) on one key: `capacity` requests may
@@ -16,7 +16,7 @@ import { LimiterStore } from '../stores/limiter-store';
  */
 export class LeakyBucketLimiter {
   constructor(
-    private readonly store: LimiterStore,
+    private readonly store: DecisionSource,
     readonly key: string,
     readonly params: LeakyBucketParams,
   ) {}

@@ -1,6 +1,6 @@
-import { SlidingWindowOptions } from '../algorithms/sliding-window/sliding-window.model';
-import { KeyOptions } from './limit-definition';
-import { limitDecorator } from './limit-metadata.accessor';
+import { SlidingWindowOptions } from './sliding-window.model';
+import { KeyOptions } from '../../decorators/limit-definition';
+import { limitDecorator } from '../../decorators/limit-metadata.accessor';
 
 /** Options of {@link SlidingWindowLimit}: `limit` requests within any `window` seconds. */
 export interface SlidingWindowLimitOptions extends SlidingWindowOptions, KeyOptions {}

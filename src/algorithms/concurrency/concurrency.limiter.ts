@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Decision } from '../algorithms/decision';
-import { concurrency } from '../algorithms/concurrency/concurrency.algorithm';
-import { ConcurrencyParams, concurrencyRequest } from '../algorithms/concurrency/concurrency.model';
-import { LimiterStore } from '../stores/limiter-store';
+import { Decision } from '../decision';
+import { concurrency } from './concurrency.algorithm';
+import { ConcurrencyParams, concurrencyRequest } from './concurrency.model';
+import { DecisionSource } from '../limit-kind';
 
 /**
  * A slot held by one in-flight request. Give it back with {@link release} when the work
@@ -37,7 +37,7 @@ export interface ConcurrencySlot {
  */
 export class ConcurrencyLimiter {
   constructor(
-    private readonly store: LimiterStore,
+    private readonly store: DecisionSource,
     readonly key: string,
     readonly params: ConcurrencyParams,
   ) {}

@@ -1,8 +1,8 @@
 import { applyDecorators, UseInterceptors } from '@nestjs/common';
-import { ConcurrencyOptions } from '../algorithms/concurrency/concurrency.model';
-import { ConcurrencyReleaseInterceptor } from '../guard/concurrency-release.interceptor';
-import { KeyOptions } from './limit-definition';
-import { limitDecorator } from './limit-metadata.accessor';
+import { ConcurrencyOptions } from './concurrency.model';
+import { ConcurrencyReleaseInterceptor } from './concurrency-release.interceptor';
+import { KeyOptions } from '../../decorators/limit-definition';
+import { limitDecorator } from '../../decorators/limit-metadata.accessor';
 
 /** Options of {@link ConcurrencyLimit}: at most `max` requests in flight; `lease` seconds at most each. */
 export interface ConcurrencyLimitOptions extends ConcurrencyOptions, KeyOptions {}

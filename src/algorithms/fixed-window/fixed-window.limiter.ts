@@ -1,7 +1,7 @@
-import { Decision } from '../algorithms/decision';
-import { fixedWindow } from '../algorithms/fixed-window/fixed-window.algorithm';
-import { FixedWindowParams } from '../algorithms/fixed-window/fixed-window.model';
-import { LimiterStore } from '../stores/limiter-store';
+import { Decision } from '../decision';
+import { fixedWindow } from './fixed-window.algorithm';
+import { FixedWindowParams } from './fixed-window.model';
+import { DecisionSource } from '../limit-kind';
 
 /**
  * A fixed-window counter on one key: `limit` requests per `period`. The math:
@@ -11,7 +11,7 @@ import { LimiterStore } from '../stores/limiter-store';
  */
 export class CountLimiter {
   constructor(
-    private readonly store: LimiterStore,
+    private readonly store: DecisionSource,
     readonly key: string,
     readonly params: FixedWindowParams,
   ) {}

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Decision } from '../algorithms/decision';
-import { slidingWindow } from '../algorithms/sliding-window/sliding-window.algorithm';
-import { SlidingWindowParams } from '../algorithms/sliding-window/sliding-window.model';
-import { LimiterStore } from '../stores/limiter-store';
+import { Decision } from '../decision';
+import { slidingWindow } from './sliding-window.algorithm';
+import { SlidingWindowParams } from './sliding-window.model';
+import { DecisionSource } from '../limit-kind';
 
 /**
  * An exact sliding-window log on one key: at most `limit` requests within any `window`
@@ -17,7 +17,7 @@ import { LimiterStore } from '../stores/limiter-store';
  */
 export class SlidingWindowLimiter {
   constructor(
-    private readonly store: LimiterStore,
+    protected readonly store: DecisionSource,
     readonly key: string,
     readonly params: SlidingWindowParams,
   ) {}

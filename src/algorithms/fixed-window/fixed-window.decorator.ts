@@ -1,6 +1,6 @@
-import { FixedWindowOptions } from '../algorithms/fixed-window/fixed-window.model';
-import { KeyOptions } from './limit-definition';
-import { limitDecorator } from './limit-metadata.accessor';
+import { FixedWindowOptions } from './fixed-window.model';
+import { KeyOptions } from '../../decorators/limit-definition';
+import { limitDecorator } from '../../decorators/limit-metadata.accessor';
 
 /** Options of {@link CountLimit}: `limit` requests per `period` seconds. */
 export interface CountLimitOptions extends FixedWindowOptions, KeyOptions {}

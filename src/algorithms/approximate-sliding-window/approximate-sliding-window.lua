@@ -1,0 +1,64 @@
+-- Approximate sliding window (sliding window counter). The math and its reasons:
+-- approximate-sliding-window.model.ts.
+-- KEYS[1]  the state: "<index> <curr> <prev>" (window index, its count, the previous count)
+-- ARGV[1]  now in µs, or '' for Redis TIME (prelude)
+-- ARGV[2]  limit         requests allowed within a window (integer >= 1)
+-- ARGV[3]  windowMicros  window length in whole µs
+-- ARGV[4]  permits       taken by this request (integer, <= limit)
+-- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}
+-- TTL      until the end of the next window, set when allowed; a denial writes nothing
+local now = now_micros()
+local limit = tonumber(ARGV[2])
+local window = tonumber(ARGV[3])
+local permits = tonumber(ARGV[4])
+local index = math.floor(now / window)
+local elapsed = now - index * window
+
+local curr, prev = 0, 0
+local found = redis.call('GET', KEYS[1])
+if found then
+  local i, c, p = string.match(found, '^(%S+) (%S+) (%S+)$')
+  i, c, p = tonumber(i), tonumber(c), tonumber(p)
+  if i == index then
+    curr, prev = c, p
+  elseif i == index - 1 then
+    prev = c
+  end
+end
+local used = prev * (window - elapsed) + curr * window
+
+if used + permits * window <= limit * window then
+  local reset = (index + 2) * window - now
+  redis.call('SET', KEYS[1], exact(index) .. ' ' .. exact(curr + permits) .. ' ' .. exact(prev),
+    'PX', ttl_ms(reset))
+  return {1, math.floor((limit * window - used - permits * window) / window), reset, 0, 0}
+end
+
+-- The model's firstElapsedWithRoom: the division is checked in whole numbers.
+local function first_elapsed_with_room(weight, room)
+  if weight <= 0 then
+    return 0
+  end
+  local e = math.max(0, window - math.floor(room * window / weight))
+  while e > 0 and weight * (window - (e - 1)) <= room * window do
+    e = e - 1
+  end
+  while weight * (window - e) > room * window do
+    e = e + 1
+  end
+  return e
+end
+
+local retry_after
+if curr + permits <= limit then
+  retry_after = first_elapsed_with_room(prev, limit - curr - permits) - elapsed
+else
+  retry_after = window - elapsed + first_elapsed_with_room(curr, limit - permits)
+end
+local reset
+if curr > 0 then
+  reset = (index + 2) * window - now
+else
+  reset = (index + 1) * window - now
+end
+return {0, math.max(0, math.floor((limit * window - used) / window)), reset, retry_after, 0}

@@ -1,0 +1,42 @@
+import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
+import {
+  ApproximateSlidingWindowParams,
+  ApproximateSlidingWindowRequest,
+  ApproximateSlidingWindowState,
+  firstElapsedWithRoom,
+  rollForward,
+} from './approximate-sliding-window.model';
+
+/** The TypeScript twin of approximate-sliding-window.lua, to the µs. */
+export function approximateSlidingWindowStep(
+  state: ApproximateSlidingWindowState | undefined,
+  now: number,
+  params: ApproximateSlidingWindowParams,
+  request: ApproximateSlidingWindowRequest,
+): MemoryStep<ApproximateSlidingWindowState> {
+  const { limit, windowMicros: window } = params;
+  const { permits } = request;
+  const index = Math.floor(now / window);
+  const elapsed = now - index * window;
+  const { curr, prev } = rollForward(state, index);
+  // The estimate, multiplied by the window: whole numbers only.
+  const used = prev * (window - elapsed) + curr * window;
+
+  if (used + permits * window <= limit * window) {
+    const reset = (index + 2) * window - now;
+    const remaining = Math.floor((limit * window - used - permits * window) / window);
+    return {
+      state: { index, curr: curr + permits, prev },
+      ttlMs: ttlMsFromMicros(reset),
+      reply: [1, remaining, reset, 0, 0],
+    };
+  }
+
+  const retryAfter =
+    curr + permits <= limit
+      ? firstElapsedWithRoom(prev, limit - curr - permits, window) - elapsed
+      : window - elapsed + firstElapsedWithRoom(curr, limit - permits, window);
+  const reset = curr > 0 ? (index + 2) * window - now : (index + 1) * window - now;
+  const remaining = Math.max(0, Math.floor((limit * window - used) / window));
+  return { state, ttlMs: null, reply: [0, remaining, reset, retryAfter, 0] };
+}

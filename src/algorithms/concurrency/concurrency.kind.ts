@@ -1,0 +1,26 @@
+import { randomUUID } from 'node:crypto';
+import { anyAlgorithm, LimitKind } from '../limit-kind';
+import { concurrency } from './concurrency.algorithm';
+import { ConcurrencyLimiter } from './concurrency.limiter';
+import { ConcurrencyOptions, concurrencyParams, ConcurrencyRequest } from './concurrency.model';
+
+/** `@ConcurrencyLimit` and `factory.concurrencyLimiter`. */
+export const concurrencyKind: LimitKind<ConcurrencyOptions, ConcurrencyLimiter> = {
+  name: 'concurrency',
+  decorator: '@ConcurrencyLimit',
+  defaultPrefix: 'concurrency:',
+  optionNames: ['max', 'lease'],
+  algorithm: concurrency,
+  compile(options, where) {
+    const params = concurrencyParams(options as unknown as ConcurrencyOptions, where);
+    return {
+      algorithm: anyAlgorithm(concurrency),
+      params,
+      newRequest: (): ConcurrencyRequest => ({ op: 'acquire', id: randomUUID() }),
+      holdsSlot: true,
+      releaseRequest: (acquire) => ({ op: 'release', id: (acquire as ConcurrencyRequest).id }),
+    };
+  },
+  createLimiter: (source, key, options, where) =>
+    new ConcurrencyLimiter(source, key, concurrencyParams(options, where)),
+};

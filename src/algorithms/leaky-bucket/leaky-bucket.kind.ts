@@ -1,0 +1,24 @@
+import { anyAlgorithm, LimitKind } from '../limit-kind';
+import { leakyBucket } from './leaky-bucket.algorithm';
+import { LeakyBucketLimiter } from './leaky-bucket.limiter';
+import { LeakyBucketOptions, leakyBucketParams } from './leaky-bucket.model';
+
+/** `@LeakyBucketLimit` and `factory.leakyBucketLimiter`. */
+export const leakyBucketKind: LimitKind<LeakyBucketOptions, LeakyBucketLimiter> = {
+  name: 'leakyBucket',
+  decorator: '@LeakyBucketLimit',
+  defaultPrefix: 'leakyBucket:',
+  optionNames: ['capacity', 'rate'],
+  algorithm: leakyBucket,
+  compile(options, where) {
+    const params = leakyBucketParams(options as unknown as LeakyBucketOptions, where);
+    return {
+      algorithm: anyAlgorithm(leakyBucket),
+      params,
+      newRequest: () => undefined,
+      windowSeconds: (params.capacity * params.intervalMicros) / 1_000_000,
+    };
+  },
+  createLimiter: (source, key, options, where) =>
+    new LeakyBucketLimiter(source, key, leakyBucketParams(options, where)),
+};

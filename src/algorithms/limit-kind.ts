@@ -1,0 +1,59 @@
+import { Decision } from './decision';
+import { LimiterAlgorithm } from './limiter-algorithm';
+
+/**
+ * What a limiter needs of a store: one atomic decision. `LimiterStore` satisfies it; the
+ * algorithms name only this, so they never import the stores that run them.
+ */
+export interface DecisionSource {
+  evaluate<P, R, S>(
+    algorithm: LimiterAlgorithm<P, R, S>,
+    key: string,
+    params: P,
+    request: R,
+  ): Promise<Decision>;
+}
+
+/** A limit's algorithm with its parameters fixed, as the guard runs it. */
+export interface CompiledAlgorithm {
+  algorithm: LimiterAlgorithm<unknown, unknown, unknown>;
+  params: unknown;
+  /** The request argument of one decision (a new id where the algorithm needs one). */
+  newRequest(): unknown;
+  /** The policy window in seconds, for the IETF `RateLimit-Policy` header. */
+  windowSeconds?: number;
+  /** Whether the slot is held until the work ends (concurrency). */
+  holdsSlot?: boolean;
+  /** The request argument that gives back the slot `acquire` took. */
+  releaseRequest?(acquire: unknown): unknown;
+}
+
+/**
+ * Everything the guard and the factory need to know of one algorithm, declared once in
+ * the algorithm's folder and listed in `registry.ts`. Decorator options arrive untyped
+ * (plain JavaScript callers included): `compile` and `createLimiter` validate every field
+ * through the algorithm's `*Params` function, naming `where` in their errors.
+ */
+export interface LimitKind<Options = any, Limiter = unknown> {
+  /** The name a decorator records (`LimitDefinition.kind`). */
+  readonly name: string;
+  /** The decorator's name, for messages. */
+  readonly decorator: string;
+  /** The key prefix of the decorator and of the factory method. */
+  readonly defaultPrefix: string;
+  /** Options besides the key options: unknown ones fail start-up, and they identify a cached limiter. */
+  readonly optionNames: readonly string[];
+  /** The script and memory twin this kind runs. */
+  readonly algorithm: LimiterAlgorithm<any, any, any>;
+  /**
+   * Set on a kind that another kind's decorator selects by a truthy option, e.g.
+   * `{ of: 'slidingWindow', when: 'approximate' }`.
+   */
+  readonly variant?: { of: string; when: string };
+  compile(options: Record<string, unknown>, where: string): CompiledAlgorithm;
+  createLimiter(source: DecisionSource, key: string, options: Options, where: string): Limiter;
+}
+
+/** Lets a typed algorithm stand where any algorithm may. */
+export const anyAlgorithm = <P, R, S>(algorithm: LimiterAlgorithm<P, R, S>) =>
+  algorithm as unknown as LimiterAlgorithm<unknown, unknown, unknown>;

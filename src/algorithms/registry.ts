@@ -1,0 +1,38 @@
+import { approximateSlidingWindowKind } from './approximate-sliding-window/approximate-sliding-window.kind';
+import { concurrencyKind } from './concurrency/concurrency.kind';
+import { fixedWindowKind } from './fixed-window/fixed-window.kind';
+import { leakyBucketKind } from './leaky-bucket/leaky-bucket.kind';
+import { LimitKind } from './limit-kind';
+import { slidingWindowKind } from './sliding-window/sliding-window.kind';
+import { tokenBucketKind } from './token-bucket/token-bucket.kind';
+
+/** Every algorithm: a new one is a folder of its own and one line here. */
+export const LIMIT_KINDS: readonly LimitKind[] = [
+  tokenBucketKind,
+  fixedWindowKind,
+  slidingWindowKind,
+  concurrencyKind,
+  leakyBucketKind,
+  approximateSlidingWindowKind,
+];
+
+const byName = new Map(LIMIT_KINDS.map((kind) => [kind.name, kind]));
+
+/**
+ * The kind a decorator or factory method names, or the variant of it that its options
+ * select (`approximate: true`); undefined for a name no kind has.
+ */
+export function limitKindFor(
+  name: string,
+  options: Readonly<Record<string, unknown>>,
+): LimitKind | undefined {
+  for (const kind of LIMIT_KINDS) {
+    if (kind.variant?.of === name && options[kind.variant.when]) return kind;
+  }
+  return byName.get(name);
+}
+
+/** The options that select a variant of the kind `name` (`approximate`): valid on its decorator. */
+export function variantSwitches(name: string): string[] {
+  return LIMIT_KINDS.filter((kind) => kind.variant?.of === name).map((kind) => kind.variant!.when);
+}
