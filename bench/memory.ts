@@ -40,8 +40,13 @@ function subjects(client: Redis): Record<string, Subject> {
       (limit) => (key) =>
         factory.slidingWindowLimiter({ key, prefix: '', limit, window: 60 }).tryAcquire(),
     ),
-    // HOOK: the approximate sliding window (`slidingWindowLimiter({ ..., approximate: true })`)
-    // goes here once it is on main.
+    approximateSlidingWindow: ours(
+      'approximate sliding window (window 60)',
+      (limit) => (key) =>
+        factory
+          .slidingWindowLimiter({ key, prefix: '', limit, window: 60, approximate: true })
+          .tryAcquire(),
+    ),
     concurrency: ours(
       'concurrency (slots held)',
       (limit) => (key) =>
