@@ -43,14 +43,20 @@ async function appCpuUs(app: App): Promise<number> {
 }
 
 export interface HttpMeasure extends HttpRun {
-  /** CPU µs (user + system) of the app process per request served. */
+  /** CPU µs (user + system) of the app process per request served, loaded alone. */
   appCpuUs: number;
+  /** The same, with every app loaded at the same time (analysis.md, "HTTP"). */
+  sharedCpuUs: number;
 }
 
-async function measure(tool: string, app: App, load: LoadOptions): Promise<HttpMeasure> {
-  const cpuBefore = await appCpuUs(app);
-  const run = await runHttpLoad(tool, `http://127.0.0.1:${app.port}/hello`, load);
-  return { ...run, appCpuUs: ((await appCpuUs(app)) - cpuBefore) / run.requests };
+/** Loads the apps at the same time: their CPU per request, and each one's run. */
+async function measure(tool: string, apps: App[], load: LoadOptions) {
+  const cpuBefore = await Promise.all(apps.map(appCpuUs));
+  const runs = await Promise.all(
+    apps.map((app) => runHttpLoad(tool, `http://127.0.0.1:${app.port}/hello`, load)),
+  );
+  const cpuAfter = await Promise.all(apps.map(appCpuUs));
+  return runs.map((run, i) => ({ ...run, appCpuUs: (cpuAfter[i] - cpuBefore[i]) / run.requests }));
 }
 
 /** decide() as a GET of `path` on keep-alive sockets: allowed when the status is 200. */
@@ -84,16 +90,22 @@ export async function httpBench(
   try {
     for (const variant of variants) apps.push(await startApp(variant, redis.url));
     const runs: HttpResults['runs'] = { none: [], ours: [], throttler: [] };
+    // Each round loads every app alone, in interleaved order, then all of them at once.
     // Round 0 warms every app up and is not recorded.
     for (let round = 0; round <= rounds; round++) {
+      const alone = [];
       for (const app of inRoundOrder(apps, round)) {
         await redis.onEachMaster('FLUSHALL');
-        const result = await measure(tool, app, round ? load : { ...load, duration: 2 });
-        if (round === 0) continue;
-        runs[app.variant].push(result);
+        alone.push({ app, ...(await measure(tool, [app], load))[0] });
+      }
+      const shared = await measure(tool, apps, load);
+      if (round === 0) continue;
+      for (const { app, ...result } of alone) {
+        const sharedCpuUs = shared[apps.indexOf(app)].appCpuUs;
+        runs[app.variant].push({ ...result, sharedCpuUs });
         log(
           `  HTTP round ${round} ${app.variant.padEnd(9)} ${Math.round(result.requestsPerSecond)} req/s, ` +
-            `app CPU ${result.appCpuUs.toFixed(1)} µs per request, failures ${result.failures}`,
+            `app CPU per request ${result.appCpuUs.toFixed(1)} µs alone, ${sharedCpuUs.toFixed(1)} µs shared`,
         );
       }
     }

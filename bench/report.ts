@@ -38,7 +38,7 @@ function libraryTable(rows: Record<string, Row>): string {
 
 function httpTable({ runs }: HttpResults): string {
   return table(
-    'variant|requests/s|each round|p50 / p99 ms|app CPU per request|failures',
+    'variant|requests/s|each round|p50 / p99 ms|app CPU per request, alone / shared|failures',
     (Object.keys(runs) as HttpVariant[]).map((variant) => {
       const of = (figure: (run: HttpMeasure) => number) => median(runs[variant].map(figure));
       return [
@@ -46,7 +46,7 @@ function httpTable({ runs }: HttpResults): string {
         `**${int(of((r) => r.requestsPerSecond))}**`,
         runs[variant].map((r) => int(r.requestsPerSecond)).join(', '),
         `${ms(of((r) => r.p50Ms))} / ${ms(of((r) => r.p99Ms))}`,
-        us(of((r) => r.appCpuUs)),
+        `${us(of((r) => r.appCpuUs))} / ${us(of((r) => r.sharedCpuUs))}`,
         runs[variant].reduce((sum, r) => sum + r.failures, 0),
       ];
     }),
@@ -104,7 +104,9 @@ export function renderMarkdown(results: Results): string {
     '',
     `One Nest route on Express (\`GET /hello\`), each app in its own process, loaded by ${http.tool}`,
     `(${http.load.connections} connections, ${http.load.duration} s × ${http.load.rounds} interleaved rounds).`,
-    'App CPU per request is `process.cpuUsage()` of the app over a round, over the requests it served.',
+    'App CPU per request is `process.cpuUsage()` of the app over a run, over the requests it served:',
+    '"alone" in the run that gives requests/s, "shared" with all three apps loaded at the same time,',
+    'which the CPU target is judged on (analysis, "HTTP").',
     '',
     httpTable(http),
     '',

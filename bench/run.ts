@@ -66,7 +66,7 @@ async function main(): Promise<void> {
     log('memory');
     partial.memory = await memoryBench(redis);
     log('HTTP level');
-    partial.http = await httpBench(redis, { rounds: quick ? 1 : 16, duration: quick ? 2 : 3, log });
+    partial.http = await httpBench(redis, { rounds: quick ? 1 : 12, duration: quick ? 2 : 3, log });
   });
   log('library level, Redis Cluster');
   // Fewer and shorter rounds: ioredis's Cluster client is about 3 times slower per decision.

@@ -20,7 +20,8 @@ function row(perSecond: number[], nodeCpuUs = 1, redisCpuUs = 3): Row {
 
 const http = (appCpuUs: number[], requestsPerSecond = 100): HttpMeasure[] =>
   appCpuUs.map((cpu) => ({
-    appCpuUs: cpu,
+    appCpuUs: cpu + 50,
+    sharedCpuUs: cpu,
     requestsPerSecond,
     requests: 1000,
     p50Ms: 1,
