@@ -20,9 +20,8 @@ import {
 import { RateLimiterModuleOptions } from './rate-limiter.options';
 import { validateModuleOptions } from './rate-limiter.options-validation';
 import { LimiterStore } from './stores/limiter-store';
-import { PolicyBoundStore } from './stores/policy-bound.store';
-import { ProtectedStore } from './stores/protected.store';
-import { protectedStoreFromOptions, storeFromOptions } from './stores/store-from-options';
+import { FailurePolicyStore } from './stores/failure/failure-policy.store';
+import { failurePolicyStoreFromOptions, storeFromOptions } from './stores/store-from-options';
 
 /** The APP_GUARD: the real guard unless the options say `global: false`. */
 @Injectable()
@@ -61,16 +60,16 @@ class GlobalRateLimitGuard implements CanActivate {
       inject: [RATE_LIMITER_OPTIONS],
     },
     {
-      provide: ProtectedStore,
+      provide: FailurePolicyStore,
       useFactory: (store: LimiterStore, options: RateLimiterModuleOptions) =>
-        protectedStoreFromOptions(store, options, new Logger('RateLimiter')),
+        failurePolicyStoreFromOptions(store, options, new Logger('RateLimiter')),
       inject: [LimiterStore, RATE_LIMITER_OPTIONS],
     },
     {
       provide: RateLimiterFactory,
-      useFactory: (store: ProtectedStore, options: RateLimiterModuleOptions) =>
-        new RateLimiterFactory(new PolicyBoundStore(store), options),
-      inject: [ProtectedStore, RATE_LIMITER_OPTIONS],
+      useFactory: (store: FailurePolicyStore, options: RateLimiterModuleOptions) =>
+        new RateLimiterFactory(store, options),
+      inject: [FailurePolicyStore, RATE_LIMITER_OPTIONS],
     },
     LimitExplorer,
     RateLimitGuard,
@@ -80,7 +79,7 @@ class GlobalRateLimitGuard implements CanActivate {
   // The guard's own dependencies are exported so `@UseGuards(RateLimitGuard)` resolves anywhere.
   exports: [
     LimiterStore,
-    ProtectedStore,
+    FailurePolicyStore,
     RateLimiterFactory,
     RateLimitGuard,
     LimitExplorer,

@@ -20,13 +20,17 @@ export interface MemoryStep<S> {
  * the memory twin's state for one key.
  */
 export interface LimiterAlgorithm<P, R, S> {
-  /** ioredis command name registered with `defineCommand`. */
+  /** The algorithm's name in error messages and in what a remembered denial must match. */
   readonly commandName: string;
-  /** Lua source. `KEYS[1]` is the limit's key; `ARGV[1]` is the time in µs or '' for Redis TIME. */
+  /**
+   * Lua source: the body of `function(key, now, argv)`, returning the {@link RawReply}. `now`
+   * is the time in µs; `argv` holds {@link paramsArgv} then {@link requestArgv}. The store's
+   * engine script runs it, with the prelude's `exact` and `ttl_ms` in scope.
+   */
   readonly lua: string;
-  /** The script's ARGV from `ARGV[2]` on that depend on the limit only; the store caches them per params object. */
+  /** The first `argv` values, which depend on the limit only; the store caches them per params object. */
   paramsArgv(params: P): readonly string[];
-  /** The ARGV that follow, from one request; absent when the script needs none. */
+  /** The `argv` values that follow, from one request; absent when the script needs none. */
   requestArgv?(request: R): readonly string[];
   /** The memory twin: the same decision on a state held in process. */
   step(state: S | undefined, nowMicros: number, params: P, request: R): MemoryStep<S>;
@@ -45,7 +49,7 @@ export function exactString(value: number): string {
   return Number.isInteger(value) ? String(value) : value.toPrecision(17);
 }
 
-/** Whole milliseconds of TTL for a span in µs, at least 1: the twin of the prelude's `ttl_ms`. */
+/** Whole milliseconds of TTL for a span in µs, at least 1: the twin of the engine prelude's `ttl_ms`. */
 export function ttlMsFromMicros(micros: number): number {
   return Math.max(1, Math.ceil(micros / 1000));
 }

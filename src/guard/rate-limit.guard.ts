@@ -14,7 +14,7 @@ import { KeyValueInvalidError, KeyValueMissingError } from '../keys/key-template
 import { sleep } from '../algorithms/sleep';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
-import { ProtectedStore } from '../stores/protected.store';
+import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { CompiledLimit, RequestFacts } from './compiled-limit';
 import { forContext } from './context-exception';
 import { holdUntilDone, once } from '../algorithms/concurrency/concurrency-release';
@@ -44,7 +44,7 @@ export class RateLimitGuard implements CanActivate {
 
   constructor(
     private readonly explorer: LimitExplorer,
-    private readonly store: ProtectedStore,
+    private readonly store: FailurePolicyStore,
     @Inject(RATE_LIMITER_OPTIONS) private readonly options: RateLimiterModuleOptions,
   ) {
     this.headers = options.headers ?? 'legacy';
@@ -55,7 +55,7 @@ export class RateLimitGuard implements CanActivate {
     if (limits.length === 0) return true;
     const { facts, response } = readRequest(context, this.options);
     const keys = this.keysOf(limits, facts, context);
-    // ProtectedStore turns every store failure into null or a fallback decision: never a
+    // FailurePolicyStore turns every store failure into null or a fallback decision: never a
     // rejection, so no slot taken by one limit can be stranded by another limit's error.
     const decided =
       limits.length === 1
@@ -113,7 +113,7 @@ export class RateLimitGuard implements CanActivate {
           if (late.allowed) this.releaseQuietly({ limit, key, request, decision: late });
         }
       : undefined;
-    const decision = await this.store.evaluate(
+    const decision = await this.store.decide(
       limit.algorithm,
       key,
       limit.params,
@@ -181,6 +181,6 @@ export class RateLimitGuard implements CanActivate {
   private async release(outcome: Outcome): Promise<void> {
     const release = outcome.limit.releaseRequest?.(outcome.request);
     if (release === undefined) return;
-    await this.store.evaluate(outcome.limit.algorithm, outcome.key, outcome.limit.params, release);
+    await this.store.decide(outcome.limit.algorithm, outcome.key, outcome.limit.params, release);
   }
 }

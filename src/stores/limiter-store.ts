@@ -10,12 +10,17 @@ import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
  * @publicApi
  */
 export abstract class LimiterStore {
-  /** Runs `algorithm` atomically on `key` and returns its decision. */
+  /**
+   * Runs `algorithm` atomically on `key` and returns its decision. `deadlineMs` (a
+   * `performance.now()` time) is when the caller stops waiting: a store that can tell should
+   * then leave its state unchanged rather than decide for nobody.
+   */
   abstract evaluate<P, R, S>(
     algorithm: LimiterAlgorithm<P, R, S>,
     key: string,
     params: P,
     request: R,
+    deadlineMs?: number,
   ): Promise<Decision>;
 
   /**
@@ -25,6 +30,17 @@ export abstract class LimiterStore {
   isUnavailable(): boolean {
     return false;
   }
+
+  /**
+   * `performance.now()` of the last answer that really came from the backend, or undefined
+   * when every decision does (the failure policy declares an outage over only after one).
+   */
+  lastAnswerAtMs(): number | undefined {
+    return undefined;
+  }
+
+  /** Checks at start-up that decisions can be made (rejects with the reason if not). */
+  async check(): Promise<void> {}
 
   /** Releases what the store itself opened. Connections passed in by the user stay open. */
   async close(): Promise<void> {}

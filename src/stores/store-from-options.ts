@@ -3,17 +3,23 @@ import Redis, { Cluster, RedisOptions } from 'ioredis';
 import { DEFAULT_STORE_TIMEOUT_MS, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { LimiterStore } from './limiter-store';
 import { MemoryStore } from './memory.store';
-import { ProtectedStore } from './protected.store';
+import { FailurePolicyStore } from './failure/failure-policy.store';
 import { RedisStore } from './redis.store';
 
 /**
  * Options of the connections the module creates itself. One retry per command bounds the
  * offline queue during an outage (storeTimeout bounds the wait anyway); commands issued
  * while the first connection is being set up are queued, so a reachable Redis decides
- * from the very first request. No auto-pipelining: RedisStore batches writes itself, and
- * bench/ measured auto-pipelining slower (one batch in flight at a time).
+ * from the very first request. No auto-pipelining: RedisStore batches decisions itself.
+ * TCP keepalive after 10 s idle: `keepAlive` is the delay before the first probe (Node's
+ * `socket.setKeepAlive(true, delay)`), off by default in ioredis 5 and 30 s in ioredis 6, so
+ * a connection to a host that vanished is found dead instead of waiting forever.
  */
-const OWN_CLIENT_DEFAULTS: RedisOptions = { maxRetriesPerRequest: 1, enableAutoPipelining: false };
+const OWN_CLIENT_DEFAULTS: RedisOptions = {
+  maxRetriesPerRequest: 1,
+  enableAutoPipelining: false,
+  keepAlive: 10_000,
+};
 
 function isClient(value: unknown): value is Redis | Cluster {
   return typeof (value as { defineCommand?: unknown })?.defineCommand === 'function';
@@ -39,14 +45,17 @@ export function storeFromOptions(options: RateLimiterModuleOptions, logger: Logg
   return new RedisStore({ client, ownsClient: true });
 }
 
-/** The store as the guard and the module's factory use it: bounded in time, with the failure policy. */
-export function protectedStoreFromOptions(
+/**
+ * The store as the guard and the module's factory use it: bounded in time, with the failure
+ * policy. Checks without waiting that the store can run its scripts.
+ */
+export function failurePolicyStoreFromOptions(
   store: LimiterStore,
   options: RateLimiterModuleOptions,
   logger: Logger,
-): ProtectedStore {
+): FailurePolicyStore {
   const { onDecision } = options;
-  return new ProtectedStore(
+  const policyStore = new FailurePolicyStore(
     store,
     options.onStoreError ?? 'allow',
     options.storeTimeout ?? DEFAULT_STORE_TIMEOUT_MS,
@@ -54,4 +63,6 @@ export function protectedStoreFromOptions(
     onDecision &&
       ((error, key, limit) => onDecision({ outcome: 'store-error', limit, key, error })),
   );
+  void policyStore.check();
+  return policyStore;
 }

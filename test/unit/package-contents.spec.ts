@@ -27,7 +27,7 @@ describe('published package', () => {
     const expected = luaFiles(join(root, 'src')).map((file) =>
       relative(root, file).replace(/^src\//, 'lib/'),
     );
-    expect(expected.length).toBe(6);
+    expect(expected.length).toBe(7);
     for (const file of expected) expect(packed).toContain(file);
     expect(packed).toContain('lib/index.js');
     expect([...packed].some((file) => file.startsWith('src/') || file.startsWith('test/'))).toBe(

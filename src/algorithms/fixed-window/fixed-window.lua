@@ -1,20 +1,21 @@
 -- Fixed-window counter. The reasons and limits: fixed-window.model.ts.
--- KEYS[1]  the counter (an integer string)
--- ARGV[1]  unused by this script: windows are Redis TTLs, timed by Redis's own clock
--- ARGV[2]  limit     requests per window
--- ARGV[3]  periodMs  window length in whole milliseconds
+-- The body of function(key, now, argv), run by the store's engine script (stores/engine).
+-- key      the counter (an integer string)
+-- now      unused: windows are Redis TTLs, timed by Redis's own clock
+-- argv[1]  limit     requests per window
+-- argv[2]  periodMs  window length in whole milliseconds
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}
 -- TTL      one period from the window's first request
-local limit = tonumber(ARGV[2])
-local period_ms = tonumber(ARGV[3])
-local count = redis.call('INCR', KEYS[1])
+local limit = tonumber(argv[1])
+local period_ms = tonumber(argv[2])
+local count = redis.call('INCR', key)
 local ttl = period_ms
 if count == 1 then
-  redis.call('PEXPIRE', KEYS[1], period_ms)
+  redis.call('PEXPIRE', key, period_ms)
 else
-  ttl = redis.call('PTTL', KEYS[1])
+  ttl = redis.call('PTTL', key)
   if ttl < 0 then
-    redis.call('PEXPIRE', KEYS[1], period_ms)
+    redis.call('PEXPIRE', key, period_ms)
     ttl = period_ms
   end
 end

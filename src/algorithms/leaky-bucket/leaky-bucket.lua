@@ -1,17 +1,17 @@
 -- Leaky bucket as GCRA (redis-cell's CL.THROTTLE, quantity 1). The math: leaky-bucket.model.ts.
--- KEYS[1]  the theoretical arrival time (tat) in µs, as a string
--- ARGV[1]  now in µs, or '' for Redis TIME (prelude)
--- ARGV[2]  capacity        requests that may arrive at once (integer >= 1)
--- ARGV[3]  intervalMicros  T = 1 / rate, whole µs
+-- The body of function(key, now, argv), run by the store's engine script (stores/engine).
+-- key      the theoretical arrival time (tat) in µs, as a string
+-- now      the time in µs (Redis TIME, or the store's injected clock)
+-- argv[1]  capacity        requests that may arrive at once (integer >= 1)
+-- argv[2]  intervalMicros  T = 1 / rate, whole µs
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}
 -- TTL      newTat - now after an allowed request; a denial writes nothing
-local now = now_micros()
-local capacity = tonumber(ARGV[2])
-local interval = tonumber(ARGV[3])
+local capacity = tonumber(argv[1])
+local interval = tonumber(argv[2])
 local tolerance = interval * capacity
 
 local tat = now
-local stored = redis.call('GET', KEYS[1])
+local stored = redis.call('GET', key)
 if stored then
   tat = math.max(now, tonumber(stored))
 end
@@ -23,6 +23,6 @@ if now < allow_at then
 end
 
 local reset = new_tat - now
-redis.call('SET', KEYS[1], exact(new_tat), 'PX', ttl_ms(reset))
+redis.call('SET', key, exact(new_tat), 'PX', ttl_ms(reset))
 local remaining = math.floor((tolerance - reset) / interval)
 return {1, remaining, exact(reset), '0', '0'}

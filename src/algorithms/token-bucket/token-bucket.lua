@@ -1,30 +1,30 @@
 -- Token bucket with reserve/wait semantics. The math and its reasons: token-bucket.model.ts,
 -- including why one number E (when the bucket is empty) holds the whole state.
--- KEYS[1]  the bucket: E, an integer of µs
--- ARGV[1]  now in µs, or '' for Redis TIME (prelude)
--- ARGV[2]  maxPermits       = rate * burst
--- ARGV[3]  intervalMicros   = 1e6 / rate
--- ARGV[4]  initialPermits   permits of a new bucket
--- ARGV[5]  expireMicros     the TTL is never shorter than this
--- ARGV[6]  permits          requested now (integer >= 1)
--- ARGV[7]  timeoutMicros    longest acceptable wait; < 0 waits as long as needed
+-- The body of function(key, now, argv), run by the store's engine script (stores/engine).
+-- key      the bucket: E, an integer of µs
+-- now      the time in µs (Redis TIME, or the store's injected clock)
+-- argv[1]  maxPermits       = rate * burst
+-- argv[2]  intervalMicros   = 1e6 / rate
+-- argv[3]  initialPermits   permits of a new bucket
+-- argv[4]  expireMicros     the TTL is never shorter than this
+-- argv[5]  permits          requested now (integer >= 1)
+-- argv[6]  timeoutMicros    longest acceptable wait; < 0 waits as long as needed
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, waitMicros} as integers:
 --          whole permits (rounded down) and whole µs (rounded up), never in the caller's favour
 -- TTL      max(expire, time until full with nothing reserved)
-local now = now_micros()
-local max_permits = tonumber(ARGV[2])
-local interval = tonumber(ARGV[3])
-local expire = tonumber(ARGV[5])
-local permits = tonumber(ARGV[6])
-local timeout = tonumber(ARGV[7])
+local max_permits = tonumber(argv[1])
+local interval = tonumber(argv[2])
+local expire = tonumber(argv[4])
+local permits = tonumber(argv[5])
+local timeout = tonumber(argv[6])
 local full_span = max_permits * interval
 
-local found = redis.call('GET', KEYS[1])
+local found = redis.call('GET', key)
 local empty_at
 if found then
   empty_at = math.max(tonumber(found), now - full_span)
 else
-  empty_at = now - tonumber(ARGV[4]) * interval
+  empty_at = now - tonumber(argv[3]) * interval
 end
 local earliest = math.max(now, empty_at + permits * interval)
 local wait = earliest - now
@@ -33,12 +33,12 @@ if timeout >= 0 and wait > timeout then
   local until_full = empty_at + full_span - now
   if not found then
     -- A new bucket's refill clock must start now, or one that starts empty never fills.
-    redis.call('SET', KEYS[1], exact(math.ceil(empty_at)), 'PX', ttl_ms(math.max(expire, until_full)))
+    redis.call('SET', key, exact(math.ceil(empty_at)), 'PX', ttl_ms(math.max(expire, until_full)))
   end
   return {0, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), math.ceil(wait - timeout), 0}
 end
 
 empty_at = math.ceil(empty_at + permits * interval)
 local until_full = empty_at + full_span - now
-redis.call('SET', KEYS[1], exact(empty_at), 'PX', ttl_ms(math.max(expire, until_full)))
+redis.call('SET', key, exact(empty_at), 'PX', ttl_ms(math.max(expire, until_full)))
 return {1, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), 0, math.ceil(wait)}

@@ -1,0 +1,177 @@
+import { Logger } from '@nestjs/common';
+import { Decision } from '../../algorithms/decision';
+import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
+import { StoreUnavailableError } from '../../errors/store-unavailable.error';
+import { StoreErrorPolicy } from '../../rate-limiter.options';
+import { DeadlineQueue } from '../deadline-queue';
+import { LimiterStore } from '../limiter-store';
+import { MemoryStore } from '../memory.store';
+import { CircuitBreaker } from './circuit-breaker';
+import { permanentErrorCode, StoreErrorLog } from './store-error-log';
+
+/** Told of every decision the store could not make, for the `onDecision` hook. */
+export type StoreErrorListener = (error: StoreUnavailableError, key: string, label: string) => void;
+
+/**
+ * Most decisions waiting for the store at once. Past it a decision fails at once: memory
+ * stays bounded whatever the store does.
+ */
+export const MAX_IN_FLIGHT = 10_000;
+
+/**
+ * The one place where the store's failures meet `storeTimeout` and `onStoreError`, for the
+ * guard ({@link decide}) and the module's factory ({@link evaluate}) alike. Every decision
+ * is bounded by `timeoutMs`, passed to the store as its deadline (so a Redis that resumes
+ * skips it); a store that keeps timing out is skipped by a circuit breaker; a decision the
+ * store could not make follows the policy: null ('allow', 'deny': the caller answers) or
+ * the in-memory insurance store's decision ('fallback').
+ *
+ * Any error of the store counts, not only lost connections: a custom store that throws, or
+ * a Redis error reply (a key of the wrong type), must not turn into a 500.
+ */
+export class FailurePolicyStore extends LimiterStore {
+  private readonly fallback?: MemoryStore;
+  private readonly deadlines: DeadlineQueue;
+  private readonly breaker = new CircuitBreaker();
+  private readonly log: StoreErrorLog;
+  private inFlight = 0;
+
+  constructor(
+    private readonly primary: LimiterStore,
+    readonly policy: StoreErrorPolicy,
+    private readonly timeoutMs: number,
+    logger: Logger,
+    private readonly onError?: StoreErrorListener,
+  ) {
+    super();
+    if (policy === 'fallback') this.fallback = new MemoryStore();
+    this.deadlines = new DeadlineQueue(timeoutMs);
+    this.log = new StoreErrorLog(logger, policy);
+    this.notifyError = (error, key, label) => {
+      try {
+        this.onError?.(error, key, label);
+      } catch (listenerError) {
+        logger.error(`onDecision threw: ${describe(listenerError)}`);
+      }
+    };
+  }
+
+  private readonly notifyError: StoreErrorListener;
+
+  /** Checks once, without blocking start-up, that the store can run its scripts. */
+  override check(): Promise<void> {
+    return Promise.resolve()
+      .then(() => this.primary.check())
+      .catch((error: unknown) => this.log.checkFailed(error));
+  }
+
+  /**
+   * The decision, or null when the store could not answer and no fallback did; never
+   * rejects, whatever the store throws.
+   * `onLateAnswer` receives a decision that arrived after `timeoutMs`, so a caller can give
+   * back what it took (a concurrency slot) instead of holding it until its lease ends.
+   */
+  decide<P, R, S>(
+    algorithm: LimiterAlgorithm<P, R, S>,
+    key: string,
+    params: P,
+    request: R,
+    /** Names the limit in error reports. */
+    label = '',
+    onLateAnswer?: (decision: Decision) => void,
+  ): Promise<Decision | null> {
+    let pending: Promise<Decision>;
+    let deadlineMs: number;
+    try {
+      const refusal = this.refusal();
+      if (refusal) return this.unavailable(refusal, algorithm, key, params, request, label);
+      deadlineMs = performance.now() + this.timeoutMs;
+      // Promise.resolve: a custom store that answers without a promise still counts.
+      pending = Promise.resolve(this.primary.evaluate(algorithm, key, params, request, deadlineMs));
+    } catch (thrown) {
+      return this.unavailable(thrown, algorithm, key, params, request, label);
+    }
+    this.inFlight++;
+    return new Promise<Decision | null>((resolve) => {
+      const deadline = this.deadlines.start(() => {
+        this.breaker.timedOut();
+        const error = new StoreUnavailableError(
+          `no answer within storeTimeout (${this.timeoutMs} ms)`,
+        );
+        resolve(this.unavailable(error, algorithm, key, params, request, label));
+      });
+      pending.then(
+        (decision) => {
+          this.inFlight--;
+          this.breaker.answered();
+          if (!deadline.settle()) return onLateAnswer?.(decision);
+          this.log.succeeded(this.primary.lastAnswerAtMs());
+          resolve(decision);
+        },
+        (thrown: unknown) => {
+          this.inFlight--;
+          if (permanentErrorCode(thrown) !== undefined) this.breaker.answered();
+          if (deadline.settle()) {
+            resolve(this.unavailable(thrown, algorithm, key, params, request, label));
+          }
+        },
+      );
+    });
+  }
+
+  /**
+   * The factory's view: where the guard would let a request through ('allow'), the limiter
+   * allows; where it would answer 503 ('deny'), it throws {@link StoreUnavailableError}
+   * for the caller to map.
+   */
+  async evaluate<P, R, S>(
+    algorithm: LimiterAlgorithm<P, R, S>,
+    key: string,
+    params: P,
+    request: R,
+  ): Promise<Decision> {
+    // A fixed label: store-error events name the key, whose prefix tells the algorithm.
+    const decision = await this.decide(algorithm, key, params, request, 'RateLimiterFactory');
+    if (decision) return decision;
+    if (this.policy === 'deny') {
+      throw new StoreUnavailableError('the rate-limit store is unavailable');
+    }
+    const limit = algorithm.limit(params);
+    return { allowed: true, limit, remaining: limit, resetMs: 0, retryAfterMs: 0, waitMs: 0 };
+  }
+
+  /** Why a decision must not go to the store now, if it must not: it would only wait. */
+  private refusal(): StoreUnavailableError | undefined {
+    // A connection known to be lost fails at once, queueing nothing while Redis is away.
+    if (this.primary.isUnavailable()) return new StoreUnavailableError('the store is disconnected');
+    if (this.inFlight >= MAX_IN_FLIGHT) {
+      return new StoreUnavailableError(`${MAX_IN_FLIGHT} decisions already wait for the store`);
+    }
+    if (!this.breaker.allows()) {
+      return new StoreUnavailableError('the store stopped answering (timeouts in a row)');
+    }
+    return undefined;
+  }
+
+  /** Applies the policy to a decision the store could not make: null, or the fallback's. */
+  private async unavailable<P, R, S>(
+    thrown: unknown,
+    algorithm: LimiterAlgorithm<P, R, S>,
+    key: string,
+    params: P,
+    request: R,
+    label: string,
+  ): Promise<Decision | null> {
+    const error =
+      thrown instanceof StoreUnavailableError
+        ? thrown
+        : new StoreUnavailableError('the store failed', thrown);
+    this.log.failed(error);
+    this.notifyError(error, key, label);
+    return this.fallback ? this.fallback.evaluate(algorithm, key, params, request) : null;
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
