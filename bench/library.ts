@@ -15,10 +15,7 @@ const PERIOD_S = 60;
  * The store options of our "batching off" rows: one script call per decision, the baseline
  * the per-turn batching is measured against.
  */
-export const BATCHING_OFF: Partial<RedisStoreOptions> = {
-  dedicatedConnection: false,
-  coalesceWrites: false,
-};
+export const BATCHING_OFF: Partial<RedisStoreOptions> = { maxBatchSize: 1 };
 
 export interface Contender {
   id: string;

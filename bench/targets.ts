@@ -148,12 +148,12 @@ function floodAndMemory(results: Results): Verdict[] {
     {
       id: 'keys-per-limit',
       target: 'Memory: one Redis key per limit, every algorithm',
-      measured: `${ours.filter((row) => row.keysPerLimit === 1).length} of ${ours.length} rows`,
-      met: ours.every((row) => row.keysPerLimit === 1),
+      measured: `${ours.filter((row) => row.keysPerLimit === 1 && !row.error).length} of ${ours.length} rows`,
+      met: ours.every((row) => row.keysPerLimit === 1 && !row.error),
       reason: ours
-        .filter((row) => row.keysPerLimit !== 1)
-        .map((row) => `${row.id} at ${row.limit}: ${row.keysPerLimit} keys`)
-        .join(', '),
+        .filter((row) => row.keysPerLimit !== 1 || row.error)
+        .map((row) => `${row.id} at ${row.limit}: ${row.keysPerLimit} keys, ${row.error ?? ''}`)
+        .join('; '),
     },
     {
       id: 'token-bucket-bytes',
