@@ -3,7 +3,8 @@
 //   --quick   one short round of everything; writes bench/results/quick.json only
 //   --report  rewrites BENCHMARKS.md from bench/results/latest.json
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, totalmem } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { floodBench } from './flood';
 import { httpBench } from './http';
@@ -44,6 +45,8 @@ async function main(): Promise<void> {
     startedAt: new Date(started).toISOString(),
     quick,
     machine: {
+      commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim(),
+      'load average at the start': loadavg()[0].toFixed(1),
       cores: availableParallelism(),
       cpu: cpus()[0]?.model ?? 'unknown',
       memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
@@ -72,6 +75,7 @@ async function main(): Promise<void> {
   // Fewer and shorter rounds: ioredis's Cluster client is about 3 times slower per decision.
   const cluster = { rounds: quick ? 1 : 6, total: total / 2, log };
   partial.cluster = await withRedis(clusterRedis, (redis) => libraryBench(redis, CLUSTER, cluster));
+  partial.machine = { ...partial.machine, 'load average at the end': loadavg()[0].toFixed(1) };
   const results = { ...partial, durationSeconds: (Date.now() - started) / 1000 } as Results;
 
   mkdirSync(RESULTS, { recursive: true });
