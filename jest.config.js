@@ -5,6 +5,9 @@ module.exports = {
   testMatch: ['**/*.spec.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   // The sample app imports the package by name, as a user would; tests run it from source.
-  moduleNameMapper: { '^nestjs-limiter$': '<rootDir>/src/index.ts' },
+  moduleNameMapper: {
+    '^nestjs-limiter$': '<rootDir>/src/index.ts',
+    '^nestjs-limiter/testing$': '<rootDir>/src/testing/index.ts',
+  },
   testTimeout: 30000,
 };

@@ -16,6 +16,17 @@ function show(value: unknown): string {
 export const limiterMessages = {
   invalidOption: (where: string, option: string, value: unknown, expected: string): string =>
     `${where}: option '${option}' must be ${expected}, got ${show(value)}`,
+  unknownOption: (where: string, option: string, known: readonly string[]): string =>
+    `${where}: unknown option '${option}'; the options are ${known.join(', ')}`,
+  conflictingOptions: (where: string, first: string, second: string): string =>
+    `${where}: options '${first}' and '${second}' exclude each other; pass only one`,
+  uncoveredHandler: (handler: string): string =>
+    `${handler} has rate limits, but no RateLimitGuard covers it (global: false, and no ` +
+    `@UseGuards(RateLimitGuard) on the method or its class): its limits are not enforced`,
+  evictingRedis: (policy: string, maxmemory: string): string =>
+    `Redis has maxmemory ${maxmemory} with maxmemory-policy '${policy}': it may evict limit ` +
+    `state under memory pressure and hand out permits early. Use 'noeviction' (or a ` +
+    `'volatile-*' policy on a Redis whose other keys have TTLs) for rate limiting`,
   invalidTemplate: (where: string, template: string, reason: string): string =>
     `${where}: invalid key template '${template}': ${reason}`,
 };

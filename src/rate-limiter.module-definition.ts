@@ -1,4 +1,4 @@
-import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { ConfigurableModuleAsyncOptions, ConfigurableModuleBuilder } from '@nestjs/common';
 import { RateLimiterModuleOptions } from './rate-limiter.options';
 
 export const {
@@ -7,3 +7,12 @@ export const {
 } = new ConfigurableModuleBuilder<RateLimiterModuleOptions>({ moduleName: 'RateLimiter' })
   .setClassMethodName('forRoot')
   .build();
+
+/**
+ * Options of `RateLimiterModule.forRootAsync`: `useFactory` (with `inject` and `imports`),
+ * `useClass` or `useExisting` giving {@link RateLimiterModuleOptions}.
+ *
+ * @publicApi
+ */
+export type RateLimiterModuleAsyncOptions =
+  ConfigurableModuleAsyncOptions<RateLimiterModuleOptions>;

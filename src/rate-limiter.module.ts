@@ -5,13 +5,14 @@ import {
   Module,
   OnApplicationShutdown,
   CanActivate,
+  DynamicModule,
   ExecutionContext,
   Inject,
-  DynamicModule,
 } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { LimitExplorer } from './guard/limit.explorer';
 import { RateLimitGuard } from './guard/rate-limit.guard';
+import { UncoveredLimitsCheck } from './guard/uncovered-limits.check';
 import { RateLimiterFactory } from './limiter/rate-limiter.factory';
 import {
   RateLimiterConfigurableModule,
@@ -21,6 +22,8 @@ import { RateLimiterModuleOptions } from './rate-limiter.options';
 import { validateModuleOptions } from './rate-limiter.options-validation';
 import { LimiterStore } from './stores/limiter-store';
 import { FailurePolicyStore } from './stores/failure/failure-policy.store';
+import { RedisStore } from './stores/redis.store';
+import { warnIfRedisEvicts } from './stores/redis-eviction.check';
 import { failurePolicyStoreFromOptions, storeFromOptions } from './stores/store-from-options';
 
 /** The APP_GUARD: the real guard unless the options say `global: false`. */
@@ -42,8 +45,10 @@ class GlobalRateLimitGuard implements CanActivate {
  * everywhere.
  *
  * @example
+ * ```ts
  * @Module({ imports: [RateLimiterModule.forRoot({ redis: process.env.REDIS_URL })] })
  * export class AppModule {}
+ * ```
  * @publicApi
  */
 @Global()
@@ -55,14 +60,20 @@ class GlobalRateLimitGuard implements CanActivate {
       // The first provider built: a wrong module option fails start-up before anything connects.
       useFactory: (options: RateLimiterModuleOptions) => {
         validateModuleOptions(options);
-        return storeFromOptions(options, new Logger('RateLimiter'));
+        const logger = new Logger('RateLimiter');
+        const store = storeFromOptions(options, logger);
+        if (store instanceof RedisStore) warnIfRedisEvicts(store.client, logger);
+        return store;
       },
       inject: [RATE_LIMITER_OPTIONS],
     },
     {
       provide: FailurePolicyStore,
-      useFactory: (store: LimiterStore, options: RateLimiterModuleOptions) =>
-        failurePolicyStoreFromOptions(store, options, new Logger('RateLimiter')),
+      // Checked again here: a store given by overrideProvider(LimiterStore) skips the factory above.
+      useFactory: (store: LimiterStore, options: RateLimiterModuleOptions) => {
+        validateModuleOptions(options);
+        return failurePolicyStoreFromOptions(store, options, new Logger('RateLimiter'));
+      },
       inject: [LimiterStore, RATE_LIMITER_OPTIONS],
     },
     {
@@ -74,6 +85,7 @@ class GlobalRateLimitGuard implements CanActivate {
     LimitExplorer,
     RateLimitGuard,
     GlobalRateLimitGuard,
+    UncoveredLimitsCheck,
     { provide: APP_GUARD, useExisting: GlobalRateLimitGuard },
   ],
   // The guard's own dependencies are exported so `@UseGuards(RateLimitGuard)` resolves anywhere.

@@ -8,6 +8,26 @@ const HEADER_MODES = ['legacy', 'ietf', 'both', false];
 const FUNCTION_OPTIONS = ['resolveUser', 'resolveIp', 'onDecision'] as const;
 
 /**
+ * Every module option, typed so that an option added to the interface and not here fails to
+ * compile: an unknown option (`prefix` for `keyPrefix`) fails start-up instead of being ignored.
+ */
+const MODULE_OPTIONS: { readonly [name in keyof Required<RateLimiterModuleOptions>]: true } = {
+  redis: true,
+  store: true,
+  keyPrefix: true,
+  cache: true,
+  onStoreError: true,
+  storeTimeout: true,
+  headers: true,
+  resolveUser: true,
+  resolveIp: true,
+  global: true,
+  onDecision: true,
+  ipv6Subnet: true,
+};
+const MODULE_OPTION_NAMES = Object.keys(MODULE_OPTIONS);
+
+/**
  * Checks the module's own options when the module starts, so a typo fails start-up instead
  * of surfacing as a quiet default (`onStoreError: 'deny '` would otherwise fail open).
  */
@@ -15,6 +35,14 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
   const fail = (option: string, value: unknown, expected: string): never => {
     throw new LimiterConfigError(limiterMessages.invalidOption(WHERE, option, value, expected));
   };
+  for (const name of Object.keys(options)) {
+    if (!MODULE_OPTION_NAMES.includes(name)) {
+      throw new LimiterConfigError(limiterMessages.unknownOption(WHERE, name, MODULE_OPTION_NAMES));
+    }
+  }
+  if (options.redis !== undefined && options.store !== undefined) {
+    throw new LimiterConfigError(limiterMessages.conflictingOptions(WHERE, 'redis', 'store'));
+  }
   const { onStoreError, storeTimeout, headers, keyPrefix, global } = options;
   if (onStoreError !== undefined && !POLICIES.includes(onStoreError)) {
     fail('onStoreError', onStoreError, `one of 'allow', 'deny', 'fallback'`);
@@ -32,6 +60,14 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
     fail('keyPrefix', keyPrefix, 'a string');
   }
   if (global !== undefined && typeof global !== 'boolean') fail('global', global, 'a boolean');
+  const { ipv6Subnet } = options;
+  if (
+    ipv6Subnet !== undefined &&
+    ipv6Subnet !== false &&
+    !(Number.isInteger(ipv6Subnet) && ipv6Subnet >= 1 && ipv6Subnet <= 128)
+  ) {
+    fail('ipv6Subnet', ipv6Subnet, 'an integer from 1 to 128, or false');
+  }
   for (const name of FUNCTION_OPTIONS) {
     const value = options[name];
     if (value !== undefined && typeof value !== 'function') fail(name, value, 'a function');

@@ -13,7 +13,9 @@ export type HeadersMode = 'legacy' | 'ietf' | 'both' | false;
  * Options of `RateLimiterModule.forRoot`.
  *
  * @example
+ * ```ts
  * RateLimiterModule.forRoot({ redis: process.env.REDIS_URL, keyPrefix: 'api:' })
+ * ```
  * @publicApi
  */
 export interface RateLimiterModuleOptions {
@@ -46,6 +48,11 @@ export interface RateLimiterModuleOptions {
    * non-throwing (it runs on the request path); an error it throws is logged and ignored.
    */
   onDecision?: (event: RateLimitEvent) => void;
+  /**
+   * IP keys (and the anonymous fallback of USER keys) count an IPv6 client by its network
+   * of this prefix length, default 56; `false` counts each full address. IPv4 is unaffected.
+   */
+  ipv6Subnet?: number | false;
 }
 
 export const DEFAULT_STORE_TIMEOUT_MS = 200;

@@ -12,6 +12,8 @@ export interface DecisionSource {
     params: P,
     request: R,
   ): Promise<Decision>;
+  /** Waits on the store's clock (a token-bucket slot): real timers, or a test's manual clock. */
+  sleep(milliseconds: number): Promise<void>;
 }
 
 /** A limit's algorithm with its parameters fixed, as the guard runs it. */

@@ -4,8 +4,10 @@ import { SKIP_METADATA } from '../rate-limiter.constants';
  * Exempts a handler, or every handler of a class, from all limits.
  *
  * @example
+ * ```ts
  * @SkipRateLimit()
  * @Get('health') health() { return 'ok'; }
+ * ```
  * @publicApi
  */
 export function SkipRateLimit(): ClassDecorator & MethodDecorator {

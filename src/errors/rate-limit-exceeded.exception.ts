@@ -13,7 +13,9 @@ export interface RateLimitExceededBody {
  * Throw it from your own code after a programmatic limiter denies.
  *
  * @example
+ * ```ts
  * if (!(await limiter.tryAcquire())) throw new RateLimitExceededException(30);
+ * ```
  * @publicApi
  */
 export class RateLimitExceededException extends HttpException {

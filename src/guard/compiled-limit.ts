@@ -14,7 +14,10 @@ import { limiterMessages } from '../rate-limiter.messages';
 
 /** What a key may depend on, resolved once per request. */
 export interface RequestFacts {
+  /** The client address, as templates see it (`#{ip}`). */
   ip: string;
+  /** The address IP keys and the USER anonymous fallback count: IPv6 reduced to `ipv6Subnet`. */
+  keyIp: string;
   userId?: string | number;
   keyContext: KeyContext;
 }
@@ -141,7 +144,8 @@ function compileKey(
       const fixed = base + keyPart(LimitType.METHOD, handlerName, { ip: '' });
       return () => fixed;
     }
-    return (facts) => base + keyPart(limitType, handlerName, facts);
+    return (facts) =>
+      base + keyPart(limitType, handlerName, { ip: facts.keyIp, userId: facts.userId });
   }
   if (!template) {
     throw new LimiterConfigError(
@@ -153,7 +157,7 @@ function compileKey(
     compiled = parseKeyTemplate(template);
   } catch (error) {
     if (!(error instanceof KeyTemplateSyntaxError)) throw error;
-    throw new LimiterConfigError(`${where}: ${error.message}`);
+    throw new LimiterConfigError(`${where}: ${error.message}`, { cause: error });
   }
   if (compiled.isConstant) {
     const fixed = base + keyPart(LimitType.CUSTOM, handlerName, { ip: '', custom: template });

@@ -5,8 +5,10 @@ import { Decision } from '../algorithms/decision';
  * (`@RateLimit on SmsController.send`); `decision` is absent when the store failed.
  *
  * @example
+ * ```ts
  * const decisions = new Counter({ name: 'rate_limit_decisions_total', help: '...', labelNames: ['limit', 'outcome'] });
  * RateLimiterModule.forRoot({ onDecision: (e) => decisions.inc({ limit: e.limit, outcome: e.outcome }) })
+ * ```
  * @publicApi
  */
 export interface RateLimitEvent {

@@ -11,7 +11,6 @@ import {
 import { Decision } from '../algorithms/decision';
 import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception';
 import { KeyValueInvalidError, KeyValueMissingError } from '../keys/key-template.evaluator';
-import { sleep } from '../algorithms/sleep';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
@@ -80,7 +79,7 @@ export class RateLimitGuard implements CanActivate {
     }
     this.holdSlots(outcomes, context, response);
     const waitMs = Math.max(...outcomes.map((outcome) => outcome.decision.waitMs));
-    if (waitMs > 0) await sleep(waitMs);
+    if (waitMs > 0) await this.store.sleep(waitMs);
     return true;
   }
 

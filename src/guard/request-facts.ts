@@ -1,4 +1,5 @@
 import { ExecutionContext } from '@nestjs/common';
+import { DEFAULT_IPV6_SUBNET, ipForKey } from '../keys/ip-subnet';
 import { normalizeIp } from '../keys/key-builder';
 import { KeyContext } from '../keys/key-template.evaluator';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
@@ -13,8 +14,16 @@ export interface GuardedRequest {
   response?: any;
 }
 
+/**
+ * The authenticated user: `request.user`, or on Fastify `request.raw.user`, where Nest
+ * middleware (which receives the raw Node request there) puts it.
+ */
+function userOf(request: any): any {
+  return request?.user ?? request?.raw?.user;
+}
+
 function defaultUser(request: any): string | number | undefined {
-  const user = request?.user;
+  const user = userOf(request);
   return user?.id ?? user?.sub ?? undefined;
 }
 
@@ -25,6 +34,7 @@ function defaultUser(request: any): string | number | undefined {
  */
 class LazyFacts implements RequestFacts {
   private ipValue?: string;
+  private keyIpValue?: string;
   private userRead = false;
   private userValue?: string | number;
   private contextValue?: KeyContext;
@@ -33,10 +43,15 @@ class LazyFacts implements RequestFacts {
     private readonly readIp: () => unknown,
     private readonly readUser: () => string | number | undefined,
     private readonly readContext: (ip: string) => KeyContext,
+    private readonly ipv6Subnet: number | false,
   ) {}
 
   get ip(): string {
     return (this.ipValue ??= normalizeIp(String(this.readIp() ?? '')));
+  }
+
+  get keyIp(): string {
+    return (this.keyIpValue ??= ipForKey(this.ip, this.ipv6Subnet));
   }
 
   get userId(): string | number | undefined {
@@ -62,6 +77,7 @@ export function readRequest(
   options: RateLimiterModuleOptions,
 ): GuardedRequest {
   const resolveUser = options.resolveUser ?? defaultUser;
+  const ipv6Subnet = options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET;
   const type = context.getType<string>();
   if (type === 'http') {
     const http = context.switchToHttp();
@@ -74,12 +90,13 @@ export function readRequest(
         query: request.query ?? EMPTY,
         body: request.body ?? EMPTY,
         headers: request.headers ?? EMPTY,
-        user: request.user,
+        user: userOf(request),
         ip,
         method: request.method,
         path:
           typeof request.path === 'string' ? request.path : String(request.url ?? '').split('?')[0],
       }),
+      ipv6Subnet,
     );
     return { response: http.getResponse(), facts };
   }
@@ -102,6 +119,7 @@ export function readRequest(
       user: carrier?.user,
       ip,
     }),
+    ipv6Subnet,
   );
   return { facts };
 }

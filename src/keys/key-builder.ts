@@ -6,7 +6,7 @@ export const MAX_KEY_PART_LENGTH = 256;
 
 /** What a key part may depend on, already resolved from the request by the guard. */
 export interface KeyPartRequest {
-  /** Client IP address, as `resolveIp` returned it. */
+  /** Client IP address as keys count it: `resolveIp`'s, an IPv6 one reduced to its subnet. */
   ip: string;
   /** Authenticated user id, as `resolveUser` returned it; absent for anonymous requests. */
   userId?: string | number | null;
@@ -45,22 +45,60 @@ export function boundKeyPart(part: string): string {
 }
 
 /**
+ * Starts every key part the library derives from the method, IP or user. Key text that
+ * templates and factory keys bring is escaped by {@link escapeKeyText}, which leaves no raw
+ * `~` in it, so no value a client sends can make a template's key equal to a derived key
+ * (DESIGN §2: else a client could spend another user's or IP's limit).
+ */
+export const DERIVED_KEY_MARKER = '~';
+
+const ESCAPED_CHARACTERS = /[%{}~]/g;
+const NEEDS_ESCAPING = /[%{}~]/;
+
+/**
+ * Percent-encodes `%`, `{`, `}` and `~` (`%25`, `%7B`, `%7D`, `%7E`): braces in a key would
+ * choose its Redis Cluster hash slot (a client could crowd one slot), `~` marks derived
+ * keys, and `%` keeps the encoding one-to-one. Text without them is returned as is.
+ */
+export function escapeKeyText(text: string): string {
+  if (!NEEDS_ESCAPING.test(text)) return text;
+  return text.replace(
+    ESCAPED_CHARACTERS,
+    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+}
+
+/**
+ * The key part of a template's value or a factory key: escaped, then bounded. A factory key
+ * and a template that evaluates to the same text therefore share state (DESIGN §4).
+ */
+export function customKeyPart(text: string): string {
+  return boundKeyPart(escapeKeyText(text));
+}
+
+/** A derived part: the marker, then the escaped and bounded text (the marker survives hashing). */
+function derivedKeyPart(text: string): string {
+  return DERIVED_KEY_MARKER + boundKeyPart(escapeKeyText(text));
+}
+
+/**
  * Builds the part of a limit's key that tells one counted subject from another
  * (DESIGN §2), `handlerName` being `ClassName.methodName`:
  *
- * | limitType | part                                                              |
- * |-----------|-------------------------------------------------------------------|
- * | METHOD    | `ClassName.methodName`                                            |
- * | IP        | `ClassName.methodName:<ip>`                                       |
- * | USER      | `ClassName.methodName:<userId>`; when `userId` is `undefined`,    |
- * |           | `null` or `''`: `ClassName.methodName:ip:<ip>` (anonymous)        |
- * | CUSTOM    | `request.custom`, the evaluated key template, as is               |
+ * | limitType | part                                                               |
+ * |-----------|--------------------------------------------------------------------|
+ * | METHOD    | `~ClassName.methodName`                                            |
+ * | IP        | `~ClassName.methodName:<ip>`                                       |
+ * | USER      | `~ClassName.methodName:<userId>`; when `userId` is `undefined`,    |
+ * |           | `null` or `''`: `~ClassName.methodName:ip:<ip>` (anonymous)        |
+ * | CUSTOM    | `request.custom`, the evaluated key template, escaped              |
  *
- * `<ip>` goes through {@link normalizeIp}; IPv6 addresses keep their colons
- * (`Cls.m:2001:db8::1`), which is unambiguous because the part ends the key. A client
- * rotating through its IPv6 /64 gets a key per address. An empty IP (a non-HTTP context
+ * `<ip>` goes through {@link normalizeIp}; the caller has already reduced an IPv6 address
+ * to its subnet (`ipForKey`). IPv6 addresses keep their colons (`~Cls.m:2001:db8::/56`),
+ * which is unambiguous because the part ends the key. An empty IP (a non-HTTP context
  * without an address) leaves the part ending in `:`, i.e. one limit shared by those requests.
- * The result goes through {@link boundKeyPart}.
+ * Derived parts start with {@link DERIVED_KEY_MARKER}; every part is escaped
+ * ({@link escapeKeyText}) and bounded ({@link boundKeyPart}).
  *
  * @throws Error for `LimitType.CUSTOM` without `request.custom`.
  */
@@ -71,20 +109,20 @@ export function keyPart(
 ): string {
   switch (limitType) {
     case LimitType.METHOD:
-      return boundKeyPart(handlerName);
+      return derivedKeyPart(handlerName);
     case LimitType.IP:
-      return boundKeyPart(`${handlerName}:${normalizeIp(request.ip)}`);
+      return derivedKeyPart(`${handlerName}:${normalizeIp(request.ip)}`);
     case LimitType.USER: {
       const { userId } = request;
       return userId === undefined || userId === null || userId === ''
-        ? boundKeyPart(`${handlerName}:ip:${normalizeIp(request.ip)}`)
-        : boundKeyPart(`${handlerName}:${userId}`);
+        ? derivedKeyPart(`${handlerName}:ip:${normalizeIp(request.ip)}`)
+        : derivedKeyPart(`${handlerName}:${userId}`);
     }
     case LimitType.CUSTOM:
       if (request.custom === undefined) {
         throw new Error(`A CUSTOM limit on ${handlerName} needs its evaluated key template`);
       }
-      return boundKeyPart(request.custom);
+      return customKeyPart(request.custom);
     default:
       // Reachable only from untyped JavaScript; a silent `undefined` key would merge limits.
       throw new Error(`Unknown limitType '${String(limitType)}' on ${handlerName}`);

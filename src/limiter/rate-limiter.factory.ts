@@ -19,6 +19,7 @@ import { TokenBucketOptions } from '../algorithms/token-bucket/token-bucket.mode
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { limiterMessages } from '../rate-limiter.messages';
+import { customKeyPart } from '../keys/key-builder';
 import { LimiterStore } from '../stores/limiter-store';
 import { LimiterCache, LimiterCacheOptions } from './limiter-cache';
 
@@ -46,8 +47,10 @@ export interface KeyedOptions {
  * algorithm, options and key, so asking twice for the same limiter is cheap.
  *
  * @example
+ * ```ts
  * const limiter = factory.rateLimiter({ key: `report:${id}`, rate: 1 / 30, burst: 30 });
  * if (!(await limiter.tryAcquire())) throw new RateLimitExceededException();
+ * ```
  *
  * @publicApi
  */
@@ -133,6 +136,7 @@ export class RateLimiterFactory {
         limiterMessages.invalidOption(where, 'prefix', prefix, 'a string'),
       );
     }
-    return this.keyPrefix + prefix + options.key;
+    // Escaped and bounded like a template's value, so both reach the same state (DESIGN §4).
+    return this.keyPrefix + prefix + customKeyPart(options.key);
   }
 }

@@ -1,5 +1,6 @@
 import { Decision } from '../algorithms/decision';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
+import { sleep } from '../algorithms/sleep';
 
 /**
  * Where limiter state lives. Every decision is one atomic evaluation of an algorithm on
@@ -41,6 +42,15 @@ export abstract class LimiterStore {
 
   /** Checks at start-up that decisions can be made (rejects with the reason if not). */
   async check(): Promise<void> {}
+
+  /**
+   * Waits `milliseconds` on the store's clock: the guard and `TokenBucketLimiter` wait here
+   * for a reserved slot, so a store on a manual clock (`nestjs-limiter/testing`) controls
+   * waits as well as decisions. Real timers by default; never blocks the event loop.
+   */
+  sleep(milliseconds: number): Promise<void> {
+    return sleep(milliseconds);
+  }
 
   /** Releases what the store itself opened. Connections passed in by the user stay open. */
   async close(): Promise<void> {}

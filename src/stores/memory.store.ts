@@ -3,10 +3,25 @@ import { Decision, toDecision } from '../algorithms/decision';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { LimiterStore, toMicros } from './limiter-store';
 
+/**
+ * A clock that also schedules waits, so that tests can move time by hand (`ManualClock` of
+ * `nestjs-limiter/testing`).
+ *
+ * @publicApi
+ */
+export interface LimiterClock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Resolves when the clock has advanced by `milliseconds`. */
+  sleep(milliseconds: number): Promise<void>;
+}
+
 /** @publicApi */
 export interface MemoryStoreOptions {
   /** Clock in milliseconds, default `Date.now`. Inject one to control time in tests. */
   now?: () => number;
+  /** Decisions and waits on this clock; takes precedence over `now`. */
+  clock?: LimiterClock;
   /**
    * Most keys kept at once, default 100_000. Expired state is dropped when read; past this
    * bound the least recently used key is dropped, which can only make a limit start afresh.
@@ -30,12 +45,15 @@ interface Entry {
  */
 export class MemoryStore extends LimiterStore {
   private readonly now: () => number;
+  private readonly clock?: LimiterClock;
   private readonly entries: LRUCache<string, Entry>;
   private nextSweepMicros = 0;
 
   constructor(options: MemoryStoreOptions = {}) {
     super();
-    this.now = options.now ?? Date.now;
+    const { clock } = options;
+    this.clock = clock;
+    this.now = clock ? () => clock.now() : (options.now ?? Date.now);
     this.entries = new LRUCache<string, Entry>({ max: options.maxKeys ?? 100_000 });
   }
 
@@ -67,12 +85,22 @@ export class MemoryStore extends LimiterStore {
     for (const key of expired) this.entries.delete(key);
   }
 
+  override sleep(milliseconds: number): Promise<void> {
+    return this.clock ? this.clock.sleep(milliseconds) : super.sleep(milliseconds);
+  }
+
+  /** Forgets every key's state. */
+  clear(): void {
+    this.entries.clear();
+    this.nextSweepMicros = 0;
+  }
+
   /** Number of keys currently held (expired ones included until read or evicted). */
   get size(): number {
     return this.entries.size;
   }
 
   override async close(): Promise<void> {
-    this.entries.clear();
+    this.clear();
   }
 }

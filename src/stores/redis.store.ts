@@ -50,7 +50,9 @@ interface FixedArguments {
  * limit is one key, so any number of app servers share one exact limit.
  *
  * @example
+ * ```ts
  * new RedisStore({ client: new Redis(process.env.REDIS_URL!) })
+ * ```
  * @publicApi
  */
 export class RedisStore extends LimiterStore {

@@ -154,8 +154,8 @@ describe('guard edge cases on real Redis', () => {
     expect(
       (await admin.keys('countLimit:*DuplicateLimitsController.classAndMethod')).sort(),
     ).toEqual([
-      'countLimit:#2:DuplicateLimitsController.classAndMethod',
-      'countLimit:DuplicateLimitsController.classAndMethod',
+      'countLimit:#2:~DuplicateLimitsController.classAndMethod',
+      'countLimit:~DuplicateLimitsController.classAndMethod',
     ]);
   });
 
@@ -166,17 +166,17 @@ describe('guard edge cases on real Redis', () => {
     // The second window opened; the minute counts every attempt so far (a fixed window's rule).
     expect(await statuses(port, '/windows', 2)).toEqual([200, 429]);
     // Decorators apply bottom-up: the minute limit is the first, the second gets `#2:`.
-    expect(await admin.get('countLimit:TwoWindowsController.twoWindows')).toBe('5');
-    expect(await admin.get('countLimit:#2:TwoWindowsController.twoWindows')).toBe('2');
+    expect(await admin.get('countLimit:~TwoWindowsController.twoWindows')).toBe('5');
+    expect(await admin.get('countLimit:#2:~TwoWindowsController.twoWindows')).toBe('2');
   });
 
   it('a handler inherited by two controllers is limited per controller', async () => {
     const port = await start({ redis: redis.url }, [InheritA, InheritB]);
     expect(await statuses(port, '/inherit-a', 2)).toEqual([200, 429]);
     expect(await statuses(port, '/inherit-b', 2)).toEqual([200, 429]);
-    expect((await admin.keys('countLimit:Inherit*')).sort()).toEqual([
-      'countLimit:InheritA.handle',
-      'countLimit:InheritB.handle',
+    expect((await admin.keys('countLimit:~Inherit*')).sort()).toEqual([
+      'countLimit:~InheritA.handle',
+      'countLimit:~InheritB.handle',
     ]);
   });
 

@@ -135,7 +135,9 @@ describe.each(PLATFORMS)('RateLimitGuard on %s', (platform) => {
     class AsyncModule {}
     const port = await start(AsyncModule);
     expect((await call(port, { path: '/ten' })).status).toBe(200);
-    expect(await redis.client().get('async:countLimit:LimitedController.ten')).toBe('1' as unknown);
+    expect(await redis.client().get('async:countLimit:~LimitedController.ten')).toBe(
+      '1' as unknown,
+    );
   });
 
   it('closes the connections it created on app.close(), and leaves a client passed in open', async () => {

@@ -78,7 +78,7 @@ describe.each(PLATFORMS)('sample app on %s with Redis', (platform) => {
     for (let i = 0; i < 4; i++) one.push((await from('127.0.0.1')).status);
     expect(one).toEqual([200, 200, 200, 429]);
     expect((await from('127.0.0.2')).status).toBe(200);
-    expect(await redis.client().exists('countLimit:LimiterController.ip:127.0.0.2')).toBe(1);
+    expect(await redis.client().exists('countLimit:~LimiterController.ip:127.0.0.2')).toBe(1);
   });
 
   it('USER keys: users are limited separately; anonymous requests fall back to the IP', async () => {
@@ -90,11 +90,11 @@ describe.each(PLATFORMS)('sample app on %s with Redis', (platform) => {
     ]).toEqual([200, 200, 429]);
     expect((await as('bob')).status).toBe(200);
     expect((await get('/limiter/user')).status).toBe(200);
-    const keys = await redis.client().keys('countLimit:LimiterController.user:*');
+    const keys = await redis.client().keys('countLimit:~LimiterController.user:*');
     expect(keys.sort()).toEqual([
-      'countLimit:LimiterController.user:alice',
-      'countLimit:LimiterController.user:bob',
-      'countLimit:LimiterController.user:ip:127.0.0.1',
+      'countLimit:~LimiterController.user:alice',
+      'countLimit:~LimiterController.user:bob',
+      'countLimit:~LimiterController.user:ip:127.0.0.1',
     ]);
   });
 

@@ -82,7 +82,7 @@ describe.each<[StoreErrorPolicy, number[]]>([
     await redis.start(); // a new, empty process on the same port
     const deadline = Date.now() + 8_000;
     const admin = redis.client();
-    while ((await admin.exists('countLimit:LimitedController.limited')) === 0) {
+    while ((await admin.exists('countLimit:~LimitedController.limited')) === 0) {
       if (Date.now() > deadline) throw new Error('limiting did not resume on the new Redis');
       await call(port, { path: '/limited' });
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -15,6 +15,10 @@ export interface RedisServer {
   /** Kills the process (SIGKILL), as a crash would. `start()` brings a new, empty one up. */
   kill(): Promise<void>;
   start(): Promise<void>;
+  /** Freezes the process (SIGSTOP): its connections stay open, nothing answers. */
+  freeze(): void;
+  /** Resumes a frozen process (SIGCONT). */
+  thaw(): void;
   stop(): Promise<void>;
 }
 
@@ -105,10 +109,17 @@ export async function startRedisServer(): Promise<RedisServer> {
     async kill() {
       await stopProcess(child, 'SIGKILL');
     },
+    freeze() {
+      child?.kill('SIGSTOP');
+    },
+    thaw() {
+      child?.kill('SIGCONT');
+    },
     async stop() {
       // An ended client has no stream left to close: disconnecting it would arm ioredis's
       // 2 s disconnect timer, which nothing clears and which keeps jest waiting.
       for (const client of clients) if (client.status !== 'end') client.disconnect();
+      child?.kill('SIGCONT'); // a frozen process would not act on SIGTERM
       await stopProcess(child);
       rmSync(dir, { recursive: true, force: true });
     },

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /** `npm test` builds first; the published package must carry every script next to its model. */
@@ -27,11 +27,42 @@ describe('published package', () => {
     const expected = luaFiles(join(root, 'src')).map((file) =>
       relative(root, file).replace(/^src\//, 'lib/'),
     );
-    expect(expected.length).toBe(7);
+    expect(expected.length).toBe(8);
     for (const file of expected) expect(packed).toContain(file);
     expect(packed).toContain('lib/index.js');
+    expect(packed).toContain('lib/testing/index.js');
+    expect(packed).toContain('LICENSE');
     expect([...packed].some((file) => file.startsWith('src/') || file.startsWith('test/'))).toBe(
       false,
     );
+  });
+});
+
+describe('JSDoc examples', () => {
+  const root = join(__dirname, '..', '..', 'src');
+
+  function tsFiles(dir: string): string[] {
+    return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory()
+        ? tsFiles(join(dir, entry.name))
+        : entry.name.endsWith('.ts')
+          ? [join(dir, entry.name)]
+          : [],
+    );
+  }
+
+  it('are fenced code blocks, so editors do not read `@Get(...)` in them as tags', () => {
+    const unfenced: string[] = [];
+    let examples = 0;
+    for (const file of tsFiles(root)) {
+      const lines = readFileSync(file, 'utf8').split('\n');
+      lines.forEach((line, i) => {
+        if (!/^\s*\* @example\s*$/.test(line)) return;
+        examples++;
+        if (lines[i + 1]?.trim() !== '* ```ts') unfenced.push(`${relative(root, file)}:${i + 1}`);
+      });
+    }
+    expect(unfenced).toEqual([]);
+    expect(examples).toBeGreaterThanOrEqual(15);
   });
 });

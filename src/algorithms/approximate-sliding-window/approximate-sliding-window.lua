@@ -1,21 +1,21 @@
 -- Approximate sliding window (sliding window counter). The math and its reasons:
 -- approximate-sliding-window.model.ts.
--- KEYS[1]  the state: "<index> <curr> <prev>" (window index, its count, the previous count)
--- ARGV[1]  now in µs, or '' for Redis TIME (prelude)
--- ARGV[2]  limit         requests allowed within a window (integer >= 1)
--- ARGV[3]  windowMicros  window length in whole µs
--- ARGV[4]  permits       taken by this request (integer, <= limit)
+-- The body of function(key, now, argv), run by the store's engine script (stores/engine).
+-- key      the state: "<index> <curr> <prev>" (window index, its count, the previous count)
+-- now      the time in µs (Redis TIME, or the store's injected clock)
+-- argv[1]  limit         requests allowed within a window (integer >= 1)
+-- argv[2]  windowMicros  window length in whole µs
+-- argv[3]  permits       taken by this request (integer, <= limit)
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}
 -- TTL      until the end of the next window, set when allowed; a denial writes nothing
-local now = now_micros()
-local limit = tonumber(ARGV[2])
-local window = tonumber(ARGV[3])
-local permits = tonumber(ARGV[4])
+local limit = tonumber(argv[1])
+local window = tonumber(argv[2])
+local permits = tonumber(argv[3])
 local index = math.floor(now / window)
 local elapsed = now - index * window
 
 local curr, prev = 0, 0
-local found = redis.call('GET', KEYS[1])
+local found = redis.call('GET', key)
 if found then
   local i, c, p = string.match(found, '^(%S+) (%S+) (%S+)$')
   i, c, p = tonumber(i), tonumber(c), tonumber(p)
@@ -29,7 +29,7 @@ local used = prev * (window - elapsed) + curr * window
 
 if used + permits * window <= limit * window then
   local reset = (index + 2) * window - now
-  redis.call('SET', KEYS[1], exact(index) .. ' ' .. exact(curr + permits) .. ' ' .. exact(prev),
+  redis.call('SET', key, exact(index) .. ' ' .. exact(curr + permits) .. ' ' .. exact(prev),
     'PX', ttl_ms(reset))
   return {1, math.floor((limit * window - used - permits * window) / window), reset, 0, 0}
 end

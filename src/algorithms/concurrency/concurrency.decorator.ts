@@ -14,7 +14,9 @@ export interface ConcurrencyLimitOptions extends ConcurrencyOptions, KeyOptions 
  * Default prefix 'concurrency:', METHOD.
  *
  * @example
+ * ```ts
  * @ConcurrencyLimit({ limitType: LimitType.USER, max: 5 }) // 5 concurrent exports per user
+ * ```
  * @publicApi
  */
 export function ConcurrencyLimit(

@@ -25,6 +25,7 @@ export interface ConcurrencySlot {
  * The math: concurrency.model.ts.
  *
  * @example
+ * ```ts
  * const slot = await factory.concurrencyLimiter({ key: 'export', max: 2, lease: 300 }).tryAcquire();
  * if (!slot) throw new RateLimitExceededException();
  * try {
@@ -32,6 +33,7 @@ export interface ConcurrencySlot {
  * } finally {
  *   await slot.release();
  * }
+ * ```
  *
  * @publicApi
  */

@@ -10,7 +10,9 @@ export interface CountLimitOptions extends FixedWindowOptions, KeyOptions {}
  * Defaults: limit 1, period 1, prefix 'countLimit:', METHOD.
  *
  * @example
+ * ```ts
  * @CountLimit({ key: '#{query.key}', limit: 2, period: 10 })
+ * ```
  * @publicApi
  */
 export function CountLimit(options: CountLimitOptions = {}): ClassDecorator & MethodDecorator {

@@ -11,7 +11,9 @@ export interface LeakyBucketLimitOptions extends LeakyBucketOptions, KeyOptions 
  * Default prefix 'leakyBucket:', METHOD.
  *
  * @example
+ * ```ts
  * @LeakyBucketLimit({ key: 'api:#{headers["x-api-key"]}', capacity: 20, rate: 10 })
+ * ```
  * @publicApi
  */
 export function LeakyBucketLimit(

@@ -9,8 +9,10 @@ import { DecisionSource } from '../limit-kind';
  * uses the same key and options. The math: leaky-bucket.model.ts.
  *
  * @example
+ * ```ts
  * const limiter = factory.leakyBucketLimiter({ key: `api:${userId}`, capacity: 10, rate: 2 });
  * const { allowed, remaining, retryAfterMs, resetMs } = await limiter.decide();
+ * ```
  *
  * @publicApi
  */

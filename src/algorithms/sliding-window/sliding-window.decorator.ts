@@ -11,7 +11,9 @@ export interface SlidingWindowLimitOptions extends SlidingWindowOptions, KeyOpti
  * Default prefix 'slidingWindow:', METHOD.
  *
  * @example
+ * ```ts
  * @SlidingWindowLimit({ limitType: LimitType.IP, limit: 5, window: 60 }) // 5 logins a minute per IP
+ * ```
  * @publicApi
  */
 export function SlidingWindowLimit(

@@ -10,8 +10,10 @@ import { DecisionSource } from '../limit-kind';
  * The math: sliding-window.model.ts.
  *
  * @example
+ * ```ts
  * const limiter = factory.slidingWindowLimiter({ key: `login:${ip}`, limit: 5, window: 60 });
  * if (!(await limiter.tryAcquire())) throw new RateLimitExceededException();
+ * ```
  *
  * @publicApi
  */

@@ -16,8 +16,10 @@ export interface RateLimitOptions extends TokenBucketOptions, KeyOptions {
  * Defaults: rate 1, burst 1, permits 1, timeout 0, expire 60, prefix 'rateLimit:', METHOD.
  *
  * @example
+ * ```ts
  * // One SMS code a minute per phone number.
  * @RateLimit({ key: 'sms:#{body.phone}', rate: 1 / 60, burst: 60 })
+ * ```
  * @publicApi
  */
 export function RateLimit(options: RateLimitOptions = {}): ClassDecorator & MethodDecorator {

@@ -2,7 +2,6 @@ import { Decision } from '../decision';
 import { tokenBucket } from './token-bucket.algorithm';
 import { TokenBucketParams, TokenBucketRequest, tokenBucketRequest } from './token-bucket.model';
 import { DecisionSource } from '../limit-kind';
-import { sleep } from '../sleep';
 
 /** Arguments of {@link TokenBucketLimiter.tryAcquire}: permits (default 1), timeout in seconds (default 0). */
 export interface TryAcquireOptions {
@@ -52,14 +51,14 @@ export class TokenBucketLimiter {
     const { permits = 1, timeout = 0 } =
       typeof options === 'number' ? { permits: options } : options;
     const decision = await this.decide(permits, timeout);
-    if (decision.allowed && decision.waitMs > 0) await sleep(decision.waitMs);
+    if (decision.allowed && decision.waitMs > 0) await this.store.sleep(decision.waitMs);
     return decision.allowed;
   }
 
   /** Takes permits, waiting as long as needed; resolves with the milliseconds waited. Equals `tryAcquire` with an infinite timeout. */
   async acquire(permits = 1): Promise<number> {
     const waitMs = await this.reserve(permits);
-    if (waitMs > 0) await sleep(waitMs);
+    if (waitMs > 0) await this.store.sleep(waitMs);
     return waitMs;
   }
 

@@ -2,12 +2,13 @@ import { Logger } from '@nestjs/common';
 import { Decision } from '../../algorithms/decision';
 import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../../errors/store-unavailable.error';
+import { sleep } from '../../algorithms/sleep';
 import { StoreErrorPolicy } from '../../rate-limiter.options';
 import { DeadlineQueue } from '../deadline-queue';
 import { LimiterStore } from '../limiter-store';
 import { MemoryStore } from '../memory.store';
 import { CircuitBreaker } from './circuit-breaker';
-import { permanentErrorCode, StoreErrorLog } from './store-error-log';
+import { StoreErrorLog } from './store-error-log';
 
 /** Told of every decision the store could not make, for the `onDecision` hook. */
 export type StoreErrorListener = (error: StoreUnavailableError, key: string, label: string) => void;
@@ -61,7 +62,7 @@ export class FailurePolicyStore extends LimiterStore {
   /** Checks once, without blocking start-up, that the store can run its scripts. */
   override check(): Promise<void> {
     return Promise.resolve()
-      .then(() => this.primary.check())
+      .then(() => this.primary.check?.())
       .catch((error: unknown) => this.log.checkFailed(error));
   }
 
@@ -81,11 +82,13 @@ export class FailurePolicyStore extends LimiterStore {
     onLateAnswer?: (decision: Decision) => void,
   ): Promise<Decision | null> {
     let pending: Promise<Decision>;
+    let sentAtMs: number;
     let deadlineMs: number;
     try {
       const refusal = this.refusal();
       if (refusal) return this.unavailable(refusal, algorithm, key, params, request, label);
-      deadlineMs = performance.now() + this.timeoutMs;
+      sentAtMs = performance.now();
+      deadlineMs = sentAtMs + this.timeoutMs;
       // Promise.resolve: a custom store that answers without a promise still counts.
       pending = Promise.resolve(this.primary.evaluate(algorithm, key, params, request, deadlineMs));
     } catch (thrown) {
@@ -105,12 +108,14 @@ export class FailurePolicyStore extends LimiterStore {
           this.inFlight--;
           this.breaker.answered();
           if (!deadline.settle()) return onLateAnswer?.(decision);
-          this.log.succeeded(this.primary.lastAnswerAtMs());
+          this.log.succeeded(this.primary.lastAnswerAtMs?.());
           resolve(decision);
         },
         (thrown: unknown) => {
           this.inFlight--;
-          if (permanentErrorCode(thrown) !== undefined) this.breaker.answered();
+          // Redis answered, if only to refuse (an error reply, an entry skipped as too late).
+          const answeredAt = this.primary.lastAnswerAtMs?.();
+          if (answeredAt !== undefined && answeredAt >= sentAtMs) this.breaker.answered();
           if (deadline.settle()) {
             resolve(this.unavailable(thrown, algorithm, key, params, request, label));
           }
@@ -140,10 +145,19 @@ export class FailurePolicyStore extends LimiterStore {
     return { allowed: true, limit, remaining: limit, resetMs: 0, retryAfterMs: 0, waitMs: 0 };
   }
 
+  /**
+   * Waits on the primary store's clock. Optional chaining: a custom store given as a plain
+   * object (a test double) may lack `sleep`, and then real timers apply.
+   */
+  override sleep(milliseconds: number): Promise<void> {
+    return this.primary.sleep?.(milliseconds) ?? sleep(milliseconds);
+  }
+
   /** Why a decision must not go to the store now, if it must not: it would only wait. */
   private refusal(): StoreUnavailableError | undefined {
     // A connection known to be lost fails at once, queueing nothing while Redis is away.
-    if (this.primary.isUnavailable()) return new StoreUnavailableError('the store is disconnected');
+    if (this.primary.isUnavailable?.())
+      return new StoreUnavailableError('the store is disconnected');
     if (this.inFlight >= MAX_IN_FLIGHT) {
       return new StoreUnavailableError(`${MAX_IN_FLIGHT} decisions already wait for the store`);
     }

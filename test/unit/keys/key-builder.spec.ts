@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import {
   boundKeyPart,
+  customKeyPart,
+  escapeKeyText,
   keyPart,
   MAX_KEY_PART_LENGTH,
   normalizeIp,
@@ -25,45 +27,45 @@ describe('LimitType', () => {
 describe('keyPart', () => {
   it('METHOD: the handler name only', () => {
     expect(keyPart(LimitType.METHOD, HANDLER, { ip: '1.2.3.4', userId: 9 })).toBe(
-      'SmsController.send',
+      '~SmsController.send',
     );
   });
 
   it('IP: the handler name and the client ip', () => {
-    expect(keyPart(LimitType.IP, HANDLER, { ip: '1.2.3.4' })).toBe('SmsController.send:1.2.3.4');
+    expect(keyPart(LimitType.IP, HANDLER, { ip: '1.2.3.4' })).toBe('~SmsController.send:1.2.3.4');
   });
 
   it('IP: an IPv6 address is kept with its colons', () => {
     expect(keyPart(LimitType.IP, HANDLER, { ip: '2001:db8::1' })).toBe(
-      'SmsController.send:2001:db8::1',
+      '~SmsController.send:2001:db8::1',
     );
   });
 
   it('IP: an IPv4-mapped IPv6 address counts as the IPv4 address', () => {
     expect(keyPart(LimitType.IP, HANDLER, { ip: '::ffff:127.0.0.1' })).toBe(
-      'SmsController.send:127.0.0.1',
+      '~SmsController.send:127.0.0.1',
     );
   });
 
   it('USER: the handler name and the user id', () => {
     expect(keyPart(LimitType.USER, HANDLER, { ip: '1.2.3.4', userId: 'alice' })).toBe(
-      'SmsController.send:alice',
+      '~SmsController.send:alice',
     );
     expect(keyPart(LimitType.USER, HANDLER, { ip: '1.2.3.4', userId: 42 })).toBe(
-      'SmsController.send:42',
+      '~SmsController.send:42',
     );
     expect(keyPart(LimitType.USER, HANDLER, { ip: '1.2.3.4', userId: 0 })).toBe(
-      'SmsController.send:0',
+      '~SmsController.send:0',
     );
   });
 
   it.each([undefined, null, ''])('USER: anonymous (userId %p) falls back to ip:<ip>', (userId) => {
     expect(keyPart(LimitType.USER, HANDLER, { ip: '::ffff:10.0.0.5', userId })).toBe(
-      'SmsController.send:ip:10.0.0.5',
+      '~SmsController.send:ip:10.0.0.5',
     );
   });
 
-  it('CUSTOM: the evaluated template as is', () => {
+  it('CUSTOM: the evaluated template, as is when it has nothing to escape', () => {
     expect(keyPart(LimitType.CUSTOM, HANDLER, { ip: '1.2.3.4', custom: 'sms:+123' })).toBe(
       'sms:+123',
     );
@@ -125,5 +127,41 @@ describe('normalizeIp', () => {
     ['', ''],
   ])('%p -> %p', (ip, expected) => {
     expect(normalizeIp(ip)).toBe(expected);
+  });
+});
+
+describe('key namespaces', () => {
+  it('escapes %, braces and ~ one-to-one in template and factory keys', () => {
+    expect(escapeKeyText('a{b}c~d%e')).toBe('a%7Bb%7Dc%7Ed%25e');
+    expect(escapeKeyText('%7B')).toBe('%257B');
+    expect(escapeKeyText('sms:+1 555')).toBe('sms:+1 555');
+    expect(customKeyPart('{tag}')).toBe('%7Btag%7D');
+  });
+
+  it('a derived part keeps its marker when hashed; a hashed custom part is bare hex', () => {
+    const user = 'u'.repeat(300);
+    const derived = keyPart(LimitType.USER, HANDLER, { ip: '', userId: user });
+    expect(derived).toBe('~' + createHash('sha1').update(`${HANDLER}:${user}`).digest('hex'));
+    expect(customKeyPart('k'.repeat(300))).toMatch(/^[0-9a-f]{40}$/);
+  });
+
+  it('no client value makes a custom part equal to a derived one', () => {
+    const ipPart = keyPart(LimitType.IP, HANDLER, { ip: '127.0.0.1' });
+    for (const value of [
+      ipPart,
+      ipPart.slice(1),
+      `~${ipPart}`,
+      '%7ESmsController.send:127.0.0.1',
+    ]) {
+      expect(customKeyPart(value)).not.toBe(ipPart);
+    }
+    const long = keyPart(LimitType.USER, HANDLER, { ip: '', userId: 'u'.repeat(300) });
+    expect(customKeyPart(long.slice(1))).not.toBe(long);
+  });
+
+  it('derived parts escape braces too (a user id cannot pick a Cluster slot)', () => {
+    expect(keyPart(LimitType.USER, HANDLER, { ip: '', userId: '{x}' })).toBe(
+      '~SmsController.send:%7Bx%7D',
+    );
   });
 });

@@ -1,0 +1,69 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { GUARDS_METADATA } from '@nestjs/common/constants';
+import { APP_GUARD, DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { isSkipped, readLimits } from '../decorators/limit-metadata.accessor';
+import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
+import { limiterMessages } from '../rate-limiter.messages';
+import { RateLimiterModuleOptions } from '../rate-limiter.options';
+import { RateLimitGuard } from './rate-limit.guard';
+
+/** A guard as `@UseGuards` or APP_GUARD holds it: a class or an instance. */
+function isRateLimitGuard(guard: unknown): boolean {
+  if (guard instanceof RateLimitGuard) return true;
+  return (
+    typeof guard === 'function' &&
+    (guard === RateLimitGuard || guard.prototype instanceof RateLimitGuard)
+  );
+}
+
+function guardsOf(target: object): unknown[] {
+  return (Reflect.getMetadata(GUARDS_METADATA, target) as unknown[] | undefined) ?? [];
+}
+
+/**
+ * With `global: false`, a limit decorator works only where `@UseGuards(RateLimitGuard)`
+ * stands; forgetting it leaves the handler silently unlimited. Logs one warning per
+ * decorated handler that no RateLimitGuard covers, at start-up.
+ */
+@Injectable()
+export class UncoveredLimitsCheck implements OnApplicationBootstrap {
+  private readonly logger = new Logger('RateLimiter');
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    @Inject(RATE_LIMITER_OPTIONS) private readonly options: RateLimiterModuleOptions,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.options.global !== false) return;
+    const wrappers = [...this.discovery.getControllers(), ...this.discovery.getProviders()];
+    // An app may register RateLimitGuard as its own APP_GUARD: then everything is covered.
+    const globallyGuarded = this.discovery
+      .getProviders()
+      .some(
+        (wrapper) =>
+          typeof wrapper.token === 'string' &&
+          wrapper.token.startsWith(APP_GUARD) &&
+          (isRateLimitGuard(wrapper.instance) || isRateLimitGuard(wrapper.metatype)),
+      );
+    if (globallyGuarded) return;
+    const warned = new Set<string>(); // a provider listed by two modules is one handler
+    for (const { metatype, instance } of wrappers) {
+      if (!instance || typeof metatype !== 'function' || !metatype.prototype) continue;
+      const prototype = Object.getPrototypeOf(instance);
+      if (!prototype) continue;
+      const classGuarded = guardsOf(metatype).some(isRateLimitGuard);
+      for (const name of this.scanner.getAllMethodNames(prototype)) {
+        const handler = prototype[name];
+        if (typeof handler !== 'function' || classGuarded) continue;
+        if (readLimits(metatype, handler).length === 0 || isSkipped(metatype, handler)) continue;
+        const handlerName = `${metatype.name}.${name}`;
+        if (!guardsOf(handler).some(isRateLimitGuard) && !warned.has(handlerName)) {
+          warned.add(handlerName);
+          this.logger.warn(limiterMessages.uncoveredHandler(handlerName));
+        }
+      }
+    }
+  }
+}

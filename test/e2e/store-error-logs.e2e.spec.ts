@@ -1,0 +1,144 @@
+import { Controller, Get, INestApplication, Module } from '@nestjs/common';
+import Redis from 'ioredis';
+import { CountLimit, RateLimiterModule } from '../../src';
+import { CaptureLogger } from '../helpers/capture-logger';
+import { call, startApp } from '../helpers/http';
+import { RedisServer, startRedisServer } from '../helpers/redis-server';
+
+@Controller()
+class LoggedController {
+  @Get('counted')
+  @CountLimit({ key: '#{query.k}', limit: 1, period: 60 })
+  counted() {
+    return 'ok';
+  }
+}
+
+/** Keeps Redis busy for `ms` with a script, as a slow command would. */
+function blockRedis(admin: Redis, ms: number): Promise<unknown> {
+  const script = `
+    local t = redis.call('TIME'); local start = t[1] * 1000000 + t[2]
+    repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] - start >= tonumber(ARGV[1])
+    return 1`;
+  return admin.eval(script, 0, String(ms * 1000));
+}
+
+function appModule(redis: string) {
+  @Module({
+    imports: [RateLimiterModule.forRoot({ redis, storeTimeout: 200 })],
+    controllers: [LoggedController],
+  })
+  class LoggedModule {}
+  return LoggedModule;
+}
+
+describe('store error logs', () => {
+  let redis: RedisServer;
+  let app: INestApplication;
+  let port: number;
+  let logger: CaptureLogger;
+
+  beforeEach(async () => {
+    redis = await startRedisServer();
+    logger = new CaptureLogger();
+    ({ app, port } = await startApp(appModule(redis.url), 'express', logger));
+  });
+  afterEach(async () => {
+    await app.close();
+    await redis.stop();
+  });
+
+  it('logs a WRONGTYPE key as one error, not as an outage that a healthy key ends', async () => {
+    const admin = redis.client();
+    await admin.lpush('countLimit:bad', 'not a counter');
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      statuses.push((await call(port, { path: '/counted?k=bad' })).status);
+      statuses.push((await call(port, { path: `/counted?k=good${i}` })).status);
+    }
+    expect(statuses).toEqual(Array(10).fill(200)); // 'allow' for the broken key
+    expect(logger.count('error', /answered WRONGTYPE/)).toBe(1);
+    expect(logger.count('warn', /store unavailable/)).toBe(0);
+    expect(logger.count('log', /store is back/)).toBe(0);
+  });
+
+  it('ends an outage only on a real Redis answer, not on a denial remembered locally', async () => {
+    expect((await call(port, { path: '/counted?k=x' })).status).toBe(200);
+    expect((await call(port, { path: '/counted?k=x' })).status).toBe(429);
+    const busy = blockRedis(redis.client(), 1_000);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the script is running
+    expect((await call(port, { path: '/counted?k=y' })).status).toBe(200); // timed out: 'allow'
+    expect(logger.count('warn', /store unavailable/)).toBe(1);
+    // Answered from the local denial cache: says nothing about Redis.
+    expect((await call(port, { path: '/counted?k=x' })).status).toBe(429);
+    expect(logger.count('log', /store is back/)).toBe(0);
+    await busy;
+    expect((await call(port, { path: '/counted?k=z' })).status).toBe(200);
+    expect(logger.count('log', /store is back/)).toBe(1);
+    expect(logger.count('warn', /store unavailable/)).toBe(1);
+  });
+});
+
+describe('an ACL user that may not run scripts', () => {
+  let redis: RedisServer;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    await redis
+      .client()
+      .call('ACL', 'SETUSER', 'no-scripts', 'on', '>secret', '~*', '+@all', '-evalsha', '-eval');
+  });
+  afterAll(() => redis.stop());
+
+  it('logs NOPERM naming the permission at start-up, and errors (not outages) per request', async () => {
+    const logger = new CaptureLogger();
+    const url = `redis://no-scripts:secret@127.0.0.1:${redis.port}`;
+    const { app, port } = await startApp(appModule(url), 'express', logger);
+    try {
+      const started = Date.now();
+      while (logger.count('error', /cannot run its scripts/) === 0 && Date.now() - started < 2000) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(
+        logger.count('error', /cannot run its scripts \(NOPERM.*'eval(sha)?' permission/),
+      ).toBe(1);
+      for (let i = 0; i < 5; i++) await call(port, { path: `/counted?k=acl${i}` });
+      expect(logger.count('error', /answered NOPERM/)).toBe(1);
+      expect(logger.count('warn', /store unavailable/)).toBe(0);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('decides as an ACL user that may run the scripts and their commands', async () => {
+    await redis
+      .client()
+      .call(
+        'ACL',
+        'SETUSER',
+        'limiter',
+        'on',
+        '>pw',
+        '~countLimit:*',
+        '+evalsha',
+        '+eval',
+        '+time',
+        '+incr',
+        '+pexpire',
+        '+pttl',
+      );
+    const url = `redis://limiter:pw@127.0.0.1:${redis.port}`;
+    const logger = new CaptureLogger();
+    const { app, port } = await startApp(appModule(url), 'express', logger);
+    try {
+      const statuses = [];
+      for (let i = 0; i < 3; i++)
+        statuses.push((await call(port, { path: '/counted?k=u' })).status);
+      expect(statuses).toEqual([200, 429, 429]);
+      expect(await redis.client().get('countLimit:u')).toBe('2'); // the third: a cached denial
+      expect(logger.lines.filter((line) => line.level !== 'log')).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+});
