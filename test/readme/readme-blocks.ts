@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const ROOT = join(__dirname, '..', '..');
@@ -43,8 +43,4 @@ export function tsBlockContaining(marker: string): string {
     throw new Error(`README: expected one ts block containing ${marker}, found ${matches.length}`);
   }
   return matches[0][0];
-}
-
-export function clearSnippets(): void {
-  rmSync(SNIPPETS_DIR, { recursive: true, force: true });
 }
