@@ -1,0 +1,22 @@
+import { Test } from '@nestjs/testing';
+import { RateLimiterModule, RateLimiterModuleOptions } from '../../src';
+
+describe('module options are checked at start-up', () => {
+  it.each([
+    [
+      { onStoreError: 'deny ' },
+      `option 'onStoreError' must be one of 'allow', 'deny', 'fallback', got 'deny '`,
+    ],
+    [{ storeTimeout: 0 }, `option 'storeTimeout' must be a number of milliseconds > 0, got 0`],
+    [
+      { headers: 'draft' },
+      `option 'headers' must be one of 'legacy', 'ietf', 'both', false, got 'draft'`,
+    ],
+    [{ onDecision: 'log' }, `option 'onDecision' must be a function, got 'log'`],
+  ])('%p', async (options, message) => {
+    const moduleRef = Test.createTestingModule({
+      imports: [RateLimiterModule.forRoot(options as RateLimiterModuleOptions)],
+    });
+    await expect(moduleRef.compile()).rejects.toThrow(`RateLimiterModule: ${message}`);
+  });
+});

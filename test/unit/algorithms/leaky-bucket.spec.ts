@@ -1,0 +1,16 @@
+import { leakyBucketStep } from '../../../src/algorithms/leaky-bucket/leaky-bucket.memory';
+import { leakyBucketParams } from '../../../src/algorithms/leaky-bucket/leaky-bucket.model';
+import { twinTrace } from './twin-trace';
+
+describe('leaky bucket (GCRA): the model and its memory twin', () => {
+  it('lets `capacity` through at once, then one per 1 / rate', () => {
+    const step = (state: any, now: number, params: any) => leakyBucketStep(state, now, params);
+    const bucket = twinTrace(step, leakyBucketParams({ capacity: 2, rate: 1 }));
+    expect(bucket.at(0, undefined, undefined, undefined)).toBe('A1 A0 D0/1s');
+    expect(bucket.at(1, undefined)).toBe('A0');
+    expect(bucket.ttlFrom(1)).toBe('2s'); // until the theoretical arrival time, t=3
+    expect(bucket.at(1.5, undefined)).toBe('D0/0.5s');
+    expect(bucket.lastReset()).toBe('1.5s');
+    expect(bucket.at(10, undefined, undefined, undefined)).toBe('A1 A0 D0/1s');
+  });
+});
