@@ -1,6 +1,4 @@
-// BENCHMARKS.md from one run's results, with the analysis of bench/analysis.md appended.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// BENCHMARKS.md from one run's results, with the hand-written analysis appended.
 import type { HttpMeasure, HttpResults } from './http';
 import type { HttpVariant } from './http-app';
 import type { Row } from './library';
@@ -53,7 +51,7 @@ function httpTable({ runs }: HttpResults): string {
   );
 }
 
-export function renderMarkdown(results: Results): string {
+export function renderMarkdown(results: Results, analysis: string): string {
   const verdicts = evaluateTargets(results);
   const missed = verdicts.filter((v) => !v.met);
   const { http } = results;
@@ -140,7 +138,7 @@ export function renderMarkdown(results: Results): string {
       ]),
     ),
     '',
-    readFileSync(join(__dirname, '..', '..', '..', 'bench', 'analysis.md'), 'utf8').trim(),
+    analysis.trim(),
     '',
   ].join('\n');
 }

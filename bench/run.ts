@@ -14,8 +14,14 @@ import { BenchRedis, clusterRedis, standaloneRedis } from './redis';
 import { renderMarkdown } from './report';
 import { evaluateTargets, Results } from './targets';
 
+// This file runs as bench/dist/bench/run.js.
 const ROOT = join(__dirname, '..', '..', '..');
 const RESULTS = join(ROOT, 'bench', 'results');
+const writeReport = (results: Results) =>
+  writeFileSync(
+    join(ROOT, 'BENCHMARKS.md'),
+    renderMarkdown(results, readFileSync(join(ROOT, 'bench', 'analysis.md'), 'utf8')),
+  );
 const quick = process.argv.includes('--quick');
 const log = (line: string) => console.log(line);
 
@@ -34,8 +40,7 @@ async function withRedis<T>(start: () => Promise<BenchRedis>, run: (r: BenchRedi
 
 async function main(): Promise<void> {
   if (process.argv.includes('--report')) {
-    const results = JSON.parse(readFileSync(join(RESULTS, 'latest.json'), 'utf8'));
-    writeFileSync(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(results));
+    writeReport(JSON.parse(readFileSync(join(RESULTS, 'latest.json'), 'utf8')));
     return;
   }
   const started = Date.now();
@@ -83,7 +88,7 @@ async function main(): Promise<void> {
     join(RESULTS, quick ? 'quick.json' : 'latest.json'),
     JSON.stringify(results, null, 2),
   );
-  if (!quick) writeFileSync(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(results));
+  if (!quick) writeReport(results);
   log('\ntargets:');
   for (const v of evaluateTargets(results))
     log(`  ${v.met ? 'met   ' : 'MISSED'} ${v.target}: ${v.measured}`);
