@@ -29,7 +29,11 @@ export { SkipRateLimit } from './decorators/skip-rate-limit.decorator';
 export type { KeyOptions } from './decorators/limit-definition';
 export { LimitType } from './keys/limit-type.enum';
 export { KeyTemplateSyntaxError } from './keys/key-template.parser';
-export { KeyValueMissingError, KeyValueInvalidError } from './keys/key-template.evaluator';
+export {
+  KeyValueMissingError,
+  KeyValueInvalidError,
+  KeyValueConflictError,
+} from './keys/key-template.evaluator';
 export { RateLimitGuard } from './guard/rate-limit.guard';
 export { RateLimitExceededException } from './errors/rate-limit-exceeded.exception';
 export type { RateLimitExceededBody } from './errors/rate-limit-exceeded.exception';

@@ -33,7 +33,12 @@ export interface RateLimiterModuleOptions {
   cache?: LimiterCacheOptions;
   /** When the store fails: 'allow' (default, fail open), 'deny' (503) or 'fallback' (in-memory insurance). */
   onStoreError?: StoreErrorPolicy;
-  /** Milliseconds a decision may wait on the store before `onStoreError` applies, default 200. */
+  /**
+   * Milliseconds a decision may wait on the store before `onStoreError` applies, default 200.
+   * After 3 timeouts in a row the store counts as down and decisions no longer wait (one
+   * probe every 250 ms); a Redis that resumes skips the decisions nobody waits for any more.
+   * @see README "When Redis fails"
+   */
   storeTimeout?: number;
   /** Rate-limit headers: 'legacy' (default) X-RateLimit-*, 'ietf' RateLimit/RateLimit-Policy, 'both', or false. */
   headers?: HeadersMode;

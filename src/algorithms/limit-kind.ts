@@ -28,6 +28,13 @@ export interface CompiledAlgorithm {
   holdsSlot?: boolean;
   /** The request argument that gives back the slot `acquire` took. */
   releaseRequest?(acquire: unknown): unknown;
+  /** The request argument that gives back a reservation whose caller left while it waited. */
+  refundRequest?(acquire: unknown): unknown;
+  /**
+   * The `Retry-After` of a denial, when the decision's own says little: a concurrency slot
+   * frees whenever any request ends, long before its lease would.
+   */
+  retryAfterHintMs?: number;
 }
 
 /**

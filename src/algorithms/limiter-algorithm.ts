@@ -39,9 +39,9 @@ export interface LimiterAlgorithm<P, R, S> {
   /**
    * Which requests a denial also denies until its retry time, as a string; absent when a
    * denial may end before then (concurrency slots are freed by other requests), in which
-   * case denials are never cached.
+   * case denials are never cached. Undefined for a request no cached denial may answer.
    */
-  denialScope?(request: R): string;
+  denialScope?(request: R): string | undefined;
 }
 
 /** Formats a number so that Lua's `tonumber` reads back the same double (see DESIGN §5). */

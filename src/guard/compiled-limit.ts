@@ -2,7 +2,8 @@ import { CompiledAlgorithm, LimitKind } from '../algorithms/limit-kind';
 import { limitKindFor, variantSwitches } from '../algorithms/registry';
 import { LimitDefinition } from '../decorators/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
-import { keyPart } from '../keys/key-builder';
+import { escapeKeyText, keyPart } from '../keys/key-builder';
+import { KeyForm } from '../keys/key-form';
 import { KeyContext, evaluateKeyTemplate } from '../keys/key-template.evaluator';
 import {
   CompiledKeyTemplate,
@@ -24,8 +25,12 @@ export interface RequestFacts {
 
 /** One limit of one handler, validated and compiled at start-up. */
 export interface CompiledLimit extends CompiledAlgorithm {
+  /** The kind's name (a variant's own, such as the approximate sliding window). */
+  kind: string;
   /** `@RateLimit on SmsController.send`, for messages. */
   where: string;
+  /** Every key {@link key} can return, to find limits of two kinds that could share one. */
+  keyForm: KeyForm;
   /** The policy name in IETF headers: the decorator's prefix without its colon. */
   policyName: string;
   key(facts: RequestFacts): string;
@@ -77,6 +82,8 @@ export function compileLimit(
   handlerName: string,
   keyPrefix: string,
   occurrence = 1,
+  /** Told once per limit when an IP key finds no IP (see {@link warnOnEmptyIp}). */
+  warn: (message: string) => void = () => undefined,
 ): CompiledLimit {
   const where = `${definition.decorator} on ${handlerName}`;
   const kind = kindOf(definition);
@@ -104,13 +111,20 @@ export function compileLimit(
     ...kind.compile(options, where),
     where,
     policyName: prefix.replace(/:$/, '') || kind.name,
-    key: compileKey(
+    kind: kind.name,
+    ...compileKey(
       options,
       where,
       handlerName,
       keyPrefix + prefix + (occurrence > 1 ? `#${occurrence}:` : ''),
+      warn,
     ),
   };
+}
+
+interface CompiledKey {
+  key: (facts: RequestFacts) => string;
+  keyForm: KeyForm;
 }
 
 function compileKey(
@@ -118,7 +132,8 @@ function compileKey(
   where: string,
   handlerName: string,
   base: string,
-): (facts: RequestFacts) => string {
+  warn: (message: string) => void,
+): CompiledKey {
   const template = options.key ?? '';
   const limitType = limitTypeOf(options);
   if (!Object.values(LimitType).includes(limitType)) {
@@ -142,10 +157,18 @@ function compileKey(
     }
     if (limitType === LimitType.METHOD) {
       const fixed = base + keyPart(LimitType.METHOD, handlerName, { ip: '' });
-      return () => fixed;
+      return { key: () => fixed, keyForm: [fixed] };
     }
-    return (facts) =>
-      base + keyPart(limitType, handlerName, { ip: facts.keyIp, userId: facts.userId });
+    const checkIp = warnOnEmptyIp(where, warn);
+    return {
+      key: (facts) => {
+        const userId = limitType === LimitType.USER ? facts.userId : undefined;
+        if (userId === undefined) checkIp(facts);
+        return base + keyPart(limitType, handlerName, { ip: facts.keyIp, userId });
+      },
+      // An IP, a user id, or `ip:` and an IP for an anonymous user, after the derived part.
+      keyForm: [base + keyPart(LimitType.METHOD, handlerName, { ip: '' }) + ':', ''],
+    };
   }
   if (!template) {
     throw new LimiterConfigError(
@@ -161,12 +184,34 @@ function compileKey(
   }
   if (compiled.isConstant) {
     const fixed = base + keyPart(LimitType.CUSTOM, handlerName, { ip: '', custom: template });
-    return () => fixed;
+    return { key: () => fixed, keyForm: [fixed] };
   }
-  return (facts) =>
-    base +
-    keyPart(LimitType.CUSTOM, handlerName, {
-      ip: facts.ip,
-      custom: evaluateKeyTemplate(compiled, facts.keyContext),
-    });
+  // The evaluated text is escaped character by character: so are its literals.
+  const literals = compiled.literals.map(escapeKeyText);
+  return {
+    key: (facts) =>
+      base +
+      keyPart(LimitType.CUSTOM, handlerName, {
+        ip: facts.ip,
+        custom: evaluateKeyTemplate(compiled, facts.keyContext),
+      }),
+    keyForm: [base + literals[0], ...literals.slice(1)],
+  };
+}
+
+/**
+ * An IP key with no IP (a server on a unix socket: Express and Fastify report none) puts
+ * every client on one key. That is kept, and said once per limit, so it is not silent.
+ */
+function warnOnEmptyIp(
+  where: string,
+  warn: (message: string) => void,
+): (facts: RequestFacts) => void {
+  let warned = false;
+  return (facts) => {
+    if (!warned && facts.ip === '') {
+      warned = true;
+      warn(limiterMessages.emptyClientIp(where));
+    }
+  };
 }

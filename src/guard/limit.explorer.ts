@@ -1,9 +1,12 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { isSkipped, readLimits } from '../decorators/limit-metadata.accessor';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { LimitDefinition } from '../decorators/limit-definition';
+import { LimiterConfigError } from '../errors/limiter-config.error';
+import { describeKeyForm, keyFormsOverlap } from '../keys/key-form';
+import { limiterMessages } from '../rate-limiter.messages';
 import { CompiledLimit, compileLimit, keySpecOf } from './compiled-limit';
 
 const NO_LIMITS: readonly CompiledLimit[] = Object.freeze([]);
@@ -18,6 +21,7 @@ const NO_LIMITS: readonly CompiledLimit[] = Object.freeze([]);
 @Injectable()
 export class LimitExplorer implements OnModuleInit {
   private readonly plans = new Map<Function, Map<Function, readonly CompiledLimit[]>>();
+  private readonly logger = new Logger('RateLimiter');
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -36,6 +40,34 @@ export class LimitExplorer implements OnModuleInit {
         const handler = prototype[name];
         if (typeof handler === 'function' && !this.plans.get(metatype)?.has(handler)) {
           this.compile(metatype, handler, name);
+        }
+      }
+    }
+    this.refuseSharedKeys();
+  }
+
+  /**
+   * Two limits of different kinds on one key would each find the other's state (a zset where
+   * a counter should be: every decision fails, and fails open). Same-kind limits may share a
+   * key on purpose (one budget for several routes).
+   */
+  private refuseSharedKeys(): void {
+    const limits: CompiledLimit[] = [];
+    for (const byHandler of this.plans.values()) {
+      for (const plan of byHandler.values()) limits.push(...plan);
+    }
+    for (let i = 0; i < limits.length; i++) {
+      for (let j = i + 1; j < limits.length; j++) {
+        const [a, b] = [limits[i], limits[j]];
+        if (a.kind !== b.kind && keyFormsOverlap(a.keyForm, b.keyForm)) {
+          throw new LimiterConfigError(
+            limiterMessages.sharedKey(
+              a.where,
+              describeKeyForm(a.keyForm),
+              b.where,
+              describeKeyForm(b.keyForm),
+            ),
+          );
         }
       }
     }
@@ -71,7 +103,9 @@ export class LimitExplorer implements OnModuleInit {
       const occurrence = (occurrences.get(spec) ?? 0) + 1;
       occurrences.set(spec, occurrence);
       return Object.freeze(
-        compileLimit(definition, handlerName, this.options.keyPrefix ?? '', occurrence),
+        compileLimit(definition, handlerName, this.options.keyPrefix ?? '', occurrence, (message) =>
+          this.logger.warn(message),
+        ),
       );
     });
   }

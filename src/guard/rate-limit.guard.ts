@@ -1,5 +1,4 @@
 import {
-  BadRequestException,
   CanActivate,
   ExecutionContext,
   HttpException,
@@ -10,17 +9,21 @@ import {
 } from '@nestjs/common';
 import { Decision } from '../algorithms/decision';
 import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception';
-import { KeyValueInvalidError, KeyValueMissingError } from '../keys/key-template.evaluator';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
-import { CompiledLimit, RequestFacts } from './compiled-limit';
+import { CompiledLimit } from './compiled-limit';
 import { forContext } from './context-exception';
 import { holdUntilDone, once } from '../algorithms/concurrency/concurrency-release';
+import { waitWhileConnected } from './client-presence';
 import { LimitExplorer } from './limit.explorer';
+import { keysOf } from './limit-keys';
 import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
 import { RateLimitEvent } from './rate-limit-event';
 import { readRequest } from './request-facts';
+
+/** nginx's status for a request whose client closed the connection before the answer. */
+const CLIENT_CLOSED_REQUEST = 499;
 
 interface Outcome {
   limit: CompiledLimit;
@@ -53,7 +56,7 @@ export class RateLimitGuard implements CanActivate {
     const limits = this.explorer.limitsFor(context.getClass(), context.getHandler());
     if (limits.length === 0) return true;
     const { facts, response } = readRequest(context, this.options);
-    const keys = this.keysOf(limits, facts, context);
+    const keys = keysOf(limits, facts, context, this.logger);
     // FailurePolicyStore turns every store failure into null or a fallback decision: never a
     // rejection, so no slot taken by one limit can be stranded by another limit's error.
     const decided =
@@ -71,7 +74,9 @@ export class RateLimitGuard implements CanActivate {
     this.describe(response, denied.length > 0 ? denied : outcomes);
     if (denied.length > 0) {
       this.releaseSlots(outcomes);
-      const retryAfterMs = Math.max(...denied.map((outcome) => outcome.decision.retryAfterMs));
+      const retryAfterMs = Math.max(
+        ...denied.map(({ limit, decision }) => limit.retryAfterHintMs ?? decision.retryAfterMs),
+      );
       throw forContext(
         context,
         this.createException(setRetryAfter(response, retryAfterMs), context),
@@ -79,28 +84,18 @@ export class RateLimitGuard implements CanActivate {
     }
     this.holdSlots(outcomes, context, response);
     const waitMs = Math.max(...outcomes.map((outcome) => outcome.decision.waitMs));
-    if (waitMs > 0) await this.store.sleep(waitMs);
+    if (waitMs > 0 && !(await waitWhileConnected(this.store.sleep(waitMs), response))) {
+      // The client left while waiting for its slot: give the slot to the next request now,
+      // and run no handler for nobody. (Its concurrency slots went back when it closed.)
+      this.refundReservations(outcomes);
+      throw forContext(context, new HttpException('Client Closed Request', CLIENT_CLOSED_REQUEST));
+    }
     return true;
   }
 
   /** The 429 thrown on denial; override to change its body or type. */
   protected createException(retryAfterSeconds: number, _context: ExecutionContext): HttpException {
     return new RateLimitExceededException(retryAfterSeconds);
-  }
-
-  private keysOf(
-    limits: readonly CompiledLimit[],
-    facts: RequestFacts,
-    context: ExecutionContext,
-  ): string[] {
-    try {
-      return limits.map((limit) => limit.key(facts));
-    } catch (error) {
-      if (error instanceof KeyValueMissingError || error instanceof KeyValueInvalidError) {
-        throw forContext(context, new BadRequestException(error.message));
-      }
-      throw error;
-    }
   }
 
   /** The limit's decision, or null when the store could not answer (and no fallback did). */
@@ -160,6 +155,15 @@ export class RateLimitGuard implements CanActivate {
       response,
       once(() => Promise.all(held.map((outcome) => this.release(outcome)))),
     );
+  }
+
+  /** Fire and forget: the store layer never rejects, and a lost refund only errs strict. */
+  private refundReservations(outcomes: Outcome[]): void {
+    for (const { limit, key, request, decision } of outcomes) {
+      const refund = limit.refundRequest?.(request);
+      if (refund === undefined || !decision.allowed) continue;
+      void this.store.decide(limit.algorithm, key, limit.params, refund, limit.where);
+    }
   }
 
   private releaseSlots(outcomes: Outcome[]): void {

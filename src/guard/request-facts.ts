@@ -2,6 +2,7 @@ import { ExecutionContext } from '@nestjs/common';
 import { DEFAULT_IPV6_SUBNET, ipForKey } from '../keys/ip-subnet';
 import { normalizeIp } from '../keys/key-builder';
 import { KeyContext } from '../keys/key-template.evaluator';
+import { toUserId } from '../keys/user-id';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { RequestFacts } from './compiled-limit';
 
@@ -22,7 +23,7 @@ function userOf(request: any): any {
   return request?.user ?? request?.raw?.user;
 }
 
-function defaultUser(request: any): string | number | undefined {
+function defaultUser(request: any): unknown {
   const user = userOf(request);
   return user?.id ?? user?.sub ?? undefined;
 }
@@ -37,11 +38,12 @@ class LazyFacts implements RequestFacts {
   private keyIpValue?: string;
   private userRead = false;
   private userValue?: string | number;
+  private userError?: Error;
   private contextValue?: KeyContext;
 
   constructor(
     private readonly readIp: () => unknown,
-    private readonly readUser: () => string | number | undefined,
+    private readonly readUser: () => unknown,
     private readonly readContext: (ip: string) => KeyContext,
     private readonly ipv6Subnet: number | false,
   ) {}
@@ -54,11 +56,17 @@ class LazyFacts implements RequestFacts {
     return (this.keyIpValue ??= ipForKey(this.ip, this.ipv6Subnet));
   }
 
+  /** @throws UserIdInvalidError when `resolveUser` gave something that is not an id. */
   get userId(): string | number | undefined {
     if (!this.userRead) {
       this.userRead = true;
-      this.userValue = this.readUser();
+      try {
+        this.userValue = toUserId(this.readUser());
+      } catch (error) {
+        this.userError = error as Error;
+      }
     }
+    if (this.userError) throw this.userError;
     return this.userValue;
   }
 

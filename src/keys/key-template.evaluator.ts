@@ -54,6 +54,26 @@ export class KeyValueInvalidError extends Error {
   }
 }
 
+/**
+ * A bare name (`#{phone}`) found in more than one of `params`, `query` and `body` with
+ * different values: taking either would let a client pick its own key (`?phone=` beside the
+ * body's phone). The guard answers 400 Bad Request naming the expression.
+ *
+ * @publicApi
+ */
+export class KeyValueConflictError extends Error {
+  override readonly name = 'KeyValueConflictError';
+
+  constructor(
+    readonly expression: string,
+    readonly sources: readonly string[],
+  ) {
+    super(
+      `Key expression '${expression}' has different values in ${sources.join(' and ')}: name one, e.g. '${sources[sources.length - 1]}.${expression}'`,
+    );
+  }
+}
+
 const hasOwn = (target: object, name: string): boolean =>
   Object.prototype.hasOwnProperty.call(target, name);
 
@@ -65,11 +85,13 @@ const hasOwn = (target: object, name: string): boolean =>
  *
  * Roots `params`, `query`, `body`, `headers`, `user`, `ip`, `method` and `path` read that
  * field of the context; any other root name is looked up in `params`, then `query`, then
- * `body`, the first that has it as an own property with a value other than `undefined`.
+ * `body`, the first that has it as an own property with a value other than `undefined`, and
+ * every other one that has it must give the same key text.
  *
  * @throws KeyValueMissingError when a value is `undefined`, `null` or `''`.
- * @throws KeyValueInvalidError when a value is an object, array, function, symbol or a
- * non-finite number.
+ * @throws KeyValueInvalidError when a value is an object, array, function, symbol, a
+ * non-finite number, or a string with a lone UTF-16 surrogate.
+ * @throws KeyValueConflictError when a bare name has different values in two sources.
  */
 export function evaluateKeyTemplate(template: CompiledKeyTemplate, context: KeyContext): string {
   const { literals, expressions } = template;
@@ -80,14 +102,57 @@ export function evaluateKeyTemplate(template: CompiledKeyTemplate, context: KeyC
   return key;
 }
 
+const NAMED_ROOTS: ReadonlySet<string> = new Set([
+  'params',
+  'query',
+  'body',
+  'headers',
+  'user',
+  'ip',
+  'method',
+  'path',
+]);
+
 function evaluateExpression(expression: KeyExpression, context: KeyContext): string {
-  let value = readRoot(expression.root, context);
+  if (!NAMED_ROOTS.has(expression.root)) return evaluateBare(expression, context);
+  const value = readPath(readRoot(expression.root, context), expression);
+  return formatValue(value, expression.source);
+}
+
+function readPath(root: unknown, expression: KeyExpression): unknown {
+  let value = root;
   const { path } = expression;
   for (let i = 0; i < path.length && value !== undefined; i++) {
     // A string or number intermediate yields missing: 'abc'.length is not a key.
     value = readOwn(value, path[i]);
   }
-  return formatValue(value, expression.source);
+  return value;
+}
+
+type BareSource = 'params' | 'query' | 'body';
+/** Where a bare name is looked up, in the order a Spring handler argument would be bound. */
+const BARE_SOURCES: readonly BareSource[] = ['params', 'query', 'body'];
+
+/**
+ * A bare name: the first of `params`, `query`, `body` that has it, provided every other one
+ * that has it agrees (DESIGN §2).
+ */
+function evaluateBare(expression: KeyExpression, context: KeyContext): string {
+  let found: string | undefined;
+  let foundIn: BareSource | undefined;
+  for (const source of BARE_SOURCES) {
+    const value = readPath(readOwn(context[source], expression.root), expression);
+    if (value === undefined) continue;
+    const formatted = formatValue(value, expression.source);
+    if (found === undefined) {
+      found = formatted;
+      foundIn = source;
+    } else if (formatted !== found) {
+      throw new KeyValueConflictError(expression.source, [foundIn!, source]);
+    }
+  }
+  if (found === undefined) throw new KeyValueMissingError(expression.source);
+  return found;
 }
 
 function readRoot(root: string, context: KeyContext): unknown {
@@ -109,16 +174,8 @@ function readRoot(root: string, context: KeyContext): unknown {
     case 'path':
       return context.path;
     default:
-      return readBare(root, context);
+      return undefined;
   }
-}
-
-/** The order a Spring handler argument of that name would be bound from. */
-function readBare(name: string, context: KeyContext): unknown {
-  let value = readOwn(context.params, name);
-  if (value === undefined) value = readOwn(context.query, name);
-  if (value === undefined) value = readOwn(context.body, name);
-  return value;
 }
 
 function readOwn(source: unknown, name: string): unknown {
@@ -126,10 +183,19 @@ function readOwn(source: unknown, name: string): unknown {
   return (source as Record<string, unknown>)[name];
 }
 
+/** `String.prototype.isWellFormed` (Node 20), not yet in the compiler's library. */
+interface WellFormedCheck {
+  isWellFormed(): boolean;
+}
+
 function formatValue(value: unknown, expression: string): string {
   switch (typeof value) {
     case 'string':
       if (value === '') throw new KeyValueMissingError(expression);
+      // UTF-8 turns every lone surrogate into U+FFFD: distinct values would share one key.
+      if (!(value as unknown as WellFormedCheck).isWellFormed()) {
+        throw new KeyValueInvalidError(expression, 'a string with a lone UTF-16 surrogate');
+      }
       return value;
     case 'number':
       if (!Number.isFinite(value)) throw new KeyValueInvalidError(expression, String(value));

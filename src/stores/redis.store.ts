@@ -8,9 +8,8 @@ import { StoreReplyError } from './store-reply.error';
 import { LimiterStore, toMicros } from './limiter-store';
 
 /**
- * Most decisions in one engine script call: the cap of a batch. bench/ measured the gain
- * flat from about 64 entries on, and one call of 128 keeps Redis busy for well under a
- * millisecond, so other clients are not held up.
+ * Most decisions in one engine script call. A bound, so that one call never holds Redis (and
+ * its other clients) for long; the value was chosen by measurement (BENCHMARKS.md).
  */
 export const DEFAULT_MAX_BATCH_SIZE = 128;
 

@@ -95,3 +95,47 @@ describe('2,000 callers against a frozen Redis', () => {
     expect(countersAfter).toEqual(countersBefore);
   }, 30_000);
 });
+
+describe.each<StoreErrorPolicy>(['allow', 'deny', 'fallback'])(
+  'factory calls against a frozen Redis, onStoreError %s',
+  (policy) => {
+    let redis: RedisServer;
+    let moduleRef: INestApplicationContext;
+    let factory: RateLimiterFactory;
+
+    beforeAll(async () => {
+      redis = await startRedisServer();
+      ({ moduleRef, factory } = await factoryOn(redis, policy));
+    });
+    afterAll(async () => {
+      redis.thaw();
+      await moduleRef.close();
+      await redis.stop();
+    });
+
+    it('each finishes within storeTimeout + 50 ms, by the policy', async () => {
+      const limiter = factory.countLimiter({ key: 'frozen', limit: 100, period: 60 });
+      expect(await limiter.tryAcquire()).toBe(true);
+      redis.freeze();
+      const outcomes: string[] = [];
+      let slowestMs = 0;
+      for (let round = 0; round < 5; round++) {
+        const started = performance.now();
+        const results = await Promise.allSettled(
+          Array.from({ length: 20 }, () => limiter.tryAcquire()),
+        );
+        slowestMs = Math.max(slowestMs, performance.now() - started);
+        for (const result of results) {
+          outcomes.push(
+            result.status === 'fulfilled'
+              ? String(result.value)
+              : (result.reason as Error).constructor.name,
+          );
+        }
+      }
+      expect(slowestMs).toBeLessThan(STORE_TIMEOUT_MS + 50);
+      const expected = { allow: 'true', deny: 'StoreUnavailableError', fallback: 'true' }[policy];
+      expect(new Set(outcomes)).toEqual(new Set([expected]));
+    });
+  },
+);

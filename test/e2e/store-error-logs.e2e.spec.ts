@@ -111,22 +111,22 @@ describe('an ACL user that may not run scripts', () => {
   });
 
   it('decides as an ACL user that may run the scripts and their commands', async () => {
-    await redis
-      .client()
-      .call(
-        'ACL',
-        'SETUSER',
-        'limiter',
-        'on',
-        '>pw',
-        '~countLimit:*',
-        '+evalsha',
-        '+eval',
-        '+time',
-        '+incr',
-        '+pexpire',
-        '+pttl',
-      );
+    await redis.client().call(
+      'ACL',
+      'SETUSER',
+      'limiter',
+      'on',
+      '>pw',
+      '~countLimit:*',
+      '+evalsha',
+      '+eval',
+      '+time',
+      '+incr',
+      '+pexpire',
+      '+pttl',
+      '+info', // ioredis's ready check
+      '+config|get', // the module's eviction-policy check
+    );
     const url = `redis://limiter:pw@127.0.0.1:${redis.port}`;
     const logger = new CaptureLogger();
     const { app, port } = await startApp(appModule(url), 'express', logger);

@@ -1,4 +1,6 @@
-import { Cluster, ClusterOptions } from 'ioredis';
+import Redis, { Cluster, ClusterOptions } from 'ioredis';
+import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.algorithm';
+import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
 import { RateLimiterFactory, RedisStore } from '../../src';
 import { RedisClusterHandle, startRedisCluster } from '../helpers/redis-cluster';
 
@@ -100,6 +102,36 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
     expect(errors).toEqual([]);
     expect(allowedPerKey).toEqual(new Set([2]));
     await expectOneKeyPerLimit('one:concurrency:', keys);
+  });
+
+  it('sends the decisions of one turn as one script call per hash slot', async () => {
+    const tags = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const keys = tags.flatMap((tag) => keysNamed(`cl:slot:{${tag}}:`, 20));
+    const masters = cluster.masterPorts().map((port) => new Redis(port, '127.0.0.1'));
+    const scriptCalls = async () => {
+      let calls = 0;
+      for (const master of masters) {
+        const stats = await master.info('commandstats');
+        for (const match of stats.matchAll(/cmdstat_(evalsha|eval):calls=(\d+)/g)) {
+          calls += Number(match[2]);
+        }
+      }
+      return calls;
+    };
+    // The store itself: factory keys escape braces, so they never choose a slot.
+    const store = new RedisStore({ client });
+    const counter = fixedWindowParams({ limit: 5, period: 60 });
+    const count = (key: string) =>
+      store.evaluate(fixedWindow, key, counter, undefined).then((decision) => decision.allowed);
+    try {
+      await Promise.all(tags.map((tag) => count(`cl:slot:{${tag}}:warm`)));
+      const before = await scriptCalls();
+      const allowed = await Promise.all(keys.map(count));
+      expect(allowed).toEqual(Array(120).fill(true));
+      expect((await scriptCalls()) - before).toBe(tags.length);
+    } finally {
+      for (const master of masters) master.disconnect();
+    }
   });
 
   it('decides every request while SCRIPT FLUSH runs on all masters (NOSCRIPT reload)', async () => {

@@ -130,4 +130,21 @@ return {1, v, 0, 0, 0}`,
     ]);
     expect([custom.remaining, builtIn, again.remaining]).toEqual([2, true, 4]);
   });
+
+  it('passes arguments with spaces or empty ones to an algorithm unchanged', async () => {
+    const echo: LimiterAlgorithm<{ words: string[] }, string, never> = {
+      commandName: 'echo',
+      lua: `return {1, #argv, string.len(argv[1]), string.len(argv[2]), string.len(argv[3])}`,
+      paramsArgv: (params) => params.words,
+      requestArgv: (request) => [request],
+      step: () => ({ state: undefined, ttlMs: null, reply: [1, 3, 3, 0, 4] }),
+      limit: () => 1,
+    };
+    const store = new RedisStore({ client: redis.client() });
+    const decision = await store.evaluate(echo, 'echo', { words: ['a b', ''] }, 'four');
+    // allowed, 3 arguments, then their lengths: 'a b', '' and 'four'.
+    expect([decision.remaining, decision.resetMs, decision.retryAfterMs, decision.waitMs]).toEqual([
+      3, 0.003, 0, 0.004,
+    ]);
+  });
 });

@@ -26,12 +26,29 @@ export function once(release: () => Promise<unknown>): SlotRelease {
     ));
 }
 
+/** Node's response under an Express response or a Fastify reply; absent outside HTTP. */
+export function rawResponse(response: any): any {
+  const raw = response?.raw ?? response;
+  return raw && typeof raw.once === 'function' ? raw : undefined;
+}
+
 /**
- * Arranges for `release` to run exactly once when the request is over:
- * - when the handler's result completes or fails (the interceptor, before the response is
- *   written, so a client's next request finds the slot free; a stream, such as
- *   server-sent events, holds its slot until it ends);
- * - when the response closes, which also covers a client that disconnects mid-request;
+ * Runs `then` once the response is over: sent in full, or its connection closed (a client
+ * that left). Node emits `close` in both cases; a response already over runs it at once.
+ */
+export function whenResponseEnds(response: any, then: () => void): void {
+  const raw = rawResponse(response);
+  if (!raw || raw.closed || raw.destroyed) then();
+  else raw.once('close', then);
+}
+
+/**
+ * Arranges for `release` to run exactly once when the request's work is over. The slot caps
+ * server-side work, so a client that leaves does not end it:
+ * - once the handler has started, the interceptor owns the release ({@link takeRelease}):
+ *   when the handler settles, or, for a streamed response, when the response ends;
+ * - before that (the guard is still waiting, or another guard, a pipe or an exception filter
+ *   answered instead), it runs when the response closes, a client that left included;
  * - otherwise the slot's lease frees it.
  */
 export function holdUntilDone(
@@ -40,9 +57,15 @@ export function holdUntilDone(
   release: SlotRelease,
 ): void {
   const carrier = carrierOf(context);
-  if (carrier) pendingReleases.set(carrier, release);
-  const raw = response?.raw ?? response;
-  if (raw && typeof raw.once === 'function') raw.once('close', () => void release());
+  const raw = rawResponse(response);
+  if (!carrier) return void raw?.once('close', () => void release());
+  pendingReleases.set(carrier, release);
+  raw?.once('close', () => {
+    // Still pending: the handler never started.
+    if (pendingReleases.get(carrier) !== release) return;
+    pendingReleases.delete(carrier);
+    void release();
+  });
 }
 
 /** The release the guard registered for this request, if any; removed so it runs once. */

@@ -9,8 +9,10 @@ export interface ConcurrencyLimitOptions extends ConcurrencyOptions, KeyOptions 
 
 /**
  * At most `max` requests in flight per key across all servers. The slot is taken by the
- * guard and given back once the response ends: sent, failed, or abandoned by the client.
- * A `lease` (default 60 s) frees the slots of a server that crashed.
+ * guard and given back when the work ends: the handler settles, or a streamed response
+ * (`StreamableFile`, `@Res()`, SSE) ends. A client that hangs up does not end the work; one
+ * that leaves before the handler starts gives the slot back at once. A denial answers
+ * `Retry-After: 1`. A `lease` (default 60 s) frees the slots of a server that crashed.
  * Default prefix 'concurrency:', METHOD.
  *
  * @example

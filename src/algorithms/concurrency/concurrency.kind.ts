@@ -4,6 +4,9 @@ import { concurrency } from './concurrency.algorithm';
 import { ConcurrencyLimiter } from './concurrency.limiter';
 import { ConcurrencyOptions, concurrencyParams, ConcurrencyRequest } from './concurrency.model';
 
+/** DESIGN §3: a concurrency denial's Retry-After is a short fixed hint, not the lease. */
+export const CONCURRENCY_RETRY_AFTER_MS = 1000;
+
 /** `@ConcurrencyLimit` and `factory.concurrencyLimiter`. */
 export const concurrencyKind: LimitKind<ConcurrencyOptions, ConcurrencyLimiter> = {
   name: 'concurrency',
@@ -18,6 +21,7 @@ export const concurrencyKind: LimitKind<ConcurrencyOptions, ConcurrencyLimiter> 
       params,
       newRequest: (): ConcurrencyRequest => ({ op: 'acquire', id: randomUUID() }),
       holdsSlot: true,
+      retryAfterHintMs: CONCURRENCY_RETRY_AFTER_MS,
       releaseRequest: (acquire) => ({ op: 'release', id: (acquire as ConcurrencyRequest).id }),
     };
   },

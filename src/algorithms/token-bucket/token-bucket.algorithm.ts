@@ -17,8 +17,13 @@ export const tokenBucket: LimiterAlgorithm<
     exactString(params.initialPermits),
     exactString(params.expireMicros),
   ],
-  requestArgv: (request) => [String(request.permits), exactString(request.timeoutMicros)],
+  requestArgv: (request) =>
+    request.refund
+      ? [String(request.permits), '0', 'refund']
+      : [String(request.permits), exactString(request.timeoutMicros)],
   step: tokenBucketStep,
   limit: (params) => params.maxPermits,
-  denialScope: (request) => `${request.permits}/${request.timeoutMicros}`,
+  // A refund is never denied, and must always reach the store.
+  denialScope: (request) =>
+    request.refund ? undefined : `${request.permits}/${request.timeoutMicros}`,
 };

@@ -5,6 +5,7 @@ import {
   TOKEN_BUCKET_DEFAULTS,
   TokenBucketOptions,
   tokenBucketParams,
+  tokenBucketRefund,
   tokenBucketRequest,
 } from './token-bucket.model';
 
@@ -27,6 +28,7 @@ export const tokenBucketKind: LimitKind<TokenBucketOptions, TokenBucketLimiter> 
       algorithm: anyAlgorithm(tokenBucket),
       params,
       newRequest: () => request,
+      refundRequest: () => tokenBucketRefund(request),
       windowSeconds: (options.burst as number | undefined) ?? TOKEN_BUCKET_DEFAULTS.burst,
     };
   },

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { StoreErrorPolicy } from '../../rate-limiter.options';
 import { StoreReplyError } from '../store-reply.error';
 
-/** A permanent error of one class is logged at most once in this many ms. */
+/** An error class (an outage, or one error code) is logged at most once in this many ms. */
 export const ERROR_LOG_INTERVAL_MS = 60_000;
 
 /** Redis error codes that mean "not now" rather than "never": treated as an outage. */
@@ -38,12 +38,18 @@ const ACTIONS: Record<StoreErrorPolicy, string> = {
 
 /**
  * What the failure policy tells the logs. An outage: one warning when it starts and one
- * line when a real answer of the store ends it. A permanent error (a Redis error reply):
- * an error, at most once a minute per error code, with how many were not logged.
+ * line when a real answer of the store ends it; outages that start within a minute of the
+ * last one reported are counted, not logged, so a flapping store does not flood the logs.
+ * A permanent error (a Redis error reply): an error, at most once a minute per error code,
+ * with how many were not logged.
  */
 export class StoreErrorLog {
   private down = false;
   private downSinceMs = 0;
+  /** Whether the current outage was reported (its end is logged only then). */
+  private reported = false;
+  private lastOutageReportMs = -Infinity;
+  private unreportedOutages = 0;
   private readonly lastLogged = new Map<string, { atMs: number; unlogged: number }>();
 
   constructor(
@@ -58,8 +64,18 @@ export class StoreErrorLog {
     if (this.down) return;
     this.down = true;
     this.downSinceMs = this.now();
+    this.reported = this.downSinceMs - this.lastOutageReportMs >= ERROR_LOG_INTERVAL_MS;
+    if (!this.reported) {
+      this.unreportedOutages++;
+      return;
+    }
+    const unreported = this.unreportedOutages
+      ? ` (${this.unreportedOutages} more outages since the last report)`
+      : '';
+    this.lastOutageReportMs = this.downSinceMs;
+    this.unreportedOutages = 0;
     this.logger.warn(
-      `Rate-limit store unavailable (${error.message}): requests are ${ACTIONS[this.policy]} until it is back`,
+      `Rate-limit store unavailable (${error.message}): requests are ${ACTIONS[this.policy]} until it is back${unreported}`,
     );
   }
 
@@ -72,7 +88,7 @@ export class StoreErrorLog {
     if (!this.down) return;
     if (lastAnswerAtMs !== undefined && lastAnswerAtMs < this.downSinceMs) return;
     this.down = false;
-    this.logger.log('Rate-limit store is back: limits are shared again');
+    if (this.reported) this.logger.log('Rate-limit store is back: limits are shared again');
   }
 
   /** The start-up check failed: an ACL user that cannot run the scripts is an error. */

@@ -74,8 +74,8 @@ describe('evaluateKeyTemplate', () => {
     const body = { phone: 'from-body' };
 
     it('looks in params, then query, then body', () => {
-      expect(evaluate('#{phone}', { params, query, body })).toBe('from-params');
-      expect(evaluate('#{phone}', { params: {}, query, body })).toBe('from-query');
+      expect(evaluate('#{phone}', { params, query: {}, body: {} })).toBe('from-params');
+      expect(evaluate('#{phone}', { params: {}, query, body: {} })).toBe('from-query');
       expect(evaluate('#{phone}', { params: {}, query: {}, body })).toBe('from-body');
     });
 

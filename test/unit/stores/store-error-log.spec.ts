@@ -58,6 +58,24 @@ describe('StoreErrorLog', () => {
     ]);
   });
 
+  it('reports at most one outage a minute, counting the others', () => {
+    const { log, at, levels } = setUp();
+    const timeout = new StoreUnavailableError('no answer within storeTimeout (200 ms)');
+    for (const ms of [1_000, 5_000, 9_000]) {
+      at(ms);
+      log.failed(timeout);
+      at(ms + 1_000);
+      log.succeeded(ms + 500);
+    }
+    at(1_000 + ERROR_LOG_INTERVAL_MS);
+    log.failed(timeout);
+    expect(levels()).toEqual([
+      'warn: Rate-limit store unavailable (no answer within storeTimeout (200 ms)): requests are allowed without limits until it is back',
+      'log: Rate-limit store is back: limits are shared again',
+      'warn: Rate-limit store unavailable (no answer within storeTimeout (200 ms)): requests are allowed without limits until it is back (2 more outages since the last report)',
+    ]);
+  });
+
   it('logs a permanent error at most once a minute per code, counting the rest', () => {
     const { log, at, levels } = setUp();
     const wrongType = new StoreReplyError('WRONGTYPE Operation against a key');
