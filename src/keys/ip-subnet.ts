@@ -1,5 +1,3 @@
-import { isIPv6 } from 'node:net';
-
 /** IPv6 clients are counted by their /56 network by default (DESIGN §10). */
 export const DEFAULT_IPV6_SUBNET = 56;
 
@@ -10,7 +8,7 @@ export const DEFAULT_IPV6_SUBNET = 56;
  * anything that is not an IPv6 address, and `subnet === false` return the address unchanged.
  */
 export function ipForKey(ip: string, subnet: number | false): string {
-  if (subnet === false || !isIPv6(ip)) return ip;
+  if (subnet === false || !ip.includes(':')) return ip;
   const groups = parseIpv6(ip);
   if (!groups) return ip;
   const masked = groups.map((group, index) => {
@@ -20,24 +18,35 @@ export function ipForKey(ip: string, subnet: number | false): string {
   return `${formatIpv6(masked)}/${subnet}`;
 }
 
-/** The eight 16-bit groups of a valid IPv6 address (zone dropped, IPv4 tail converted). */
+// Validated here rather than with node:net's isIPv6: the library opens no sockets and
+// imports no socket module (ioredis is its only transport).
+const HEX_GROUP = /^[0-9a-f]{1,4}$/i;
+const IPV4_TAIL = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+
+/**
+ * The eight 16-bit groups of a valid IPv6 address (zone dropped, IPv4 tail converted), or
+ * undefined for anything else.
+ */
 function parseIpv6(address: string): number[] | undefined {
   let text = address.split('%')[0];
   const lastColon = text.lastIndexOf(':');
   const tail = text.slice(lastColon + 1);
   if (tail.includes('.')) {
+    if (!IPV4_TAIL.test(tail)) return undefined;
     const bytes = tail.split('.').map(Number);
+    if (bytes.some((byte) => byte > 255)) return undefined;
     const high = ((bytes[0] << 8) | bytes[1]).toString(16);
     const low = ((bytes[2] << 8) | bytes[3]).toString(16);
     text = `${text.slice(0, lastColon + 1)}${high}:${low}`;
   }
   const halves = text.split('::');
+  if (halves.length > 2) return undefined;
   const split = (part: string) => (part ? part.split(':') : []);
   const head = split(halves[0]);
   const rest = halves.length > 1 ? split(halves[1]) : [];
   const zeros = halves.length > 1 ? 8 - head.length - rest.length : 0;
   const groups = [...head, ...Array<string>(Math.max(0, zeros)).fill('0'), ...rest];
-  if (groups.length !== 8) return undefined;
+  if (groups.length !== 8 || !groups.every((group) => HEX_GROUP.test(group))) return undefined;
   return groups.map((group) => parseInt(group, 16));
 }
 

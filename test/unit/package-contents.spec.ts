@@ -16,6 +16,19 @@ describe('published package', () => {
     );
   }
 
+  it('holds no Redis protocol code: no module of lib/ loads a socket module', () => {
+    const files = (function walk(dir: string): string[] {
+      return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
+      );
+    })(join(root, 'lib')).filter((file) => file.endsWith('.js'));
+    expect(files.length).toBeGreaterThan(50);
+    const loadsSockets = files.filter((file) =>
+      /require\("(node:)?(net|tls)"\)/.test(readFileSync(file, 'utf8')),
+    );
+    expect(loadsSockets).toEqual([]);
+  });
+
   it('lists every .lua of src/ under lib/ in npm pack', () => {
     const [pack] = JSON.parse(
       execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {

@@ -23,6 +23,12 @@ describe('ipForKey', () => {
     ['203.0.113.7', 56, '203.0.113.7'],
     ['', 56, ''],
     ['not an address', 56, 'not an address'],
+    ['1::2::3', 56, '1::2::3'],
+    ['2001:db8::12345', 56, '2001:db8::12345'],
+    ['2001:db8::g', 56, '2001:db8::g'],
+    [':::', 56, ':::'],
+    ['::ffff:1.2.3.256', 56, '::ffff:1.2.3.256'],
+    ['1:2:3:4:5:6:7:8:9', 56, '1:2:3:4:5:6:7:8:9'],
   ])('%p with %p stays %p', (ip, subnet, expected) => {
     expect(ipForKey(ip, subnet as number | false)).toBe(expected);
   });
