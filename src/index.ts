@@ -52,3 +52,6 @@ export type { SlidingWindowOptions } from './algorithms/sliding-window/sliding-w
 export type { ConcurrencyOptions } from './algorithms/concurrency/concurrency.model';
 export type { LeakyBucketOptions } from './algorithms/leaky-bucket/leaky-bucket.model';
 export type { RateLimitEvent } from './guard/rate-limit-event';
+export type { RateLimitOutcome } from './guard/rate-limit-event';
+export type { LimitContext, Resolvable, SkipPredicate } from './guard/limit-context';
+export type { ResolvableOptions } from './guard/limit-context';

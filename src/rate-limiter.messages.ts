@@ -20,6 +20,9 @@ export const limiterMessages = {
     `${where}: unknown option '${option}'; the options are ${known.join(', ')}`,
   conflictingOptions: (where: string, first: string, second: string): string =>
     `${where}: options '${first}' and '${second}' exclude each other; pass only one`,
+  unguardedGateway: (handler: string): string =>
+    `${handler} has rate limits, but Nest runs no global guard on WebSocket gateways: add ` +
+    `@UseGuards(RateLimitGuard) to the gateway or the method, or its limits are not enforced`,
   uncoveredHandler: (handler: string): string =>
     `${handler} has rate limits, but no RateLimitGuard covers it (global: false, and no ` +
     `@UseGuards(RateLimitGuard) on the method or its class): its limits are not enforced`,

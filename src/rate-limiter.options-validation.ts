@@ -5,7 +5,7 @@ import { RateLimiterModuleOptions } from './rate-limiter.options';
 const WHERE = 'RateLimiterModule';
 const POLICIES = ['allow', 'deny', 'fallback'];
 const HEADER_MODES = ['legacy', 'ietf', 'both', false];
-const FUNCTION_OPTIONS = ['resolveUser', 'resolveIp', 'onDecision'] as const;
+const FUNCTION_OPTIONS = ['resolveUser', 'resolveIp', 'onDecision', 'skip'] as const;
 
 /**
  * Every module option, typed so that an option added to the interface and not here fails to
@@ -24,6 +24,8 @@ const MODULE_OPTIONS: { readonly [name in keyof Required<RateLimiterModuleOption
   global: true,
   onDecision: true,
   ipv6Subnet: true,
+  skip: true,
+  shadow: true,
 };
 const MODULE_OPTION_NAMES = Object.keys(MODULE_OPTIONS);
 
@@ -60,6 +62,8 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
     fail('keyPrefix', keyPrefix, 'a string');
   }
   if (global !== undefined && typeof global !== 'boolean') fail('global', global, 'a boolean');
+  const { shadow } = options;
+  if (shadow !== undefined && typeof shadow !== 'boolean') fail('shadow', shadow, 'a boolean');
   const { ipv6Subnet } = options;
   if (
     ipv6Subnet !== undefined &&

@@ -1,4 +1,5 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import type { SkipPredicate } from './guard/limit-context';
 import { RateLimitEvent } from './guard/rate-limit-event';
 import { LimiterCacheOptions } from './limiter/limiter-cache';
 import { LimiterStore } from './stores/limiter-store';
@@ -49,10 +50,15 @@ export interface RateLimiterModuleOptions {
   /** Register `RateLimitGuard` as a global guard (APP_GUARD), default true. */
   global?: boolean;
   /**
-   * Called for every guard decision: allowed, denied, or store error. Keep it fast and
-   * non-throwing (it runs on the request path); an error it throws is logged and ignored.
+   * Called with every outcome of every limit, from the guard and from the module's
+   * factory: allowed, denied, shadow-denied, skipped, store-error. Keep it fast (it runs
+   * on the request path); an error it throws is logged and ignored.
    */
   onDecision?: (event: RateLimitEvent) => void;
+  /** Applies to every limit: when it returns true, the request's limits are not evaluated. */
+  skip?: SkipPredicate;
+  /** Every limit evaluated and counted but never enforced (a decorator's `shadow` wins). */
+  shadow?: boolean;
   /**
    * IP keys (and the anonymous fallback of USER keys) count an IPv6 client by its network
    * of this prefix length, default 56; `false` counts each full address. IPv4 is unaffected.

@@ -42,6 +42,12 @@ export interface LimiterAlgorithm<P, R, S> {
    * case denials are never cached. Undefined for a request no cached denial may answer.
    */
   denialScope?(request: R): string | undefined;
+  /**
+   * False for a request that gives back rather than decides (a concurrency release, a
+   * token-bucket refund), so
+   * it is not reported as an `allowed` event; absent means every request decides.
+   */
+  isDecision?(request: R): boolean;
 }
 
 /** Formats a number so that Lua's `tonumber` reads back the same double (see DESIGN §5). */

@@ -1,6 +1,7 @@
+import type { SkipPredicate } from '../guard/limit-context';
 import { LimitType } from '../keys/limit-type.enum';
 
-/** Options every limit decorator shares: where its key comes from. */
+/** Options every limit decorator shares: where its key comes from, and when it applies. */
 export interface KeyOptions {
   /** A key template such as `'sms:#{body.phone}'`. Given without `limitType`, it means CUSTOM. */
   key?: string;
@@ -8,6 +9,10 @@ export interface KeyOptions {
   prefix?: string;
   /** How the key is built; default METHOD, or CUSTOM when `key` is given. */
   limitType?: LimitType;
+  /** When it returns true, the limit is not evaluated for the request (no store call). */
+  skip?: SkipPredicate;
+  /** Evaluate and count, but never refuse or delay; report `shadow-denied` instead. */
+  shadow?: boolean;
 }
 
 /** What a limit decorator records: read and compiled once at start-up. */

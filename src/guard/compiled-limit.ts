@@ -12,6 +12,8 @@ import {
 } from '../keys/key-template.parser';
 import { LimitType } from '../keys/limit-type.enum';
 import { limiterMessages } from '../rate-limiter.messages';
+import { SkipPredicate } from './limit-context';
+import { compileAlgorithm, Resolver } from './resolvable-options';
 
 /** What a key may depend on, resolved once per request. */
 export interface RequestFacts {
@@ -23,8 +25,8 @@ export interface RequestFacts {
   keyContext: KeyContext;
 }
 
-/** One limit of one handler, validated and compiled at start-up. */
-export interface CompiledLimit extends CompiledAlgorithm {
+/** What every limit of a handler has, whether its options are values or functions. */
+interface LimitBase {
   /** The kind's name (a variant's own, such as the approximate sliding window). */
   kind: string;
   /** `@RateLimit on SmsController.send`, for messages. */
@@ -34,9 +36,27 @@ export interface CompiledLimit extends CompiledAlgorithm {
   /** The policy name in IETF headers: the decorator's prefix without its colon. */
   policyName: string;
   key(facts: RequestFacts): string;
+  /** The decorator's `skip` predicate, if any. */
+  skip?: SkipPredicate;
+  /** Counted but never enforced (the decorator's `shadow`, else the module's). */
+  shadow: boolean;
 }
 
-const KEY_OPTION_NAMES = ['key', 'prefix', 'limitType'];
+/** One limit of one handler, validated and compiled at start-up. */
+export interface CompiledLimit extends LimitBase, CompiledAlgorithm {
+  resolve?: undefined;
+}
+
+/** A limit with options that are functions of the request: its algorithm run is built per request. */
+export interface ResolvableLimit extends LimitBase {
+  /** The limit compiled for this request's values (one object per combination of them). */
+  resolve: Resolver<CompiledLimit>;
+}
+
+/** A limit as the plan holds it. */
+export type PlannedLimit = CompiledLimit | ResolvableLimit;
+
+const KEY_OPTION_NAMES = ['key', 'prefix', 'limitType', 'skip', 'shadow'];
 
 /**
  * What decides a limit's keys: two limits of one kind with the same spec on one handler
@@ -84,7 +104,8 @@ export function compileLimit(
   occurrence = 1,
   /** Told once per limit when an IP key finds no IP (see {@link warnOnEmptyIp}). */
   warn: (message: string) => void = () => undefined,
-): CompiledLimit {
+  shadowByDefault = false,
+): PlannedLimit {
   const where = `${definition.decorator} on ${handlerName}`;
   const kind = kindOf(definition);
   const { options } = definition;
@@ -107,8 +128,18 @@ export function compileLimit(
       limiterMessages.invalidOption(where, 'prefix', prefix, 'a string'),
     );
   }
-  return {
-    ...kind.compile(options, where),
+  const { skip, shadow = shadowByDefault } = options;
+  if (skip !== undefined && typeof skip !== 'function') {
+    throw new LimiterConfigError(limiterMessages.invalidOption(where, 'skip', skip, 'a function'));
+  }
+  if (typeof shadow !== 'boolean') {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'shadow', shadow, 'a boolean'),
+    );
+  }
+  const base: LimitBase = {
+    skip,
+    shadow,
     where,
     policyName: prefix.replace(/:$/, '') || kind.name,
     kind: kind.name,
@@ -120,6 +151,10 @@ export function compileLimit(
       warn,
     ),
   };
+  const compiled = compileAlgorithm(kind, options, where, (run): CompiledLimit =>
+    Object.freeze({ ...base, ...run }),
+  );
+  return 'run' in compiled ? compiled.run : { ...base, resolve: compiled.resolve };
 }
 
 interface CompiledKey {

@@ -7,9 +7,19 @@ import { LimitDefinition } from '../decorators/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { describeKeyForm, keyFormsOverlap } from '../keys/key-form';
 import { limiterMessages } from '../rate-limiter.messages';
-import { CompiledLimit, compileLimit, keySpecOf } from './compiled-limit';
+import { compileLimit, keySpecOf, PlannedLimit } from './compiled-limit';
 
-const NO_LIMITS: readonly CompiledLimit[] = Object.freeze([]);
+/**
+ * A handler's compiled limits. `dynamic` says the guard needs the request's
+ * `LimitContext` (a `skip` predicate or an option that is a function somewhere); a plan
+ * without it does no more work per request than one before those existed.
+ */
+export interface LimitPlan extends ReadonlyArray<PlannedLimit> {
+  readonly dynamic: boolean;
+  readonly hasShadow: boolean;
+}
+
+const NO_LIMITS: LimitPlan = Object.freeze(Object.assign([], { dynamic: false, hasShadow: false }));
 
 /**
  * Compiles every decorated handler once, when the application initialises: options are
@@ -20,7 +30,7 @@ const NO_LIMITS: readonly CompiledLimit[] = Object.freeze([]);
  */
 @Injectable()
 export class LimitExplorer implements OnModuleInit {
-  private readonly plans = new Map<Function, Map<Function, readonly CompiledLimit[]>>();
+  private readonly plans = new Map<Function, Map<Function, LimitPlan>>();
   private readonly logger = new Logger('RateLimiter');
 
   constructor(
@@ -52,7 +62,7 @@ export class LimitExplorer implements OnModuleInit {
    * key on purpose (one budget for several routes).
    */
   private refuseSharedKeys(): void {
-    const limits: CompiledLimit[] = [];
+    const limits: PlannedLimit[] = [];
     for (const byHandler of this.plans.values()) {
       for (const plan of byHandler.values()) limits.push(...plan);
     }
@@ -74,37 +84,48 @@ export class LimitExplorer implements OnModuleInit {
   }
 
   /** The compiled limits of a handler; one that was not discovered is compiled on first use. */
-  limitsFor(controller: Function, handler: Function): readonly CompiledLimit[] {
+  limitsFor(controller: Function, handler: Function): LimitPlan {
     return (
       this.plans.get(controller)?.get(handler) ?? this.compile(controller, handler, handler.name)
     );
   }
 
-  private compile(
-    controller: Function,
-    handler: Function,
-    methodName: string,
-  ): readonly CompiledLimit[] {
+  private compile(controller: Function, handler: Function, methodName: string): LimitPlan {
     const definitions = readLimits(controller, handler);
     const plan =
       definitions.length === 0 || isSkipped(controller, handler)
         ? NO_LIMITS
-        : Object.freeze(this.compileAll(definitions, `${controller.name}.${methodName}`));
+        : this.planOf(this.compileAll(definitions, `${controller.name}.${methodName}`));
     let byHandler = this.plans.get(controller);
     if (!byHandler) this.plans.set(controller, (byHandler = new Map()));
     byHandler.set(handler, plan);
     return plan;
   }
 
-  private compileAll(definitions: LimitDefinition[], handlerName: string): CompiledLimit[] {
+  private planOf(limits: PlannedLimit[]): LimitPlan {
+    return Object.freeze(
+      Object.assign(limits, {
+        dynamic:
+          this.options.skip !== undefined || limits.some((limit) => limit.skip || limit.resolve),
+        hasShadow: limits.some((limit) => limit.shadow),
+      }),
+    );
+  }
+
+  private compileAll(definitions: LimitDefinition[], handlerName: string): PlannedLimit[] {
     const occurrences = new Map<string, number>();
     return definitions.map((definition) => {
       const spec = keySpecOf(definition);
       const occurrence = (occurrences.get(spec) ?? 0) + 1;
       occurrences.set(spec, occurrence);
       return Object.freeze(
-        compileLimit(definition, handlerName, this.options.keyPrefix ?? '', occurrence, (message) =>
-          this.logger.warn(message),
+        compileLimit(
+          definition,
+          handlerName,
+          this.options.keyPrefix ?? '',
+          occurrence,
+          (message) => this.logger.warn(message),
+          this.options.shadow ?? false,
         ),
       );
     });

@@ -1,8 +1,23 @@
+import { Logger } from '@nestjs/common';
 import { Decision } from '../algorithms/decision';
 
 /**
- * One guard decision, for metrics and logs (`onDecision` option). `limit` names the limit
- * (`@RateLimit on SmsController.send`); `decision` is absent when the store failed.
+ * What happened to one limit on one request (or one programmatic decision):
+ * - `allowed`, `denied`: decided by the store (or the in-memory fallback);
+ * - `shadow-denied`: a `shadow` limit that would have refused; the request went on;
+ * - `skipped`: a `skip` predicate said the limit does not apply; nothing was counted;
+ * - `store-error`: the store failed or exceeded `storeTimeout`; `onStoreError` applied.
+ *
+ * @publicApi
+ */
+export type RateLimitOutcome = 'allowed' | 'denied' | 'shadow-denied' | 'skipped' | 'store-error';
+
+/**
+ * One outcome, for metrics and logs (`onDecision` option). `limit` names the limit
+ * (`@RateLimit on SmsController.send`, or `RateLimiterFactory` for programmatic limiters).
+ * `key` is absent on `skipped` (a skipped limit reads nothing of the request); `decision`
+ * on `skipped` and `store-error`; `waitMs` is set on `allowed` (the wait a token bucket
+ * imposed, usually 0).
  *
  * @example
  * ```ts
@@ -12,9 +27,38 @@ import { Decision } from '../algorithms/decision';
  * @publicApi
  */
 export interface RateLimitEvent {
-  outcome: 'allowed' | 'denied' | 'store-error';
+  outcome: RateLimitOutcome;
   limit: string;
-  key: string;
+  key?: string;
   decision?: Decision;
+  waitMs?: number;
   error?: Error;
+}
+
+export type DecisionListener = (event: RateLimitEvent) => void;
+
+/** The event of a decision the store made. */
+export function decisionEvent(
+  limit: string,
+  key: string,
+  decision: Decision,
+  shadow = false,
+): RateLimitEvent {
+  if (decision.allowed)
+    return { outcome: 'allowed', limit, key, decision, waitMs: decision.waitMs };
+  return { outcome: shadow ? 'shadow-denied' : 'denied', limit, key, decision };
+}
+
+/** Calls the listener; what it throws is logged, never thrown into the request. */
+export function emitEvent(
+  listener: DecisionListener | undefined,
+  event: RateLimitEvent,
+  logger: Logger,
+): void {
+  if (!listener) return;
+  try {
+    listener(event);
+  } catch (error) {
+    logger.error(`onDecision threw: ${(error as Error)?.message ?? String(error)}`);
+  }
 }

@@ -2,6 +2,7 @@ import {
   CanActivate,
   ExecutionContext,
   HttpException,
+  InternalServerErrorException,
   Inject,
   Injectable,
   Logger,
@@ -12,15 +13,18 @@ import { RateLimitExceededException } from '../errors/rate-limit-exceeded.except
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
-import { CompiledLimit } from './compiled-limit';
+import { CompiledLimit, PlannedLimit } from './compiled-limit';
+import { InvalidResolvedOptionError } from './resolvable-options';
 import { forContext } from './context-exception';
 import { holdUntilDone, once } from '../algorithms/concurrency/concurrency-release';
+import { applicableLimits } from './applicable-limits';
 import { waitWhileConnected } from './client-presence';
-import { LimitExplorer } from './limit.explorer';
+import { RequestLimitContext } from './limit-context';
+import { LimitExplorer, LimitPlan } from './limit.explorer';
 import { keysOf } from './limit-keys';
 import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
-import { RateLimitEvent } from './rate-limit-event';
-import { readRequest } from './request-facts';
+import { decisionEvent, emitEvent } from './rate-limit-event';
+import { GuardedRequest, readRequest } from './request-facts';
 
 /** nginx's status for a request whose client closed the connection before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -35,7 +39,8 @@ interface Outcome {
 /**
  * Enforces every limit declared on a handler and its class. All limits are decided
  * (concurrently, one store round trip each) before anything waits; one denial denies the
- * request. Holds no per-request state: everything lives in locals.
+ * request. A `shadow` limit is decided and reported but neither refuses, delays nor sets
+ * headers. Holds no per-request state: everything lives in locals.
  *
  * @publicApi
  */
@@ -53,9 +58,15 @@ export class RateLimitGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const limits = this.explorer.limitsFor(context.getClass(), context.getHandler());
+    const plan = this.explorer.limitsFor(context.getClass(), context.getHandler());
+    if (plan.length === 0) return true;
+    const read = readRequest(context, this.options);
+    // A plan that is not dynamic holds compiled limits only (no option is a function).
+    const limits = plan.dynamic
+      ? await this.applicable(plan, context, read)
+      : (plan as readonly CompiledLimit[]);
     if (limits.length === 0) return true;
-    const { facts, response } = readRequest(context, this.options);
+    const { facts, response } = read;
     const keys = keysOf(limits, facts, context, this.logger);
     // FailurePolicyStore turns every store failure into null or a fallback decision: never a
     // rejection, so no slot taken by one limit can be stranded by another limit's error.
@@ -64,14 +75,19 @@ export class RateLimitGuard implements CanActivate {
         ? [await this.decide(limits[0], keys[0])]
         : await Promise.all(limits.map((limit, i) => this.decide(limit, keys[i])));
     const outcomes = decided.filter((outcome): outcome is Outcome => outcome !== null);
-    if (outcomes.length < limits.length && this.store.policy === 'deny') {
+    // A shadow limit never refuses: not even when its store is unavailable under 'deny'.
+    const unanswered = decided.some((outcome, i) => outcome === null && !limits[i].shadow);
+    if (unanswered && this.store.policy === 'deny') {
       this.releaseSlots(outcomes);
       throw forContext(context, new ServiceUnavailableException('Rate limiting is unavailable'));
     }
+    const enforced = plan.hasShadow
+      ? outcomes.filter((outcome) => !outcome.limit.shadow)
+      : outcomes;
     if (outcomes.length === 0) return true; // store unavailable under 'allow'
 
-    const denied = outcomes.filter((outcome) => !outcome.decision.allowed);
-    this.describe(response, denied.length > 0 ? denied : outcomes);
+    const denied = enforced.filter((outcome) => !outcome.decision.allowed);
+    if (enforced.length > 0) this.describe(response, denied.length > 0 ? denied : enforced);
     if (denied.length > 0) {
       this.releaseSlots(outcomes);
       const retryAfterMs = Math.max(
@@ -83,7 +99,7 @@ export class RateLimitGuard implements CanActivate {
       );
     }
     this.holdSlots(outcomes, context, response);
-    const waitMs = Math.max(...outcomes.map((outcome) => outcome.decision.waitMs));
+    const waitMs = Math.max(0, ...enforced.map((outcome) => outcome.decision.waitMs));
     if (waitMs > 0 && !(await waitWhileConnected(this.store.sleep(waitMs), response))) {
       // The client left while waiting for its slot: give the slot to the next request now,
       // and run no handler for nobody. (Its concurrency slots went back when it closed.)
@@ -92,6 +108,27 @@ export class RateLimitGuard implements CanActivate {
     }
     return true;
   }
+
+  /** A dynamic plan's limits for this request (skips applied, functions resolved). */
+  private async applicable(
+    plan: LimitPlan,
+    context: ExecutionContext,
+    read: GuardedRequest,
+  ): Promise<readonly CompiledLimit[]> {
+    const ctx = new RequestLimitContext(context, read.request, read.facts);
+    try {
+      return await applicableLimits(plan, ctx, this.options.skip, this.skipped);
+    } catch (error) {
+      if (!(error instanceof InvalidResolvedOptionError)) throw error;
+      // Never allow on a value we cannot enforce: the app's mistake, answered as one.
+      this.logger.error(error.message);
+      throw forContext(context, new InternalServerErrorException());
+    }
+  }
+
+  private readonly skipped = (limit: PlannedLimit): void => {
+    emitEvent(this.options.onDecision, { outcome: 'skipped', limit: limit.where }, this.logger);
+  };
 
   /** The 429 thrown on denial; override to change its body or type. */
   protected createException(retryAfterSeconds: number, _context: ExecutionContext): HttpException {
@@ -117,24 +154,12 @@ export class RateLimitGuard implements CanActivate {
     );
     if (decision) {
       if (this.options.onDecision) {
-        this.emit({
-          outcome: decision.allowed ? 'allowed' : 'denied',
-          limit: limit.where,
-          key,
-          decision,
-        });
+        const event = decisionEvent(limit.where, key, decision, limit.shadow);
+        emitEvent(this.options.onDecision, event, this.logger);
       }
       return { limit, key, request, decision };
     }
     return null;
-  }
-
-  private emit(event: RateLimitEvent): void {
-    try {
-      this.options.onDecision?.(event);
-    } catch (error) {
-      this.logger.error(`onDecision threw: ${(error as Error)?.message ?? String(error)}`);
-    }
   }
 
   /** Headers describe the limit with the least remaining. */
@@ -148,7 +173,7 @@ export class RateLimitGuard implements CanActivate {
   }
 
   private holdSlots(outcomes: Outcome[], context: ExecutionContext, response: unknown): void {
-    const held = outcomes.filter((outcome) => outcome.limit.holdsSlot);
+    const held = outcomes.filter((outcome) => outcome.limit.holdsSlot && outcome.decision.allowed);
     if (held.length === 0) return;
     holdUntilDone(
       context,

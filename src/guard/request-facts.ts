@@ -5,13 +5,17 @@ import { KeyContext } from '../keys/key-template.evaluator';
 import { toUserId } from '../keys/user-id';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { RequestFacts } from './compiled-limit';
+import { readGraphql } from './graphql-context';
+import { readWs } from './ws-context';
 
-const EMPTY = Object.freeze({});
+export const EMPTY = Object.freeze({});
 
-/** The request's facts (HTTP only: the response too). */
+/** The request's facts, and what a denial may write to. */
 export interface GuardedRequest {
   facts: RequestFacts;
-  /** Express response or Fastify reply; absent outside HTTP. */
+  /** The HTTP request (behind GraphQL too), the WebSocket client, or the RPC context. */
+  request: any;
+  /** Express response or Fastify reply; absent outside HTTP (and GraphQL over HTTP). */
   response?: any;
 }
 
@@ -19,11 +23,11 @@ export interface GuardedRequest {
  * The authenticated user: `request.user`, or on Fastify `request.raw.user`, where Nest
  * middleware (which receives the raw Node request there) puts it.
  */
-function userOf(request: any): any {
+export function userOf(request: any): any {
   return request?.user ?? request?.raw?.user;
 }
 
-function defaultUser(request: any): unknown {
+export function defaultUser(request: any): unknown {
   const user = userOf(request);
   return user?.id ?? user?.sub ?? undefined;
 }
@@ -33,7 +37,7 @@ function defaultUser(request: any): unknown {
  * limit only the address. Reading is not free (Express parses the query string and runs
  * the trust-proxy rules on every access).
  */
-class LazyFacts implements RequestFacts {
+export class LazyFacts implements RequestFacts {
   private ipValue?: string;
   private keyIpValue?: string;
   private userRead = false;
@@ -75,49 +79,59 @@ class LazyFacts implements RequestFacts {
   }
 }
 
+export function ipv6SubnetOf(options: RateLimiterModuleOptions): number | false {
+  return options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET;
+}
+
+/** The facts of an HTTP request (Express or Fastify): the full key context. */
+export function readHttp(
+  request: any,
+  response: any,
+  options: RateLimiterModuleOptions,
+): GuardedRequest {
+  const resolveUser = options.resolveUser ?? defaultUser;
+  const facts = new LazyFacts(
+    () => (options.resolveIp ? options.resolveIp(request) : request.ip),
+    () => resolveUser(request),
+    (ip) => ({
+      params: request.params ?? EMPTY,
+      query: request.query ?? EMPTY,
+      body: request.body ?? EMPTY,
+      headers: request.headers ?? EMPTY,
+      user: userOf(request),
+      ip,
+      method: request.method,
+      path:
+        typeof request.path === 'string' ? request.path : String(request.url ?? '').split('?')[0],
+    }),
+    ipv6SubnetOf(options),
+  );
+  return { facts, request, response };
+}
+
 /**
- * Reads the request of any context type. HTTP (Express and Fastify) gives the full key
- * context; RPC gives the message as `body`; WebSocket the message as `body` and the
- * socket's address as `ip`. Nothing here may throw on an unexpected shape.
+ * Reads the request of any context type. HTTP (Express and Fastify) and GraphQL over HTTP
+ * give the full key context; WebSocket the message as `body` (ws-context.ts); RPC the
+ * message as `body`. Nothing here may throw on an unexpected shape.
  */
 export function readRequest(
   context: ExecutionContext,
   options: RateLimiterModuleOptions,
 ): GuardedRequest {
-  const resolveUser = options.resolveUser ?? defaultUser;
-  const ipv6Subnet = options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET;
   const type = context.getType<string>();
   if (type === 'http') {
     const http = context.switchToHttp();
-    const request = http.getRequest() ?? {};
-    const facts = new LazyFacts(
-      () => (options.resolveIp ? options.resolveIp(request) : request.ip),
-      () => resolveUser(request),
-      (ip) => ({
-        params: request.params ?? EMPTY,
-        query: request.query ?? EMPTY,
-        body: request.body ?? EMPTY,
-        headers: request.headers ?? EMPTY,
-        user: userOf(request),
-        ip,
-        method: request.method,
-        path:
-          typeof request.path === 'string' ? request.path : String(request.url ?? '').split('?')[0],
-      }),
-      ipv6Subnet,
-    );
-    return { response: http.getResponse(), facts };
+    return readHttp(http.getRequest() ?? {}, http.getResponse(), options);
   }
-  const data = type === 'ws' ? context.switchToWs().getData() : context.switchToRpc().getData();
-  const carrier =
-    type === 'ws' ? context.switchToWs().getClient() : context.switchToRpc().getContext();
+  if (type === 'graphql') return readGraphql(context, options);
+  if (type === 'ws') return readWs(context, options);
+  const rpc = context.switchToRpc();
+  const data = rpc.getData();
+  const carrier = rpc.getContext();
+  const resolveUser = options.resolveUser ?? defaultUser;
+  const ipv6Subnet = ipv6SubnetOf(options);
   const facts = new LazyFacts(
-    () =>
-      options.resolveIp
-        ? options.resolveIp(carrier)
-        : (carrier?.handshake?.address ??
-          carrier?._socket?.remoteAddress ??
-          carrier?.conn?.remoteAddress),
+    () => (options.resolveIp ? options.resolveIp(carrier) : carrier?.conn?.remoteAddress),
     () => resolveUser(carrier) ?? resolveUser(data),
     (ip) => ({
       params: EMPTY,
@@ -129,5 +143,5 @@ export function readRequest(
     }),
     ipv6Subnet,
   );
-  return { facts };
+  return { facts, request: carrier };
 }

@@ -20,9 +20,13 @@ function guardsOf(target: object): unknown[] {
   return (Reflect.getMetadata(GUARDS_METADATA, target) as unknown[] | undefined) ?? [];
 }
 
+/** `@nestjs/websockets`' GATEWAY_METADATA, by value: the package is optional. */
+const GATEWAY_METADATA = 'websockets:is_gateway';
+
 /**
  * With `global: false`, a limit decorator works only where `@UseGuards(RateLimitGuard)`
- * stands; forgetting it leaves the handler silently unlimited. Logs one warning per
+ * stands; forgetting it leaves the handler silently unlimited. The same holds for WebSocket
+ * gateways whatever `global` says: Nest runs no APP_GUARD there. Logs one warning per
  * decorated handler that no RateLimitGuard covers, at start-up.
  */
 @Injectable()
@@ -36,23 +40,25 @@ export class UncoveredLimitsCheck implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    if (this.options.global !== false) return;
     const wrappers = [...this.discovery.getControllers(), ...this.discovery.getProviders()];
     // An app may register RateLimitGuard as its own APP_GUARD: then everything is covered.
-    const globallyGuarded = this.discovery
-      .getProviders()
-      .some(
-        (wrapper) =>
-          typeof wrapper.token === 'string' &&
-          wrapper.token.startsWith(APP_GUARD) &&
-          (isRateLimitGuard(wrapper.instance) || isRateLimitGuard(wrapper.metatype)),
-      );
-    if (globallyGuarded) return;
+    const globallyGuarded =
+      this.options.global !== false ||
+      this.discovery
+        .getProviders()
+        .some(
+          (wrapper) =>
+            typeof wrapper.token === 'string' &&
+            wrapper.token.startsWith(APP_GUARD) &&
+            (isRateLimitGuard(wrapper.instance) || isRateLimitGuard(wrapper.metatype)),
+        );
     const warned = new Set<string>(); // a provider listed by two modules is one handler
     for (const { metatype, instance } of wrappers) {
       if (!instance || typeof metatype !== 'function' || !metatype.prototype) continue;
       const prototype = Object.getPrototypeOf(instance);
       if (!prototype) continue;
+      const gateway = Reflect.getMetadata(GATEWAY_METADATA, metatype) === true;
+      if (globallyGuarded && !gateway) continue;
       const classGuarded = guardsOf(metatype).some(isRateLimitGuard);
       for (const name of this.scanner.getAllMethodNames(prototype)) {
         const handler = prototype[name];
@@ -61,7 +67,11 @@ export class UncoveredLimitsCheck implements OnApplicationBootstrap {
         const handlerName = `${metatype.name}.${name}`;
         if (!guardsOf(handler).some(isRateLimitGuard) && !warned.has(handlerName)) {
           warned.add(handlerName);
-          this.logger.warn(limiterMessages.uncoveredHandler(handlerName));
+          this.logger.warn(
+            gateway
+              ? limiterMessages.unguardedGateway(handlerName)
+              : limiterMessages.uncoveredHandler(handlerName),
+          );
         }
       }
     }

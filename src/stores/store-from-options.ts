@@ -62,6 +62,7 @@ export function failurePolicyStoreFromOptions(
     logger,
     onDecision &&
       ((error, key, limit) => onDecision({ outcome: 'store-error', limit, key, error })),
+    onDecision,
   );
   void policyStore.check();
   return policyStore;

@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
+import { SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import {
   CountLimit,
   MemoryStore,
@@ -120,6 +121,25 @@ class GuardedController {
   }
 }
 
+@WebSocketGateway()
+class ForgottenGateway {
+  @SubscribeMessage('chat')
+  @CountLimit({ limit: 1, period: 60 })
+  chat() {
+    return 'ok';
+  }
+}
+
+@WebSocketGateway()
+@UseGuards(RateLimitGuard)
+class GuardedGateway {
+  @SubscribeMessage('chat')
+  @CountLimit({ limit: 1, period: 60 })
+  chat() {
+    return 'ok';
+  }
+}
+
 const UNCOVERED =
   'PlainController.forgotten has rate limits, but no RateLimitGuard covers it (global: false, and no @UseGuards(RateLimitGuard) on the method or its class): its limits are not enforced';
 
@@ -142,6 +162,18 @@ describe('a decorated handler that no guard covers', () => {
     const { warnings, logger } = recorder();
     const app = await boot([RateLimiterModule.forRoot()], [PlainController], logger);
     expect(limiterWarnings(warnings)).toEqual([]);
+    await app.close();
+  });
+
+  it('a gateway needs its own RateLimitGuard even with the global guard', async () => {
+    const { warnings, logger } = recorder();
+    const app = await boot([RateLimiterModule.forRoot()], [], logger, [
+      ForgottenGateway,
+      GuardedGateway,
+    ]);
+    expect(limiterWarnings(warnings)).toEqual([
+      'ForgottenGateway.chat has rate limits, but Nest runs no global guard on WebSocket gateways: add @UseGuards(RateLimitGuard) to the gateway or the method, or its limits are not enforced',
+    ]);
     await app.close();
   });
 

@@ -15,4 +15,5 @@ export const concurrency: LimiterAlgorithm<
   requestArgv: (request) => [request.op, request.id],
   step: concurrencyStep,
   limit: (params) => params.max,
+  isDecision: (request) => request.op === 'acquire',
 };

@@ -1,9 +1,10 @@
 import { FixedWindowOptions } from './fixed-window.model';
 import { KeyOptions } from '../../decorators/limit-definition';
+import { ResolvableOptions } from '../../guard/limit-context';
 import { limitDecorator } from '../../decorators/limit-metadata.accessor';
 
 /** Options of {@link CountLimit}: `limit` requests per `period` seconds. */
-export interface CountLimitOptions extends FixedWindowOptions, KeyOptions {}
+export interface CountLimitOptions extends ResolvableOptions<FixedWindowOptions>, KeyOptions {}
 
 /**
  * Fixed-window counter: at most `limit` requests per `period` seconds.

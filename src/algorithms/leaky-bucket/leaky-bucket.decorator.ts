@@ -1,9 +1,11 @@
 import { LeakyBucketOptions } from './leaky-bucket.model';
 import { KeyOptions } from '../../decorators/limit-definition';
+import { ResolvableOptions } from '../../guard/limit-context';
 import { limitDecorator } from '../../decorators/limit-metadata.accessor';
 
 /** Options of {@link LeakyBucketLimit}: `capacity` requests may burst, drained at `rate` per second. */
-export interface LeakyBucketLimitOptions extends LeakyBucketOptions, KeyOptions {}
+export interface LeakyBucketLimitOptions
+  extends ResolvableOptions<LeakyBucketOptions>, KeyOptions {}
 
 /**
  * Leaky bucket as GCRA (redis-cell's `CL.THROTTLE` semantics): `capacity` requests may

@@ -1,9 +1,11 @@
 import { SlidingWindowOptions } from './sliding-window.model';
 import { KeyOptions } from '../../decorators/limit-definition';
+import { ResolvableOptions } from '../../guard/limit-context';
 import { limitDecorator } from '../../decorators/limit-metadata.accessor';
 
 /** Options of {@link SlidingWindowLimit}: `limit` requests within any `window` seconds. */
-export interface SlidingWindowLimitOptions extends SlidingWindowOptions, KeyOptions {}
+export interface SlidingWindowLimitOptions
+  extends ResolvableOptions<SlidingWindowOptions>, KeyOptions {}
 
 /**
  * Exact sliding window: never more than `limit` requests within any `window` seconds,

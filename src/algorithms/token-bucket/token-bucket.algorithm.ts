@@ -26,4 +26,5 @@ export const tokenBucket: LimiterAlgorithm<
   // A refund is never denied, and must always reach the store.
   denialScope: (request) =>
     request.refund ? undefined : `${request.permits}/${request.timeoutMicros}`,
+  isDecision: (request) => !request.refund,
 };

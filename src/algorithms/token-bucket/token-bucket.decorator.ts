@@ -1,13 +1,14 @@
 import { TokenBucketOptions } from './token-bucket.model';
 import { KeyOptions } from '../../decorators/limit-definition';
+import { Resolvable, ResolvableOptions } from '../../guard/limit-context';
 import { limitDecorator } from '../../decorators/limit-metadata.accessor';
 
 /** Options of {@link RateLimit}; rates in permits per second, times in seconds. */
-export interface RateLimitOptions extends TokenBucketOptions, KeyOptions {
+export interface RateLimitOptions extends ResolvableOptions<TokenBucketOptions>, KeyOptions {
   /** Permits each request takes, default 1. */
-  permits?: number;
+  permits?: Resolvable<number>;
   /** Seconds a request may wait for its permits instead of being refused, default 0. */
-  timeout?: number;
+  timeout?: Resolvable<number>;
 }
 
 /**

@@ -9,6 +9,7 @@ import { LimiterStore } from '../limiter-store';
 import { MemoryStore } from '../memory.store';
 import { CircuitBreaker } from './circuit-breaker';
 import { StoreErrorLog } from './store-error-log';
+import { DecisionListener, decisionEvent, emitEvent } from '../../guard/rate-limit-event';
 
 /** Told of every decision the store could not make, for the `onDecision` hook. */
 export type StoreErrorListener = (error: StoreUnavailableError, key: string, label: string) => void;
@@ -18,6 +19,9 @@ export type StoreErrorListener = (error: StoreUnavailableError, key: string, lab
  * stays bounded whatever the store does.
  */
 export const MAX_IN_FLIGHT = 10_000;
+
+/** The `limit` of the factory's events. */
+const FACTORY_LABEL = 'RateLimiterFactory';
 
 /**
  * The one place where the store's failures meet `storeTimeout` and `onStoreError`, for the
@@ -41,8 +45,10 @@ export class FailurePolicyStore extends LimiterStore {
     private readonly primary: LimiterStore,
     readonly policy: StoreErrorPolicy,
     private readonly timeoutMs: number,
-    logger: Logger,
+    private readonly logger: Logger,
     private readonly onError?: StoreErrorListener,
+    /** Told of the factory's decisions (the guard reports its own, with its limit's name). */
+    private readonly onFactoryDecision?: DecisionListener,
   ) {
     super();
     if (policy === 'fallback') this.fallback = new MemoryStore();
@@ -136,8 +142,14 @@ export class FailurePolicyStore extends LimiterStore {
     request: R,
   ): Promise<Decision> {
     // A fixed label: store-error events name the key, whose prefix tells the algorithm.
-    const decision = await this.decide(algorithm, key, params, request, 'RateLimiterFactory');
-    if (decision) return decision;
+    const decision = await this.decide(algorithm, key, params, request, FACTORY_LABEL);
+    if (decision) {
+      // A release or a refund gives back; only decisions are reported.
+      if (this.onFactoryDecision && algorithm.isDecision?.(request) !== false) {
+        emitEvent(this.onFactoryDecision, decisionEvent(FACTORY_LABEL, key, decision), this.logger);
+      }
+      return decision;
+    }
     if (this.policy === 'deny') {
       throw new StoreUnavailableError('the rate-limit store is unavailable');
     }

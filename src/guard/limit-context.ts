@@ -1,0 +1,67 @@
+import { ExecutionContext } from '@nestjs/common';
+
+/**
+ * What a `skip` predicate or a resolvable option sees of one request. `request` is the
+ * HTTP request (behind a GraphQL resolver too), the socket of a WebSocket message, or the
+ * RPC context; `user` is its `user` property (on Fastify, `request.raw.user` too).
+ *
+ * @publicApi
+ */
+export interface LimitContext {
+  request: any;
+  user?: any;
+  /** The client address (normalized; an IPv6 address whole, not its `ipv6Subnet` network). */
+  ip: string;
+  /** `ClassName.methodName` of the guarded handler. */
+  handler: string;
+  context: ExecutionContext;
+}
+
+/**
+ * A value, or a function of the request that returns it (sync or async).
+ *
+ * @publicApi
+ */
+export type Resolvable<T> = T | ((ctx: LimitContext) => T | Promise<T>);
+
+/**
+ * Whether a limit does not apply to a request.
+ *
+ * @publicApi
+ */
+export type SkipPredicate = (ctx: LimitContext) => boolean | Promise<boolean>;
+
+/**
+ * The context of one request, built only for a plan that needs it. A class, not an object
+ * literal with getters: it is made on every request of such a handler, and reads nothing
+ * until asked (the IP runs the trust-proxy rules, the handler name builds a string).
+ */
+export class RequestLimitContext implements LimitContext {
+  constructor(
+    readonly context: ExecutionContext,
+    readonly request: any,
+    private readonly facts: { readonly ip: string },
+  ) {}
+
+  get user(): any {
+    // Fastify: Nest middleware sets the user on the raw Node request.
+    return this.request?.user ?? this.request?.raw?.user;
+  }
+
+  get ip(): string {
+    return this.facts.ip;
+  }
+
+  get handler(): string {
+    return `${this.context.getClass().name}.${this.context.getHandler().name}`;
+  }
+}
+
+/**
+ * A decorator's options with each numeric one {@link Resolvable}.
+ *
+ * @publicApi
+ */
+export type ResolvableOptions<T> = {
+  [K in keyof T]: NonNullable<T[K]> extends number ? Resolvable<NonNullable<T[K]>> : T[K];
+};

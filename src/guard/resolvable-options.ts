@@ -1,0 +1,90 @@
+import { CompiledAlgorithm, LimitKind } from '../algorithms/limit-kind';
+import { LimiterConfigError } from '../errors/limiter-config.error';
+import { LimitContext } from './limit-context';
+
+/** Builds a limit for one request, from options that depend on it. */
+export type Resolver<T> = (ctx: LimitContext) => Promise<T>;
+
+/** A value a function returned that the algorithm refuses; the guard answers 500. */
+export class InvalidResolvedOptionError extends Error {
+  override readonly name = 'InvalidResolvedOptionError';
+}
+
+/**
+ * Stands in for every function-valued option when static values are checked at start-up:
+ * valid for every numeric option of every algorithm, and large, so a static value is only
+ * refused for itself (permits against rate * burst passes whatever the rate will be).
+ */
+const PROBE = 1_000_000;
+/** Distinct resolved combinations kept compiled (plans are few: tiers, not users). */
+const CACHE_MAX = 256;
+
+/**
+ * Compiles a limit's algorithm once when every option is a value, the way it always was.
+ * When some are functions of the request, the statics are checked now, and each request
+ * resolves the functions and compiles through the same `kind.compile` (the algorithm's own
+ * validation), with the result cached per combination of values: the store caches script
+ * arguments per params object, so a tier keeps one.
+ */
+export function compileAlgorithm<T>(
+  kind: LimitKind,
+  options: Record<string, unknown>,
+  where: string,
+  /** Turns a run into what the caller keeps (the limit), once per combination. */
+  finish: (run: CompiledAlgorithm) => T,
+): { run: T } | { resolve: Resolver<T> } {
+  const dynamic = kind.optionNames.filter((name) => typeof options[name] === 'function');
+  if (dynamic.length === 0) return { run: finish(kind.compile(options, where)) };
+  checkStatics(kind, options, where, dynamic);
+  const cache = new Map<string, T>();
+  return {
+    resolve: async (ctx) => {
+      const returned = dynamic.map((name) =>
+        (options[name] as (ctx: LimitContext) => unknown)(ctx),
+      );
+      // Await only what is a promise: a sync function costs no extra turn per value.
+      const values = returned.some(isThenable) ? await Promise.all(returned) : returned;
+      const id = values.every((value) => typeof value === 'number') ? values.join(',') : undefined;
+      const cached = id === undefined ? undefined : cache.get(id);
+      if (cached) return cached;
+      const resolved = { ...options };
+      dynamic.forEach((name, i) => (resolved[name] = values[i]));
+      let run: T;
+      try {
+        run = finish(kind.compile(resolved, where));
+      } catch (error) {
+        if (!(error instanceof LimiterConfigError)) throw error;
+        const shown = dynamic.map((name, i) => `${name} = ${show(values[i])}`);
+        throw new InvalidResolvedOptionError(
+          `${error.message} (resolved for this request: ${shown.join(', ')})`,
+        );
+      }
+      if (id !== undefined) {
+        if (cache.size >= CACHE_MAX) cache.clear();
+        cache.set(id, run);
+      }
+      return run;
+    },
+  };
+}
+
+const isThenable = (value: unknown) => typeof (value as Promise<unknown>)?.then === 'function';
+
+const show = (value: unknown) => (typeof value === 'string' ? `'${value}'` : String(value));
+
+function checkStatics(
+  kind: LimitKind,
+  options: Record<string, unknown>,
+  where: string,
+  dynamic: readonly string[],
+): void {
+  const probed = { ...options };
+  for (const name of dynamic) probed[name] = PROBE;
+  try {
+    kind.compile(probed, where);
+  } catch (error) {
+    // An error about a function's own option depends on the request: checked per request.
+    const message = (error as Error)?.message ?? '';
+    if (!dynamic.some((name) => message.includes(`option '${name}'`))) throw error;
+  }
+}

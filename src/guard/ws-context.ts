@@ -1,0 +1,60 @@
+import { ExecutionContext } from '@nestjs/common';
+import { RateLimiterModuleOptions } from '../rate-limiter.options';
+import { defaultUser, EMPTY, GuardedRequest, ipv6SubnetOf, LazyFacts } from './request-facts';
+
+/**
+ * The address of a WebSocket client: socket.io's handshake address, or the TCP peer of a
+ * `ws` socket. Either is the connection's peer, so behind a proxy it is the proxy's
+ * address; `resolveIp` can read a forwarded header (`client.handshake.headers`) instead.
+ */
+function peerAddress(client: any): unknown {
+  return client?.handshake?.address ?? client?._socket?.remoteAddress;
+}
+
+/**
+ * A gateway message: IP from the handshake, USER from the socket's `user` (set by the
+ * app when it authenticates the connection; never from the message, which the client
+ * writes), the message as `body`.
+ */
+export function readWs(
+  context: ExecutionContext,
+  options: RateLimiterModuleOptions,
+): GuardedRequest {
+  const ws = context.switchToWs();
+  const client = ws.getClient();
+  const data = ws.getData();
+  const resolveUser = options.resolveUser ?? defaultUser;
+  const facts = new LazyFacts(
+    () => (options.resolveIp ? options.resolveIp(client) : peerAddress(client)),
+    () => resolveUser(client),
+    (ip) => ({
+      params: EMPTY,
+      query: EMPTY,
+      body: data ?? EMPTY,
+      headers: client?.handshake?.headers ?? EMPTY,
+      user: client?.user,
+      ip,
+    }),
+    ipv6SubnetOf(options),
+  );
+  return { facts, request: client };
+}
+
+const OPEN = 1;
+
+/**
+ * A `ws` socket (platform-ws) gets an error body as `{ event: 'exception', data }`: Nest's
+ * WebSocket exception filter calls `client.emit('exception', ...)`, which on socket.io sends
+ * it but on a `ws` socket only fires a local event, so the client would never learn of the
+ * denial. socket.io clients are left to the filter.
+ */
+export function sendToWsClient(context: ExecutionContext, body: unknown): void {
+  const client = context.switchToWs().getClient();
+  if (!client || client.handshake !== undefined || typeof client.send !== 'function') return;
+  if (client.readyState !== OPEN) return;
+  try {
+    client.send(JSON.stringify({ event: 'exception', data: body }));
+  } catch {
+    // The socket closed in between: nobody to tell.
+  }
+}

@@ -1,0 +1,174 @@
+import { INestApplication, Module, UseGuards } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { IoAdapter } from '@nestjs/platform-socket.io';
+import { WsAdapter } from '@nestjs/platform-ws';
+import {
+  MessageBody,
+  OnGatewayConnection,
+  SubscribeMessage,
+  WebSocketGateway,
+} from '@nestjs/websockets';
+import Redis from 'ioredis';
+import { interval, map, Observable, take } from 'rxjs';
+import {
+  ConcurrencyLimit,
+  CountLimit,
+  LimitType,
+  RateLimitGuard,
+  RateLimiterModule,
+} from '../../src';
+import { RedisServer, startRedisServer } from '../helpers/redis-server';
+import { socketIoClient, TestClient, wsClient } from '../helpers/ws-clients';
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const reply = (data: unknown) => ({ event: 'reply', data });
+
+@WebSocketGateway()
+@UseGuards(RateLimitGuard) // Nest runs no global guard on gateways
+class ChatGateway implements OnGatewayConnection {
+  /** Authenticates the connection: the socket's user, as an app's handshake guard would set. */
+  handleConnection(client: any, request?: { url?: string }) {
+    const user =
+      client.handshake?.query?.user ??
+      new URL(request?.url ?? '/', 'http://localhost').searchParams.get('user');
+    if (user) client.user = { id: user };
+  }
+
+  @SubscribeMessage('ping')
+  @CountLimit({ limitType: LimitType.IP, limit: 2, period: 60 })
+  ping() {
+    return reply('pong');
+  }
+
+  @SubscribeMessage('sms')
+  @CountLimit({ key: 'sms:#{body.phone}', limit: 1, period: 60 })
+  sms(@MessageBody() body: { phone: string }) {
+    return reply(`sent ${body.phone}`);
+  }
+
+  @SubscribeMessage('me')
+  @CountLimit({ limitType: LimitType.USER, limit: 1, period: 60 })
+  me() {
+    return reply('me');
+  }
+
+  @SubscribeMessage('value')
+  @ConcurrencyLimit({ key: 'value', max: 1 })
+  value() {
+    return reply('value');
+  }
+
+  @SubscribeMessage('promise')
+  @ConcurrencyLimit({ key: 'promise', max: 1 })
+  async promise() {
+    await pause(150);
+    return reply('promise');
+  }
+
+  @SubscribeMessage('stream')
+  @ConcurrencyLimit({ key: 'stream', max: 1 })
+  stream(): Observable<unknown> {
+    return interval(50).pipe(
+      take(3),
+      map((i) => reply(`stream ${i}`)),
+    );
+  }
+}
+
+const ADAPTERS = {
+  'socket.io': { adapter: (app: INestApplication) => new IoAdapter(app), client: socketIoClient },
+  ws: { adapter: (app: INestApplication) => new WsAdapter(app), client: wsClient },
+};
+
+describe.each(['socket.io', 'ws'] as const)('WebSocket gateways on the %s adapter', (name) => {
+  let redis: RedisServer;
+  let admin: Redis;
+  let app: INestApplication;
+  let port: number;
+  const clients: TestClient[] = [];
+  const connect = async (query: Record<string, string> = {}) => {
+    const client = await ADAPTERS[name].client(port, query);
+    clients.push(client);
+    return client;
+  };
+  const ask = async (client: TestClient, event: string, data?: unknown) => {
+    client.send(event, data);
+    return client.next();
+  };
+  const tooMany = {
+    event: 'exception',
+    data: { statusCode: 429, message: 'Too Many Requests', retryAfter: 60 },
+  };
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    admin = redis.client();
+    @Module({
+      imports: [RateLimiterModule.forRoot({ redis: redis.url })],
+      providers: [ChatGateway],
+    })
+    class GatewayModule {}
+    const moduleRef = await Test.createTestingModule({ imports: [GatewayModule] }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    app.useWebSocketAdapter(ADAPTERS[name].adapter(app));
+    await app.listen(0, '127.0.0.1');
+    port = app.getHttpServer().address().port;
+  });
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    await app?.close();
+    await redis?.stop();
+  });
+
+  it('keys IP by the handshake address; the client receives the 429 and stays connected', async () => {
+    const client = await connect();
+    expect(await ask(client, 'ping')).toEqual(reply('pong'));
+    expect(await ask(client, 'ping')).toEqual(reply('pong'));
+    expect(await ask(client, 'ping')).toEqual(tooMany);
+    expect(client.isOpen()).toBe(true);
+    expect(await ask(client, 'sms', { phone: '+1' })).toEqual(reply('sent +1'));
+    expect(await admin.get('countLimit:~ChatGateway.ping:127.0.0.1')).toBe('3');
+  });
+
+  it('templates see the message as body; USER is the socket user', async () => {
+    const ann = await connect({ user: 'ann' });
+    expect(await ask(ann, 'sms', { phone: '+2' })).toEqual(reply('sent +2'));
+    expect(await ask(ann, 'sms', { phone: '+2' })).toEqual(tooMany);
+    expect(await ask(ann, 'sms', { phone: '+3' })).toEqual(reply('sent +3'));
+    expect(await ask(ann, 'me', { user: { id: 'bob' } })).toEqual(reply('me'));
+    // The message's own `user` is ignored: the socket's user is ann, who has spent hers.
+    expect(await ask(ann, 'me', { user: { id: 'bob' } })).toEqual(tooMany);
+    const bob = await connect({ user: 'bob' });
+    expect(await ask(bob, 'me')).toEqual(reply('me'));
+    expect(
+      await admin.exists('countLimit:~ChatGateway.me:ann', 'countLimit:~ChatGateway.me:bob'),
+    ).toBe(2);
+  });
+
+  it('a concurrency slot is held until a value, a promise or a stream completes', async () => {
+    const client = await connect();
+    expect(await ask(client, 'value')).toEqual(reply('value'));
+    expect(await ask(client, 'value')).toEqual(reply('value'));
+
+    client.send('promise');
+    client.send('promise');
+    const both = [await client.next(), await client.next()];
+    expect(both).toEqual([
+      { event: 'exception', data: expect.objectContaining({ statusCode: 429 }) },
+      reply('promise'),
+    ]);
+    expect(await ask(client, 'promise')).toEqual(reply('promise'));
+
+    client.send('stream');
+    expect(await client.next()).toEqual(reply('stream 0'));
+    expect(await ask(client, 'stream')).toMatchObject({ event: 'exception' });
+    expect([await client.next(), await client.next()]).toEqual([
+      reply('stream 1'),
+      reply('stream 2'),
+    ]);
+    await pause(50);
+    expect(await admin.zcard('concurrency:stream')).toBe(0);
+    expect(await ask(client, 'stream')).toEqual(reply('stream 0'));
+    expect(client.isOpen()).toBe(true);
+  });
+});

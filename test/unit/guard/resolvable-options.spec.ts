@@ -1,0 +1,89 @@
+import { ExecutionContext } from '@nestjs/common';
+import { LIMIT_KINDS } from '../../../src/algorithms/registry';
+import { LimitContext } from '../../../src';
+import { CompiledLimit, compileLimit, ResolvableLimit } from '../../../src/guard/compiled-limit';
+
+/** Valid values of every numeric option, per algorithm (a new algorithm must add its own). */
+const VALUES: Record<string, Record<string, number>> = {
+  tokenBucket: { rate: 2, burst: 3, permits: 2, timeout: 1, expire: 30, initialPermits: 4 },
+  fixedWindow: { limit: 3, period: 7 },
+  slidingWindow: { limit: 3, window: 7 },
+  concurrency: { max: 3, lease: 7 },
+  leakyBucket: { capacity: 3, rate: 2 },
+  approximateSlidingWindow: { limit: 3, window: 7 },
+};
+/** Options that are not numbers (they select a variant): not resolvable. */
+const NOT_NUMERIC = ['approximate'];
+
+const ctx: LimitContext = {
+  request: {},
+  ip: '127.0.0.1',
+  handler: 'C.m',
+  context: {} as ExecutionContext,
+};
+
+/** Compiles as the kind's decorator would record it (a variant by its switch option). */
+const compile = (name: string, options: Record<string, unknown>) => {
+  const variant = LIMIT_KINDS.find((kind) => kind.name === name)?.variant;
+  const kind = variant?.of ?? name;
+  const all = variant ? { ...options, [variant.when]: true } : options;
+  return compileLimit({ kind, decorator: `@${name}`, options: all }, 'C.m', '');
+};
+
+const cases = LIMIT_KINDS.flatMap((kind) =>
+  kind.optionNames
+    .filter((option) => !NOT_NUMERIC.includes(option))
+    .map((option) => [kind.name, option] as const),
+);
+
+describe('every numeric option of every decorator may be a function of the request', () => {
+  it('covers every algorithm in the registry', () => {
+    expect(Object.keys(VALUES).sort()).toEqual(LIMIT_KINDS.map((kind) => kind.name).sort());
+    for (const [kind, option] of cases) expect([kind, option, VALUES[kind][option]]).toBeTruthy();
+  });
+
+  it.each(cases)('%s: %s', async (kind, option) => {
+    const values = VALUES[kind];
+    expect(values[option]).toEqual(expect.any(Number));
+    const fixed = compile(kind, values) as CompiledLimit;
+    expect(fixed.resolve).toBeUndefined();
+    for (const fn of [() => values[option], async () => values[option]]) {
+      const dynamic = compile(kind, { ...values, [option]: fn }) as ResolvableLimit;
+      const run = await dynamic.resolve(ctx);
+      expect(run.params).toEqual(fixed.params);
+      expect(run.windowSeconds).toEqual(fixed.windowSeconds);
+      if (kind === 'tokenBucket') expect(run.newRequest()).toEqual(fixed.newRequest());
+    }
+  });
+});
+
+describe('static values next to functions are still checked at start-up', () => {
+  it('refuses a wrong static value', () => {
+    expect(() => compile('fixedWindow', { limit: () => 5, period: 0 })).toThrow(
+      "@fixedWindow on C.m: option 'period' must be a finite number > 0, got 0",
+    );
+    expect(() => compile('slidingWindow', { limit: () => 5 })).toThrow(
+      "@slidingWindow on C.m: option 'window' must be a finite number > 0, got undefined",
+    );
+  });
+
+  it('leaves a check that depends on a function to the request', async () => {
+    // permits 5 against rate * burst: fine once the rate is 5, refused while it is 1.
+    let rate = 5;
+    const limit = compile('tokenBucket', { rate: () => rate, permits: 5 }) as ResolvableLimit;
+    await expect(limit.resolve(ctx)).resolves.toMatchObject({ params: { maxPermits: 5 } });
+    rate = 1;
+    await expect(limit.resolve(ctx)).rejects.toThrow(
+      "@tokenBucket on C.m: option 'permits' must be at most rate * burst (1) when timeout is 0, got 5 (resolved for this request: rate = 1)",
+    );
+  });
+
+  it('caches one compiled run per combination of values', async () => {
+    const limit = compile('fixedWindow', {
+      limit: (c: LimitContext) => c.user.n,
+    }) as ResolvableLimit;
+    const of = (n: number) => limit.resolve({ ...ctx, user: { n } });
+    expect(await of(2)).toBe(await of(2));
+    expect(await of(2)).not.toBe(await of(3));
+  });
+});
