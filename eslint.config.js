@@ -4,7 +4,7 @@ const tseslint = require('typescript-eslint');
 const prettier = require('eslint-config-prettier');
 
 module.exports = tseslint.config(
-  { ignores: ['lib/**', 'sample-app/dist/**', 'bench/**', 'node_modules/**', 'coverage/**', '*.js', 'scripts/**'] },
+  { ignores: ['lib/**', 'sample-app/dist/**', 'bench/dist/**', 'node_modules/**', 'coverage/**', '*.js', 'scripts/**'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

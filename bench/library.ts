@@ -1,0 +1,142 @@
+// Library-level decisions per second, on a single Redis or a cluster: interleaved rounds, each
+// with the Node CPU and the Redis CPU it cost per decision.
+import type { Cluster, Redis } from 'ioredis';
+import { RateLimiterFactory, RedisStore, RedisStoreOptions } from 'nestjs-limiter';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { Decide, runLoad } from './load';
+import { BenchRedis, commandCounts, countsSince, redisCpuSeconds } from './redis';
+import { inRoundOrder } from './stats';
+
+/** High enough that every decision takes the normal, allowed path. */
+const HIGH_LIMIT = 1e9;
+const PERIOD_S = 60;
+
+/**
+ * The store options of our "batching off" rows: one script call per decision, the baseline
+ * the per-turn batching is measured against.
+ */
+export const BATCHING_OFF: Partial<RedisStoreOptions> = { maxBatchSize: 1 };
+
+export interface Contender {
+  id: string;
+  label: string;
+  autoPipelining: boolean;
+  make(client: Redis | Cluster): Decide;
+}
+
+type Limiter = 'tokenBucket' | 'counter';
+const LIMITERS: Record<Limiter, (factory: RateLimiterFactory) => Decide> = {
+  tokenBucket: (factory) => (key) => factory.rateLimiter({ key, rate: 1e6, burst: 1 }).tryAcquire(),
+  counter: (factory) => (key) =>
+    factory.countLimiter({ key, limit: HIGH_LIMIT, period: PERIOD_S }).tryAcquire(),
+};
+const NAMES: Record<Limiter, string> = { tokenBucket: 'token bucket', counter: 'counter' };
+
+/** Ours through the public factory; batched by default, or with batching off. */
+export function ours(limiter: Limiter, batching: boolean): Contender {
+  return {
+    id: batching ? limiter : `${limiter}-b1`,
+    label: `nestjs-limiter ${NAMES[limiter]}${batching ? '' : ', batching off'}`,
+    autoPipelining: false,
+    make: (client) =>
+      LIMITERS[limiter](
+        new RateLimiterFactory(new RedisStore({ client, ...(batching ? {} : BATCHING_OFF) })),
+      ),
+  };
+}
+
+/** rate-limiter-flexible: consume() rejects with a RateLimiterRes on deny. */
+export function rlf(autoPipelining: boolean, points = HIGH_LIMIT): Contender {
+  return {
+    id: autoPipelining ? 'rlf+ap' : 'rlf',
+    label: `rate-limiter-flexible RateLimiterRedis, auto-pipelining ${autoPipelining ? 'on' : 'off'}`,
+    autoPipelining,
+    make(client) {
+      const limiter = new RateLimiterRedis({
+        storeClient: client,
+        useRedisPackage: false,
+        points,
+        duration: PERIOD_S,
+        keyPrefix: 'rlf',
+      });
+      return (key) =>
+        limiter.consume(key).then(
+          () => true,
+          (rejection: unknown) => {
+            if (rejection instanceof Error) throw rejection;
+            return false;
+          },
+        );
+    },
+  };
+}
+
+export const STANDALONE = [
+  ours('tokenBucket', true),
+  ours('counter', true),
+  ours('tokenBucket', false),
+  ours('counter', false),
+  rlf(false),
+  rlf(true),
+];
+export const CLUSTER = [ours('counter', true), ours('counter', false), rlf(false), rlf(true)];
+
+/** One contender's figures, one entry per round. */
+export interface Row {
+  label: string;
+  perSecond: number[];
+  nodeCpuUs: number[];
+  redisCpuUs: number[];
+  p50Ms: number[];
+  p99Ms: number[];
+  scriptsPerDecision: number;
+  commandsPerDecision: number;
+}
+
+export const LOAD = { inFlight: 200, keyCount: 10_000 };
+const KEYS = Array.from({ length: LOAD.keyCount }, (_, i) => `bench:user:${i}`);
+
+export async function libraryBench(
+  redis: BenchRedis,
+  contenders: Contender[],
+  { rounds, total, log }: { rounds: number; total: number; log: (line: string) => void },
+): Promise<Record<string, Row>> {
+  const decide = new Map(contenders.map((c) => [c, c.make(redis.client(c.autoPipelining))]));
+  const load = { total, inFlight: LOAD.inFlight, keys: KEYS };
+  const rows: Record<string, Row> = {};
+  // Round 0 warms up every contender (JIT, connections, scripts loaded) and is not recorded.
+  for (let round = 0; round <= rounds; round++) {
+    for (const contender of inRoundOrder(contenders, round)) {
+      await redis.onEachMaster('FLUSHALL');
+      const commands = await commandCounts(redis);
+      const redisCpu = await redisCpuSeconds(redis);
+      const nodeCpu = process.cpuUsage();
+      const result = await runLoad(decide.get(contender) as Decide, load);
+      const { user, system } = process.cpuUsage(nodeCpu);
+      const redisCpuUs = ((await redisCpuSeconds(redis)) - redisCpu) * 1e6;
+      const ran = countsSince(commands, await commandCounts(redis));
+      if (result.allowed !== result.decisions) throw new Error(`${contender.id} denied some`);
+      if (round === 0) continue;
+      const row = (rows[contender.id] ??= {
+        label: contender.label,
+        perSecond: [],
+        nodeCpuUs: [],
+        redisCpuUs: [],
+        p50Ms: [],
+        p99Ms: [],
+        scriptsPerDecision: ran.scripts / total,
+        commandsPerDecision: ran.all / total,
+      });
+      row.perSecond.push(result.perSecond);
+      row.nodeCpuUs.push((user + system) / total);
+      row.redisCpuUs.push(redisCpuUs / total);
+      row.p50Ms.push(result.p50Ms);
+      row.p99Ms.push(result.p99Ms);
+      log(
+        `  ${redis.kind} round ${round} ${contender.id.padEnd(14)} ${Math.round(result.perSecond)}/s, ` +
+          `CPU per decision: Node ${((user + system) / total).toFixed(2)} µs, Redis ${(redisCpuUs / total).toFixed(2)} µs`,
+      );
+    }
+  }
+  return rows;
+}

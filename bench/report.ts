@@ -1,0 +1,144 @@
+// BENCHMARKS.md from one run's results, with the hand-written analysis appended.
+import type { HttpMeasure, HttpResults } from './http';
+import type { HttpVariant } from './http-app';
+import type { Row } from './library';
+import { LOAD } from './library';
+import { median } from './stats';
+import { evaluateTargets, int, Results, us } from './targets';
+
+const ms = (n: number) => n.toFixed(2);
+
+/** A Markdown table; `header` is the column names joined by '|'. */
+function table(header: string, rows: (string | number)[][]): string {
+  const names = header.split('|');
+  return [`| ${names.join(' | ')} |`, `|${names.map(() => '---').join('|')}|`]
+    .concat(rows.map((row) => `| ${row.join(' | ')} |`))
+    .join('\n');
+}
+
+const LIBRARY_COLUMNS =
+  'contender|decisions/s|each round|p50 / p99 ms|script calls per decision|Node CPU per decision|Redis CPU per decision';
+
+function libraryTable(rows: Record<string, Row>): string {
+  return table(
+    LIBRARY_COLUMNS,
+    Object.values(rows).map((row) => [
+      row.label,
+      `**${int(median(row.perSecond))}**`,
+      row.perSecond.map(int).join(', '),
+      `${ms(median(row.p50Ms))} / ${ms(median(row.p99Ms))}`,
+      row.scriptsPerDecision.toFixed(3),
+      us(median(row.nodeCpuUs)),
+      us(median(row.redisCpuUs)),
+    ]),
+  );
+}
+
+function httpTable({ runs }: HttpResults): string {
+  return table(
+    'variant|requests/s|each round|p50 / p99 ms|app CPU per request, alone / shared|failures',
+    (Object.keys(runs) as HttpVariant[]).map((variant) => {
+      const of = (figure: (run: HttpMeasure) => number) => median(runs[variant].map(figure));
+      return [
+        variant,
+        `**${int(of((r) => r.requestsPerSecond))}**`,
+        runs[variant].map((r) => int(r.requestsPerSecond)).join(', '),
+        `${ms(of((r) => r.p50Ms))} / ${ms(of((r) => r.p99Ms))}`,
+        `${us(of((r) => r.appCpuUs))} / ${us(of((r) => r.sharedCpuUs))}`,
+        runs[variant].reduce((sum, r) => sum + r.failures, 0),
+      ];
+    }),
+  );
+}
+
+export function renderMarkdown(results: Results, analysis: string): string {
+  const verdicts = evaluateTargets(results);
+  const missed = verdicts.filter((v) => !v.met);
+  const { http } = results;
+  const rounds = results.standalone.counter.perSecond.length;
+  return [
+    '# Benchmarks',
+    '',
+    `Run of record: ${results.startedAt}, \`npm run bench\` in ${Math.round(results.durationSeconds)} s.`,
+    `Machine: ${Object.entries(results.machine)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}.`,
+    '',
+    'The machine was shared with other engineers running test suites during the run: absolute figures',
+    'are noisy. Contenders run in interleaved rounds (every other round in reverse order), and a target',
+    'comparing two of them is judged on the less favourable of two estimators: the median of the',
+    'per-round ratios and the ratio of the medians.',
+    '',
+    '## Targets (issue 12)',
+    '',
+    table(
+      'target|measured|verdict',
+      verdicts.map((v) => [v.target, v.measured, v.met ? 'met' : '**missed**']),
+    ),
+    '',
+    ...missed.flatMap((v, i) => [
+      ...(i ? [] : ['Missed, with this run’s figures (the analysis below has the reasons):', '']),
+      `- **${v.target}**: ${v.reason}`,
+      '',
+    ]),
+    '## Library level, one Redis',
+    '',
+    `${LOAD.inFlight} decisions in flight over ${int(LOAD.keyCount)} keys, ${rounds} interleaved rounds, medians. Limits are high so`,
+    'every decision takes the allowed path. Ours through the public factory (`rateLimiter({ key, rate: 1e6, burst: 1 })`,',
+    '`countLimiter({ key, limit: 1e9, period: 60 })`) on `new RedisStore({ client })`; "batching off" is the',
+    'same store with one script call per decision. rate-limiter-flexible: `RateLimiterRedis.consume(key)`.',
+    'CPU per decision: `process.cpuUsage()` of the bench process and `INFO cpu` of Redis over a run, over its decisions.',
+    '',
+    libraryTable(results.standalone),
+    '',
+    '## Library level, Redis Cluster (3 masters)',
+    '',
+    'The same load on a local 3-master cluster (`test/helpers/redis-cluster.ts`), every contender on its own',
+    'ioredis `Cluster` client; Redis CPU is the sum over the masters.',
+    '',
+    libraryTable(results.cluster),
+    '',
+    '## HTTP level',
+    '',
+    `One Nest route on Express (\`GET /hello\`), each app in its own process, loaded by ${http.tool}`,
+    `(${http.load.connections} connections, ${http.load.duration} s × ${http.load.rounds} interleaved rounds).`,
+    'App CPU per request is `process.cpuUsage()` of the app over a run, over the requests it served:',
+    '"alone" in the run that gives requests/s, "shared" with all three apps loaded at the same time,',
+    'which the CPU target is judged on (analysis, "HTTP").',
+    '',
+    httpTable(http),
+    '',
+    '## Flood',
+    '',
+    'Redis commands (scripts and the commands they run, `INFO commandstats`) for 1,000 requests from one key',
+    'already denied, 50 in flight.',
+    '',
+    table('contender|Redis commands per 1,000 denied', [
+      ...Object.entries(results.flood).map(([id, commands]) => [`library ${id}`, commands]),
+      ...Object.entries(http.flood).map(([variant, f]) => [
+        `HTTP ${variant} (${f?.denied} denied)`,
+        f?.commands ?? '–',
+      ]),
+    ]),
+    '',
+    '## Memory',
+    '',
+    '`MEMORY USAGE` of one limit’s key (30 characters) after as many requests as the limit allows (its',
+    'largest state), and the keys one limit makes.',
+    '',
+    table(
+      'algorithm|limit|requests|bytes|keys per limit|encoding',
+      results.memory.map((r) => [
+        r.label,
+        r.limit,
+        r.requests,
+        r.bytes,
+        r.keysPerLimit,
+        r.encoding,
+      ]),
+    ),
+    '',
+    analysis.trim(),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,104 @@
+// `npm run bench`: every section on Redis servers of its own, then the targets, written to
+// BENCHMARKS.md and bench/results/latest.json.
+//   --quick   one short round of everything; writes bench/results/quick.json only
+//   --report  rewrites BENCHMARKS.md from bench/results/latest.json
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { floodBench } from './flood';
+import { httpBench } from './http';
+import { CLUSTER, libraryBench, STANDALONE } from './library';
+import { memoryBench } from './memory';
+import { BenchRedis, clusterRedis, standaloneRedis } from './redis';
+import { renderMarkdown } from './report';
+import { evaluateTargets, Results } from './targets';
+
+// This file runs as bench/dist/bench/run.js.
+const ROOT = join(__dirname, '..', '..', '..');
+const RESULTS = join(ROOT, 'bench', 'results');
+const writeReport = (results: Results) =>
+  writeFileSync(
+    join(ROOT, 'BENCHMARKS.md'),
+    renderMarkdown(results, readFileSync(join(ROOT, 'bench', 'analysis.md'), 'utf8')),
+  );
+const quick = process.argv.includes('--quick');
+const log = (line: string) => console.log(line);
+
+const version = (name: string): string =>
+  JSON.parse(readFileSync(require.resolve(`${name}/package.json`, { paths: [ROOT] }), 'utf8'))
+    .version;
+
+async function withRedis<T>(start: () => Promise<BenchRedis>, run: (r: BenchRedis) => Promise<T>) {
+  const redis = await start();
+  try {
+    return await run(redis);
+  } finally {
+    await redis.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--report')) {
+    writeReport(JSON.parse(readFileSync(join(RESULTS, 'latest.json'), 'utf8')));
+    return;
+  }
+  const started = Date.now();
+  const rounds = quick ? 1 : 10;
+  const total = quick ? 20_000 : 100_000;
+  const partial: Partial<Results> = {
+    startedAt: new Date(started).toISOString(),
+    quick,
+    machine: {
+      commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim(),
+      'load average at the start': loadavg()[0].toFixed(1),
+      cores: availableParallelism(),
+      cpu: cpus()[0]?.model ?? 'unknown',
+      memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
+      node: process.version,
+      ...Object.fromEntries(
+        ['ioredis', 'rate-limiter-flexible', '@nestjs/throttler'].map((n) => [n, version(n)]),
+      ),
+    },
+  };
+  await withRedis(standaloneRedis, async (redis) => {
+    const [info] = await redis.onEachMaster('INFO', 'server');
+    partial.machine = {
+      ...partial.machine,
+      redis: /redis_version:(\S+)/.exec(String(info))?.[1] ?? '?',
+    };
+    log('library level, one Redis');
+    partial.standalone = await libraryBench(redis, STANDALONE, { rounds, total, log });
+    log('flood');
+    partial.flood = await floodBench(redis);
+    log('memory');
+    partial.memory = await memoryBench(redis);
+    log('HTTP level');
+    partial.http = await httpBench(redis, { rounds: quick ? 1 : 12, duration: quick ? 2 : 3, log });
+  });
+  log('library level, Redis Cluster');
+  // Fewer and shorter rounds: ioredis's Cluster client is about 3 times slower per decision.
+  const cluster = { rounds: quick ? 1 : 6, total: total / 2, log };
+  partial.cluster = await withRedis(clusterRedis, (redis) => libraryBench(redis, CLUSTER, cluster));
+  partial.machine = { ...partial.machine, 'load average at the end': loadavg()[0].toFixed(1) };
+  const results = { ...partial, durationSeconds: (Date.now() - started) / 1000 } as Results;
+
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(
+    join(RESULTS, quick ? 'quick.json' : 'latest.json'),
+    JSON.stringify(results, null, 2),
+  );
+  if (!quick) writeReport(results);
+  log('\ntargets:');
+  for (const v of evaluateTargets(results))
+    log(`  ${v.met ? 'met   ' : 'MISSED'} ${v.target}: ${v.measured}`);
+  log(`\ndone in ${Math.round(results.durationSeconds)} s`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
