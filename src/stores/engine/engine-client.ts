@@ -30,15 +30,22 @@ type EngineCommand = (...args: string[]) => Promise<unknown>;
 type Commands = Record<string, EngineCommand | undefined>;
 type ExecResult = [Error | null, unknown][] | null;
 
+/** How Redis < 7 answers a script that starts with a `#!lua flags=...` line. */
+const SCRIPT_FLAGS_REFUSED = /compiling script|shebang/i;
+
 /**
  * Sends the decisions of each event-loop turn to Redis through the ioredis client, in as few
  * script calls as the topology allows: one EVALSHA of the engine script for a standalone or
- * Sentinel client; on a Cluster one per hash slot (a script may touch one slot only), sent
- * to each node as one pipeline. ioredis `defineCommand` gives EVALSHA and the reload on
- * NOSCRIPT.
+ * Sentinel client; on a Cluster one per node, the script declared `allow-cross-slot-keys`
+ * (Redis >= 7: keys of several slots that one node serves). A Cluster older than that
+ * rejects the flag once, and from then on gets one call per hash slot, sent to each node as
+ * one pipeline. ioredis `defineCommand` gives EVALSHA and the reload on NOSCRIPT; it routes
+ * a call by its first key, which is on the node every other key of the call is on.
  */
 export class EngineClient {
   private engine: EngineScript = BUILT_IN_ENGINE;
+  /** The engine for one call per Cluster node; dropped when the Cluster refuses its flag. */
+  private crossSlotEngine?: EngineScript;
   private readonly batcher: TickBatcher<EngineEntry>;
   readonly clock = new RedisClock();
   /** `performance.now()` of the last reply Redis gave, even an error reply. */
@@ -49,6 +56,10 @@ export class EngineClient {
     maxBatchSize: number,
   ) {
     this.define(this.engine);
+    if (client.isCluster) {
+      this.crossSlotEngine = this.engine.forCrossSlot();
+      this.define(this.crossSlotEngine);
+    }
     this.batcher = new TickBatcher(maxBatchSize, (entries) => this.send(entries));
   }
 
@@ -58,6 +69,10 @@ export class EngineClient {
     if (index === undefined) {
       this.engine = this.engine.including(algorithm);
       this.define(this.engine);
+      if (this.crossSlotEngine) {
+        this.crossSlotEngine = this.engine.forCrossSlot();
+        this.define(this.crossSlotEngine);
+      }
       index = this.engine.indexOf(algorithm)!;
     }
     return index;
@@ -98,6 +113,22 @@ export class EngineClient {
       return;
     }
     const cluster = this.client as Cluster;
+    const bySlot = this.bySlot(cluster, entries);
+    const byNode = new Map<string, EngineEntry[][]>();
+    for (const [slot, group] of bySlot) {
+      const node = cluster.slots[slot]?.[0] ?? `slot ${slot}`;
+      const calls = byNode.get(node);
+      if (calls) calls.push(group);
+      else byNode.set(node, [group]);
+    }
+    for (const calls of byNode.values()) {
+      if (this.crossSlotEngine && calls.length > 1) this.sendCrossSlot(cluster, calls.flat());
+      else this.sendToNode(cluster, calls);
+    }
+  }
+
+  /** The entries by hash slot, each slot's in their order. */
+  private bySlot(cluster: Cluster, entries: readonly EngineEntry[]): Map<number, EngineEntry[]> {
     const prefix = (cluster.options as { keyPrefix?: string }).keyPrefix ?? '';
     const bySlot = new Map<number, EngineEntry[]>();
     for (const entry of entries) {
@@ -106,14 +137,18 @@ export class EngineClient {
       if (group) group.push(entry);
       else bySlot.set(slot, [entry]);
     }
-    const byNode = new Map<string, EngineEntry[][]>();
-    for (const [slot, group] of bySlot) {
-      const node = cluster.slots[slot]?.[0] ?? `slot ${slot}`;
-      const calls = byNode.get(node);
-      if (calls) calls.push(group);
-      else byNode.set(node, [group]);
-    }
-    for (const calls of byNode.values()) this.sendToNode(cluster, calls);
+    return bySlot;
+  }
+
+  /** One node's entries in one call; per slot again if this Cluster refuses script flags. */
+  private sendCrossSlot(cluster: Cluster, entries: EngineEntry[]): void {
+    this.call(cluster, entries, this.crossSlotEngine).catch((error: unknown) => {
+      if (!SCRIPT_FLAGS_REFUSED.test((error as Error | undefined)?.message ?? '')) {
+        return this.fail(entries, error);
+      }
+      this.crossSlotEngine = undefined;
+      this.sendToNode(cluster, [...this.bySlot(cluster, entries).values()]);
+    });
   }
 
   /** One node's scripts: alone as a command, or together as one pipeline. */
@@ -138,13 +173,18 @@ export class EngineClient {
     );
   }
 
-  private call(target: Redis | Cluster, entries: EngineEntry[]): Promise<void> {
-    const command = (target as unknown as Commands)[this.engine.commandName]!;
+  private call(
+    target: Redis | Cluster,
+    entries: EngineEntry[],
+    engine = this.engine,
+  ): Promise<void> {
+    const command = (target as unknown as Commands)[engine.commandName]!;
     // On a Cluster a group's keys are in several slots: the caller gives back instead.
     const starts = target.isCluster ? new Map<number, number>() : groupStarts(entries);
-    return command
-      .apply(target, this.args(entries, starts))
-      .then((reply) => this.settle(entries, reply, starts));
+    let args = this.args(entries, starts);
+    // engine-script.ts: the first key declared, then every key at the head of ARGV.
+    if (engine.crossSlot) args = ['1', entries[0].key, ...args];
+    return command.apply(target, args).then((reply) => this.settle(entries, reply, starts));
   }
 
   /** KEYS, then the batch's deadline, then each entry's fields (engine.lua's header). */

@@ -9,6 +9,19 @@ type AnyAlgorithm = LimiterAlgorithm<any, any, any>;
 const prelude = readFileSync(join(__dirname, 'prelude.lua'), 'utf8');
 const loop = readFileSync(join(__dirname, 'engine.lua'), 'utf8');
 
+/** The entries' keys are the declared KEYS, and ARGV follows. */
+const DECLARED_KEYS = 'local keys, args = KEYS, ARGV\n';
+
+/**
+ * Declared keys must share a slot even with `allow-cross-slot-keys`, which only lets a script
+ * touch keys of other slots of its node: a call declares its first key, and passes the count
+ * of keys and every key at the head of ARGV.
+ */
+const CROSS_SLOT_KEYS = `local keys, args = {}, {}
+for i = 1, tonumber(ARGV[1]) do keys[i] = ARGV[1 + i] end
+for i = #keys + 2, #ARGV do args[#args + 1] = ARGV[i] end
+`;
+
 /**
  * One Lua script that can run a decision of any of its algorithms: the prelude, each
  * algorithm's Lua as `algorithms[i] = function(key, now, argv) … end`, then the loop of
@@ -21,13 +34,22 @@ export class EngineScript {
   readonly commandName: string;
   private readonly indexes = new Map<AnyAlgorithm, string>();
 
-  constructor(readonly algorithms: readonly AnyAlgorithm[]) {
+  /**
+   * `crossSlot`: the same script declared with Redis 7's `allow-cross-slot-keys` flag, so
+   * one call may touch keys of several hash slots that one Cluster node serves.
+   */
+  constructor(
+    readonly algorithms: readonly AnyAlgorithm[],
+    readonly crossSlot = false,
+  ) {
     let functions = 'local algorithms = {}\n';
     algorithms.forEach((algorithm, i) => {
       this.indexes.set(algorithm, String(i + 1));
       functions += `algorithms[${i + 1}] = function(key, now, argv)\n${algorithm.lua}\nend\n`;
     });
-    this.lua = `${prelude}\n${functions}${loop}`;
+    this.lua = crossSlot
+      ? `#!lua flags=allow-cross-slot-keys\n${prelude}\n${functions}${CROSS_SLOT_KEYS}${loop}`
+      : `${prelude}\n${functions}${DECLARED_KEYS}${loop}`;
     const sha = createHash('sha1').update(this.lua).digest('hex');
     this.commandName = `limiterEngine_${sha.slice(0, 12)}`;
   }
@@ -39,7 +61,12 @@ export class EngineScript {
 
   /** This script plus a custom algorithm, the indexes of the others unchanged. */
   including(algorithm: AnyAlgorithm): EngineScript {
-    return new EngineScript([...this.algorithms, algorithm]);
+    return new EngineScript([...this.algorithms, algorithm], this.crossSlot);
+  }
+
+  /** The same algorithms, declared for keys of several slots of one node (Redis >= 7). */
+  forCrossSlot(): EngineScript {
+    return new EngineScript(this.algorithms, true);
   }
 }
 

@@ -2,9 +2,10 @@
 -- script call. Composed at load time (engine-script.ts): the prelude, then
 -- `algorithms[i] = function(key, now, argv) <the algorithm's .lua> end` for each algorithm,
 -- then this loop.
--- KEYS[i]   entry i's key (one key per entry; on Cluster every key of a call is in one slot)
--- ARGV[1]   deadline: Redis-clock µs after which nobody waits for these answers, or ''
--- then, per entry:
+-- keys[i]   entry i's key (one key per entry): KEYS, or on a Cluster node the keys of several
+--           slots, which the call then passes first in ARGV (engine-script.ts)
+-- args[1]   deadline: Redis-clock µs after which nobody waits for these answers, or ''
+-- then, per entry (args):
 --           algorithm  index in `algorithms`
 --           time       the entry's time in µs, or '' for Redis TIME
 --           count      how many arguments follow
@@ -21,7 +22,7 @@
 -- that failed is left to the caller's store-error policy.
 local t = redis.call('TIME')
 local redis_now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local deadline = tonumber(ARGV[1])
+local deadline = tonumber(args[1])
 local expired = deadline ~= nil and redis_now > deadline
 local out = {redis_now}
 
@@ -50,21 +51,21 @@ end
 local group_first, group_last, group_saved, group_allowed, group_denied = 0, 0, {}, {}, false
 local n = 1
 local pos = 2
-for i = 1, #KEYS do
-  local index, size = string.match(ARGV[pos], '^(%d+)/(%d+)$')
+for i = 1, #keys do
+  local index, size = string.match(args[pos], '^(%d+)/(%d+)$')
   if index and not expired then
     group_first, group_last = i, i + tonumber(size) - 1
     group_saved, group_allowed, group_denied = {}, {}, false
     for j = group_first, group_last do
-      group_saved[j] = snapshot(KEYS[j])
+      group_saved[j] = snapshot(keys[j])
     end
   end
-  local algorithm = algorithms[tonumber(index or ARGV[pos])]
-  local time = ARGV[pos + 1]
-  local count = tonumber(ARGV[pos + 2])
+  local algorithm = algorithms[tonumber(index or args[pos])]
+  local time = args[pos + 1]
+  local count = tonumber(args[pos + 2])
   local argv = {}
   for j = 1, count do
-    argv[j] = ARGV[pos + 2 + j]
+    argv[j] = args[pos + 2 + j]
   end
   pos = pos + 3 + count
   if expired then
@@ -74,7 +75,7 @@ for i = 1, #KEYS do
     if time ~= '' then
       now = tonumber(time)
     end
-    local ok, reply = pcall(algorithm, KEYS[i], now, argv)
+    local ok, reply = pcall(algorithm, keys[i], now, argv)
     if ok then
       out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] =
         reply[1], reply[2], reply[3], reply[4], reply[5]
@@ -93,7 +94,7 @@ for i = 1, #KEYS do
       if i == group_last and group_denied then
         for j = group_first, group_last do
           if group_allowed[j] then
-            restore(KEYS[j], group_saved[j])
+            restore(keys[j], group_saved[j])
           end
         end
       end
