@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { floodBench } from './flood';
+import { guardBench } from './guard';
 import { httpBench } from './http';
 import { CLUSTER, libraryBench, STANDALONE } from './library';
 import { memoryBench } from './memory';
@@ -76,6 +77,8 @@ async function main(): Promise<void> {
     log('HTTP level');
     partial.http = await httpBench(redis, { rounds: quick ? 1 : 12, duration: quick ? 2 : 3, log });
   });
+  log('guard cost, in memory');
+  partial.guard = await guardBench(quick ? 2 : 10, quick ? 20_000 : 100_000);
   log('library level, Redis Cluster');
   // Fewer and shorter rounds: ioredis's Cluster client is about 3 times slower per decision.
   const cluster = { rounds: quick ? 1 : 6, total: total / 2, log };

@@ -1,5 +1,6 @@
 // The targets of issue 12, judged from one run. A ratio of two contenders is judged on the
 // estimator less kind to us (stats.ts); a missed target states this run's figures.
+import type { GuardResults } from './guard';
 import type { HttpMeasure, HttpResults } from './http';
 import type { Row } from './library';
 import type { MemoryRow } from './memory';
@@ -15,6 +16,8 @@ export interface Results {
   http: HttpResults;
   flood: Record<string, number>;
   memory: MemoryRow[];
+  /** Absent from runs made before this section existed. */
+  guard?: GuardResults;
 }
 
 export interface Verdict {
