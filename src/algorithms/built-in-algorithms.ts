@@ -16,4 +16,5 @@ export const BUILT_IN_ALGORITHMS: readonly LimiterAlgorithm<any, any, any>[] = [
   }),
   concurrencyOps.peek,
   concurrencyOps.reset,
+  concurrencyOps.block,
 ];

@@ -3,7 +3,7 @@ import { Decision } from '../decision';
 import { concurrency } from './concurrency.algorithm';
 import { ConcurrencyParams, concurrencyRequest } from './concurrency.model';
 import { DecisionSource } from '../limit-kind';
-import { LimitState } from '../state-ops/state-ops.model';
+import { blockMicros, LimitState } from '../state-ops/state-ops.model';
 import { concurrencyOps } from './concurrency.ops';
 
 /**
@@ -80,12 +80,23 @@ export class ConcurrencyLimiter {
     return decision.allowed ? new Slot(this, id, decision) : null;
   }
 
-  /** The slots free now, taking none (`blockedMs` is always 0: concurrency has no blocks). */
+  /** The slots free now and how long the key stays blocked, taking none. */
   async peek(): Promise<LimitState> {
     const { peek, peekRequest } = concurrencyOps;
     const decision = await this.store.evaluate(peek, this.key, this.params, peekRequest);
-    const { limit, remaining, resetMs } = decision;
-    return { limit, remaining, resetMs, blockedMs: 0 };
+    const { limit, remaining, resetMs, waitMs } = decision;
+    return { limit, remaining, resetMs, blockedMs: waitMs };
+  }
+
+  /**
+   * Refuses new slots on the key for `seconds` (> 0) from now, on every server; slots in
+   * flight are kept and their releases still count.
+   */
+  async block(seconds: number): Promise<void> {
+    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0) {
+      throw new RangeError(`block(seconds): a finite number > 0, got ${String(seconds)}`);
+    }
+    await this.store.evaluate(concurrencyOps.block, this.key, this.params, blockMicros(seconds));
   }
 
   /** Forgets every slot in flight on the key (their releases then change nothing). */

@@ -9,11 +9,14 @@
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; a release is allowed
 -- TTL      until the last lease expires: lease after an acquire; a release keeps it
 --          (and an emptied zset is deleted by Redis)
+-- Block    a member '#block' scored by the block's end (factory `block(seconds)`): acquires
+--          are denied until then, releases still run; dropped with the expired leases
 local max = tonumber(argv[1])
 local lease = tonumber(argv[2])
 local id = argv[4]
 
 redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(now))
+local blocked_until = tonumber(redis.call('ZSCORE', key, '#block'))
 
 local function until_last_expiry()
   local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
@@ -25,8 +28,12 @@ end
 
 if argv[3] == 'release' then
   redis.call('ZREM', key, id)
-  local count = redis.call('ZCARD', key)
+  local count = redis.call('ZCARD', key) - (blocked_until and 1 or 0)
   return {1, max - count, until_last_expiry(), 0, 0}
+end
+
+if blocked_until then
+  return {0, 0, until_last_expiry(), blocked_until - now, 0}
 end
 
 local count = redis.call('ZCARD', key)

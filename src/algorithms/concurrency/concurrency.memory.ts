@@ -14,25 +14,38 @@ export function concurrencyStep(
   for (const [id, expiry] of state ? state.leases : []) {
     if (expiry > now) leases.set(id, expiry);
   }
+  // A block past its end goes with the expired leases, as the Lua's ZREMRANGEBYSCORE drops it.
+  const blockedUntil =
+    state?.blockedUntilMicros !== undefined && state.blockedUntilMicros > now
+      ? state.blockedUntilMicros
+      : undefined;
   const untilLastExpiry = (): number => {
-    let last = now;
+    let last = Math.max(now, blockedUntil ?? now);
     for (const expiry of leases.values()) last = Math.max(last, expiry);
     return last - now;
   };
+  const next = (): ConcurrencyState =>
+    blockedUntil === undefined ? { leases } : { leases, blockedUntilMicros: blockedUntil };
 
   if (request.op === 'release') {
     leases.delete(request.id);
     const reply: RawReply = [1, max - leases.size, untilLastExpiry(), 0, 0];
     // Redis keeps the key's TTL; expiring with the last lease instead changes no decision.
-    if (leases.size === 0) return { state: undefined, ttlMs: null, reply };
-    return { state: { leases }, ttlMs: ttlMsFromMicros(untilLastExpiry()), reply };
+    if (leases.size === 0 && blockedUntil === undefined) {
+      return { state: undefined, ttlMs: null, reply };
+    }
+    return { state: next(), ttlMs: ttlMsFromMicros(untilLastExpiry()), reply };
+  }
+
+  if (blockedUntil !== undefined) {
+    return { state, ttlMs: null, reply: [0, 0, untilLastExpiry(), blockedUntil - now, 0] };
   }
 
   if (leases.has(request.id) || leases.size < max) {
     leases.set(request.id, now + lease);
     const untilLast = untilLastExpiry();
     return {
-      state: { leases },
+      state: next(),
       ttlMs: ttlMsFromMicros(untilLast),
       reply: [1, max - leases.size, untilLast, 0, 0],
     };

@@ -69,6 +69,8 @@ export interface ConcurrencyRequest {
 /** The memory twin's in-flight requests: id -> lease expiry in µs. */
 export interface ConcurrencyState {
   leases: ReadonlyMap<string, number>;
+  /** The end of a block set by the factory's `block(seconds)`, in µs. */
+  blockedUntilMicros?: number;
 }
 
 export const CONCURRENCY_DEFAULTS = { lease: 60 } as const;
