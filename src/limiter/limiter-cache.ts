@@ -20,8 +20,8 @@ interface Configuration {
  * Limiter instances of one algorithm by key, each remembered with the raw option values it
  * was made from, so two configurations on one key never share an instance (a cache keyed
  * by the key alone would hand one config's limiter to the other). A hit costs one lookup
- * and a few `===`: no signature string is built, since building it (number-to-string
- * conversions included) cost more than the Redis command in bench/.
+ * and a few `===`: no signature string is built on the hot path (number-to-string
+ * conversions included).
  */
 export class LimiterCache {
   private readonly byKey: LRUCache<string, Configuration[]>;

@@ -34,9 +34,8 @@ const COMPACT_AT = 1024;
 /**
  * Deadlines that all last `durationMs`, sharing one timer.
  *
- * Every store decision is bounded by `storeTimeout`. A `setTimeout` per decision (and its
- * `clearTimeout`) was a measurable part of the guard's cost per request in bench/. Since
- * every deadline has the same duration, they expire in the order they start: a queue in
+ * Every store decision is bounded by `storeTimeout`, and a timer per decision would be set
+ * and cleared on every request. Since every deadline has the same duration, they expire in the order they start: a queue in
  * start order, and one timer set for the oldest unsettled deadline, serve them all. Settled
  * deadlines are dropped when the timer next passes them.
  */
