@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from './algorithms/sleep';
 import { LimiterConfigError } from './errors/limiter-config.error';
 import { limiterMessages } from './rate-limiter.messages';
 import { RateLimiterModuleOptions } from './rate-limiter.options';
@@ -51,9 +52,14 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
   }
   if (
     storeTimeout !== undefined &&
-    !(typeof storeTimeout === 'number' && Number.isFinite(storeTimeout) && storeTimeout > 0)
+    !(
+      typeof storeTimeout === 'number' &&
+      Number.isFinite(storeTimeout) &&
+      storeTimeout > 0 &&
+      storeTimeout <= MAX_TIMER_MS
+    )
   ) {
-    fail('storeTimeout', storeTimeout, 'a number of milliseconds > 0');
+    fail('storeTimeout', storeTimeout, `a number of milliseconds > 0 and <= ${MAX_TIMER_MS}`);
   }
   if (headers !== undefined && !HEADER_MODES.includes(headers)) {
     fail('headers', headers, `one of 'legacy', 'ietf', 'both', false`);

@@ -18,6 +18,8 @@ export class DenialBroadcast {
   private subscriber?: Redis | Cluster;
   /** False from a lost connection until it listens again. */
   private usable = false;
+  /** Set by {@link close}: a denial settled after it must not open a connection nobody closes. */
+  private closed = false;
 
   constructor(
     private readonly client: Redis | Cluster,
@@ -31,7 +33,7 @@ export class DenialBroadcast {
 
   /** Starts listening, once; called when a first denial is remembered. */
   listen(): void {
-    if (this.subscriber) return;
+    if (this.subscriber || this.closed) return;
     const subscriber = (this.client as Redis).duplicate() as Redis | Cluster;
     this.subscriber = subscriber;
     this.usable = true;
@@ -74,6 +76,7 @@ export class DenialBroadcast {
   }
 
   close(): void {
+    this.closed = true;
     this.usable = false;
     this.subscriber?.disconnect();
   }

@@ -71,11 +71,13 @@ export class RedisStore extends LimiterStore {
     this.client = options.client;
     this.now = options.now;
     this.ownsClient = options.ownsClient ?? false;
+    // Every store announces its resets, refunds and blocks; only one that remembers
+    // denials listens for other servers' announcements.
     if (options.cacheDenials !== false) {
-      const denials = new DenialCache(options.now ?? performance.now.bind(performance));
-      this.denials = denials;
-      this.broadcast = new DenialBroadcast(this.client, (key) => denials.forget(key));
+      this.denials = new DenialCache(options.now ?? performance.now.bind(performance));
     }
+    const denials = this.denials;
+    this.broadcast = new DenialBroadcast(this.client, (key) => denials?.forget(key));
     const maxBatchSize = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
     if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) {
       throw new RangeError(

@@ -7,7 +7,14 @@ describe('module options are checked at start-up', () => {
       { onStoreError: 'deny ' },
       `option 'onStoreError' must be one of 'allow', 'deny', 'fallback', got 'deny '`,
     ],
-    [{ storeTimeout: 0 }, `option 'storeTimeout' must be a number of milliseconds > 0, got 0`],
+    [
+      { storeTimeout: 0 },
+      `option 'storeTimeout' must be a number of milliseconds > 0 and <= 2147483647, got 0`,
+    ],
+    [
+      { storeTimeout: 2 ** 31 },
+      `option 'storeTimeout' must be a number of milliseconds > 0 and <= 2147483647, got 2147483648`,
+    ],
     [
       { headers: 'draft' },
       `option 'headers' must be one of 'legacy', 'ietf', 'both', false, got 'draft'`,

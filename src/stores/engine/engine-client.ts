@@ -60,7 +60,14 @@ export class EngineClient {
       this.crossSlotEngine = this.engine.forCrossSlot();
       this.define(this.crossSlotEngine);
     }
-    this.batcher = new TickBatcher(maxBatchSize, (entries) => this.send(entries));
+    this.batcher = new TickBatcher(maxBatchSize, (entries) => {
+      // Sent from setImmediate: a synchronous throw would be an uncaught exception.
+      try {
+        this.send(entries);
+      } catch (error) {
+        this.fail(entries, error);
+      }
+    });
   }
 
   /** The algorithm's index, adding a custom algorithm to the engine on first use. */

@@ -199,7 +199,14 @@ export class FailurePolicyStore extends LimiterStore {
         : new StoreUnavailableError('the store failed', thrown);
     this.log.failed(error);
     this.notifyError(error, key, label);
-    return this.fallback ? this.fallback.evaluate(algorithm, key, params, request) : null;
+    if (!this.fallback) return null;
+    try {
+      return await this.fallback.evaluate(algorithm, key, params, request);
+    } catch {
+      // The insurance store failing too (a custom algorithm that throws) leaves the policy's
+      // answer without a decision: never a rejection, which callers do not expect.
+      return null;
+    }
   }
 }
 

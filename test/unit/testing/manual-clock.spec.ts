@@ -54,3 +54,22 @@ describe('ManualClock', () => {
     expect(waited).toBe(120_000);
   });
 });
+
+describe('sleep beyond what a Node timer holds', () => {
+  it('waits in parts instead of firing after 1 ms', async () => {
+    jest.useFakeTimers();
+    try {
+      const { sleep, MAX_TIMER_MS } = await import('../../../src/algorithms/sleep');
+      let done = false;
+      void sleep(MAX_TIMER_MS + 5_000).then(() => (done = true));
+      await jest.advanceTimersByTimeAsync(MAX_TIMER_MS);
+      expect(done).toBe(false);
+      await jest.advanceTimersByTimeAsync(4_999);
+      expect(done).toBe(false);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(done).toBe(true);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});
