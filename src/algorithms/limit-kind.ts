@@ -33,8 +33,6 @@ export interface CompiledAlgorithm {
   ops?: StateOps<unknown, unknown, unknown>;
   /** Set when only some outcomes count: the others refund when the request finishes. */
   count?: 'failures' | 'successes';
-  /** The request argument that gives back a reservation whose caller left while it waited. */
-  refundRequest?(acquire: unknown): unknown;
   /**
    * The `Retry-After` of a denial, when the decision's own says little: a concurrency slot
    * frees whenever any request ends, long before its lease would.

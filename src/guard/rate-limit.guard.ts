@@ -104,7 +104,12 @@ export class RateLimitGuard implements CanActivate {
     if (waitMs > 0 && !(await waitWhileConnected(this.store.sleep(waitMs), response))) {
       // The client left while waiting for its slot: give the slot to the next request now,
       // and run no handler for nobody. (Its concurrency slots went back when it closed.)
-      this.refundReservations(outcomes);
+      // Everything it took goes back, the token bucket's reservation included.
+      void giveBack(
+        this.store,
+        outcomes.filter((outcome) => !outcome.limit.holdsSlot),
+        this.logger,
+      );
       throw forContext(context, new HttpException('Client Closed Request', CLIENT_CLOSED_REQUEST));
     }
     countOutcomes(context, response, outcomes, this.store, this.logger);
@@ -202,15 +207,6 @@ export class RateLimitGuard implements CanActivate {
       response,
       once(() => Promise.all(held.map((outcome) => this.release(outcome)))),
     );
-  }
-
-  /** Fire and forget: the store layer never rejects, and a lost refund only errs strict. */
-  private refundReservations(outcomes: Outcome[]): void {
-    for (const { limit, key, request, decision } of outcomes) {
-      const refund = limit.refundRequest?.(request);
-      if (refund === undefined || !decision.allowed) continue;
-      void this.store.decide(limit.algorithm, key, limit.params, refund, limit.where);
-    }
   }
 
   private releaseSlots(outcomes: Outcome[]): void {

@@ -18,16 +18,10 @@ export const tokenBucketCore: LimiterAlgorithm<
     exactString(params.initialPermits),
     exactString(params.expireMicros),
   ],
-  requestArgv: (request) =>
-    request.refund
-      ? [String(request.permits), '0', 'refund']
-      : [String(request.permits), exactString(request.timeoutMicros)],
+  requestArgv: (request) => [String(request.permits), exactString(request.timeoutMicros)],
   step: tokenBucketStep,
   limit: (params) => params.maxPermits,
-  // A refund is never denied, and must always reach the store.
-  denialScope: (request) =>
-    request.refund ? undefined : `${request.permits}/${request.timeoutMicros}`,
-  isDecision: (request) => !request.refund,
+  denialScope: (request) => `${request.permits}/${request.timeoutMicros}`,
 };
 
 /** The same with blocks kept in its key (state-ops.model.ts): what the limits run. */

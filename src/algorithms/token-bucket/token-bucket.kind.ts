@@ -7,7 +7,6 @@ import {
   TOKEN_BUCKET_DEFAULTS,
   TokenBucketOptions,
   tokenBucketParams,
-  tokenBucketRefund,
   tokenBucketRequest,
 } from './token-bucket.model';
 
@@ -44,7 +43,6 @@ export const tokenBucketKind: LimitKind<TokenBucketOptions, TokenBucketLimiter> 
       ops: tokenBucketOps,
       count: countOption(options.count, where),
       newRequest: () => request,
-      refundRequest: () => tokenBucketRefund(request),
       windowSeconds: (options.burst as number | undefined) ?? TOKEN_BUCKET_DEFAULTS.burst,
     };
   },

@@ -9,7 +9,6 @@
 -- argv[4]  expireMicros     the TTL is never shorter than this
 -- argv[5]  permits          requested now (integer >= 1)
 -- argv[6]  timeoutMicros    longest acceptable wait; < 0 waits as long as needed
--- argv[7]  'refund' to give `permits` back (a caller that left while waiting), else absent
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, waitMicros} as integers:
 --          whole permits (rounded down) and whole µs (rounded up), never in the caller's favour
 -- TTL      max(expire, time until full with nothing reserved)
@@ -21,18 +20,6 @@ local timeout = tonumber(argv[6])
 local full_span = max_permits * interval
 
 local found = redis.call('GET', key)
-if argv[7] == 'refund' then
-  -- The model's "Giving a reservation back"; a bucket with no state has nothing to give back.
-  local back
-  if found then
-    local floor_at = now - full_span
-    back = math.ceil(math.max(math.max(tonumber(found), floor_at) - permits * interval, floor_at))
-    redis.call('SET', key, exact(back), 'PX', ttl_ms(math.max(expire, back + full_span - now)))
-  else
-    back = now - tonumber(argv[3]) * interval
-  end
-  return {1, math.floor(math.max(0, (now - back) / interval)), math.ceil(back + full_span - now), 0, 0}
-end
 local empty_at
 if found then
   empty_at = math.max(tonumber(found), now - full_span)

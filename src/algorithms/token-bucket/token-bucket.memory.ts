@@ -13,7 +13,6 @@ export function tokenBucketStep(
 ): MemoryStep<TokenBucketState> {
   const { maxPermits, intervalMicros: interval, expireMicros: expire } = params;
   const fullSpan = maxPermits * interval;
-  if (request.refund) return refundStep(state, now, params, request.permits);
   let emptyAt = state
     ? Math.max(state.emptyAtMicros, now - fullSpan)
     : now - params.initialPermits * interval;
@@ -49,34 +48,5 @@ export function tokenBucketStep(
       0,
       Math.ceil(wait),
     ],
-  };
-}
-
-/** The twin of the script's refund branch (see "Giving a reservation back" in the model). */
-function refundStep(
-  state: TokenBucketState | undefined,
-  now: number,
-  params: TokenBucketParams,
-  permits: number,
-): MemoryStep<TokenBucketState> {
-  const { maxPermits, intervalMicros: interval, expireMicros: expire } = params;
-  const fullSpan = maxPermits * interval;
-  const floorAt = now - fullSpan;
-  const back = state
-    ? Math.ceil(Math.max(Math.max(state.emptyAtMicros, floorAt) - permits * interval, floorAt))
-    : now - params.initialPermits * interval;
-  const untilFull = back + fullSpan - now;
-  const reply = [
-    1,
-    Math.floor(Math.max(0, (now - back) / interval)),
-    Math.ceil(untilFull),
-    0,
-    0,
-  ] as const;
-  if (!state) return { state, ttlMs: null, reply };
-  return {
-    state: { emptyAtMicros: back },
-    ttlMs: ttlMsFromMicros(Math.max(expire, untilFull)),
-    reply,
   };
 }

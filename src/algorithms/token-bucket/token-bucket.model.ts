@@ -66,16 +66,6 @@
  * stored is 0 whenever nextFree > now). Redis keeps E as an integer of µs, so the key is
  * one small integer (Redis stores it in the key's own header). E is rounded up when
  * stored: a request may pay up to 1 µs more, never less.
- *
- * Giving a reservation back
- * -------------------------
- * A caller that leaves while it waits for its slot gives its permits back, so the next
- * request does not wait behind a ghost:  E = max(E - n * interval, now - maxPermits * interval)
- * (resynced first, rounded up like every stored E). The bucket never holds more than
- * maxPermits. One number cannot say which slot was freed: when later waiters hold slots
- * behind the one given back, the next request gets the last slot's time again, so over
- * any span no more permits are spent than were reserved and kept. A bucket with no state
- * (expired) has nothing to give back and is left alone.
  */
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
@@ -104,16 +94,6 @@ export interface TokenBucketParams {
 export interface TokenBucketRequest {
   permits: number;
   timeoutMicros: number;
-  /**
-   * Give `permits` back instead of taking them: a reservation whose caller left before its
-   * wait ended. See "Giving a reservation back" above.
-   */
-  refund?: boolean;
-}
-
-/** The request that gives back what `request` reserved. */
-export function tokenBucketRefund(request: TokenBucketRequest): TokenBucketRequest {
-  return { permits: request.permits, timeoutMicros: 0, refund: true };
 }
 
 /** The one stored number: when the bucket was or will be empty, in whole µs (see above). */
