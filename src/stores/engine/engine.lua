@@ -49,15 +49,23 @@ local function restore(key, saved)
 end
 
 local group_first, group_last, group_saved, group_allowed, group_denied = 0, 0, {}, {}, false
+-- A group whose keys could not be snapshotted (an ACL without DUMP) runs none of its
+-- members: each answers the error, and the caller's store-error policy applies.
+local group_failed = nil
 local n = 1
 local pos = 2
 for i = 1, #keys do
   local index, size = string.match(args[pos], '^(%d+)/(%d+)$')
   if index and not expired then
     group_first, group_last = i, i + tonumber(size) - 1
-    group_saved, group_allowed, group_denied = {}, {}, false
+    group_saved, group_allowed, group_denied, group_failed = {}, {}, false, nil
     for j = group_first, group_last do
-      group_saved[j] = snapshot(keys[j])
+      local ok, saved = pcall(snapshot, keys[j])
+      if not ok then
+        group_failed = type(saved) == 'table' and saved.err or tostring(saved)
+        break
+      end
+      group_saved[j] = saved
     end
   end
   local algorithm = algorithms[tonumber(index or args[pos])]
@@ -70,6 +78,8 @@ for i = 1, #keys do
   pos = pos + 3 + count
   if expired then
     out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = -1, 0, 0, 0, 0
+  elseif group_failed and i <= group_last then
+    out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = -2, group_failed, 0, 0, 0
   else
     local now = redis_now
     if time ~= '' then
@@ -93,8 +103,9 @@ for i = 1, #keys do
       end
       if i == group_last and group_denied then
         for j = group_first, group_last do
+          -- A restore that fails (OOM) leaves what the member took: errs on the strict side.
           if group_allowed[j] then
-            restore(keys[j], group_saved[j])
+            pcall(restore, keys[j], group_saved[j])
           end
         end
       end
