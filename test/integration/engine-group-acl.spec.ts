@@ -34,7 +34,9 @@ describe('engine groups under an ACL user without DUMP', () => {
         store.evaluate(fixedWindow, 'alone', params, undefined),
       ]);
       expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
-      expect(String((results[0] as PromiseRejectedResult).reason.cause ?? '')).toMatch(/can't run this command/);
+      expect(String((results[0] as PromiseRejectedResult).reason.cause ?? '')).toMatch(
+        /can't run this command/,
+      );
       expect(await admin.exists('g:a', 'g:b')).toBe(0);
       expect(await admin.get('alone')).toBe('1');
     } finally {
