@@ -37,7 +37,7 @@ export interface CompiledAlgorithm {
    * The `Retry-After` of a denial, when the decision's own says little: a concurrency slot
    * frees whenever any request ends, long before its lease would.
    */
-  retryAfterHintMs?: number;
+  retryAfterMs?(decision: Decision): number;
 }
 
 /**

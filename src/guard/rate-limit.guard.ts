@@ -92,7 +92,9 @@ export class RateLimitGuard implements CanActivate {
       // All or nothing: a denied request keeps nothing any other limit gave it.
       await giveBack(this.store, outcomes, this.logger);
       const retryAfterMs = Math.max(
-        ...denied.map(({ limit, decision }) => limit.retryAfterHintMs ?? decision.retryAfterMs),
+        ...denied.map(
+          ({ limit, decision }) => limit.retryAfterMs?.(decision) ?? decision.retryAfterMs,
+        ),
       );
       throw forContext(
         context,

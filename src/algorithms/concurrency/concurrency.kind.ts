@@ -21,7 +21,11 @@ export const concurrencyKind: LimitKind<ConcurrencyOptions, ConcurrencyLimiter> 
       params,
       newRequest: (): ConcurrencyRequest => ({ op: 'acquire', id: randomUUID() }),
       holdsSlot: true,
-      retryAfterHintMs: CONCURRENCY_RETRY_AFTER_MS,
+      // A denial that outlasts any lease comes from a block(): its end is the real answer.
+      retryAfterMs: (decision) =>
+        decision.retryAfterMs > params.leaseMicros / 1000
+          ? decision.retryAfterMs
+          : CONCURRENCY_RETRY_AFTER_MS,
       releaseRequest: (acquire) => ({ op: 'release', id: (acquire as ConcurrencyRequest).id }),
     };
   },
