@@ -144,7 +144,6 @@ export class RateLimitGuard implements CanActivate {
     return new RateLimitExceededException(retryAfterSeconds);
   }
 
-  /** The limit's decision, or null when the store could not answer (and no fallback did). */
   /** Several limits, all or nothing where the store can (see taken-permits.ts). */
   private decideAll(limits: readonly CompiledLimit[], keys: string[]) {
     // A shadow limit never refuses, so it is no member: the others are sent first, together.
@@ -160,6 +159,7 @@ export class RateLimitGuard implements CanActivate {
     return Promise.all(decided);
   }
 
+  /** The limit's decision, or null when the store could not answer (and no fallback did). */
   private async decide(
     limit: CompiledLimit,
     key: string,
