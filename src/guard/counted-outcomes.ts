@@ -1,4 +1,5 @@
 import { ExecutionContext, Logger } from '@nestjs/common';
+import { carrierOf, rawResponse } from '../algorithms/concurrency/concurrency-release';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { giveBack, Taken } from './taken-permits';
 
@@ -6,13 +7,6 @@ import { giveBack, Taken } from './taken-permits';
 export type SettleOutcome = (failed: boolean) => Promise<void>;
 
 const pending = new WeakMap<object, SettleOutcome>();
-
-/** The object that is the same for the guard and the interceptor of one request. */
-function carrierOf(context: ExecutionContext): object | undefined {
-  const carrier =
-    context.getType() === 'http' ? context.switchToHttp().getRequest() : context.getArgs();
-  return typeof carrier === 'object' && carrier !== null ? carrier : undefined;
-}
 
 /**
  * For limits with `count: 'failures'` or `'successes'` (DESIGN §9): the permits were taken
@@ -43,8 +37,8 @@ export function countOutcomes(
     ));
   const carrier = carrierOf(context);
   if (carrier) pending.set(carrier, settle);
-  const raw = response?.raw ?? response;
-  if (raw && typeof raw.once === 'function') {
+  const raw = rawResponse(response);
+  if (raw) {
     raw.once('finish', () => void settle(raw.statusCode >= 400));
     raw.once('close', () => void settle(raw.writableFinished !== true || raw.statusCode >= 400));
   }

@@ -11,7 +11,7 @@ const pendingReleases = new WeakMap<object, SlotRelease>();
  * and hands to both (its first element may be a primitive payload or a socket shared by
  * many events).
  */
-function carrierOf(context: ExecutionContext): object | undefined {
+export function carrierOf(context: ExecutionContext): object | undefined {
   const carrier =
     context.getType() === 'http' ? context.switchToHttp().getRequest() : context.getArgs();
   return typeof carrier === 'object' && carrier !== null ? carrier : undefined;
