@@ -9,7 +9,7 @@ import {
   RateLimiterModule,
 } from '../../src';
 import { useAppOnRedis } from '../helpers/app-on-redis';
-import { scriptCalls } from '../helpers/command-stats';
+import { afterStartUpCheck, scriptCalls } from '../helpers/command-stats';
 import { call, startApp } from '../helpers/http';
 
 @Controller('module-policy')
@@ -42,6 +42,7 @@ describe("the module's skip and shadow, and events of the factory", () => {
 
   it("the module's skip applies to every limit and costs Redis nothing", async () => {
     await get('/warm-up');
+    await afterStartUpCheck(env.admin);
     const before = await scriptCalls(env.admin);
     const replies = [
       await get('/module-policy/enforced', { 'x-load-test': '1' }),

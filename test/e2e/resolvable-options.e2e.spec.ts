@@ -9,7 +9,7 @@ import {
 import Redis from 'ioredis';
 import { CountLimit, LimitContext, LimitType, RateLimit, RateLimiterModule } from '../../src';
 import { CaptureLogger } from '../helpers/capture-logger';
-import { scriptCalls } from '../helpers/command-stats';
+import { afterStartUpCheck, scriptCalls } from '../helpers/command-stats';
 import { call, startApp } from '../helpers/http';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
@@ -105,6 +105,7 @@ describe('options that are functions of the request', () => {
   ])(
     'answers 500 for a function that returns %s, logs it, and counts nothing',
     async (q, shown) => {
+      await afterStartUpCheck(admin);
       const before = await scriptCalls(admin);
       const reply = await call(port, { path: `/tiers/bad?permits=${q}` });
       expect(reply.status).toBe(500);

@@ -9,3 +9,14 @@ export async function scriptCalls(admin: Redis): Promise<number> {
   }
   return calls;
 }
+
+/**
+ * Waits until the store's start-up check (one engine call on no decisions) has reached
+ * Redis, so that it is not counted as the work of a request under test.
+ */
+export async function afterStartUpCheck(admin: Redis, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await scriptCalls(admin)) === 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
