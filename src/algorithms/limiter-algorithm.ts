@@ -25,7 +25,7 @@ export interface LimiterAlgorithm<P, R, S> {
   /**
    * Lua source: the body of `function(key, now, argv)`, returning the {@link RawReply}. `now`
    * is the time in µs; `argv` holds {@link paramsArgv} then {@link requestArgv}. The store's
-   * engine script runs it, with the prelude's `exact` and `ttl_ms` in scope.
+   * engine script runs it, with the prelude's `exact`, `ttl_ms`, `snapshot` and `restore` in scope.
    */
   readonly lua: string;
   /** The first `argv` values, which depend on the limit only; the store caches them per params object. */

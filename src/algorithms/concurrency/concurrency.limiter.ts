@@ -3,7 +3,7 @@ import { Decision } from '../decision';
 import { concurrency } from './concurrency.algorithm';
 import { ConcurrencyParams, concurrencyRequest } from './concurrency.model';
 import { DecisionSource } from '../limit-kind';
-import { blockMicros, LimitState } from '../state-ops/state-ops.model';
+import { LimitState, manualBlockMicros } from '../state-ops/state-ops.model';
 import { concurrencyOps } from './concurrency.ops';
 
 /**
@@ -93,10 +93,8 @@ export class ConcurrencyLimiter {
    * flight are kept and their releases still count.
    */
   async block(seconds: number): Promise<void> {
-    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0) {
-      throw new RangeError(`block(seconds): a finite number > 0, got ${String(seconds)}`);
-    }
-    await this.store.evaluate(concurrencyOps.block, this.key, this.params, blockMicros(seconds));
+    const micros = manualBlockMicros(seconds);
+    await this.store.evaluate(concurrencyOps.block, this.key, this.params, micros);
   }
 
   /** Forgets every slot in flight on the key (their releases then change nothing). */

@@ -1,6 +1,6 @@
 import { DecisionSource } from '../limit-kind';
 import { StateOps } from './state-ops';
-import { blockMicros, LimitState } from './state-ops.model';
+import { LimitState, manualBlockMicros } from './state-ops.model';
 
 /** What a limiter needs to act on its key: its operations and the request a peek tries. */
 export interface KeyStateAccess<P> {
@@ -51,10 +51,7 @@ export abstract class KeyStateLimiter<P> {
 
   /** Denies the key for `seconds` (> 0) from now on every server, whatever its state says. */
   async block(seconds: number): Promise<void> {
-    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0) {
-      throw new RangeError(`block(seconds): a finite number > 0, got ${String(seconds)}`);
-    }
-    const micros = blockMicros(seconds);
+    const micros = manualBlockMicros(seconds);
     await this.store.evaluate(this.stateAccess().ops.block, this.key, this.params, micros);
   }
 }

@@ -67,6 +67,14 @@ export interface LimitState {
   blockedMs: number;
 }
 
+/** The µs of `block(seconds)` on a factory limiter; a RangeError for anything but seconds > 0. */
+export function manualBlockMicros(seconds: number): number {
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0) {
+    throw new RangeError(`block(seconds): a finite number > 0, got ${String(seconds)}`);
+  }
+  return blockMicros(seconds);
+}
+
 /** Seconds of a block option or `block(seconds)`, as whole µs; 0 means none. */
 export function blockMicros(seconds: number | undefined): number {
   return seconds === undefined ? 0 : Math.round(seconds * 1_000_000);

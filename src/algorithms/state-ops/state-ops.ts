@@ -79,21 +79,12 @@ export function peekOf<P, R, S>(
   acquire: Algorithm<P, R, S>,
   stateType: StateType,
 ): Algorithm<P, R, S> {
-  // DUMP and the absolute expiry, then RESTORE … ABSTTL: value and TTL exactly as before
-  // (PEXPIRETIME is Redis 7; on older servers the TTL is restored from PTTL).
+  // The engine prelude's snapshot and restore: value and TTL exactly as before.
   const lua = `${blockLua(stateType)}${localFunction('decide', acquire.lua)}
 local left = math.max(0, (read_block() or now) - now)
-local snapshot = redis.call('DUMP', key)
-local ok, expires_at = pcall(redis.call, 'PEXPIRETIME', key)
-local pttl = redis.call('PTTL', key)
+local saved = snapshot(key)
 local reply = decide(key, now, argv)
-if not snapshot then
-  redis.call('DEL', key)
-elseif ok then
-  redis.call('RESTORE', key, math.max(0, expires_at), snapshot, 'REPLACE', 'ABSTTL')
-else
-  redis.call('RESTORE', key, math.max(0, pttl), snapshot, 'REPLACE')
-end
+restore(key, saved)
 local remaining = tonumber(reply[2])
 if tonumber(reply[1]) == 1 then
   remaining = remaining + 1

@@ -26,28 +26,6 @@ local deadline = tonumber(args[1])
 local expired = deadline ~= nil and redis_now > deadline
 local out = {redis_now}
 
-local function snapshot(key)
-  local dump = redis.call('DUMP', key)
-  if not dump then
-    return {false}
-  end
-  local ok, at = pcall(redis.call, 'PEXPIRETIME', key)
-  if ok then
-    return {dump, math.max(0, at), 'ABSTTL'}
-  end
-  return {dump, math.max(0, redis.call('PTTL', key))}
-end
-
-local function restore(key, saved)
-  if not saved[1] then
-    redis.call('DEL', key)
-  elseif saved[3] then
-    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE', 'ABSTTL')
-  else
-    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE')
-  end
-end
-
 local group_first, group_last, group_saved, group_allowed, group_denied = 0, 0, {}, {}, false
 -- A group whose keys could not be snapshotted (an ACL without DUMP) runs none of its
 -- members: each answers the error, and the caller's store-error policy applies.

@@ -10,3 +10,28 @@ end
 local function ttl_ms(micros)
   return math.max(1, math.ceil(micros / 1000))
 end
+
+-- A key's value and exact expiry, to put back after running a decision on it: a peek, or
+-- the allowed members of a group one of whose members was denied. DUMP, and the absolute
+-- expiry where Redis has PEXPIRETIME (7.0), else PTTL.
+local function snapshot(key)
+  local dump = redis.call('DUMP', key)
+  if not dump then
+    return {false}
+  end
+  local ok, at = pcall(redis.call, 'PEXPIRETIME', key)
+  if ok then
+    return {dump, math.max(0, at), 'ABSTTL'}
+  end
+  return {dump, math.max(0, redis.call('PTTL', key))}
+end
+
+local function restore(key, saved)
+  if not saved[1] then
+    redis.call('DEL', key)
+  elseif saved[3] then
+    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE', 'ABSTTL')
+  else
+    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE')
+  end
+end
