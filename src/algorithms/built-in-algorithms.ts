@@ -1,6 +1,5 @@
 import { LimiterAlgorithm } from './limiter-algorithm';
 import { LIMIT_KINDS } from './registry';
-import { concurrencyOps } from './concurrency/concurrency.ops';
 
 /**
  * Every algorithm the decorators use: RedisStore's engine script is composed from their Lua
@@ -14,7 +13,4 @@ export const BUILT_IN_ALGORITHMS: readonly LimiterAlgorithm<any, any, any>[] = [
     const all = [kind.algorithm, ops.peek, ops.reset, ops.block];
     return ops.refund ? [...all, ops.refund] : all;
   }),
-  concurrencyOps.peek,
-  concurrencyOps.reset,
-  concurrencyOps.block,
 ];

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { anyAlgorithm, LimitKind } from '../limit-kind';
 import { concurrency } from './concurrency.algorithm';
 import { ConcurrencyLimiter } from './concurrency.limiter';
+import { concurrencyOps } from './concurrency.ops';
 import { ConcurrencyOptions, concurrencyParams, ConcurrencyRequest } from './concurrency.model';
 
 /** DESIGN §3: a concurrency denial's Retry-After is a short fixed hint, not the lease. */
@@ -14,6 +15,8 @@ export const concurrencyKind: LimitKind<ConcurrencyOptions, ConcurrencyLimiter> 
   defaultPrefix: 'concurrency:',
   optionNames: ['max', 'lease'],
   algorithm: concurrency,
+  // Built into the engine with the acquire; the guard never refunds a slot (it releases).
+  ops: concurrencyOps,
   compile(options, where) {
     const params = concurrencyParams(options as unknown as ConcurrencyOptions, where);
     return {
