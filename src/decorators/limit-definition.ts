@@ -3,6 +3,12 @@ import { LimitType } from '../keys/limit-type.enum';
 
 /** Options every limit decorator shares: where its key comes from, and when it applies. */
 export interface KeyOptions {
+  /**
+   * The limit's name: what events, metrics and IETF policy items show. Default: the
+   * decorator's prefix without its colon (`countLimit`), with `#2`, `#3`… for repeats on one
+   * handler. Unique per handler.
+   */
+  name?: string;
   /** A key template such as `'sms:#{body.phone}'`. Given without `limitType`, it means CUSTOM. */
   key?: string;
   /** Prepended to the key part; each decorator has its own default. */

@@ -31,6 +31,8 @@ interface LimitBase {
   kind: string;
   /** `@RateLimit on SmsController.send`, for messages. */
   where: string;
+  /** The limit's name, unique per handler (the decorator's `name`, else derived). */
+  name: string;
   /** Every key {@link key} can return, to find limits of two kinds that could share one. */
   keyForm: KeyForm;
   /** The policy name in IETF headers: the decorator's prefix without its colon. */
@@ -56,7 +58,7 @@ export interface ResolvableLimit extends LimitBase {
 /** A limit as the plan holds it. */
 export type PlannedLimit = CompiledLimit | ResolvableLimit;
 
-const KEY_OPTION_NAMES = ['key', 'prefix', 'limitType', 'skip', 'shadow'];
+const KEY_OPTION_NAMES = ['name', 'key', 'prefix', 'limitType', 'skip', 'shadow'];
 
 /**
  * What decides a limit's keys: two limits of one kind with the same spec on one handler
@@ -87,6 +89,17 @@ function prefixOf(definition: LimitDefinition, kind: LimitKind): string {
   return definition.options.prefix ?? kind.defaultPrefix;
 }
 
+function policyNameOf(prefix: string, kind: LimitKind): string {
+  return prefix.replace(/:$/, '') || kind.name;
+}
+
+/** A limit's name when its decorator gives none: its prefix without the colon (`countLimit`). */
+export function defaultNameOf(definition: LimitDefinition): string {
+  const kind = kindOf(definition);
+  const prefix = prefixOf(definition, kind);
+  return typeof prefix === 'string' ? policyNameOf(prefix, kind) : kind.name;
+}
+
 /** A `key` template without `limitType` means CUSTOM; neither means METHOD. */
 function limitTypeOf(options: LimitDefinition['options']): LimitType {
   return options.limitType ?? (options.key ? LimitType.CUSTOM : LimitType.METHOD);
@@ -105,6 +118,8 @@ export function compileLimit(
   /** Told once per limit when an IP key finds no IP (see {@link warnOnEmptyIp}). */
   warn: (message: string) => void = () => undefined,
   shadowByDefault = false,
+  /** The name when the decorator gives none (see {@link defaultNameOf}). */
+  derivedName = defaultNameOf(definition),
 ): PlannedLimit {
   const where = `${definition.decorator} on ${handlerName}`;
   const kind = kindOf(definition);
@@ -137,11 +152,18 @@ export function compileLimit(
       limiterMessages.invalidOption(where, 'shadow', shadow, 'a boolean'),
     );
   }
+  const { name = derivedName } = options;
+  if (typeof name !== 'string' || name === '') {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'name', name, 'a non-empty string'),
+    );
+  }
   const base: LimitBase = {
     skip,
     shadow,
     where,
-    policyName: prefix.replace(/:$/, '') || kind.name,
+    name,
+    policyName: policyNameOf(prefix, kind),
     kind: kind.name,
     ...compileKey(
       options,

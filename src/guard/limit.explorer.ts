@@ -7,7 +7,7 @@ import { LimitDefinition } from '../decorators/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { describeKeyForm, keyFormsOverlap } from '../keys/key-form';
 import { limiterMessages } from '../rate-limiter.messages';
-import { compileLimit, keySpecOf, PlannedLimit } from './compiled-limit';
+import { compileLimit, defaultNameOf, keySpecOf, PlannedLimit } from './compiled-limit';
 
 /**
  * A handler's compiled limits. `dynamic` says the guard needs the request's
@@ -114,7 +114,8 @@ export class LimitExplorer implements OnModuleInit {
 
   private compileAll(definitions: LimitDefinition[], handlerName: string): PlannedLimit[] {
     const occurrences = new Map<string, number>();
-    return definitions.map((definition) => {
+    const names = uniqueNames(definitions, handlerName);
+    return definitions.map((definition, index) => {
       const spec = keySpecOf(definition);
       const occurrence = (occurrences.get(spec) ?? 0) + 1;
       occurrences.set(spec, occurrence);
@@ -126,8 +127,36 @@ export class LimitExplorer implements OnModuleInit {
           occurrence,
           (message) => this.logger.warn(message),
           this.options.shadow ?? false,
+          names[index],
         ),
       );
     });
   }
+}
+
+/**
+ * Each limit's name on one handler: the decorator's `name`, else its prefix's (`countLimit`,
+ * then `countLimit#2`…). A name given twice is refused: events, metrics and policies would
+ * not tell the two apart.
+ */
+function uniqueNames(definitions: LimitDefinition[], handlerName: string): string[] {
+  const given = new Set<unknown>();
+  for (const { decorator, options } of definitions) {
+    if (options.name === undefined) continue;
+    if (given.has(options.name)) {
+      throw new LimiterConfigError(
+        limiterMessages.duplicateName(`${decorator} on ${handlerName}`, String(options.name)),
+      );
+    }
+    given.add(options.name);
+  }
+  const used = new Set<unknown>(given);
+  return definitions.map((definition) => {
+    if (typeof definition.options.name === 'string') return definition.options.name;
+    const base = defaultNameOf(definition);
+    let name = base;
+    for (let n = 2; used.has(name); n++) name = `${base}#${n}`;
+    used.add(name);
+    return name;
+  });
 }

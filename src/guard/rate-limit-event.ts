@@ -29,6 +29,8 @@ export type RateLimitOutcome = 'allowed' | 'denied' | 'shadow-denied' | 'skipped
 export interface RateLimitEvent {
   outcome: RateLimitOutcome;
   limit: string;
+  /** The limit's name (its decorator's `name`, else derived); absent for programmatic limiters. */
+  name?: string;
   key?: string;
   decision?: Decision;
   waitMs?: number;
@@ -43,10 +45,11 @@ export function decisionEvent(
   key: string,
   decision: Decision,
   shadow = false,
+  name?: string,
 ): RateLimitEvent {
   if (decision.allowed)
-    return { outcome: 'allowed', limit, key, decision, waitMs: decision.waitMs };
-  return { outcome: shadow ? 'shadow-denied' : 'denied', limit, key, decision };
+    return { outcome: 'allowed', limit, name, key, decision, waitMs: decision.waitMs };
+  return { outcome: shadow ? 'shadow-denied' : 'denied', limit, name, key, decision };
 }
 
 /** Calls the listener; what it throws is logged, never thrown into the request. */

@@ -136,7 +136,11 @@ export class RateLimitGuard implements CanActivate {
   }
 
   private readonly skipped = (limit: PlannedLimit): void => {
-    emitEvent(this.options.onDecision, { outcome: 'skipped', limit: limit.where }, this.logger);
+    emitEvent(
+      this.options.onDecision,
+      { outcome: 'skipped', limit: limit.where, name: limit.name },
+      this.logger,
+    );
   };
 
   /** The 429 thrown on denial; override to change its body or type. */
@@ -183,7 +187,7 @@ export class RateLimitGuard implements CanActivate {
     );
     if (decision) {
       if (this.options.onDecision) {
-        const event = decisionEvent(limit.where, key, decision, limit.shadow);
+        const event = decisionEvent(limit.where, key, decision, limit.shadow, limit.name);
         emitEvent(this.options.onDecision, event, this.logger);
       }
       return { limit, key, request, decision, atMs: performance.now(), group };
