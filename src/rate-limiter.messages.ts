@@ -13,6 +13,13 @@ function show(value: unknown): string {
   }
 }
 
+function hours(seconds: number): string {
+  const days = seconds / 86_400;
+  return days >= 2
+    ? `${Math.round(days * 10) / 10} days`
+    : `${Math.round(seconds / 360) / 10} hours`;
+}
+
 export const limiterMessages = {
   invalidOption: (where: string, option: string, value: unknown, expected: string): string =>
     `${where}: option '${option}' must be ${expected}, got ${show(value)}`,
@@ -36,6 +43,8 @@ export const limiterMessages = {
     `${where} and ${otherWhere} can write the same Redis key ('${form}' and '${otherForm}', * being a request value): limits of different kinds on one key break each other's state. Give one of them another prefix or key`,
   duplicateName: (where: string, name: string): string =>
     `${where}: the name '${name}' is given to two limits of this handler; each limit's name must be unique on its handler`,
+  looksLikeMilliseconds: (where: string, option: string, value: number, meant: string): string =>
+    `${where}: ${option} ${value} is in seconds (${hours(value)}); if you meant ${value} milliseconds, write ${option}: '${meant}'. Time options take seconds or a duration string ('500ms', '30s', '1m', '1h', '1d')`,
   emptyClientIp: (where: string): string =>
     `${where}: the client IP is empty (a server listening on a unix socket, or a transport without addresses), so every such request shares one key. Pass resolveIp to key them apart`,
 };

@@ -1,4 +1,5 @@
 import { ExecutionContext } from '@nestjs/common';
+import type { Seconds } from '../algorithms/duration';
 
 /**
  * What a `skip` predicate or a resolvable option sees of one request. `request` is the
@@ -58,10 +59,10 @@ export class RequestLimitContext implements LimitContext {
 }
 
 /**
- * A decorator's options with each numeric one {@link Resolvable}.
+ * A decorator's options with each numeric or time one {@link Resolvable}.
  *
  * @publicApi
  */
 export type ResolvableOptions<T> = {
-  [K in keyof T]: NonNullable<T[K]> extends number ? Resolvable<NonNullable<T[K]>> : T[K];
+  [K in keyof T]: NonNullable<T[K]> extends Seconds ? Resolvable<NonNullable<T[K]>> : T[K];
 };

@@ -7,6 +7,7 @@ import { LimitDefinition } from '../decorators/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { describeKeyForm, keyFormsOverlap } from '../keys/key-form';
 import { limiterMessages } from '../rate-limiter.messages';
+import { durationOfMilliseconds, millisecondsSuspect } from '../algorithms/duration';
 import { compileLimit, defaultNameOf, keySpecOf, PlannedLimit } from './compiled-limit';
 
 /**
@@ -32,6 +33,8 @@ const NO_LIMITS: LimitPlan = Object.freeze(Object.assign([], { dynamic: false, h
 export class LimitExplorer implements OnModuleInit {
   private readonly plans = new Map<Function, Map<Function, LimitPlan>>();
   private readonly logger = new Logger('RateLimiter');
+  /** Limits whose units were looked at: a class's limit is checked once, not per handler. */
+  private readonly unitsChecked = new WeakSet<LimitDefinition>();
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -119,6 +122,7 @@ export class LimitExplorer implements OnModuleInit {
       const spec = keySpecOf(definition);
       const occurrence = (occurrences.get(spec) ?? 0) + 1;
       occurrences.set(spec, occurrence);
+      this.checkUnits(definition, handlerName);
       return Object.freeze(
         compileLimit(
           definition,
@@ -131,6 +135,22 @@ export class LimitExplorer implements OnModuleInit {
         ),
       );
     });
+  }
+
+  /** `period: 60000` meant as a minute is 16 hours: said once per limit, at start-up. */
+  private checkUnits(definition: LimitDefinition, handlerName: string): void {
+    if (this.unitsChecked.has(definition)) return;
+    this.unitsChecked.add(definition);
+    const suspect = millisecondsSuspect(definition.options);
+    if (!suspect) return;
+    this.logger.warn(
+      limiterMessages.looksLikeMilliseconds(
+        `${definition.decorator} on ${handlerName}`,
+        suspect.option,
+        suspect.value,
+        durationOfMilliseconds(suspect.value),
+      ),
+    );
   }
 }
 

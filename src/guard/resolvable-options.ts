@@ -1,3 +1,4 @@
+import { parseDuration } from '../algorithms/duration';
 import { CompiledAlgorithm, LimitKind } from '../algorithms/limit-kind';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { LimitContext } from './limit-context';
@@ -44,7 +45,7 @@ export function compileAlgorithm<T>(
       );
       // Await only what is a promise: a sync function costs no extra turn per value.
       const values = returned.some(isThenable) ? await Promise.all(returned) : returned;
-      const id = values.every((value) => typeof value === 'number') ? values.join(',') : undefined;
+      const id = values.every(isCacheable) ? values.map(show).join(',') : undefined;
       const cached = id === undefined ? undefined : cache.get(id);
       if (cached) return cached;
       const resolved = { ...options };
@@ -67,6 +68,10 @@ export function compileAlgorithm<T>(
     },
   };
 }
+
+/** Numbers and duration strings (no comma, no quote): their list spells one combination. */
+const isCacheable = (value: unknown) =>
+  typeof value === 'number' || (typeof value === 'string' && parseDuration(value) !== undefined);
 
 const isThenable = (value: unknown) => typeof (value as Promise<unknown>)?.then === 'function';
 

@@ -5,6 +5,7 @@ import { ConcurrencyParams, concurrencyRequest } from './concurrency.model';
 import { DecisionSource } from '../limit-kind';
 import { LimitState, manualBlockMicros } from '../state-ops/state-ops.model';
 import { concurrencyOps } from './concurrency.ops';
+import { Seconds } from '../duration';
 
 /**
  * A slot held by one in-flight request. Give it back with {@link release} when the work
@@ -92,7 +93,7 @@ export class ConcurrencyLimiter {
    * Refuses new slots on the key for `seconds` (> 0) from now, on every server; slots in
    * flight are kept and their releases still count.
    */
-  async block(seconds: number): Promise<void> {
+  async block(seconds: Seconds): Promise<void> {
     const micros = manualBlockMicros(seconds);
     await this.store.evaluate(concurrencyOps.block, this.key, this.params, micros);
   }

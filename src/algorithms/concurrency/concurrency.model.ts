@@ -43,13 +43,17 @@
  */
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
+import { Seconds, secondsOption } from '../duration';
 
 /** Options of a concurrency limit, as `@ConcurrencyLimit` and `factory.concurrencyLimiter` take them. */
 export interface ConcurrencyOptions {
   /** Requests in flight at once: an integer >= 1. */
   max: number;
-  /** Seconds a slot is held at most when it is never released (a crashed server), > 0. Default 60. */
-  lease?: number;
+  /**
+   * How long a slot is held at most when it is never released (a crashed server): seconds
+   * or a duration such as '30s', > 0. Default 60.
+   */
+  lease?: Seconds;
 }
 
 export interface ConcurrencyParams {
@@ -80,7 +84,8 @@ export function concurrencyParams(
   where = 'concurrencyLimiter',
 ): ConcurrencyParams {
   const { max } = options;
-  const lease = options.lease ?? CONCURRENCY_DEFAULTS.lease;
+  const given = options.lease ?? CONCURRENCY_DEFAULTS.lease;
+  const lease = secondsOption(given, where, 'lease');
   if (!Number.isInteger(max) || max < 1) {
     throw new LimiterConfigError(
       limiterMessages.invalidOption(where, 'max', max, 'an integer >= 1'),
@@ -88,7 +93,7 @@ export function concurrencyParams(
   }
   if (typeof lease !== 'number' || !Number.isFinite(lease) || lease <= 0) {
     throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'lease', lease, 'a finite number > 0'),
+      limiterMessages.invalidOption(where, 'lease', given, 'a finite number > 0'),
     );
   }
   return { max, leaseMicros: Math.max(1, Math.round(lease * 1_000_000)) };

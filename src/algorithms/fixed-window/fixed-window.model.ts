@@ -19,13 +19,14 @@
  */
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
+import { Seconds, secondsOption } from '../duration';
 
 /** Options of a fixed-window counter, as `@CountLimit` and `factory.countLimiter` take them. */
 export interface FixedWindowOptions {
   /** Requests allowed per window: an integer >= 1. Default 1. */
   limit?: number;
-  /** Window length in seconds (fractions allowed), > 0. Default 1. */
-  period?: number;
+  /** Window length: seconds (fractions allowed) or a duration such as '1m', > 0. Default 1. */
+  period?: Seconds;
 }
 
 export interface FixedWindowParams {
@@ -45,7 +46,8 @@ export function fixedWindowParams(
   where = 'countLimiter',
 ): FixedWindowParams {
   const limit = options.limit ?? FIXED_WINDOW_DEFAULTS.limit;
-  const period = options.period ?? FIXED_WINDOW_DEFAULTS.period;
+  const given = options.period ?? FIXED_WINDOW_DEFAULTS.period;
+  const period = secondsOption(given, where, 'period');
   if (!Number.isInteger(limit) || limit < 1) {
     throw new LimiterConfigError(
       limiterMessages.invalidOption(where, 'limit', limit, 'an integer >= 1'),
@@ -53,7 +55,7 @@ export function fixedWindowParams(
   }
   if (typeof period !== 'number' || !Number.isFinite(period) || period <= 0) {
     throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'period', period, 'a finite number > 0'),
+      limiterMessages.invalidOption(where, 'period', given, 'a finite number > 0'),
     );
   }
   // PEXPIRE takes whole milliseconds.

@@ -43,13 +43,14 @@
  */
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
+import { Seconds, secondsOption } from '../duration';
 
 /** Options of a sliding-window log, as `@SlidingWindowLimit` and `factory.slidingWindowLimiter` take them. */
 export interface SlidingWindowOptions {
   /** Requests allowed within any window: an integer >= 1. */
   limit: number;
-  /** Window length in seconds (fractions allowed), > 0. */
-  window: number;
+  /** Window length: seconds (fractions allowed) or a duration such as '1m', > 0. */
+  window: Seconds;
   /**
    * Estimate from two fixed-window counts instead of logging every request: a few bytes a
    * key whatever the limit, at a small error (see approximate-sliding-window.model.ts).
@@ -79,7 +80,8 @@ export function slidingWindowParams(
   options: SlidingWindowOptions,
   where = 'slidingWindowLimiter',
 ): SlidingWindowParams {
-  const { limit, window } = options;
+  const { limit } = options;
+  const window = secondsOption(options.window, where, 'window');
   if (!Number.isInteger(limit) || limit < 1) {
     throw new LimiterConfigError(
       limiterMessages.invalidOption(where, 'limit', limit, 'an integer >= 1'),
@@ -87,7 +89,7 @@ export function slidingWindowParams(
   }
   if (typeof window !== 'number' || !Number.isFinite(window) || window <= 0) {
     throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'window', window, 'a finite number > 0'),
+      limiterMessages.invalidOption(where, 'window', options.window, 'a finite number > 0'),
     );
   }
   return { limit, windowMicros: Math.max(1, Math.round(window * 1_000_000)) };

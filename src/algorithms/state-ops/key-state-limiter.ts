@@ -1,6 +1,7 @@
 import { DecisionSource } from '../limit-kind';
 import { StateOps } from './state-ops';
 import { LimitState, manualBlockMicros } from './state-ops.model';
+import { Seconds } from '../duration';
 
 /** What a limiter needs to act on its key: its operations and the request a peek tries. */
 export interface KeyStateAccess<P> {
@@ -50,7 +51,7 @@ export abstract class KeyStateLimiter<P> {
   }
 
   /** Denies the key for `seconds` (> 0) from now on every server, whatever its state says. */
-  async block(seconds: number): Promise<void> {
+  async block(seconds: Seconds): Promise<void> {
     const micros = manualBlockMicros(seconds);
     await this.store.evaluate(this.stateAccess().ops.block, this.key, this.params, micros);
   }

@@ -21,6 +21,8 @@
  * window newer than the one the acquire counted in.
  */
 
+import { DURATION_EXPECTED, parseDuration, Seconds } from '../duration';
+
 /** The Redis type of an algorithm's key: where a block is kept (see above). */
 export type StateType = 'string' | 'zset';
 
@@ -67,10 +69,17 @@ export interface LimitState {
   blockedMs: number;
 }
 
-/** The µs of `block(seconds)` on a factory limiter; a RangeError for anything but seconds > 0. */
-export function manualBlockMicros(seconds: number): number {
+/**
+ * The µs of `block(seconds)` on a factory limiter (seconds or a duration); a RangeError for
+ * anything but a time > 0.
+ */
+export function manualBlockMicros(given: Seconds): number {
+  const seconds = typeof given === 'string' ? parseDuration(given) : given;
+  if (seconds === undefined) {
+    throw new RangeError(`block(seconds): ${DURATION_EXPECTED}, got '${given}'`);
+  }
   if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0) {
-    throw new RangeError(`block(seconds): a finite number > 0, got ${String(seconds)}`);
+    throw new RangeError(`block(seconds): a finite number > 0, got ${String(given)}`);
   }
   return blockMicros(seconds);
 }

@@ -2,6 +2,7 @@ import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
 import type { Resolvable } from '../../guard/limit-context';
 import { blockMicros } from './state-ops.model';
+import { Seconds, secondsOption } from '../duration';
 
 /** Which outcomes of a request count against a limit (DESIGN §9). @publicApi */
 export type CountMode = 'all' | 'failures' | 'successes';
@@ -9,10 +10,11 @@ export type CountMode = 'all' | 'failures' | 'successes';
 /** `block` and `count`, the options of every limit decorator but `@ConcurrencyLimit`. */
 export interface StateOptions {
   /**
-   * Seconds a key stays denied after a denial, on every server, whatever the algorithm
-   * would say; `Retry-After` gives the time left. Requests refused meanwhile don't extend it.
+   * How long a key stays denied after a denial, on every server, whatever the algorithm
+   * would say: seconds or a duration such as '15m'. `Retry-After` gives the time left.
+   * Requests refused meanwhile don't extend it.
    */
-  block?: Resolvable<number>;
+  block?: Resolvable<Seconds>;
   /**
    * Which requests count (default 'all'): with 'failures', a request answered with status
    * < 400 gives its permits back when it finishes; with 'successes', one answered >= 400,
@@ -24,12 +26,13 @@ export interface StateOptions {
 
 export const STATE_OPTION_NAMES = ['block', 'count'] as const;
 
-/** A positive finite number of seconds, as whole µs (0 when absent). */
-export function blockOption(value: unknown, where: string, name = 'block'): number {
-  if (value === undefined) return 0;
+/** A positive finite number of seconds or a duration, as whole µs (0 when absent). */
+export function blockOption(given: unknown, where: string, name = 'block'): number {
+  if (given === undefined) return 0;
+  const value = secondsOption(given, where, name);
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
     throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, name, value, 'a finite number of seconds > 0'),
+      limiterMessages.invalidOption(where, name, given, 'a finite number of seconds > 0'),
     );
   }
   return blockMicros(value);

@@ -3,25 +3,30 @@ import { KeyOptions } from '../../decorators/limit-definition';
 import { Resolvable, ResolvableOptions } from '../../guard/limit-context';
 import { stateLimitDecorator } from '../state-ops/state-limit-decorator';
 import { StateOptions } from '../state-ops/state-options';
+import { Seconds } from '../duration';
 
 /** Options of {@link RateLimit}; rates in permits per second, times in seconds. */
 export interface RateLimitOptions
   extends ResolvableOptions<TokenBucketOptions>, KeyOptions, StateOptions {
   /** Permits each request takes, default 1. */
   permits?: Resolvable<number>;
-  /** Seconds a request may wait for its permits instead of being refused, default 0. */
-  timeout?: Resolvable<number>;
+  /**
+   * How long a request may wait for its permits instead of being refused: seconds or a
+   * duration such as '500ms'. Default 0.
+   */
+  timeout?: Resolvable<Seconds>;
 }
 
 /**
- * Token bucket: `rate` permits a second, up to `burst` seconds of them saved. A request
- * may wait up to `timeout` seconds for its permits; waiters get successive slots.
+ * Token bucket: `rate` permits a second, up to `burst` seconds of them saved (or give
+ * `capacity`, the permits saved, instead of `burst`). A request may wait up to `timeout`
+ * for its permits; waiters get successive slots. Times are seconds or durations ('1m').
  * Defaults: rate 1, burst 1, permits 1, timeout 0, expire 60, prefix 'rateLimit:', METHOD.
  *
  * @example
  * ```ts
  * // One SMS code a minute per phone number.
- * @RateLimit({ key: 'sms:#{body.phone}', rate: 1 / 60, burst: 60 })
+ * @RateLimit({ key: 'sms:#{body.phone}', rate: 1 / 60, capacity: 1 })
  * ```
  * @publicApi
  */

@@ -1,10 +1,11 @@
+import { Seconds } from '../duration';
 import { anyAlgorithm, LimitKind } from '../limit-kind';
 import { blockOption, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
 import { tokenBucketOps } from './token-bucket.ops';
 import { tokenBucket } from './token-bucket.algorithm';
 import { TokenBucketLimiter } from './token-bucket.limiter';
 import {
-  TOKEN_BUCKET_DEFAULTS,
+  burstSeconds,
   TokenBucketOptions,
   tokenBucketParams,
   tokenBucketRequest,
@@ -18,6 +19,7 @@ export const tokenBucketKind: LimitKind<TokenBucketOptions, TokenBucketLimiter> 
   optionNames: [
     'rate',
     'burst',
+    'capacity',
     'permits',
     'timeout',
     'expire',
@@ -34,7 +36,7 @@ export const tokenBucketKind: LimitKind<TokenBucketOptions, TokenBucketLimiter> 
     const request = tokenBucketRequest(
       params,
       (options.permits as number) ?? 1,
-      (options.timeout as number) ?? 0,
+      (options.timeout as Seconds) ?? 0,
       where,
     );
     return {
@@ -43,7 +45,7 @@ export const tokenBucketKind: LimitKind<TokenBucketOptions, TokenBucketLimiter> 
       ops: tokenBucketOps,
       count: countOption(options.count, where),
       newRequest: () => request,
-      windowSeconds: (options.burst as number | undefined) ?? TOKEN_BUCKET_DEFAULTS.burst,
+      windowSeconds: burstSeconds(params),
     };
   },
   createLimiter: (source, key, options, where) =>

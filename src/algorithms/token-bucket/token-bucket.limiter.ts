@@ -3,14 +3,18 @@ import { tokenBucket } from './token-bucket.algorithm';
 import { TokenBucketParams, TokenBucketRequest, tokenBucketRequest } from './token-bucket.model';
 import { KeyStateAccess, KeyStateLimiter } from '../state-ops/key-state-limiter';
 import { tokenBucketOps } from './token-bucket.ops';
+import { Seconds } from '../duration';
 
 /** A peek asks for one permit, now. */
 const PEEK_REQUEST: TokenBucketRequest = Object.freeze({ permits: 1, timeoutMicros: 0 });
 
-/** Arguments of {@link TokenBucketLimiter.tryAcquire}: permits (default 1), timeout in seconds (default 0). */
+/**
+ * Arguments of {@link TokenBucketLimiter.tryAcquire}: permits (default 1), timeout in seconds
+ * or a duration such as '500ms' (default 0).
+ */
 export interface TryAcquireOptions {
   permits?: number;
-  timeout?: number;
+  timeout?: Seconds;
 }
 
 /**
@@ -20,7 +24,7 @@ export interface TryAcquireOptions {
  * @publicApi
  */
 export class TokenBucketLimiter extends KeyStateLimiter<TokenBucketParams> {
-  private lastRequest?: { permits: number; timeout: number; request: TokenBucketRequest };
+  private lastRequest?: { permits: number; timeout: Seconds; request: TokenBucketRequest };
 
   protected stateAccess(): KeyStateAccess<TokenBucketParams> {
     return { ops: tokenBucketOps, peekRequest: PEEK_REQUEST };
@@ -31,12 +35,12 @@ export class TokenBucketLimiter extends KeyStateLimiter<TokenBucketParams> {
    * `timeout` seconds and, if so, how long to wait for them (`waitMs`). The permits are
    * reserved when allowed. Infinity as timeout reserves whatever the wait.
    */
-  decide(permits = 1, timeout = 0): Promise<Decision> {
+  decide(permits = 1, timeout: Seconds = 0): Promise<Decision> {
     return this.store.evaluate(tokenBucket, this.key, this.params, this.request(permits, timeout));
   }
 
   /** Callers repeat one request shape: validate and build it once, not per decision. */
-  private request(permits: number, timeout: number): TokenBucketRequest {
+  private request(permits: number, timeout: Seconds): TokenBucketRequest {
     const last = this.lastRequest;
     if (last && last.permits === permits && last.timeout === timeout) return last.request;
     const request = tokenBucketRequest(this.params, permits, timeout);

@@ -69,17 +69,23 @@
  */
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
+import { Seconds, secondsOption } from '../duration';
 
 /** Options of a token bucket, as `@RateLimit` and `factory.rateLimiter` take them (seconds). */
 export interface TokenBucketOptions {
   /** Permits added per second. Default 1. */
   rate?: number;
-  /** Seconds of accumulation: the bucket holds `rate * burst` permits. Default 1. */
-  burst?: number;
-  /** Permits in a new bucket, default `rate * burst` (full). */
+  /**
+   * How long the bucket accumulates: seconds or a duration such as '1m'; it holds
+   * `rate * burst` permits. Default 1. Give `capacity` instead to size it in permits.
+   */
+  burst?: Seconds;
+  /** Permits the bucket holds (`rate * burst`): the alternative to `burst`, not both. */
+  capacity?: number;
+  /** Permits in a new bucket, default the whole bucket (full). */
   initialPermits?: number;
-  /** Seconds the state is kept at least after the last request. Default 60. */
-  expire?: number;
+  /** How long the state is kept at least after the last request: seconds or a duration. Default 60. */
+  expire?: Seconds;
 }
 
 /** The bucket's fixed parameters, derived once per limit. */
@@ -88,6 +94,8 @@ export interface TokenBucketParams {
   intervalMicros: number;
   initialPermits: number;
   expireMicros: number;
+  /** How the user sized the bucket, for messages: 'capacity', else 'rate * burst'. */
+  sizedBy?: string;
 }
 
 /** One request: `timeoutMicros` < 0 means wait as long as needed (acquire). */
@@ -103,43 +111,31 @@ export interface TokenBucketState {
 
 export const TOKEN_BUCKET_DEFAULTS = { rate: 1, burst: 1, expire: 60 } as const;
 
+function invalid(where: string, option: string, value: unknown, expected: string): never {
+  throw new LimiterConfigError(limiterMessages.invalidOption(where, option, value, expected));
+}
+
+const isFiniteAtLeast = (value: unknown, min: number): value is number =>
+  typeof value === 'number' && Number.isFinite(value) && value >= min;
+
 export function tokenBucketParams(
   options: TokenBucketOptions,
   where = 'rateLimiter',
 ): TokenBucketParams {
   const rate = options.rate ?? TOKEN_BUCKET_DEFAULTS.rate;
-  const burst = options.burst ?? TOKEN_BUCKET_DEFAULTS.burst;
-  const expire = options.expire ?? TOKEN_BUCKET_DEFAULTS.expire;
-  if (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0) {
-    throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'rate', rate, 'a finite number > 0'),
-    );
-  }
-  if (typeof burst !== 'number' || !Number.isFinite(burst) || burst < 0) {
-    throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'burst', burst, 'a finite number >= 0'),
-    );
-  }
-  if (typeof expire !== 'number' || !Number.isFinite(expire) || expire < 0) {
-    throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'expire', expire, 'a finite number >= 0'),
-    );
-  }
-  const maxPermits = rate * burst;
+  if (!isFiniteAtLeast(rate, 0) || rate === 0) invalid(where, 'rate', rate, 'a finite number > 0');
+  const maxPermits = bucketSize(options, rate, where);
+  const givenExpire = options.expire ?? TOKEN_BUCKET_DEFAULTS.expire;
+  const expire = secondsOption(givenExpire, where, 'expire');
+  if (!isFiniteAtLeast(expire, 0)) invalid(where, 'expire', givenExpire, 'a finite number >= 0');
+  const sizedBy = options.capacity === undefined ? 'rate * burst' : 'capacity';
   const initialPermits = options.initialPermits ?? maxPermits;
-  if (
-    typeof initialPermits !== 'number' ||
-    !Number.isFinite(initialPermits) ||
-    initialPermits < 0 ||
-    initialPermits > maxPermits
-  ) {
-    throw new LimiterConfigError(
-      limiterMessages.invalidOption(
-        where,
-        'initialPermits',
-        initialPermits,
-        `a number from 0 to rate * burst (${maxPermits})`,
-      ),
+  if (!isFiniteAtLeast(initialPermits, 0) || initialPermits > maxPermits) {
+    invalid(
+      where,
+      'initialPermits',
+      initialPermits,
+      `a number from 0 to ${sizedBy} (${maxPermits})`,
     );
   }
   return {
@@ -147,19 +143,44 @@ export function tokenBucketParams(
     intervalMicros: 1_000_000 / rate,
     initialPermits,
     expireMicros: expire * 1_000_000,
+    sizedBy,
   };
 }
 
+/** The permits the bucket holds: `capacity`, or `rate * burst` (never both). */
+function bucketSize(options: TokenBucketOptions, rate: number, where: string): number {
+  const { capacity } = options;
+  if (capacity !== undefined) {
+    if (options.burst !== undefined) {
+      throw new LimiterConfigError(limiterMessages.conflictingOptions(where, 'burst', 'capacity'));
+    }
+    if (!isFiniteAtLeast(capacity, 0) || capacity === 0) {
+      invalid(where, 'capacity', capacity, 'a finite number > 0');
+    }
+    return capacity;
+  }
+  const givenBurst = options.burst ?? TOKEN_BUCKET_DEFAULTS.burst;
+  const burst = secondsOption(givenBurst, where, 'burst');
+  if (!isFiniteAtLeast(burst, 0)) invalid(where, 'burst', givenBurst, 'a finite number >= 0');
+  return rate * burst;
+}
+
+/** The bucket's accumulation in seconds (`burst`, or `capacity / rate`). */
+export function burstSeconds(params: TokenBucketParams): number {
+  return (params.maxPermits * params.intervalMicros) / 1_000_000;
+}
+
 /**
- * Checks one request's permits and timeout (seconds) against the bucket, and returns it
- * in the units the algorithm works in. `timeoutSeconds` Infinity waits as long as needed.
+ * Checks one request's permits and timeout (seconds or a duration) against the bucket, and
+ * returns it in the units the algorithm works in. A timeout of Infinity waits as long as needed.
  */
 export function tokenBucketRequest(
   params: TokenBucketParams,
   permits: number,
-  timeoutSeconds: number,
+  timeout: Seconds,
   where = 'rateLimiter',
 ): TokenBucketRequest {
+  const timeoutSeconds = secondsOption(timeout, where, 'timeout') as number;
   if (!Number.isInteger(permits) || permits < 1) {
     throw new LimiterConfigError(
       limiterMessages.invalidOption(where, 'permits', permits, 'an integer >= 1'),
@@ -167,7 +188,7 @@ export function tokenBucketRequest(
   }
   if (typeof timeoutSeconds !== 'number' || Number.isNaN(timeoutSeconds) || timeoutSeconds < 0) {
     throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'timeout', timeoutSeconds, 'a number >= 0'),
+      limiterMessages.invalidOption(where, 'timeout', timeout, 'a number >= 0'),
     );
   }
   if (timeoutSeconds === 0 && permits > params.maxPermits) {
@@ -177,7 +198,7 @@ export function tokenBucketRequest(
         where,
         'permits',
         permits,
-        `at most rate * burst (${params.maxPermits}) when timeout is 0`,
+        `at most ${params.sizedBy ?? 'rate * burst'} (${params.maxPermits}) when timeout is 0`,
       ),
     );
   }

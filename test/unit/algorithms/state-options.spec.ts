@@ -21,13 +21,21 @@ describe('block and count options', () => {
     ).toBe('successes');
   });
 
-  it.each([0, -1, NaN, Infinity, '15'])('refuses block %p', (block) => {
+  it.each([0, -1, NaN, Infinity, '0s'])('refuses block %p', (block) => {
     expect(() =>
       compile('slidingWindow', '@SlidingWindowLimit', { limit: 1, window: 1, block }),
     ).toThrow(
       new LimiterConfigError(
         `@SlidingWindowLimit on AuthController.login: option 'block' must be a finite number of seconds > 0, got ${typeof block === 'string' ? `'${block}'` : String(block)}`,
       ),
+    );
+  });
+
+  it('refuses a duration string outside the grammar', () => {
+    expect(() =>
+      compile('slidingWindow', '@SlidingWindowLimit', { limit: 1, window: 1, block: '15' }),
+    ).toThrow(
+      "@SlidingWindowLimit on AuthController.login: option 'block' must be seconds (a number) or a duration string: a number then ms, s, m, h or d, such as '500ms', '30s', '1m', '1h', '1d', got '15'",
     );
   });
 

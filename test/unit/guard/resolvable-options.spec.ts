@@ -20,6 +20,13 @@ const VALUES: Record<string, Record<string, number>> = {
   leakyBucket: { capacity: 3, rate: 2, block: 60 },
   approximateSlidingWindow: { limit: 3, window: 7, block: 60 },
 };
+/** Options that size a limit in place of another (capacity instead of burst): their own set. */
+const INSTEAD: Record<string, Record<string, Record<string, number>>> = {
+  tokenBucket: {
+    capacity: { rate: 2, capacity: 6, permits: 2, timeout: 1, expire: 30, initialPermits: 4 },
+  },
+};
+const valuesFor = (kind: string, option: string) => INSTEAD[kind]?.[option] ?? VALUES[kind];
 /** Options that are not numbers (a variant's switch, which outcomes count): not resolvable. */
 const NOT_NUMERIC = ['approximate', 'count'];
 
@@ -47,11 +54,17 @@ const cases = LIMIT_KINDS.flatMap((kind) =>
 describe('every numeric option of every decorator may be a function of the request', () => {
   it('covers every algorithm in the registry', () => {
     expect(Object.keys(VALUES).sort()).toEqual(LIMIT_KINDS.map((kind) => kind.name).sort());
-    for (const [kind, option] of cases) expect([kind, option, VALUES[kind][option]]).toBeTruthy();
+    for (const [kind, option] of cases) {
+      expect([kind, option, valuesFor(kind, option)[option]]).toEqual([
+        kind,
+        option,
+        expect.any(Number),
+      ]);
+    }
   });
 
   it.each(cases)('%s: %s', async (kind, option) => {
-    const values = VALUES[kind];
+    const values = valuesFor(kind, option);
     expect(values[option]).toEqual(expect.any(Number));
     const fixed = compile(kind, values) as CompiledLimit;
     expect(fixed.resolve).toBeUndefined();
@@ -63,6 +76,21 @@ describe('every numeric option of every decorator may be a function of the reque
       if (kind === 'tokenBucket') expect(run.newRequest()).toEqual(fixed.newRequest());
     }
   });
+});
+
+it('a function may return a duration string, as a static value may be one', async () => {
+  const fixed = compile('fixedWindow', { limit: 3, period: '1m', block: '2h' }) as CompiledLimit;
+  expect(fixed.params).toMatchObject({ periodMs: 60_000, blockMicros: 7_200_000_000 });
+  const dynamic = compile('fixedWindow', {
+    limit: 3,
+    period: () => '1m',
+    block: async () => '2h',
+  }) as ResolvableLimit;
+  expect((await dynamic.resolve(ctx)).params).toEqual(fixed.params);
+  const wrong = compile('fixedWindow', { limit: 3, period: () => '1 m' }) as ResolvableLimit;
+  await expect(wrong.resolve(ctx)).rejects.toThrow(
+    "@fixedWindow on C.m: option 'period' must be seconds (a number) or a duration string: a number then ms, s, m, h or d, such as '500ms', '30s', '1m', '1h', '1d', got '1 m' (resolved for this request: period = '1 m')",
+  );
 });
 
 describe('static values next to functions are still checked at start-up', () => {

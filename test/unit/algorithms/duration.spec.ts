@@ -1,0 +1,187 @@
+import {
+  durationOfMilliseconds,
+  millisecondsSuspect,
+  parseDuration,
+  secondsOption,
+} from '../../../src/algorithms/duration';
+import { concurrencyParams } from '../../../src/algorithms/concurrency/concurrency.model';
+import { fixedWindowParams } from '../../../src/algorithms/fixed-window/fixed-window.model';
+import { slidingWindowParams } from '../../../src/algorithms/sliding-window/sliding-window.model';
+import {
+  tokenBucketParams,
+  tokenBucketRequest,
+} from '../../../src/algorithms/token-bucket/token-bucket.model';
+import { blockOption } from '../../../src/algorithms/state-ops/state-options';
+import { manualBlockMicros } from '../../../src/algorithms/state-ops/state-ops.model';
+
+const EXPECTED =
+  "seconds (a number) or a duration string: a number then ms, s, m, h or d, such as '500ms', '30s', '1m', '1h', '1d'";
+
+describe('duration strings', () => {
+  it.each([
+    ['500ms', 0.5],
+    ['1000ms', 1],
+    ['1ms', 0.001],
+    ['30s', 30],
+    ['1.5s', 1.5],
+    ['0.25s', 0.25],
+    ['1m', 60],
+    ['2.5m', 150],
+    ['1h', 3600],
+    ['1d', 86_400],
+    ['0s', 0],
+  ])('%s is %d seconds', (text, seconds) => {
+    expect(parseDuration(text)).toBe(seconds);
+  });
+
+  it.each([
+    '',
+    '60',
+    '1 m',
+    ' 1m',
+    '1m ',
+    '1min',
+    '1M',
+    '1S',
+    '-1s',
+    '+1s',
+    '1e3ms',
+    '.5s',
+    '5.s',
+    '1h30m',
+    '1w',
+    'ms',
+    'Infinitys',
+    'NaNs',
+    '0x10s',
+  ])('refuses %p', (text) => {
+    expect(parseDuration(text)).toBeUndefined();
+  });
+
+  it('leaves numbers to the option rule and refuses a string outside the grammar by name', () => {
+    expect(secondsOption(90, 'w', 'period')).toBe(90);
+    expect(secondsOption('90s', 'w', 'period')).toBe(90);
+    expect(() => secondsOption('90 seconds', '@CountLimit on A.b', 'period')).toThrow(
+      `@CountLimit on A.b: option 'period' must be ${EXPECTED}, got '90 seconds'`,
+    );
+  });
+});
+
+describe('every time option takes a duration', () => {
+  it('period, window and lease', () => {
+    expect(fixedWindowParams({ limit: 5, period: '1m' })).toEqual({ limit: 5, periodMs: 60_000 });
+    expect(fixedWindowParams({ limit: 5, period: '250ms' })).toEqual({ limit: 5, periodMs: 250 });
+    expect(slidingWindowParams({ limit: 5, window: '1h' })).toEqual({
+      limit: 5,
+      windowMicros: 3_600_000_000,
+    });
+    expect(concurrencyParams({ max: 2, lease: '30s' })).toEqual({
+      max: 2,
+      leaseMicros: 30_000_000,
+    });
+  });
+
+  it('burst, expire, timeout and block', () => {
+    const params = tokenBucketParams({ rate: 1 / 60, burst: '1h', expire: '2m' });
+    expect(params.maxPermits).toBe(60);
+    expect(params.expireMicros).toBe(120_000_000);
+    expect(tokenBucketRequest(params, 1, '1.5s')).toEqual({ permits: 1, timeoutMicros: 1_500_000 });
+    expect(blockOption('15m', 'w')).toBe(900_000_000);
+    expect(manualBlockMicros('500ms')).toBe(500_000);
+  });
+
+  it('names the option and shows the value as written', () => {
+    expect(() => fixedWindowParams({ limit: 5, period: '0s' }, '@CountLimit on A.b')).toThrow(
+      "@CountLimit on A.b: option 'period' must be a finite number > 0, got '0s'",
+    );
+    expect(() =>
+      slidingWindowParams({ limit: 5, window: '1 minute' as never }, '@SlidingWindowLimit on A.b'),
+    ).toThrow(`@SlidingWindowLimit on A.b: option 'window' must be ${EXPECTED}, got '1 minute'`);
+    expect(() => concurrencyParams({ max: 1, lease: '60' as never })).toThrow(
+      `concurrencyLimiter: option 'lease' must be ${EXPECTED}, got '60'`,
+    );
+    expect(() => tokenBucketParams({ burst: '1y' as never })).toThrow(
+      `rateLimiter: option 'burst' must be ${EXPECTED}, got '1y'`,
+    );
+    expect(() => tokenBucketParams({ expire: 'soon' as never })).toThrow(
+      `rateLimiter: option 'expire' must be ${EXPECTED}, got 'soon'`,
+    );
+    expect(() => tokenBucketRequest(tokenBucketParams({}), 1, '1sec' as never)).toThrow(
+      `rateLimiter: option 'timeout' must be ${EXPECTED}, got '1sec'`,
+    );
+    expect(() => blockOption('0ms', '@CountLimit on A.b')).toThrow(
+      "@CountLimit on A.b: option 'block' must be a finite number of seconds > 0, got '0ms'",
+    );
+    expect(() => manualBlockMicros('15 min' as never)).toThrow(
+      `block(seconds): ${EXPECTED}, got '15 min'`,
+    );
+  });
+});
+
+describe('capacity, the alternative to burst', () => {
+  it('sizes the bucket in permits: burst is capacity / rate', () => {
+    const params = tokenBucketParams({ rate: 1 / 60, capacity: 5 });
+    expect(params.maxPermits).toBe(5);
+    expect(params.intervalMicros).toBe(60_000_000);
+  });
+
+  it('refuses burst and capacity together', () => {
+    expect(() =>
+      tokenBucketParams({ rate: 1, burst: 10, capacity: 10 }, '@RateLimit on A.b'),
+    ).toThrow(
+      "@RateLimit on A.b: options 'burst' and 'capacity' exclude each other; pass only one",
+    );
+  });
+
+  it.each([0, -1, NaN, Infinity, '5'])('refuses capacity %p', (capacity) => {
+    expect(() => tokenBucketParams({ capacity: capacity as number })).toThrow(
+      `rateLimiter: option 'capacity' must be a finite number > 0, got ${typeof capacity === 'string' ? `'${capacity}'` : String(capacity)}`,
+    );
+  });
+
+  it('names the option the user set when permits exceed the bucket', () => {
+    expect(() => tokenBucketRequest(tokenBucketParams({ rate: 1, capacity: 3 }), 4, 0)).toThrow(
+      "rateLimiter: option 'permits' must be at most capacity (3) when timeout is 0, got 4",
+    );
+    expect(() => tokenBucketRequest(tokenBucketParams({ rate: 1, burst: 3 }), 4, 0)).toThrow(
+      "rateLimiter: option 'permits' must be at most rate * burst (3) when timeout is 0, got 4",
+    );
+    expect(() => tokenBucketParams({ rate: 1, capacity: 3, initialPermits: 4 })).toThrow(
+      "rateLimiter: option 'initialPermits' must be a number from 0 to capacity (3), got 4",
+    );
+  });
+});
+
+describe('numbers that look like milliseconds', () => {
+  it('suspects a window of whole thousands from 10,000 up, with a limit under 1,000', () => {
+    expect(millisecondsSuspect({ limit: 10, period: 60_000 })).toEqual({
+      option: 'period',
+      value: 60_000,
+    });
+    expect(millisecondsSuspect({ limit: 999, window: 3_600_000 })).toEqual({
+      option: 'window',
+      value: 3_600_000,
+    });
+    expect(millisecondsSuspect({ limit: 10, period: 10_000 })).toEqual({
+      option: 'period',
+      value: 10_000,
+    });
+    expect(millisecondsSuspect({ limit: 1000, period: 60_000 })).toBeUndefined();
+    // An hour and a day in seconds are what they say.
+    expect(millisecondsSuspect({ limit: 10, period: 3600 })).toBeUndefined();
+    expect(millisecondsSuspect({ limit: 10, period: 86_400 })).toBeUndefined();
+    expect(millisecondsSuspect({ limit: 10, period: 9000 })).toBeUndefined();
+    expect(millisecondsSuspect({ limit: 10, period: '1d' })).toBeUndefined();
+    expect(millisecondsSuspect({ limit: () => 10, period: 60_000 })).toBeUndefined();
+  });
+
+  it.each([
+    [60_000, '1m'],
+    [3_600_000, '1h'],
+    [86_400_000, '1d'],
+    [90_000, '90s'],
+    [1500, '1500ms'],
+  ])('writes %d ms as %s', (milliseconds, text) => {
+    expect(durationOfMilliseconds(milliseconds)).toBe(text);
+  });
+});
