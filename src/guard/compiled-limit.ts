@@ -2,9 +2,9 @@ import { CompiledAlgorithm, LimitKind } from '../algorithms/limit-kind';
 import { limitKindFor, variantSwitches } from '../algorithms/registry';
 import { LimitDefinition } from '../decorators/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
-import { escapeKeyText, keyPart } from '../keys/key-builder';
+import { boundKeyPart, escapeKeyText, keyPart } from '../keys/key-builder';
 import { KeyForm } from '../keys/key-form';
-import { KeyContext, evaluateKeyTemplate } from '../keys/key-template.evaluator';
+import { KeyContext, evaluateKeyTemplate, evaluateKeyText } from '../keys/key-template.evaluator';
 import {
   CompiledKeyTemplate,
   KeyTemplateSyntaxError,
@@ -245,6 +245,13 @@ function compileKey(
   }
   // The evaluated text is escaped character by character: so are its literals.
   const literals = compiled.literals.map(escapeKeyText);
+  if (compiled.expressions.some((expression) => expression.fallbacks)) {
+    // Escaped as it is built, so a fallback's value can carry its mark (FALLBACK_MARKER).
+    return {
+      key: (facts) => base + boundKeyPart(evaluateKeyText(compiled, facts.keyContext)),
+      keyForm: [base + literals[0], ...literals.slice(1)],
+    };
+  }
   return {
     key: (facts) =>
       base +

@@ -14,9 +14,20 @@ import { CompiledLimit, RequestFacts } from './compiled-limit';
 import { forContext } from './context-exception';
 
 /**
+ * What a client is told when a value its limit's key needs is missing. The expression stays
+ * in the log: it tells a stranger how keys are built (and a missing `user?.id` is often an
+ * unauthenticated request, which the app's own 401 should answer, not us).
+ */
+export const MISSING_KEY_VALUE = 'Missing a value this request is rate-limited by';
+
+/** Limits whose missing key value was logged: once each, not once per request. */
+const loggedMissing = new WeakSet<CompiledLimit>();
+
+/**
  * Each limit's key for this request. A value the client sent that cannot make a key is a
- * 400 naming the expression; a user id the app resolved wrongly is a 500 with one log line
- * (no stack: the message says what to fix).
+ * 400: an invalid or conflicting one names the expression (the client sent it), a missing
+ * one does not (logged once per limit instead). A user id the app resolved wrongly is a
+ * 500 with one log line (no stack: the message says what to fix).
  */
 export function keysOf(
   limits: readonly CompiledLimit[],
@@ -29,11 +40,14 @@ export function keysOf(
     try {
       keys.push(limit.key(facts));
     } catch (error) {
-      if (
-        error instanceof KeyValueMissingError ||
-        error instanceof KeyValueInvalidError ||
-        error instanceof KeyValueConflictError
-      ) {
+      if (error instanceof KeyValueMissingError) {
+        if (!loggedMissing.has(limit)) {
+          loggedMissing.add(limit);
+          logger.warn(`${limit.where}: ${error.message}: answered 400 (logged once per limit)`);
+        }
+        throw forContext(context, new BadRequestException(MISSING_KEY_VALUE));
+      }
+      if (error instanceof KeyValueInvalidError || error instanceof KeyValueConflictError) {
         throw forContext(context, new BadRequestException(error.message));
       }
       if (error instanceof UserIdInvalidError) {

@@ -1,3 +1,4 @@
+import { escapeKeyText } from './key-builder';
 import type { CompiledKeyTemplate, KeyExpression } from './key-template.parser';
 
 /**
@@ -82,6 +83,7 @@ const hasOwn = (target: object, name: string): boolean =>
  * read and nothing is compiled or called, so a client cannot reach prototype members
  * (`#{body.toString}` is missing, not a function).
  * `?.` and `.` behave alike: anything absent along the path makes the value missing.
+ * `a ?? b` reads `b` when `a` is missing or empty (not when it is invalid or in conflict).
  *
  * Roots `params`, `query`, `body`, `headers`, `user`, `ip`, `method` and `path` read that
  * field of the context; any other root name is looked up in `params`, then `query`, then
@@ -97,9 +99,58 @@ export function evaluateKeyTemplate(template: CompiledKeyTemplate, context: KeyC
   const { literals, expressions } = template;
   let key = literals[0];
   for (let i = 0; i < expressions.length; i++) {
-    key += evaluateExpression(expressions[i], context) + literals[i + 1];
+    key += chainValue(expressions[i], context).text + literals[i + 1];
   }
   return key;
+}
+
+/**
+ * Starts a value that a fallback operand gave, in escaped key text: escaping leaves a `%`
+ * only before `25`, `7B`, `7D` or `7E`, so no value a client sends can spell it. Without it,
+ * `#{headers['x-api-key'] ?? ip}` would let a client send another client's IP as its API
+ * key and spend that client's limit.
+ */
+export const FALLBACK_MARKER = '%!';
+
+/**
+ * The key text of a template with `??` for one request, escaped as every key text is
+ * ({@link escapeKeyText}): a value from the first operand as is, one from a fallback
+ * operand as `%!<operand>:<value>`, so the values of two operands never share a key.
+ *
+ * @throws as {@link evaluateKeyTemplate}.
+ */
+export function evaluateKeyText(template: CompiledKeyTemplate, context: KeyContext): string {
+  const { literals, expressions } = template;
+  let key = escapeKeyText(literals[0]);
+  for (let i = 0; i < expressions.length; i++) {
+    const { text, from } = chainValue(expressions[i], context);
+    const value = escapeKeyText(text);
+    key +=
+      (from === expressions[i]
+        ? value
+        : `${FALLBACK_MARKER}${escapeKeyText(from.source)}:${value}`) +
+      escapeKeyText(literals[i + 1]);
+  }
+  return key;
+}
+
+/** The first operand of `a ?? b ?? c` with a value, and the value; only missing falls through. */
+function chainValue(
+  expression: KeyExpression,
+  context: KeyContext,
+): { text: string; from: KeyExpression } {
+  const { fallbacks } = expression;
+  if (!fallbacks) return { text: evaluateExpression(expression, context), from: expression };
+  for (const operand of [expression, ...fallbacks]) {
+    try {
+      return { text: evaluateExpression(operand, context), from: operand };
+    } catch (error) {
+      if (!(error instanceof KeyValueMissingError)) throw error;
+    }
+  }
+  throw new KeyValueMissingError(
+    [expression, ...fallbacks].map((operand) => operand.source).join(' ?? '),
+  );
 }
 
 const NAMED_ROOTS: ReadonlySet<string> = new Set([

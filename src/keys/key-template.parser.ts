@@ -4,11 +4,16 @@
  * element has, so evaluation reads every segment the same way.
  */
 export interface KeyExpression {
-  /** The expression as written, without `#{ }` and surrounding spaces, e.g. `body.phone`. */
+  /** The operand as written, without `#{ }` and surrounding spaces, e.g. `body.phone`. */
   readonly source: string;
   /** `params`, `query`, `body`, `headers`, `user`, `ip`, `method`, `path`, or a bare name. */
   readonly root: string;
   readonly path: readonly string[];
+  /**
+   * The operands after `??`, tried in order while the ones before are missing or empty:
+   * `#{headers['x-api-key'] ?? ip}`. Absent without `??`.
+   */
+  readonly fallbacks?: readonly KeyExpression[];
 }
 
 /**
@@ -51,7 +56,8 @@ const DIGITS = /[0-9]+/y;
 /**
  * Parses a key template: text mixed with `#{expr}` parts, or a single `#expr` that is the
  * whole key (`'#body.phone'`). An expression is a name followed by any of `.name`, `?.name`,
- * `['literal']` (single or double quotes, no escapes) and `[0]`; nothing else. Every `#` must
+ * `['literal']` (single or double quotes, no escapes) and `[0]`; nothing else. Inside braces,
+ * `a ?? b ?? c` takes the first operand that is present. Every `#` must
  * start an expression, so a mistyped `'sms:#body.phone'` fails instead of silently becoming
  * one constant key shared by every request. Header names are lower-cased, as Node stores them.
  *
@@ -103,8 +109,30 @@ class ExpressionReader {
   read(): KeyExpression {
     const braced = this.openAt >= 0;
     if (braced) this.skipSpaces();
+    if (braced && this.template[this.position] === '}') this.fail('empty expression');
+    const first = this.operand();
+    const fallbacks: KeyExpression[] = [];
+    if (braced) {
+      this.skipSpaces();
+      while (this.template.startsWith('??', this.position)) {
+        this.position += 2;
+        this.skipSpaces();
+        fallbacks.push(this.operand());
+        this.skipSpaces();
+      }
+    }
+    if (braced && this.template[this.position] === '}') {
+      this.position += 1;
+    } else if (braced || this.position < this.template.length) {
+      this.fail(`unexpected '${this.template[this.position]}'`);
+    }
+    if (fallbacks.length === 0) return first;
+    return Object.freeze({ ...first, fallbacks: Object.freeze(fallbacks) });
+  }
+
+  /** One operand: a name, then any of `.name`, `?.name`, `['literal']`, `[0]`. */
+  private operand(): KeyExpression {
     const start = this.position;
-    if (braced && this.template[start] === '}') this.fail('empty expression');
     const root = this.name('expected a name');
     const path: string[] = [];
     for (;;) {
@@ -122,16 +150,9 @@ class ExpressionReader {
         break;
       }
     }
-    const end = this.position;
-    if (braced) this.skipSpaces();
-    if (braced && this.template[this.position] === '}') {
-      this.position += 1;
-    } else if (braced || this.position < this.template.length) {
-      this.fail(`unexpected '${this.template[this.position]}'`);
-    }
     if (root === 'headers' && path.length > 0) path[0] = path[0].toLowerCase();
     return Object.freeze({
-      source: this.template.slice(start, end),
+      source: this.template.slice(start, this.position),
       root,
       path: Object.freeze(path),
     });

@@ -79,7 +79,7 @@ describe.each(PLATFORMS)('USER limits with a user set by middleware on %s', (pla
     const anonymous = await as(undefined, '/me/template');
     expect([anonymous.status, anonymous.body.message]).toEqual([
       400,
-      "Missing value for key expression 'user?.id'",
+      'Missing a value this request is rate-limited by',
     ]);
   });
 });

@@ -66,7 +66,7 @@ describe('non-HTTP contexts', () => {
     expect(await send('sms', { phone: '+2' })).toEqual({ sent: '+2' });
     await expect(send('sms', {})).rejects.toMatchObject({
       statusCode: 400,
-      message: "Missing value for key expression 'phone'",
+      message: 'Missing a value this request is rate-limited by',
     });
   });
 
