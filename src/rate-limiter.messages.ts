@@ -1,3 +1,5 @@
+import { didYouMean } from './did-you-mean';
+
 /**
  * Every configuration error message, in one place, so tests can assert the exact text.
  * `where` names the limit: `@RateLimit on SmsController.send`, or `rateLimiter(...)`.
@@ -20,11 +22,26 @@ function hours(seconds: number): string {
     : `${Math.round(seconds / 360) / 10} hours`;
 }
 
+const isString = (value: unknown): value is string => typeof value === 'string';
+
+function suggest(typed: string, known: readonly string[]): string {
+  const near = didYouMean(typed, known);
+  return near === undefined ? '' : ` (did you mean ${show(near)}?)`;
+}
+
 export const limiterMessages = {
   invalidOption: (where: string, option: string, value: unknown, expected: string): string =>
     `${where}: option '${option}' must be ${expected}, got ${show(value)}`,
-  unknownOption: (where: string, option: string, known: readonly string[]): string =>
-    `${where}: unknown option '${option}'; the options are ${known.join(', ')}`,
+  /** Every unknown option at once, each with the known one it is closest to, if any. */
+  unknownOptions: (where: string, unknown: readonly string[], known: readonly string[]): string => {
+    const named = unknown.map((name) => show(name) + suggest(name, known));
+    const options = unknown.length === 1 ? 'option' : 'options';
+    return `${where}: unknown ${options} ${named.join(', ')}; the options are ${known.join(', ')}`;
+  },
+  /** A value outside a fixed set (an enum): the set, and the value it is closest to. */
+  invalidChoice: (where: string, option: string, value: unknown, choices: readonly unknown[]) =>
+    `${where}: option '${option}' must be one of ${choices.map(show).join(', ')}, got ${show(value)}` +
+    (typeof value === 'string' ? suggest(value, choices.filter(isString)) : ''),
   conflictingOptions: (where: string, first: string, second: string): string =>
     `${where}: options '${first}' and '${second}' exclude each other; pass only one`,
   unguardedGateway: (handler: string): string =>

@@ -38,18 +38,22 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
   const fail = (option: string, value: unknown, expected: string): never => {
     throw new LimiterConfigError(limiterMessages.invalidOption(WHERE, option, value, expected));
   };
-  for (const name of Object.keys(options)) {
-    if (!MODULE_OPTION_NAMES.includes(name)) {
-      throw new LimiterConfigError(limiterMessages.unknownOption(WHERE, name, MODULE_OPTION_NAMES));
-    }
+  const unknown = Object.keys(options).filter((name) => !MODULE_OPTION_NAMES.includes(name));
+  if (unknown.length > 0) {
+    throw new LimiterConfigError(
+      limiterMessages.unknownOptions(WHERE, unknown, MODULE_OPTION_NAMES),
+    );
   }
   if (options.redis !== undefined && options.store !== undefined) {
     throw new LimiterConfigError(limiterMessages.conflictingOptions(WHERE, 'redis', 'store'));
   }
   const { onStoreError, storeTimeout, headers, keyPrefix, global } = options;
-  if (onStoreError !== undefined && !POLICIES.includes(onStoreError)) {
-    fail('onStoreError', onStoreError, `one of 'allow', 'deny', 'fallback'`);
-  }
+  const choice = (option: string, value: unknown, choices: readonly unknown[]) => {
+    if (value !== undefined && !choices.includes(value)) {
+      throw new LimiterConfigError(limiterMessages.invalidChoice(WHERE, option, value, choices));
+    }
+  };
+  choice('onStoreError', onStoreError, POLICIES);
   if (
     storeTimeout !== undefined &&
     !(
@@ -61,9 +65,7 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
   ) {
     fail('storeTimeout', storeTimeout, `a number of milliseconds > 0 and <= ${MAX_TIMER_MS}`);
   }
-  if (headers !== undefined && !HEADER_MODES.includes(headers)) {
-    fail('headers', headers, `one of 'legacy', 'ietf', 'both', false`);
-  }
+  choice('headers', headers, HEADER_MODES);
   if (keyPrefix !== undefined && typeof keyPrefix !== 'string') {
     fail('keyPrefix', keyPrefix, 'a string');
   }

@@ -13,8 +13,11 @@ export interface KeyOptions {
   key?: string;
   /** Prepended to the key part; each decorator has its own default. */
   prefix?: string;
-  /** How the key is built; default METHOD, or CUSTOM when `key` is given. */
-  limitType?: LimitType;
+  /**
+   * How the key is built; default METHOD, or CUSTOM when `key` is given. The enum or its
+   * value as a string: `LimitType.USER` or `'USER'`.
+   */
+  limitType?: LimitType | `${LimitType}`;
   /** When it returns true, the limit is not evaluated for the request (no store call). */
   skip?: SkipPredicate;
   /** Evaluate and count, but never refuse or delay; report `shadow-denied` instead. */

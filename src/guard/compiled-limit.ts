@@ -100,9 +100,12 @@ export function defaultNameOf(definition: LimitDefinition): string {
   return typeof prefix === 'string' ? policyNameOf(prefix, kind) : kind.name;
 }
 
+const LIMIT_TYPES: readonly string[] = Object.values(LimitType);
+
 /** A `key` template without `limitType` means CUSTOM; neither means METHOD. */
 function limitTypeOf(options: LimitDefinition['options']): LimitType {
-  return options.limitType ?? (options.key ? LimitType.CUSTOM : LimitType.METHOD);
+  // 'USER' and LimitType.USER are one value: the enum's values are its names.
+  return (options.limitType ?? (options.key ? LimitType.CUSTOM : LimitType.METHOD)) as LimitType;
 }
 
 /**
@@ -124,18 +127,12 @@ export function compileLimit(
   const where = `${definition.decorator} on ${handlerName}`;
   const kind = kindOf(definition);
   const { options } = definition;
-  const known = [...KEY_OPTION_NAMES, ...kind.optionNames, ...variantSwitches(definition.kind)];
-  for (const name of Object.keys(options)) {
-    if (!known.includes(name)) {
-      throw new LimiterConfigError(
-        limiterMessages.invalidOption(
-          where,
-          name,
-          options[name],
-          `one of ${[...new Set(known)].join(', ')} (unknown option)`,
-        ),
-      );
-    }
+  const known = [
+    ...new Set([...KEY_OPTION_NAMES, ...kind.optionNames, ...variantSwitches(definition.kind)]),
+  ];
+  const unknown = Object.keys(options).filter((name) => !known.includes(name));
+  if (unknown.length > 0) {
+    throw new LimiterConfigError(limiterMessages.unknownOptions(where, unknown, known));
   }
   const prefix = prefixOf(definition, kind);
   if (typeof prefix !== 'string') {
@@ -193,9 +190,9 @@ function compileKey(
 ): CompiledKey {
   const template = options.key ?? '';
   const limitType = limitTypeOf(options);
-  if (!Object.values(LimitType).includes(limitType)) {
+  if (!LIMIT_TYPES.includes(limitType)) {
     throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'limitType', limitType, 'a LimitType'),
+      limiterMessages.invalidChoice(where, 'limitType', limitType, LIMIT_TYPES),
     );
   }
   if (typeof template !== 'string') {

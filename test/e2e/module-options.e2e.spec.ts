@@ -20,6 +20,10 @@ describe('module options are checked at start-up', () => {
       `option 'headers' must be one of 'legacy', 'ietf', 'both', false, got 'draft'`,
     ],
     [{ onDecision: 'log' }, `option 'onDecision' must be a function, got 'log'`],
+    [
+      { prefix: 'api:', storeTimout: 100 },
+      `unknown options 'prefix' (did you mean 'keyPrefix'?), 'storeTimout' (did you mean 'storeTimeout'?); the options are `,
+    ],
   ])('%p', async (options, message) => {
     const moduleRef = Test.createTestingModule({
       imports: [RateLimiterModule.forRoot(options as RateLimiterModuleOptions)],

@@ -58,7 +58,7 @@ describe('module options that cannot work fail start-up, naming the option', () 
   it.each([
     [
       { prefix: 'api:' },
-      "RateLimiterModule: unknown option 'prefix'; the options are redis, store, keyPrefix, cache, onStoreError, storeTimeout, headers, resolveUser, resolveIp, global, onDecision, ipv6Subnet",
+      "RateLimiterModule: unknown option 'prefix' (did you mean 'keyPrefix'?); the options are redis, store, keyPrefix, cache, onStoreError, storeTimeout, headers, resolveUser, resolveIp, global, onDecision, ipv6Subnet",
     ],
     [
       { redis: 'redis://127.0.0.1:1', store: new MemoryStore() },

@@ -43,6 +43,6 @@ export function countOption(value: unknown, where: string): 'failures' | 'succes
   if (value === undefined || value === 'all') return undefined;
   if (value === 'failures' || value === 'successes') return value;
   throw new LimiterConfigError(
-    limiterMessages.invalidOption(where, 'count', value, "'all', 'failures' or 'successes'"),
+    limiterMessages.invalidChoice(where, 'count', value, ['all', 'failures', 'successes']),
   );
 }

@@ -41,13 +41,13 @@ describe('block and count options', () => {
 
   it('refuses an unknown count mode', () => {
     expect(() => compile('fixedWindow', '@CountLimit', { count: 'errors' })).toThrow(
-      "@CountLimit on AuthController.login: option 'count' must be 'all', 'failures' or 'successes', got 'errors'",
+      "@CountLimit on AuthController.login: option 'count' must be one of 'all', 'failures', 'successes', got 'errors'",
     );
   });
 
   it('has no block or count on @ConcurrencyLimit', () => {
     expect(() => compile('concurrency', '@ConcurrencyLimit', { max: 1, block: 5 })).toThrow(
-      "option 'block' must be one of",
+      "unknown option 'block'; the options are name, key, prefix, limitType, skip, shadow, max, lease",
     );
   });
 
