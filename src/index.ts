@@ -1,5 +1,6 @@
 // The public API. Anything not exported here is internal.
 export type { Decision } from './algorithms/decision';
+export type { Duration, Seconds } from './algorithms/duration';
 export type { LimiterAlgorithm, MemoryStep } from './algorithms/limiter-algorithm';
 export type { TokenBucketOptions } from './algorithms/token-bucket/token-bucket.model';
 export type { FixedWindowOptions } from './algorithms/fixed-window/fixed-window.model';
