@@ -1,5 +1,12 @@
 import { escapeKeyText } from './key-builder';
 import type { CompiledKeyTemplate, KeyExpression } from './key-template.parser';
+import {
+  KeyValueConflictError,
+  KeyValueInvalidError,
+  KeyValueMissingError,
+} from './key-value.errors';
+
+export { KeyValueConflictError, KeyValueInvalidError, KeyValueMissingError };
 
 /**
  * What a key expression can read: the parts of the current request. Fields are `unknown`
@@ -22,57 +29,6 @@ export interface KeyContext {
   method?: string;
   /** The request path. */
   path?: string;
-}
-
-/**
- * A key expression found no value, or an empty string, in the request.
- * The guard answers 400 Bad Request naming the expression.
- *
- * @publicApi
- */
-export class KeyValueMissingError extends Error {
-  override readonly name = 'KeyValueMissingError';
-
-  constructor(readonly expression: string) {
-    super(`Missing value for key expression '${expression}'`);
-  }
-}
-
-/**
- * A key expression found a value that cannot be part of a key (an object, an array, a
- * function, a non-finite number). The guard answers 400 Bad Request naming the expression.
- *
- * @publicApi
- */
-export class KeyValueInvalidError extends Error {
-  override readonly name = 'KeyValueInvalidError';
-
-  constructor(
-    readonly expression: string,
-    readonly got: string,
-  ) {
-    super(`Key expression '${expression}' must be a string or number, got ${got}`);
-  }
-}
-
-/**
- * A bare name (`#{phone}`) found in more than one of `params`, `query` and `body` with
- * different values: taking either would let a client pick its own key (`?phone=` beside the
- * body's phone). The guard answers 400 Bad Request naming the expression.
- *
- * @publicApi
- */
-export class KeyValueConflictError extends Error {
-  override readonly name = 'KeyValueConflictError';
-
-  constructor(
-    readonly expression: string,
-    readonly sources: readonly string[],
-  ) {
-    super(
-      `Key expression '${expression}' has different values in ${sources.join(' and ')}: name one, e.g. '${sources[sources.length - 1]}.${expression}'`,
-    );
-  }
 }
 
 const hasOwn = (target: object, name: string): boolean =>
