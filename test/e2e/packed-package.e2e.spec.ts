@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 /**
- * The package as a user gets it: `npm pack` (after `npm run build`, which `npm test` runs
- * first), installed from the tarball into a fresh app whose other dependencies are links to
+ * The package as a user gets it, as the README's Install says: `npm pack` on a checkout
+ * without `lib/` (its `prepare` script builds it), installed from the tarball into a fresh app whose other dependencies are links to
  * this repository's node_modules, so no network is needed. The app compiles against the
  * published typings (root and `nestjs-limiter/testing`, with both module resolutions) and
  * runs a guarded route.
@@ -91,9 +91,10 @@ describe('the packed package in a fresh app', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'nestjs-limiter-pack-'));
     app = join(dir, 'app');
-    const [packed] = JSON.parse(
-      run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], ROOT),
-    );
+    rmSync(join(ROOT, 'lib'), { recursive: true, force: true });
+    const output = run('npm', ['pack', '--json', '--pack-destination', dir], ROOT);
+    // `prepare` prints the build's own output before the JSON.
+    const [packed] = JSON.parse(output.slice(output.indexOf('[\n')));
     mkdirSync(join(app, 'node_modules', '@nestjs'), { recursive: true });
     mkdirSync(join(app, 'node_modules', '@types'), { recursive: true });
     const dependencies: Record<string, string> = {};

@@ -1,11 +1,17 @@
 import * as ts from 'typescript';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readmeBlocks, ROOT, writeTsBlocks } from './readme-blocks';
 
 describe('README', () => {
-  it('starts with npm install nestjs-limiter', () => {
+  it('starts with installing the package from the tarball npm pack writes', () => {
     const [first] = readmeBlocks();
-    expect(first).toMatchObject({ language: 'bash', code: 'npm install nestjs-limiter\n' });
+    const { name, version, scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    // Until the package is on the registry; `npm pack` builds it through `prepare`.
+    expect(scripts.prepare).toBe('npm run build');
+    expect(first.language).toBe('bash');
+    expect(first.code).toContain('npm ci && npm pack');
+    expect(first.code).toContain(`npm install ../nestjs-limiter/${name}-${version}.tgz`);
   });
 
   it('every ts block is complete and type-checks against the package source', () => {
