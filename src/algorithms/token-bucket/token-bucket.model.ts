@@ -165,9 +165,10 @@ function bucketSize(options: TokenBucketOptions, rate: number, where: string): n
   return rate * burst;
 }
 
-/** The bucket's accumulation in seconds (`burst`, or `capacity / rate`). */
+/** The bucket's accumulation in seconds (`burst`, or `capacity / rate`), to the µs. */
 export function burstSeconds(params: TokenBucketParams): number {
-  return (params.maxPermits * params.intervalMicros) / 1_000_000;
+  // Whole µs: 1/60 permits a second times 60 s is 60.000000000000004 s in doubles.
+  return Math.round(params.maxPermits * params.intervalMicros) / 1_000_000;
 }
 
 /**

@@ -8,6 +8,7 @@ import { concurrencyParams } from '../../../src/algorithms/concurrency/concurren
 import { fixedWindowParams } from '../../../src/algorithms/fixed-window/fixed-window.model';
 import { slidingWindowParams } from '../../../src/algorithms/sliding-window/sliding-window.model';
 import {
+  burstSeconds,
   tokenBucketParams,
   tokenBucketRequest,
 } from '../../../src/algorithms/token-bucket/token-bucket.model';
@@ -183,5 +184,16 @@ describe('numbers that look like milliseconds', () => {
     [1500, '1500ms'],
   ])('writes %d ms as %s', (milliseconds, text) => {
     expect(durationOfMilliseconds(milliseconds)).toBe(text);
+  });
+});
+
+describe('the policy window of a token bucket', () => {
+  it.each([
+    [{ rate: 1 / 60, burst: 60 }, 60],
+    [{ rate: 1 / 60, capacity: 1 }, 60],
+    [{ rate: 1 / 3, capacity: 7 }, 21],
+    [{ rate: 10, burst: '100ms' as const }, 0.1],
+  ])('%p fills in %d s', (options, seconds) => {
+    expect(burstSeconds(tokenBucketParams(options))).toBe(seconds);
   });
 });
