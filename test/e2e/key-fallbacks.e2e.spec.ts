@@ -1,4 +1,5 @@
 import { Controller, Get, INestApplication, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
 import Redis from 'ioredis';
 import { CountLimit, RateLimiterModule } from '../../src';
 import { CaptureLogger } from '../helpers/capture-logger';
@@ -112,4 +113,23 @@ describe.each(PLATFORMS)('key fallbacks on Redis (%s)', (platform) => {
       },
     ]);
   });
+});
+
+it('a chain with a syntax error fails start-up naming the class, method and template', async () => {
+  @Controller()
+  class BrokenChainController {
+    @Get()
+    @CountLimit({ key: "api:#{headers['x-api-key'] ??}", limit: 1, period: 60 })
+    handle() {
+      return 'ok';
+    }
+  }
+  @Module({ imports: [RateLimiterModule.forRoot()], controllers: [BrokenChainController] })
+  class AppModule {}
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+  const app = moduleRef.createNestApplication({ logger: false });
+  await expect(app.init()).rejects.toThrow(
+    "@CountLimit on BrokenChainController.handle: Invalid key template 'api:#{headers['x-api-key'] ??}': expected a name at position 29",
+  );
+  await app.close();
 });
