@@ -12,7 +12,7 @@ import {
 } from '../keys/key-template.parser';
 import { LimitType } from '../keys/limit-type.enum';
 import { limiterMessages } from '../rate-limiter.messages';
-import { SkipPredicate } from './limit-context';
+import { SettleFunction, SkipPredicate } from './limit-context';
 import { compileAlgorithm, Resolver } from './resolvable-options';
 
 /** What a key may depend on, resolved once per request. */
@@ -42,6 +42,8 @@ interface LimitBase {
   skip?: SkipPredicate;
   /** Counted but never enforced (the decorator's `shadow`, else the module's). */
   shadow: boolean;
+  /** The request's real cost once its handler has finished (the decorator's `settle`). */
+  settle?: SettleFunction;
 }
 
 /** One limit of one handler, validated and compiled at start-up. */
@@ -58,7 +60,7 @@ export interface ResolvableLimit extends LimitBase {
 /** A limit as the plan holds it. */
 export type PlannedLimit = CompiledLimit | ResolvableLimit;
 
-const KEY_OPTION_NAMES = ['name', 'key', 'prefix', 'limitType', 'skip', 'shadow'];
+const KEY_OPTION_NAMES = ['name', 'key', 'prefix', 'limitType', 'skip', 'shadow', 'settle'];
 
 /**
  * What decides a limit's keys: two limits of one kind with the same spec on one handler
@@ -152,6 +154,7 @@ export function compileLimit(
       limiterMessages.invalidOption(where, 'shadow', shadow, 'a boolean'),
     );
   }
+  const settle = settleOption(options.settle, kind, where);
   const { name = derivedName } = options;
   if (typeof name !== 'string' || name === '') {
     throw new LimiterConfigError(
@@ -161,6 +164,7 @@ export function compileLimit(
   const base: LimitBase = {
     skip,
     shadow,
+    settle,
     where,
     name,
     policyName: policyNameOf(prefix, kind),
@@ -177,6 +181,23 @@ export function compileLimit(
     Object.freeze({ ...base, ...run }),
   );
   return 'run' in compiled ? compiled.run : { ...base, resolve: compiled.resolve };
+}
+
+/**
+ * A `settle` function, on a kind that can correct what it took both ways: give back (its
+ * refund) and take more (its charge). Concurrency slots are all given back anyway.
+ */
+function settleOption(value: unknown, kind: LimitKind, where: string): SettleFunction | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'function') {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'settle', value, 'a function'),
+    );
+  }
+  if (!kind.ops?.refund || !kind.ops.charge) {
+    throw new LimiterConfigError(limiterMessages.settleUnsupported(where));
+  }
+  return value as SettleFunction;
 }
 
 interface CompiledKey {

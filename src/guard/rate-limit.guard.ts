@@ -27,7 +27,7 @@ import { decisionEvent, emitEvent } from './rate-limit-event';
 import { GuardedRequest, readRequest } from './request-facts';
 import { giveBack, Taken } from './taken-permits';
 import { DecisionGroup } from '../stores/decision-group';
-import { countOutcomes } from './counted-outcomes';
+import { settleAfterHandler } from './settlement';
 
 /** nginx's status for a request whose client closed the connection before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -114,7 +114,9 @@ export class RateLimitGuard implements CanActivate {
       );
       throw forContext(context, new HttpException('Client Closed Request', CLIENT_CLOSED_REQUEST));
     }
-    countOutcomes(context, response, outcomes, this.store, this.logger);
+    settleAfterHandler(context, response, outcomes, this.store, this.logger, () => {
+      return new RequestLimitContext(context, read.request, facts);
+    });
     return true;
   }
 
