@@ -58,4 +58,5 @@ export type { CountMode, StateOptions } from './algorithms/state-ops/state-optio
 export { CountOutcomeInterceptor } from './guard/count-outcome.interceptor';
 export type { RateLimitOutcome } from './guard/rate-limit-event';
 export type { LimitContext, Resolvable, SkipPredicate } from './guard/limit-context';
+export type { HandlerOutcome, SettleFunction } from './guard/limit-context';
 export type { ResolvableOptions } from './guard/limit-context';
