@@ -37,6 +37,11 @@ export {
 export { RateLimitGuard } from './guard/rate-limit.guard';
 export { RateLimitExceededException } from './errors/rate-limit-exceeded.exception';
 export type { RateLimitExceededBody } from './errors/rate-limit-exceeded.exception';
+export {
+  RateLimitProblemException,
+  QUOTA_EXCEEDED_TYPE,
+} from './errors/rate-limit-problem.exception';
+export type { RateLimitProblemBody } from './errors/rate-limit-problem.exception';
 export { SlidingWindowLimit } from './algorithms/sliding-window/sliding-window.decorator';
 export type { SlidingWindowLimitOptions } from './algorithms/sliding-window/sliding-window.decorator';
 export { ConcurrencyLimit } from './algorithms/concurrency/concurrency.decorator';

@@ -35,8 +35,6 @@ interface LimitBase {
   name: string;
   /** Every key {@link key} can return, to find limits of two kinds that could share one. */
   keyForm: KeyForm;
-  /** The policy name in IETF headers: the decorator's prefix without its colon. */
-  policyName: string;
   key(facts: RequestFacts): string;
   /** The decorator's `skip` predicate, if any. */
   skip?: SkipPredicate;
@@ -167,7 +165,6 @@ export function compileLimit(
     settle,
     where,
     name,
-    policyName: policyNameOf(prefix, kind),
     kind: kind.name,
     ...compileKey(
       options,

@@ -10,6 +10,7 @@ import {
 } from '@nestjs/common';
 import { Decision } from '../algorithms/decision';
 import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception';
+import { RateLimitProblemException } from '../errors/rate-limit-problem.exception';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
@@ -86,7 +87,9 @@ export class RateLimitGuard implements CanActivate {
     if (outcomes.length === 0) return true; // store unavailable under 'allow'
 
     const denied = enforced.filter((outcome) => !outcome.decision.allowed);
-    if (enforced.length > 0) this.describe(response, denied.length > 0 ? denied : enforced);
+    if (enforced.length > 0) {
+      this.describe(response, enforced, denied.length > 0 ? denied : enforced);
+    }
     if (denied.length > 0) {
       this.releaseSlots(outcomes);
       // All or nothing: a denied request keeps nothing any other limit gave it.
@@ -96,9 +99,10 @@ export class RateLimitGuard implements CanActivate {
           ({ limit, decision }) => limit.retryAfterMs?.(decision) ?? decision.retryAfterMs,
         ),
       );
+      const violated = denied.map((outcome) => outcome.limit.name);
       throw forContext(
         context,
-        this.createException(setRetryAfter(response, retryAfterMs), context),
+        this.createException(setRetryAfter(response, retryAfterMs), context, violated),
       );
     }
     this.holdSlots(outcomes, context, response);
@@ -145,8 +149,18 @@ export class RateLimitGuard implements CanActivate {
     );
   };
 
-  /** The 429 thrown on denial; override to change its body or type. */
-  protected createException(retryAfterSeconds: number, _context: ExecutionContext): HttpException {
+  /**
+   * The 429 thrown on denial; override to change its body or type. `violatedPolicies` are
+   * the names of the limits that denied it.
+   */
+  protected createException(
+    retryAfterSeconds: number,
+    context: ExecutionContext,
+    violatedPolicies: readonly string[] = [],
+  ): HttpException {
+    if (this.options.problemDetails && context.getType() === 'http') {
+      return new RateLimitProblemException(retryAfterSeconds, violatedPolicies);
+    }
     return new RateLimitExceededException(retryAfterSeconds);
   }
 
@@ -197,14 +211,17 @@ export class RateLimitGuard implements CanActivate {
     return null;
   }
 
-  /** Headers describe the limit with the least remaining. */
-  private describe(response: unknown, outcomes: Outcome[]): void {
+  /**
+   * Legacy headers describe the limit with the least remaining among `tightestOf` (the
+   * denying limits of a denied request); IETF headers every limit that applied.
+   */
+  private describe(response: unknown, enforced: Outcome[], tightestOf: Outcome[]): void {
     if (!response || this.headers === false) return;
-    let tightest = outcomes[0];
-    for (const outcome of outcomes) {
+    let tightest = tightestOf[0];
+    for (const outcome of tightestOf) {
       if (outcome.decision.remaining < tightest.decision.remaining) tightest = outcome;
     }
-    setLimitHeaders(response, this.headers, tightest.limit, tightest.decision);
+    setLimitHeaders(response, this.headers, enforced, tightest);
   }
 
   private holdSlots(outcomes: Outcome[], context: ExecutionContext, response: unknown): void {
