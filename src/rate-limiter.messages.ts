@@ -37,7 +37,7 @@ export const limiterMessages = {
   duplicateName: (where: string, name: string): string =>
     `${where}: the name '${name}' is given to two limits of this handler; each limit's name must be unique on its handler`,
   settleUnsupported: (where: string): string =>
-    `${where}: option 'settle' needs a limit that can give permits back and take more; this one cannot (a concurrency slot is given back whole when the work ends)`,
+    `${where}: option 'settle' needs a limit that can both give permits back and take more after the handler; this one cannot (a concurrency slot is always given back whole when the work ends)`,
   emptyClientIp: (where: string): string =>
     `${where}: the client IP is empty (a server listening on a unix socket, or a transport without addresses), so every such request shares one key. Pass resolveIp to key them apart`,
 };

@@ -1,6 +1,8 @@
-import { Controller, Get, Module, Query } from '@nestjs/common';
+import { BadRequestException, Controller, Get, Module, Query, Req, Res } from '@nestjs/common';
 import { RateLimit, RateLimiterFactory, RateLimiterModule, SettleFunction } from '../../src';
 import { CaptureLogger } from '../helpers/capture-logger';
+import { eventually } from '../helpers/eventually';
+import { hangUp } from '../helpers/hang-up';
 import { call, PLATFORMS, startApp } from '../helpers/http';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
@@ -31,6 +33,36 @@ class LlmController {
   })
   complete(@Query('used') used: string) {
     return { used: used === 'bad' ? -1 : Number(used) };
+  }
+
+  /** Answers 20 ms after returning, passport-style; the cost is known only then. */
+  @Get('late')
+  @RateLimit({
+    ...small,
+    key: 'late:#{query.user}',
+    permits: 10,
+    settle: (ctx) => ctx.request.used ?? 10,
+  })
+  late(@Req() request: any, @Res() response: any) {
+    setTimeout(() => {
+      request.used = 3;
+      if (typeof response.json === 'function') response.json({ used: 3 });
+      else response.send({ used: 3 });
+    }, 20);
+  }
+
+  /** Only successes count: a failure costs nothing, a success what it used. */
+  @Get('counted')
+  @RateLimit({
+    ...small,
+    key: 'counted:#{query.user}',
+    permits: 10,
+    count: 'successes',
+    settle: usedTokens,
+  })
+  counted(@Query('used') used: string) {
+    if (used === 'fail') throw new BadRequestException();
+    return { used: Number(used) };
   }
 
   @Get('fails')
@@ -114,5 +146,21 @@ describe.each(PLATFORMS)('settle: the real cost after the handler, on %s', (plat
   it('a handler that throws is settled with its error', async () => {
     expect((await call(port, { path: '/llm/fails' })).status).toBe(500);
     expect(await peek({ ...small, key: 'fails' })).toBe(28);
+  });
+
+  it('an @Res() handler settles when it answers, whenever its client left', async () => {
+    const late = () => peek({ ...small, key: `late:${user}` });
+    expect((await call(port, { path: `/llm/late?user=${user}` })).body).toEqual({ used: 3 });
+    expect(await eventually(() => late(), 27)).toBe(27);
+    await hangUp(port, `/llm/late?user=${user}`, 5);
+    expect(await eventually(() => late(), 24)).toBe(24);
+  });
+
+  it("with count: 'successes', a failure costs nothing and a success what it used", async () => {
+    const counted = () => peek({ ...small, key: `counted:${user}` });
+    expect((await call(port, { path: `/llm/counted?used=fail&user=${user}` })).status).toBe(400);
+    expect(await counted()).toBe(30);
+    expect((await call(port, { path: `/llm/counted?used=4&user=${user}` })).status).toBe(200);
+    expect(await counted()).toBe(26);
   });
 });
