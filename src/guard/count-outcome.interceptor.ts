@@ -13,6 +13,7 @@ import {
   catchError,
   concatWith,
   defer,
+  finalize,
   ignoreElements,
   mergeMap,
   tap,
@@ -41,6 +42,7 @@ export class CountOutcomeInterceptor implements NestInterceptor {
     const settle = takeSettle(context);
     if (!settle) return next.handle();
     let result: unknown;
+    let handedOver = false;
     const afterResult = defer(() => {
       if (
         context.getType() === 'http' &&
@@ -48,6 +50,7 @@ export class CountOutcomeInterceptor implements NestInterceptor {
       ) {
         const raw = rawResponse(context.switchToHttp().getResponse());
         if (raw) {
+          handedOver = true;
           whenAnswered(raw, (status) => void settle({ failed: status >= 400, result }));
           return EMPTY;
         }
@@ -68,6 +71,10 @@ export class CountOutcomeInterceptor implements NestInterceptor {
           ignoreElements(),
         ),
       ),
+      // A subscriber that leaves early (an SSE client gone): the stream so far decides.
+      finalize(() => {
+        if (!handedOver) void settle({ failed: statusOf(context) >= 400, result });
+      }),
     );
   }
 }

@@ -1,8 +1,9 @@
-import { Controller, Get, Res } from '@nestjs/common';
+import { Controller, Get, MessageEvent, Res, Sse } from '@nestjs/common';
+import { interval, map, Observable, take } from 'rxjs';
 import { SlidingWindowLimit } from '../../src';
 import { useAppOnRedis } from '../helpers/app-on-redis';
 import { eventually } from '../helpers/eventually';
-import { hangUp, pause } from '../helpers/hang-up';
+import { download, hangUp, pause } from '../helpers/hang-up';
 import { call, PLATFORMS } from '../helpers/http';
 
 const HANDLER_MS = 200;
@@ -35,6 +36,16 @@ class CountController {
   login(@Res() response: any) {
     runs.login++;
     answerLater(response, 401, 20);
+  }
+
+  /** A stream of 20 events, one every 50 ms; only failures count. */
+  @Sse('events')
+  @SlidingWindowLimit({ key: 'events', limit: 5, window: 60, count: 'failures' })
+  events(): Observable<MessageEvent> {
+    return interval(50).pipe(
+      take(20),
+      map((i) => ({ data: { i } })),
+    );
   }
 
   /** The same, answered 100 ms later: long after a client that leaves at 10 ms. */
@@ -86,5 +97,13 @@ describe.each(PLATFORMS)('count modes once the handler has started, on %s', (pla
     expect(await eventually(() => counted('late-login'), 5)).toBe(5);
     await pause(150); // the last handler's answer, to a client long gone
     expect(await counted('late-login')).toBe(5);
+  });
+
+  it("'failures': a stream whose client leaves was no failure: it gives its permit back", async () => {
+    const stream = download(env.port, '/count/events');
+    await stream.firstBytes;
+    expect(await counted('events')).toBe(1);
+    stream.abort();
+    expect(await eventually(() => counted('events'), 0)).toBe(0);
   });
 });
