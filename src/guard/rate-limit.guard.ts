@@ -26,9 +26,20 @@ import { keysOf } from './limit-keys';
 import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
 import { decisionEvent, emitEvent } from './rate-limit-event';
 import { GuardedRequest, readRequest } from './request-facts';
-import { giveBack, Taken } from './taken-permits';
+import { giveBack, reservedPermits, Taken } from './taken-permits';
 import { DecisionGroup } from '../stores/decision-group';
 import { settleAfterHandler } from './settlement';
+
+/** An allowed outcome as it stands once its permits are given back. */
+function asGivenBack(outcome: Outcome): Outcome {
+  const { decision } = outcome;
+  if (!decision.allowed) return outcome;
+  const remaining = Math.min(
+    Math.floor(decision.limit + 1e-9),
+    decision.remaining + reservedPermits(outcome),
+  );
+  return { ...outcome, decision: { ...decision, remaining } };
+}
 
 /** nginx's status for a request whose client closed the connection before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -88,7 +99,9 @@ export class RateLimitGuard implements CanActivate {
 
     const denied = enforced.filter((outcome) => !outcome.decision.allowed);
     if (enforced.length > 0) {
-      this.describe(response, enforced, denied.length > 0 ? denied : enforced);
+      if (denied.length === 0) this.describe(response, enforced, enforced);
+      // The allowed limits of a denied request keep nothing (all or nothing): say so.
+      else this.describe(response, enforced.map(asGivenBack), denied);
     }
     if (denied.length > 0) {
       this.releaseSlots(outcomes);
