@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Decision } from '../algorithms/decision';
 import { HeadersMode } from '../rate-limiter.options';
 import { CompiledLimit } from './compiled-limit';
+import { reservedPermits, Taken } from './taken-permits';
 
 /**
  * Sets a header on an Express response (Node's own `setHeader`, which Express's `header`
@@ -20,6 +21,34 @@ export interface DescribedLimit {
   limit: CompiledLimit;
   key: string;
   decision: Decision;
+}
+
+/**
+ * The headers of a request's enforced limits: legacy ones describe the limit with the
+ * least remaining among the denying ones (or all, when none denies); IETF ones every limit.
+ */
+export function describeLimits(
+  response: unknown,
+  mode: HeadersMode,
+  enforced: readonly Taken[],
+  denied: readonly Taken[],
+): void {
+  const tightestOf = denied.length > 0 ? denied : enforced;
+  let tightest = tightestOf[0];
+  for (const outcome of tightestOf) {
+    if (outcome.decision.remaining < tightest.decision.remaining) tightest = outcome;
+  }
+  // The allowed limits of a denied request keep nothing (all or nothing): say so.
+  const described = denied.length > 0 ? enforced.map(asGivenBack) : enforced;
+  setLimitHeaders(response, mode, described, tightest);
+}
+
+/** An allowed outcome as it stands once its permits are given back. */
+function asGivenBack(taken: Taken): DescribedLimit {
+  const { decision } = taken;
+  if (!decision.allowed) return taken;
+  const remaining = Math.min(quotaOf(decision), decision.remaining + reservedPermits(taken));
+  return { ...taken, decision: { ...decision, remaining } };
 }
 
 /**

@@ -23,23 +23,12 @@ import { waitWhileConnected } from './client-presence';
 import { RequestLimitContext } from './limit-context';
 import { LimitExplorer, LimitPlan } from './limit.explorer';
 import { keysOf } from './limit-keys';
-import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
+import { describeLimits, setRetryAfter } from './rate-limit-headers';
 import { decisionEvent, emitEvent } from './rate-limit-event';
 import { GuardedRequest, readRequest } from './request-facts';
-import { giveBack, reservedPermits, Taken } from './taken-permits';
+import { giveBack, Taken } from './taken-permits';
 import { DecisionGroup } from '../stores/decision-group';
 import { settleAfterHandler } from './settlement';
-
-/** An allowed outcome as it stands once its permits are given back. */
-function asGivenBack(outcome: Outcome): Outcome {
-  const { decision } = outcome;
-  if (!decision.allowed) return outcome;
-  const remaining = Math.min(
-    Math.floor(decision.limit + 1e-9),
-    decision.remaining + reservedPermits(outcome),
-  );
-  return { ...outcome, decision: { ...decision, remaining } };
-}
 
 /** nginx's status for a request whose client closed the connection before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -98,10 +87,8 @@ export class RateLimitGuard implements CanActivate {
     if (outcomes.length === 0) return true; // store unavailable under 'allow'
 
     const denied = enforced.filter((outcome) => !outcome.decision.allowed);
-    if (enforced.length > 0) {
-      if (denied.length === 0) this.describe(response, enforced, enforced);
-      // The allowed limits of a denied request keep nothing (all or nothing): say so.
-      else this.describe(response, enforced.map(asGivenBack), denied);
+    if (enforced.length > 0 && response && this.headers !== false) {
+      describeLimits(response, this.headers, enforced, denied);
     }
     if (denied.length > 0) {
       this.releaseSlots(outcomes);
@@ -222,19 +209,6 @@ export class RateLimitGuard implements CanActivate {
       return { limit, key, request, decision, atMs: performance.now(), group };
     }
     return null;
-  }
-
-  /**
-   * Legacy headers describe the limit with the least remaining among `tightestOf` (the
-   * denying limits of a denied request); IETF headers every limit that applied.
-   */
-  private describe(response: unknown, enforced: Outcome[], tightestOf: Outcome[]): void {
-    if (!response || this.headers === false) return;
-    let tightest = tightestOf[0];
-    for (const outcome of tightestOf) {
-      if (outcome.decision.remaining < tightest.decision.remaining) tightest = outcome;
-    }
-    setLimitHeaders(response, this.headers, enforced, tightest);
   }
 
   private holdSlots(outcomes: Outcome[], context: ExecutionContext, response: unknown): void {
