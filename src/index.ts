@@ -38,6 +38,11 @@ export {
 export { RateLimitGuard } from './guard/rate-limit.guard';
 export { RateLimitExceededException } from './errors/rate-limit-exceeded.exception';
 export type { RateLimitExceededBody } from './errors/rate-limit-exceeded.exception';
+export {
+  RateLimitProblemException,
+  QUOTA_EXCEEDED_TYPE,
+} from './errors/rate-limit-problem.exception';
+export type { RateLimitProblemBody } from './errors/rate-limit-problem.exception';
 export { SlidingWindowLimit } from './algorithms/sliding-window/sliding-window.decorator';
 export type { SlidingWindowLimitOptions } from './algorithms/sliding-window/sliding-window.decorator';
 export { ConcurrencyLimit } from './algorithms/concurrency/concurrency.decorator';
@@ -59,4 +64,5 @@ export type { CountMode, StateOptions } from './algorithms/state-ops/state-optio
 export { CountOutcomeInterceptor } from './guard/count-outcome.interceptor';
 export type { RateLimitOutcome } from './guard/rate-limit-event';
 export type { LimitContext, Resolvable, SkipPredicate } from './guard/limit-context';
+export type { HandlerOutcome, SettleFunction } from './guard/limit-context';
 export type { ResolvableOptions } from './guard/limit-context';

@@ -62,6 +62,8 @@ export const limiterMessages = {
     `${where}: the name '${name}' is given to two limits of this handler; each limit's name must be unique on its handler`,
   looksLikeMilliseconds: (where: string, option: string, value: number, meant: string): string =>
     `${where}: ${option} ${value} is in seconds (${hours(value)}); if you meant ${value} milliseconds, write ${option}: '${meant}'. Time options take seconds or a duration string ('500ms', '30s', '1m', '1h', '1d')`,
+  settleUnsupported: (where: string): string =>
+    `${where}: option 'settle' needs a limit that can both give permits back and take more after the handler; this one cannot (a concurrency slot is always given back whole when the work ends)`,
   emptyClientIp: (where: string): string =>
     `${where}: the client IP is empty (a server listening on a unix socket, or a transport without addresses), so every such request shares one key. Pass resolveIp to key them apart`,
 };

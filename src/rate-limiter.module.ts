@@ -9,7 +9,8 @@ import {
   ExecutionContext,
   Inject,
 } from '@nestjs/common';
-import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { RateLimitProblemFilter } from './guard/rate-limit-problem.filter';
 import { LimitExplorer } from './guard/limit.explorer';
 import { RateLimitGuard } from './guard/rate-limit.guard';
 import { UncoveredLimitsCheck } from './guard/uncovered-limits.check';
@@ -87,6 +88,8 @@ class GlobalRateLimitGuard implements CanActivate {
     GlobalRateLimitGuard,
     UncoveredLimitsCheck,
     { provide: APP_GUARD, useExisting: GlobalRateLimitGuard },
+    // Catches only the 429 of `problemDetails: true`.
+    { provide: APP_FILTER, useClass: RateLimitProblemFilter },
   ],
   // The guard's own dependencies are exported so `@UseGuards(RateLimitGuard)` resolves anywhere.
   exports: [

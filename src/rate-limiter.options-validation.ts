@@ -27,6 +27,7 @@ const MODULE_OPTIONS: { readonly [name in keyof Required<RateLimiterModuleOption
   ipv6Subnet: true,
   skip: true,
   shadow: true,
+  problemDetails: true,
 };
 const MODULE_OPTION_NAMES = Object.keys(MODULE_OPTIONS);
 
@@ -70,8 +71,11 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
     fail('keyPrefix', keyPrefix, 'a string');
   }
   if (global !== undefined && typeof global !== 'boolean') fail('global', global, 'a boolean');
-  const { shadow } = options;
+  const { shadow, problemDetails } = options;
   if (shadow !== undefined && typeof shadow !== 'boolean') fail('shadow', shadow, 'a boolean');
+  if (problemDetails !== undefined && typeof problemDetails !== 'boolean') {
+    fail('problemDetails', problemDetails, 'a boolean');
+  }
   const { ipv6Subnet } = options;
   if (
     ipv6Subnet !== undefined &&

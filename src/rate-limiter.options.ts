@@ -43,6 +43,12 @@ export interface RateLimiterModuleOptions {
   storeTimeout?: number;
   /** Rate-limit headers: 'legacy' (default) X-RateLimit-*, 'ietf' RateLimit/RateLimit-Policy, 'both', or false. */
   headers?: HeadersMode;
+  /**
+   * Denied HTTP requests answer `application/problem+json` (RFC 9457) with the IETF draft's
+   * `quota-exceeded` problem type and the names of the limits that denied it, instead of
+   * the JSON body `{ statusCode, message, retryAfter }`. Default false.
+   */
+  problemDetails?: boolean;
   /** The user id for USER limits, default `req.user?.id ?? req.user?.sub`. */
   resolveUser?: (request: any) => string | number | undefined;
   /** The client IP, default `req.ip` (which honours the app's trust-proxy setting). */

@@ -10,7 +10,7 @@ export const BUILT_IN_ALGORITHMS: readonly LimiterAlgorithm<any, any, any>[] = [
   ...LIMIT_KINDS.flatMap((kind) => {
     const ops = kind.ops;
     if (!ops) return [kind.algorithm];
-    const all = [kind.algorithm, ops.peek, ops.reset, ops.block];
-    return ops.refund ? [...all, ops.refund] : all;
+    const all = [kind.algorithm, ops.peek, ops.reset, ops.block, ops.refund, ops.charge];
+    return all.filter((algorithm) => algorithm !== undefined);
   }),
 ];

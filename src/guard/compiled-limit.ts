@@ -12,7 +12,7 @@ import {
 } from '../keys/key-template.parser';
 import { LimitType } from '../keys/limit-type.enum';
 import { limiterMessages } from '../rate-limiter.messages';
-import { SkipPredicate } from './limit-context';
+import { SettleFunction, SkipPredicate } from './limit-context';
 import { compileAlgorithm, Resolver } from './resolvable-options';
 
 /** What a key may depend on, resolved once per request. */
@@ -35,13 +35,13 @@ interface LimitBase {
   name: string;
   /** Every key {@link key} can return, to find limits of two kinds that could share one. */
   keyForm: KeyForm;
-  /** The policy name in IETF headers: the decorator's prefix without its colon. */
-  policyName: string;
   key(facts: RequestFacts): string;
   /** The decorator's `skip` predicate, if any. */
   skip?: SkipPredicate;
   /** Counted but never enforced (the decorator's `shadow`, else the module's). */
   shadow: boolean;
+  /** The request's real cost once its handler has finished (the decorator's `settle`). */
+  settle?: SettleFunction;
 }
 
 /** One limit of one handler, validated and compiled at start-up. */
@@ -58,7 +58,7 @@ export interface ResolvableLimit extends LimitBase {
 /** A limit as the plan holds it. */
 export type PlannedLimit = CompiledLimit | ResolvableLimit;
 
-const KEY_OPTION_NAMES = ['name', 'key', 'prefix', 'limitType', 'skip', 'shadow'];
+const KEY_OPTION_NAMES = ['name', 'key', 'prefix', 'limitType', 'skip', 'shadow', 'settle'];
 
 /**
  * What decides a limit's keys: two limits of one kind with the same spec on one handler
@@ -149,6 +149,7 @@ export function compileLimit(
       limiterMessages.invalidOption(where, 'shadow', shadow, 'a boolean'),
     );
   }
+  const settle = settleOption(options.settle, kind, where);
   const { name = derivedName } = options;
   if (typeof name !== 'string' || name === '') {
     throw new LimiterConfigError(
@@ -158,9 +159,9 @@ export function compileLimit(
   const base: LimitBase = {
     skip,
     shadow,
+    settle,
     where,
     name,
-    policyName: policyNameOf(prefix, kind),
     kind: kind.name,
     ...compileKey(
       options,
@@ -174,6 +175,23 @@ export function compileLimit(
     Object.freeze({ ...base, ...run }),
   );
   return 'run' in compiled ? compiled.run : { ...base, resolve: compiled.resolve };
+}
+
+/**
+ * A `settle` function, on a kind that can correct what it took both ways: give back (its
+ * refund) and take more (its charge). Concurrency slots are all given back anyway.
+ */
+function settleOption(value: unknown, kind: LimitKind, where: string): SettleFunction | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'function') {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'settle', value, 'a function'),
+    );
+  }
+  if (!kind.ops?.refund || !kind.ops.charge) {
+    throw new LimiterConfigError(limiterMessages.settleUnsupported(where));
+  }
+  return value as SettleFunction;
 }
 
 interface CompiledKey {

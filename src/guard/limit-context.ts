@@ -66,3 +66,25 @@ export class RequestLimitContext implements LimitContext {
 export type ResolvableOptions<T> = {
   [K in keyof T]: NonNullable<T[K]> extends Seconds ? Resolvable<NonNullable<T[K]>> : T[K];
 };
+
+/**
+ * What a handler ended with, as a limit's `settle` sees it: its result (the value it
+ * returned, a resolver's result, the last value of a stream), or the error it threw.
+ *
+ * @publicApi
+ */
+export interface HandlerOutcome {
+  result?: unknown;
+  error?: unknown;
+}
+
+/**
+ * A limit's `settle`: the real cost of a request, in permits (an integer >= 0), once its
+ * handler has finished. The permits reserved before the handler are corrected to it.
+ *
+ * @publicApi
+ */
+export type SettleFunction = (
+  ctx: LimitContext,
+  outcome: HandlerOutcome,
+) => number | Promise<number>;

@@ -10,6 +10,7 @@ import {
 } from '@nestjs/common';
 import { Decision } from '../algorithms/decision';
 import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception';
+import { RateLimitProblemException } from '../errors/rate-limit-problem.exception';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
@@ -22,12 +23,12 @@ import { waitWhileConnected } from './client-presence';
 import { RequestLimitContext } from './limit-context';
 import { LimitExplorer, LimitPlan } from './limit.explorer';
 import { keysOf } from './limit-keys';
-import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
+import { describeLimits, setRetryAfter } from './rate-limit-headers';
 import { decisionEvent, emitEvent } from './rate-limit-event';
 import { GuardedRequest, readRequest } from './request-facts';
 import { giveBack, Taken } from './taken-permits';
 import { DecisionGroup } from '../stores/decision-group';
-import { countOutcomes } from './counted-outcomes';
+import { settleAfterHandler } from './settlement';
 
 /** nginx's status for a request whose client closed the connection before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -86,7 +87,9 @@ export class RateLimitGuard implements CanActivate {
     if (outcomes.length === 0) return true; // store unavailable under 'allow'
 
     const denied = enforced.filter((outcome) => !outcome.decision.allowed);
-    if (enforced.length > 0) this.describe(response, denied.length > 0 ? denied : enforced);
+    if (enforced.length > 0 && response && this.headers !== false) {
+      describeLimits(response, this.headers, enforced, denied);
+    }
     if (denied.length > 0) {
       this.releaseSlots(outcomes);
       // All or nothing: a denied request keeps nothing any other limit gave it.
@@ -96,9 +99,10 @@ export class RateLimitGuard implements CanActivate {
           ({ limit, decision }) => limit.retryAfterMs?.(decision) ?? decision.retryAfterMs,
         ),
       );
+      const violated = denied.map((outcome) => outcome.limit.name);
       throw forContext(
         context,
-        this.createException(setRetryAfter(response, retryAfterMs), context),
+        this.createException(setRetryAfter(response, retryAfterMs), context, violated),
       );
     }
     this.holdSlots(outcomes, context, response);
@@ -114,7 +118,9 @@ export class RateLimitGuard implements CanActivate {
       );
       throw forContext(context, new HttpException('Client Closed Request', CLIENT_CLOSED_REQUEST));
     }
-    countOutcomes(context, response, outcomes, this.store, this.logger);
+    settleAfterHandler(context, response, outcomes, this.store, this.logger, () => {
+      return new RequestLimitContext(context, read.request, facts);
+    });
     return true;
   }
 
@@ -143,8 +149,18 @@ export class RateLimitGuard implements CanActivate {
     );
   };
 
-  /** The 429 thrown on denial; override to change its body or type. */
-  protected createException(retryAfterSeconds: number, _context: ExecutionContext): HttpException {
+  /**
+   * The 429 thrown on denial; override to change its body or type. `violatedPolicies` are
+   * the names of the limits that denied it.
+   */
+  protected createException(
+    retryAfterSeconds: number,
+    context: ExecutionContext,
+    violatedPolicies: readonly string[] = [],
+  ): HttpException {
+    if (this.options.problemDetails && context.getType() === 'http') {
+      return new RateLimitProblemException(retryAfterSeconds, violatedPolicies);
+    }
     return new RateLimitExceededException(retryAfterSeconds);
   }
 
@@ -193,16 +209,6 @@ export class RateLimitGuard implements CanActivate {
       return { limit, key, request, decision, atMs: performance.now(), group };
     }
     return null;
-  }
-
-  /** Headers describe the limit with the least remaining. */
-  private describe(response: unknown, outcomes: Outcome[]): void {
-    if (!response || this.headers === false) return;
-    let tightest = outcomes[0];
-    for (const outcome of outcomes) {
-      if (outcome.decision.remaining < tightest.decision.remaining) tightest = outcome;
-    }
-    setLimitHeaders(response, this.headers, tightest.limit, tightest.decision);
   }
 
   private holdSlots(outcomes: Outcome[], context: ExecutionContext, response: unknown): void {

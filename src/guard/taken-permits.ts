@@ -17,15 +17,24 @@ export interface Taken {
   group?: DecisionGroup;
 }
 
+/** The permits an acquire took: its request's, 1 for an algorithm whose requests have none. */
+export function reservedPermits(taken: Taken): number {
+  return (taken.request as { permits?: number } | undefined)?.permits ?? 1;
+}
+
 /**
- * The refund of what an acquire took: its permits, its own member (the sliding log), and
- * its reset time less the time since, by this process's clock, which tells a windowed
+ * The refund of what an acquire took (or `permits` of it): its own member (the sliding log),
+ * and its reset time less the time since, by this process's clock, which tells a windowed
  * algorithm which window it counted in.
  */
-export function refundRequestFor(taken: Taken, nowMs = performance.now()): RefundRequest {
-  const request = taken.request as { permits?: number; id?: string } | undefined;
+export function refundRequestFor(
+  taken: Taken,
+  nowMs = performance.now(),
+  permits = reservedPermits(taken),
+): RefundRequest {
+  const request = taken.request as { id?: string } | undefined;
   return {
-    permits: request?.permits ?? 1,
+    permits,
     id: request?.id,
     resetLeftMicros: (taken.decision.resetMs - (nowMs - taken.atMs)) * 1000,
   };
@@ -34,27 +43,53 @@ export function refundRequestFor(taken: Taken, nowMs = performance.now()): Refun
 /**
  * Gives back what allowed limits took for a request that will not run (DESIGN §9, all or
  * nothing), where the store has not already undone it inside the decision (a
- * {@link DecisionGroup} on standalone Redis or in memory): each limit's refund, all at
- * once (on Cluster, whose keys live in several slots). Concurrency slots are released by
- * the guard.
- * Never rejects: the store's policy layer answers null on failure, and a refund that could
- * not be made leaves the permits to expire with their window.
+ * {@link DecisionGroup} on standalone Redis or in memory). Concurrency slots are released
+ * by the guard. Never rejects (see {@link correctTaken}).
  */
-export async function giveBack(
+export function giveBack(
   store: FailurePolicyStore,
   taken: readonly Taken[],
   logger: Logger,
 ): Promise<void> {
-  const refunds = taken.filter(
-    (t) => t.decision.allowed && t.limit.ops?.refund && !t.group?.undone.has(t.key),
+  const refunds = taken.filter((t) => !t.group?.undone.has(t.key));
+  return correctTaken(
+    store,
+    refunds,
+    refunds.map(() => 0),
+    logger,
   );
-  if (refunds.length === 0) return;
+}
+
+/**
+ * Corrects what each allowed limit took to `kept[i]` permits: its refund gives back the
+ * difference, its charge takes the excess (into debt if need be). Neither is ever refused,
+ * so every correction applies; they are sent in one turn, so on a standalone or Sentinel
+ * Redis they travel in one engine call (no decision runs between them), on Cluster one per
+ * node. A limit without the operation it would need keeps what it took.
+ * Never rejects: the store's policy layer answers null on failure, and a correction that
+ * could not be made is logged (refunded permits then expire with their window).
+ */
+export async function correctTaken(
+  store: FailurePolicyStore,
+  taken: readonly Taken[],
+  kept: readonly number[],
+  logger: Logger,
+): Promise<void> {
   const nowMs = performance.now();
-  await Promise.all(
-    refunds.map(async (t) => {
-      const refund = t.limit.ops!.refund!;
-      const done = await store.decide(refund, t.key, t.limit.params, refundRequestFor(t, nowMs));
-      if (!done) logger.warn(`Could not give back what ${t.limit.where} took for ${t.key}`);
-    }),
-  );
+  const corrections: Promise<void>[] = [];
+  taken.forEach((t, i) => {
+    if (!t.decision.allowed) return;
+    const difference = kept[i] - reservedPermits(t);
+    const op = difference < 0 ? t.limit.ops?.refund : t.limit.ops?.charge;
+    if (difference === 0 || !op) return;
+    const request = refundRequestFor(t, nowMs, Math.abs(difference));
+    corrections.push(
+      store.decide(op, t.key, t.limit.params, request).then((done) => {
+        const what = difference < 0 ? 'give back' : 'charge';
+        if (!done)
+          logger.warn(`Could not ${what} ${request.permits} of ${t.limit.where} for ${t.key}`);
+      }),
+    );
+  });
+  await Promise.all(corrections);
 }

@@ -1,11 +1,14 @@
 import { ApolloDriver, ApolloDriverConfig } from '@nestjs/apollo';
 import { Module } from '@nestjs/common';
-import { GraphQLModule, Query, Resolver } from '@nestjs/graphql';
+import { Args, GraphQLModule, Int, Query, Resolver } from '@nestjs/graphql';
 import { MercuriusDriver, MercuriusDriverConfig } from '@nestjs/mercurius';
 import Redis from 'ioredis';
-import { CountLimit, LimitType, RateLimiterModule } from '../../src';
+import { CountLimit, LimitType, RateLimit, RateLimiterFactory, RateLimiterModule } from '../../src';
 import { call, HttpReply, Platform, startApp } from '../helpers/http';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
+
+/** 30 permits, one back every 1024 s. */
+const GENERATED = { rate: 1 / 1024, burst: 30 * 1024 };
 
 @Resolver()
 class QuotaResolver {
@@ -31,6 +34,18 @@ class QuotaResolver {
   @CountLimit({ limit: 3, period: 60 })
   shared() {
     return 'ok';
+  }
+
+  /** Reserves 10 permits of 30; costs one per character of its result. */
+  @Query(() => String)
+  @RateLimit({
+    key: 'generated',
+    ...GENERATED,
+    permits: 10,
+    settle: (_ctx, { result }) => (result as string).length,
+  })
+  generate(@Args('length', { type: () => Int }) length: number) {
+    return 'x'.repeat(length);
   }
 }
 
@@ -60,6 +75,7 @@ describe.each(['express', 'fastify'] as const)('GraphQL resolvers on %s', (platf
   let admin: Redis;
   let close: () => Promise<void>;
   let port: number;
+  let factory: RateLimiterFactory;
 
   beforeAll(async () => {
     redis = await startRedisServer();
@@ -78,6 +94,7 @@ describe.each(['express', 'fastify'] as const)('GraphQL resolvers on %s', (platf
     const started = await startApp(GraphqlModule, platform);
     port = started.port;
     close = () => started.app.close();
+    factory = started.app.get(RateLimiterFactory);
   });
   afterAll(async () => {
     await close?.();
@@ -130,5 +147,11 @@ describe.each(['express', 'fastify'] as const)('GraphQL resolvers on %s', (platf
     expect(values.sort()).toEqual(['ok', null].sort());
     expect(second.body.errors).toHaveLength(1);
     expect(second.body.errors[0].extensions.statusCode).toBe(429);
+  });
+
+  it("settle reads the resolver's result: 10 reserved, 3 kept", async () => {
+    expect((await query('{ generate(length: 3) }')).body.data).toEqual({ generate: 'xxx' });
+    const left = await factory.rateLimiter({ key: 'generated', ...GENERATED }).peek();
+    expect(left.remaining).toBe(27);
   });
 });

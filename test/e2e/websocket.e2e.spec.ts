@@ -14,14 +14,20 @@ import {
   ConcurrencyLimit,
   CountLimit,
   LimitType,
+  RateLimit,
   RateLimitGuard,
+  RateLimiterFactory,
   RateLimiterModule,
 } from '../../src';
+import { eventually } from '../helpers/eventually';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 import { socketIoClient, TestClient, wsClient } from '../helpers/ws-clients';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const reply = (data: unknown) => ({ event: 'reply', data });
+
+/** 30 permits, one back every 1024 s. */
+const GENERATED = { rate: 1 / 1024, burst: 30 * 1024 };
 
 @WebSocketGateway()
 @UseGuards(RateLimitGuard) // Nest runs no global guard on gateways
@@ -50,6 +56,18 @@ class ChatGateway implements OnGatewayConnection {
   @CountLimit({ limitType: LimitType.USER, limit: 1, period: 60 })
   me() {
     return reply('me');
+  }
+
+  /** Reserves 10 permits of 30; the message says what it cost. */
+  @SubscribeMessage('generate')
+  @RateLimit({
+    key: 'generate',
+    ...GENERATED,
+    permits: 10,
+    settle: (_ctx, { result }) => (result as { data: { used: number } }).data.used,
+  })
+  generate(@MessageBody() body: { used: number }) {
+    return reply({ used: body.used });
   }
 
   @SubscribeMessage('value')
@@ -170,5 +188,13 @@ describe.each(['socket.io', 'ws'] as const)('WebSocket gateways on the %s adapte
     expect(await admin.zcard('concurrency:stream')).toBe(0);
     expect(await ask(client, 'stream')).toEqual(reply('stream 0'));
     expect(client.isOpen()).toBe(true);
+  });
+
+  it("settle reads the handler's result: 10 reserved, 4 kept", async () => {
+    const client = await connect();
+    expect(await ask(client, 'generate', { used: 4 })).toEqual(reply({ used: 4 }));
+    const limiter = app.get(RateLimiterFactory).rateLimiter({ key: 'generate', ...GENERATED });
+    // A gateway sends its value as it comes: the correction may land just after.
+    expect(await eventually(async () => (await limiter.peek()).remaining, 26)).toBe(26);
   });
 });

@@ -15,7 +15,7 @@ import { Decision, LimiterAlgorithm } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 
 /**
- * Acquire, refund, peek, block and reset in any order: the Lua (RedisStore with an
+ * Acquire, refund, charge (where the algorithm has one), peek, block and reset in any order: the Lua (RedisStore with an
  * injected clock) and the memory twins (MemoryStore on the same clock) take the same
  * decisions, to the microsecond. Keys expire on Redis's real clock and the twins on the
  * injected one; both expire only state that decides nothing any more (windows and
@@ -28,6 +28,7 @@ describe('Lua and memory twins agree on peek, reset, refund and block', () => {
   type Op =
     | { op: 'acquire' }
     | { op: 'refund'; which: number; own: boolean }
+    | { op: 'charge'; permits: number }
     | { op: 'peek' }
     | { op: 'block'; ms: number }
     | { op: 'reset' };
@@ -40,6 +41,13 @@ describe('Lua and memory twins agree on peek, reset, refund and block', () => {
         own: fc.boolean(),
       }),
       weight: 3,
+    },
+    {
+      arbitrary: fc.record({
+        op: fc.constant('charge' as const),
+        permits: fc.integer({ min: 1, max: 12 }),
+      }),
+      weight: 2,
     },
     { arbitrary: fc.constant({ op: 'peek' as const }), weight: 2 },
     {
@@ -96,6 +104,8 @@ describe('Lua and memory twins agree on peek, reset, refund and block', () => {
               }
             : { permits: 1 + (step.which % 3) };
         await both(ops.refund!, key, params, refund);
+      } else if (step.op === 'charge') {
+        if (ops.charge) await both(ops.charge, key, params, { permits: step.permits });
       } else if (step.op === 'peek') {
         await both(ops.peek, key, params, peekRequest);
       } else if (step.op === 'block') {

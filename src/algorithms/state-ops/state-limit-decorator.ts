@@ -4,13 +4,13 @@ import { limitDecorator } from '../../decorators/limit-metadata.accessor';
 import { CountOutcomeInterceptor } from '../../guard/count-outcome.interceptor';
 
 /**
- * A limit decorator that takes `block` and `count`: with `count: 'failures' | 'successes'`
- * it also attaches the interceptor that settles each request's outcome (an invalid value
- * fails start-up when the limit is compiled).
+ * A limit decorator that takes `block`, `count` and `settle`: with `count: 'failures' |
+ * 'successes'` or a `settle`, it also attaches the interceptor that settles each request
+ * once its handler has finished (an invalid value fails start-up when the limit is compiled).
  */
 export function stateLimitDecorator(definition: LimitDefinition): ClassDecorator & MethodDecorator {
   const limit = limitDecorator(definition);
-  const count = definition.options.count;
-  if (count === undefined || count === 'all') return limit;
+  const { count, settle } = definition.options;
+  if ((count === undefined || count === 'all') && settle === undefined) return limit;
   return applyDecorators(limit, UseInterceptors(CountOutcomeInterceptor));
 }

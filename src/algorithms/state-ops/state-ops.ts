@@ -14,18 +14,24 @@ export interface StateOps<P, R, S> {
   block: Algorithm<P, number, Blockable<S>>;
   /** Absent for an algorithm without refunds (concurrency releases instead). */
   refund?: Algorithm<P, RefundRequest, Blockable<S>>;
+  /**
+   * Takes permits whatever the limit says, into debt if need be (a settled cost above what
+   * was reserved, DESIGN §12); absent where the algorithm has none yet.
+   */
+  charge?: Algorithm<P, RefundRequest, Blockable<S>>;
 }
 
 const DONE = [1, 0, 0, 0, 0] as const;
 
 /**
  * Builds the operations of a blockable acquire (see blockable.ts) of `stateType`, with
- * `refund` the algorithm's own refund (it runs on the state with any block hidden).
+ * `refund` and `charge` the algorithm's own (they run on the state with any block hidden).
  */
 export function stateOps<P, R, S>(
   acquire: Algorithm<P, R, Blockable<S>>,
   stateType: StateType,
   refund?: Algorithm<P, RefundRequest, S>,
+  charge?: Algorithm<P, RefundRequest, S>,
 ): StateOps<P, R, S> {
   const name = acquire.commandName;
   return {
@@ -53,7 +59,13 @@ return {1, 0, 0, 0, 0}`,
       },
       limit: acquire.limit,
     },
-    refund: refund && { ...refundOf(refund, stateType), stateOf: acquire.stateOf ?? acquire },
+    refund: refund && {
+      ...adjustmentOf(refund, stateType),
+      forgetsDenials: true,
+      stateOf: acquire.stateOf ?? acquire,
+    },
+    // A charge only takes: what a remembered denial says stays true.
+    charge: charge && { ...adjustmentOf(charge, stateType), stateOf: acquire.stateOf ?? acquire },
   };
 }
 
@@ -112,31 +124,37 @@ return {reply[1], remaining, reply[3], reply[4], left}`;
   };
 }
 
-function refundOf<P, S>(
-  refund: Algorithm<P, RefundRequest, S>,
+/**
+ * A refund or a charge on a blockable key: `adjust` runs on the algorithm's state with any
+ * block hidden, and the block is put back after. It is never refused and reports nothing
+ * but done. Its argv is the refund's unless `adjust` reads its own.
+ */
+function adjustmentOf<P, S>(
+  adjust: Algorithm<P, RefundRequest, S>,
   stateType: StateType,
 ): Algorithm<P, RefundRequest, Blockable<S>> {
-  const lua = `${blockLua(stateType)}${localFunction('give_back', refund.lua)}
+  const lua = `${blockLua(stateType)}${localFunction('adjust', adjust.lua)}
 local until_ = read_block()
 if until_ then
   hide_block()
 end
-give_back(key, now, argv)
+adjust(key, now, argv)
 if until_ and until_ > now then
   write_block(until_)
 end
 return {1, 0, 0, 0, 0}`;
   return {
-    ...refund,
-    forgetsDenials: true,
+    ...adjust,
+    denialScope: undefined,
+    isDecision: () => false,
     lua,
-    requestArgv: refundArgv,
+    requestArgv: adjust.requestArgv ?? refundArgv,
     step: (state, now, params, request, expiresAt) =>
-      refundStep(refund, state, now, params, request, expiresAt),
+      adjustmentStep(adjust, state, now, params, request, expiresAt),
   };
 }
 
-function refundStep<P, S>(
+function adjustmentStep<P, S>(
   refund: Algorithm<P, RefundRequest, S>,
   state: Blockable<S> | undefined,
   now: number,

@@ -1,6 +1,6 @@
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
-import type { Resolvable } from '../../guard/limit-context';
+import type { Resolvable, SettleFunction } from '../../guard/limit-context';
 import { blockMicros } from './state-ops.model';
 import { Seconds, secondsOption } from '../duration';
 
@@ -22,6 +22,14 @@ export interface StateOptions {
    * never overshoot.
    */
   count?: CountMode;
+  /**
+   * The request's real cost, in permits, once its handler has finished: the permits taken
+   * before it are corrected to it (the difference is given back, or the excess taken, which
+   * may leave the key in debt: later requests wait or are denied until it is repaid). For
+   * LLM tokens, bytes, query complexity. With `count`, an outcome that does not count costs 0.
+   * @see README "Metering cost"
+   */
+  settle?: SettleFunction;
 }
 
 export const STATE_OPTION_NAMES = ['block', 'count'] as const;

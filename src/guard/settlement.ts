@@ -1,0 +1,69 @@
+import { ExecutionContext, Logger } from '@nestjs/common';
+import { carrierOf, rawResponse } from '../algorithms/concurrency/concurrency-release';
+import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
+import { LimitContext } from './limit-context';
+import { whenAnswered } from './response-answered';
+import { keptPermits, RequestOutcome } from './settled-permits';
+import { correctTaken, Taken } from './taken-permits';
+
+/**
+ * Settles a request's limits: `outcome` is how it ended. Resolves false when a `settle`
+ * was invalid (logged; nothing corrected). Calling it again does nothing.
+ */
+export type Settle = (outcome: RequestOutcome) => Promise<boolean>;
+
+const pending = new WeakMap<object, Settle>();
+
+/**
+ * For limits with `count: 'failures' | 'successes'` (DESIGN §9) or `settle` (§12): the
+ * permits were taken before the handler, so concurrent requests never overshoot; once the
+ * request's outcome is known, each limit keeps what it counts (none for an outcome it does
+ * not count, else the settled cost, else what it took), all of the request's limits
+ * together (see correctTaken). The outcome is settled once:
+ * - once the handler has started, by the interceptor the decorators attach
+ *   (CountOutcomeInterceptor): the handler's own outcome decides, whenever its client left;
+ * - before that, by the response's end, for what the handler never saw (a later guard's
+ *   403): its status decides. A client that leaves decides nothing: if the handler then
+ *   runs, its outcome settles; if nothing ever answers, the permits stay taken.
+ */
+export function settleAfterHandler(
+  context: ExecutionContext,
+  response: unknown,
+  taken: readonly Taken[],
+  store: FailurePolicyStore,
+  logger: Logger,
+  ctx: () => LimitContext,
+): void {
+  const settled = taken.filter((t) => t.decision.allowed && (t.limit.count || t.limit.settle));
+  if (settled.length === 0) return;
+  let done: Promise<boolean> | undefined;
+  const settle: Settle = (outcome) =>
+    (done ??= keptPermits(settled, outcome, ctx).then(
+      async (kept) => {
+        await correctTaken(store, settled, kept, logger);
+        return true;
+      },
+      (error: unknown) => {
+        logger.error((error as Error)?.message ?? String(error));
+        return false;
+      },
+    ));
+  const carrier = carrierOf(context);
+  if (carrier) pending.set(carrier, settle);
+  const raw = rawResponse(response);
+  if (!raw) return;
+  whenAnswered(raw, (status) => {
+    // Still pending: the handler never started, and the response tells how it ended.
+    if (carrier && pending.get(carrier) !== settle) return;
+    if (carrier) pending.delete(carrier);
+    void settle({ failed: status >= 400 });
+  });
+}
+
+/** The settle the guard registered for this request, if any; removed so it runs once. */
+export function takeSettle(context: ExecutionContext): Settle | undefined {
+  const carrier = carrierOf(context);
+  const settle = carrier && pending.get(carrier);
+  if (settle) pending.delete(carrier);
+  return settle || undefined;
+}

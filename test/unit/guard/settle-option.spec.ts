@@ -1,0 +1,29 @@
+import { CompiledLimit, compileLimit } from '../../../src/guard/compiled-limit';
+import { LimiterConfigError } from '../../../src';
+
+/** `settle` is checked when the app starts, naming the decorator and handler. */
+describe('the settle option', () => {
+  const compile = (kind: string, decorator: string, options: Record<string, unknown>) =>
+    compileLimit({ kind, decorator, options }, 'LlmController.complete', '') as CompiledLimit;
+  const settle = () => 1;
+
+  it('is kept on a limit that can refund and charge', () => {
+    expect(compile('tokenBucket', '@RateLimit', { permits: 1, settle }).settle).toBe(settle);
+  });
+
+  it('must be a function', () => {
+    expect(() => compile('tokenBucket', '@RateLimit', { settle: 5 })).toThrow(
+      new LimiterConfigError(
+        "@RateLimit on LlmController.complete: option 'settle' must be a function, got 5",
+      ),
+    );
+  });
+
+  it('is refused where permits cannot be corrected both ways', () => {
+    expect(() => compile('concurrency', '@ConcurrencyLimit', { max: 1, settle })).toThrow(
+      new LimiterConfigError(
+        "@ConcurrencyLimit on LlmController.complete: option 'settle' needs a limit that can both give permits back and take more after the handler; this one cannot (a concurrency slot is always given back whole when the work ends)",
+      ),
+    );
+  });
+});
