@@ -59,3 +59,4 @@ export { CountOutcomeInterceptor } from './guard/count-outcome.interceptor';
 export type { RateLimitOutcome } from './guard/rate-limit-event';
 export type { LimitContext, Resolvable, SkipPredicate } from './guard/limit-context';
 export type { ResolvableOptions } from './guard/limit-context';
+export type { MetricsOptions } from './metrics/decision-metrics';

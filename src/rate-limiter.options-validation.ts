@@ -27,6 +27,9 @@ const MODULE_OPTIONS: { readonly [name in keyof Required<RateLimiterModuleOption
   ipv6Subnet: true,
   skip: true,
   shadow: true,
+  metrics: true,
+  allow: true,
+  deny: true,
 };
 const MODULE_OPTION_NAMES = Object.keys(MODULE_OPTIONS);
 
@@ -78,8 +81,29 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
   ) {
     fail('ipv6Subnet', ipv6Subnet, 'an integer from 1 to 128, or false');
   }
+  const { metrics } = options;
+  if (metrics !== undefined && metrics !== false) validateMetrics(metrics, fail);
   for (const name of FUNCTION_OPTIONS) {
     const value = options[name];
     if (value !== undefined && typeof value !== 'function') fail(name, value, 'a function');
+  }
+}
+
+function validateMetrics(
+  metrics: unknown,
+  fail: (option: string, value: unknown, expected: string) => never,
+): void {
+  if (typeof metrics !== 'object' || metrics === null || Array.isArray(metrics)) {
+    fail('metrics', metrics, 'false or { nearLimit?: number }');
+  }
+  const { nearLimit, ...unknown } = metrics as { nearLimit?: unknown };
+  const extra = Object.keys(unknown)[0];
+  if (extra !== undefined)
+    fail(`metrics.${extra}`, unknown[extra as never], 'absent (unknown option)');
+  if (
+    nearLimit !== undefined &&
+    !(typeof nearLimit === 'number' && nearLimit >= 0 && nearLimit <= 1)
+  ) {
+    fail('metrics.nearLimit', nearLimit, 'a number from 0 to 1');
   }
 }

@@ -23,7 +23,7 @@ import { RequestLimitContext } from './limit-context';
 import { LimitExplorer, LimitPlan } from './limit.explorer';
 import { keysOf } from './limit-keys';
 import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
-import { decisionEvent, emitEvent } from './rate-limit-event';
+import { decisionEvent, DecisionListener, emitEvent } from './rate-limit-event';
 import { GuardedRequest, readRequest } from './request-facts';
 import { giveBack, Taken } from './taken-permits';
 import { DecisionGroup } from '../stores/decision-group';
@@ -46,6 +46,8 @@ type Outcome = Taken;
 export class RateLimitGuard implements CanActivate {
   private readonly headers: HeadersMode;
   private readonly logger = new Logger('RateLimiter');
+  /** The user's `onDecision` and the metrics, as the module's store reports to them. */
+  private readonly onDecision?: DecisionListener;
 
   constructor(
     private readonly explorer: LimitExplorer,
@@ -53,6 +55,7 @@ export class RateLimitGuard implements CanActivate {
     @Inject(RATE_LIMITER_OPTIONS) private readonly options: RateLimiterModuleOptions,
   ) {
     this.headers = options.headers ?? 'legacy';
+    this.onDecision = store.onDecision ?? options.onDecision;
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -137,7 +140,7 @@ export class RateLimitGuard implements CanActivate {
 
   private readonly skipped = (limit: PlannedLimit): void => {
     emitEvent(
-      this.options.onDecision,
+      this.onDecision,
       { outcome: 'skipped', limit: limit.where, name: limit.name },
       this.logger,
     );
@@ -184,11 +187,12 @@ export class RateLimitGuard implements CanActivate {
       limit.where,
       onLateAnswer,
       group,
+      limit.name,
     );
     if (decision) {
-      if (this.options.onDecision) {
+      if (this.onDecision) {
         const event = decisionEvent(limit.where, key, decision, limit.shadow, limit.name);
-        emitEvent(this.options.onDecision, event, this.logger);
+        emitEvent(this.onDecision, event, this.logger);
       }
       return { limit, key, request, decision, atMs: performance.now(), group };
     }
