@@ -1,4 +1,5 @@
 import { MAX_TIMER_MS } from './algorithms/sleep';
+import { NetworkPolicy } from './keys/network-policy';
 import { LimiterConfigError } from './errors/limiter-config.error';
 import { limiterMessages } from './rate-limiter.messages';
 import { RateLimiterModuleOptions } from './rate-limiter.options';
@@ -81,6 +82,8 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
   ) {
     fail('ipv6Subnet', ipv6Subnet, 'an integer from 1 to 128, or false');
   }
+  // Parsed here to fail start-up on a wrong network; the module's NetworkPolicy parses again.
+  new NetworkPolicy(options, WHERE);
   const { metrics } = options;
   if (metrics !== undefined && metrics !== false) validateMetrics(metrics, fail);
   for (const name of FUNCTION_OPTIONS) {

@@ -1,13 +1,16 @@
 import {
   CanActivate,
   ExecutionContext,
+  ForbiddenException,
   HttpException,
   InternalServerErrorException,
   Inject,
   Injectable,
   Logger,
+  Optional,
   ServiceUnavailableException,
 } from '@nestjs/common';
+import { NetworkPolicy } from '../keys/network-policy';
 import { Decision } from '../algorithms/decision';
 import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
@@ -28,6 +31,15 @@ import { GuardedRequest, readRequest } from './request-facts';
 import { giveBack, Taken } from './taken-permits';
 import { DecisionGroup } from '../stores/decision-group';
 import { countOutcomes } from './counted-outcomes';
+
+/** The client address as IP keys see it; '' where the context has none to give. */
+function clientIp(read: GuardedRequest): string {
+  try {
+    return read.facts.ip;
+  } catch {
+    return ''; // a GraphQL context without its HTTP request: its limits say so themselves
+  }
+}
 
 /** nginx's status for a request whose client closed the connection before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -53,6 +65,8 @@ export class RateLimitGuard implements CanActivate {
     private readonly explorer: LimitExplorer,
     private readonly store: FailurePolicyStore,
     @Inject(RATE_LIMITER_OPTIONS) private readonly options: RateLimiterModuleOptions,
+    /** The `allow` and `deny` networks; absent (a guard built by hand), none apply. */
+    @Optional() private readonly networks?: NetworkPolicy,
   ) {
     this.headers = options.headers ?? 'legacy';
     this.onDecision = store.onDecision ?? options.onDecision;
@@ -60,8 +74,27 @@ export class RateLimitGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const plan = this.explorer.limitsFor(context.getClass(), context.getHandler());
+    if (this.networks?.active) {
+      // A denied network is refused wherever the guard runs; an allowed one is never limited.
+      const read = readRequest(context, this.options);
+      const verdict = this.networks.verdictFor(clientIp(read));
+      if (verdict === 'deny') throw forContext(context, new ForbiddenException());
+      if (verdict === 'allow') {
+        for (const limit of plan) this.skipped(limit);
+        return true;
+      }
+      if (plan.length === 0) return true;
+      return this.enforce(plan, context, read);
+    }
     if (plan.length === 0) return true;
-    const read = readRequest(context, this.options);
+    return this.enforce(plan, context, readRequest(context, this.options));
+  }
+
+  private async enforce(
+    plan: LimitPlan,
+    context: ExecutionContext,
+    read: GuardedRequest,
+  ): Promise<boolean> {
     // A plan that is not dynamic holds compiled limits only (no option is a function).
     const limits = plan.dynamic
       ? await this.applicable(plan, context, read)
