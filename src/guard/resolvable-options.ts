@@ -44,7 +44,8 @@ export function compileAlgorithm<T>(
       );
       // Await only what is a promise: a sync function costs no extra turn per value.
       const values = returned.some(isThenable) ? await Promise.all(returned) : returned;
-      const id = values.every((value) => typeof value === 'number') ? values.join(',') : undefined;
+      // Numbers, or arrays of them (escalating blocks): `[60, 300]` is `60,300`, apart by `;`.
+      const id = values.every(isNumberOrNumbers) ? values.join(';') : undefined;
       const cached = id === undefined ? undefined : cache.get(id);
       if (cached) return cached;
       const resolved = { ...options };
@@ -67,6 +68,10 @@ export function compileAlgorithm<T>(
     },
   };
 }
+
+const isNumberOrNumbers = (value: unknown) =>
+  typeof value === 'number' ||
+  (Array.isArray(value) && value.every((item) => typeof item === 'number'));
 
 const isThenable = (value: unknown) => typeof (value as Promise<unknown>)?.then === 'function';
 

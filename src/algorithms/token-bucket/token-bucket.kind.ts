@@ -1,5 +1,5 @@
 import { anyAlgorithm, LimitKind } from '../limit-kind';
-import { blockOption, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
+import { blockParams, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
 import { tokenBucketOps } from './token-bucket.ops';
 import { tokenBucket } from './token-bucket.algorithm';
 import { TokenBucketLimiter } from './token-bucket.limiter';
@@ -29,7 +29,7 @@ export const tokenBucketKind: LimitKind<TokenBucketOptions, TokenBucketLimiter> 
   compile(options, where) {
     const params = {
       ...tokenBucketParams(options, where),
-      blockMicros: blockOption(options.block, where),
+      ...blockParams(options.block, where),
     };
     const request = tokenBucketRequest(
       params,
