@@ -36,6 +36,8 @@ describe.each(PLATFORMS)('block: [2, 4] on Redis, in real time (%s)', (platform:
     expect(retryAfter(await get())).toEqual([429, '2']);
     expect(await untilAllowed(4_000)).toBe(200);
     expect(retryAfter(await get())).toEqual([429, '4']);
+    // The level lives in the limit's own key: one key, nothing beside it.
+    expect(await env.admin.keys('*')).toEqual(['countLimit:~EscalateController.hit']);
     const blockedAt = Date.now();
     expect(await untilAllowed(6_000)).toBe(200);
     expect(Date.now() - blockedAt).toBeGreaterThanOrEqual(3_500);
