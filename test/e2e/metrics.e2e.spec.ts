@@ -1,4 +1,4 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, INestApplication, Module } from '@nestjs/common';
 import { metrics } from '@opentelemetry/api';
 import {
   AggregationTemporality,
@@ -8,9 +8,17 @@ import {
   MeterProvider,
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
-import { CountLimit, LimitType, RateLimiterFactory, RateLimiterModuleOptions } from '../../src';
+import {
+  CountLimit,
+  Decision,
+  LimiterStore,
+  LimitType,
+  RateLimiterFactory,
+  RateLimiterModule,
+  RateLimiterModuleOptions,
+} from '../../src';
 import { useAppOnRedis } from '../helpers/app-on-redis';
-import { call, Platform, PLATFORMS } from '../helpers/http';
+import { call, Platform, PLATFORMS, startApp } from '../helpers/http';
 
 @Controller('metrics')
 class MetricsController {
@@ -108,5 +116,36 @@ describe('metrics: false', () => {
     expect(statuses).toEqual([200, 200, 429]);
     expect(await read('ratelimit.decisions')).toEqual([]);
     expect(await read('ratelimit.store.duration')).toEqual([]);
+  });
+});
+
+class FailingStore extends LimiterStore {
+  evaluate(): Promise<Decision> {
+    return Promise.reject(new Error('backend down'));
+  }
+}
+
+describe('store errors', () => {
+  const read = useMeterProvider();
+  let app: INestApplication;
+  let port: number;
+  beforeAll(async () => {
+    @Module({
+      imports: [RateLimiterModule.forRoot({ store: new FailingStore() })],
+      controllers: [MetricsController],
+    })
+    class AppModule {}
+    ({ app, port } = await startApp(AppModule, 'express'));
+  });
+  afterAll(() => app.close());
+
+  it("are counted under the limit's name, from the guard and from the factory", async () => {
+    expect((await call(port, { path: '/metrics/login' })).status).toBe(200); // 'allow'
+    const limiter = app.get(RateLimiterFactory).countLimiter({ key: 'k', limit: 1, period: 60 });
+    expect(await limiter.tryAcquire()).toBe(true);
+    expect(countsOf(await read('ratelimit.decisions'))).toEqual({
+      'login store-error': 1,
+      'fixedWindow store-error': 1,
+    });
   });
 });
