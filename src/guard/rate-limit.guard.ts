@@ -27,19 +27,10 @@ import { LimitExplorer, LimitPlan } from './limit.explorer';
 import { keysOf } from './limit-keys';
 import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
 import { decisionEvent, DecisionListener, emitEvent } from './rate-limit-event';
-import { GuardedRequest, readRequest } from './request-facts';
+import { clientIp, GuardedRequest, readRequest } from './request-facts';
 import { giveBack, Taken } from './taken-permits';
 import { DecisionGroup } from '../stores/decision-group';
 import { countOutcomes } from './counted-outcomes';
-
-/** The client address as IP keys see it; '' where the context has none to give. */
-function clientIp(read: GuardedRequest): string {
-  try {
-    return read.facts.ip;
-  } catch {
-    return ''; // a GraphQL context without its HTTP request: its limits say so themselves
-  }
-}
 
 /** nginx's status for a request whose client closed the connection before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
