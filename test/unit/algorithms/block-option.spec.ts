@@ -1,4 +1,6 @@
-import { LimiterConfigError } from '../../../src';
+import { ExecutionContext } from '@nestjs/common';
+import { LimitContext, LimiterConfigError } from '../../../src';
+import { compileLimit, ResolvableLimit } from '../../../src/guard/compiled-limit';
 import { blockParams } from '../../../src/algorithms/state-ops/state-options';
 
 describe('the block option', () => {
@@ -21,5 +23,35 @@ describe('the block option', () => {
     [-1, "option 'block' must be a finite number of seconds > 0, got -1"],
   ])('refuses %j naming the option', (value, message) => {
     expect(() => blockParams(value, where)).toThrow(new LimiterConfigError(`${where}: ${message}`));
+  });
+});
+
+describe('block as a function of the request', () => {
+  const ctx: LimitContext = {
+    request: {},
+    ip: '127.0.0.1',
+    handler: 'C.m',
+    context: {} as ExecutionContext,
+  };
+
+  it('may return steps; each combination is compiled once', async () => {
+    const limit = compileLimit(
+      {
+        kind: 'fixedWindow',
+        decorator: '@CountLimit',
+        options: { limit: 1, period: 1, block: (c: LimitContext) => (c.ip ? [1, 2] : 5) },
+      },
+      'C.m',
+      '',
+    ) as ResolvableLimit;
+    const first = await limit.resolve(ctx);
+    expect(first.params).toMatchObject({
+      blockMicros: 1_000_000,
+      blockStepsMicros: [1_000_000, 2_000_000],
+    });
+    expect(await limit.resolve(ctx)).toBe(first);
+    expect((await limit.resolve({ ...ctx, ip: '' })).params).toMatchObject({
+      blockMicros: 5_000_000,
+    });
   });
 });
