@@ -197,7 +197,8 @@ export class EngineClient {
     if (engine.crossSlot) args = ['1', entries[0].key, ...args];
     const sentAtMs = performance.now();
     return command.apply(target, args).then((reply) => {
-      this.observe(sentAtMs);
+      // The start-up check (no entries) is no decision's call.
+      if (entries.length > 0) this.observe(sentAtMs);
       this.settle(entries, reply, starts);
     });
   }
