@@ -66,3 +66,4 @@ export type { RateLimitOutcome } from './guard/rate-limit-event';
 export type { LimitContext, Resolvable, SkipPredicate } from './guard/limit-context';
 export type { HandlerOutcome, SettleFunction } from './guard/limit-context';
 export type { ResolvableOptions } from './guard/limit-context';
+export type { MetricsOptions } from './metrics/decision-metrics';

@@ -12,6 +12,7 @@ import {
 import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { RateLimitProblemFilter } from './guard/rate-limit-problem.filter';
 import { LimitExplorer } from './guard/limit.explorer';
+import { NetworkPolicy } from './keys/network-policy';
 import { RateLimitGuard } from './guard/rate-limit.guard';
 import { UncoveredLimitsCheck } from './guard/uncovered-limits.check';
 import { RateLimiterFactory } from './limiter/rate-limiter.factory';
@@ -83,6 +84,13 @@ class GlobalRateLimitGuard implements CanActivate {
         new RateLimiterFactory(store, options),
       inject: [FailurePolicyStore, RATE_LIMITER_OPTIONS],
     },
+    {
+      provide: NetworkPolicy,
+      // One instance: the lists can be replaced at run time (NetworkPolicy.setLists).
+      useFactory: (options: RateLimiterModuleOptions) =>
+        new NetworkPolicy({ allow: options.allow, deny: options.deny }),
+      inject: [RATE_LIMITER_OPTIONS],
+    },
     LimitExplorer,
     RateLimitGuard,
     GlobalRateLimitGuard,
@@ -98,6 +106,7 @@ class GlobalRateLimitGuard implements CanActivate {
     RateLimiterFactory,
     RateLimitGuard,
     LimitExplorer,
+    NetworkPolicy,
     RATE_LIMITER_OPTIONS,
   ],
 })

@@ -1,4 +1,5 @@
 import { MAX_TIMER_MS } from './algorithms/sleep';
+import { NetworkPolicy } from './keys/network-policy';
 import { LimiterConfigError } from './errors/limiter-config.error';
 import { limiterMessages } from './rate-limiter.messages';
 import { RateLimiterModuleOptions } from './rate-limiter.options';
@@ -28,6 +29,9 @@ const MODULE_OPTIONS: { readonly [name in keyof Required<RateLimiterModuleOption
   skip: true,
   shadow: true,
   problemDetails: true,
+  metrics: true,
+  allow: true,
+  deny: true,
 };
 const MODULE_OPTION_NAMES = Object.keys(MODULE_OPTIONS);
 
@@ -84,8 +88,31 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
   ) {
     fail('ipv6Subnet', ipv6Subnet, 'an integer from 1 to 128, or false');
   }
+  // Parsed here to fail start-up on a wrong network; the module's NetworkPolicy parses again.
+  new NetworkPolicy(options, WHERE);
+  const { metrics } = options;
+  if (metrics !== undefined && metrics !== false) validateMetrics(metrics, fail);
   for (const name of FUNCTION_OPTIONS) {
     const value = options[name];
     if (value !== undefined && typeof value !== 'function') fail(name, value, 'a function');
+  }
+}
+
+function validateMetrics(
+  metrics: unknown,
+  fail: (option: string, value: unknown, expected: string) => never,
+): void {
+  if (typeof metrics !== 'object' || metrics === null || Array.isArray(metrics)) {
+    fail('metrics', metrics, 'false or { nearLimit?: number }');
+  }
+  const { nearLimit, ...unknown } = metrics as { nearLimit?: unknown };
+  const extra = Object.keys(unknown)[0];
+  if (extra !== undefined)
+    fail(`metrics.${extra}`, unknown[extra as never], 'absent (unknown option)');
+  if (
+    nearLimit !== undefined &&
+    !(typeof nearLimit === 'number' && nearLimit >= 0 && nearLimit <= 1)
+  ) {
+    fail('metrics.nearLimit', nearLimit, 'a number from 0 to 1');
   }
 }

@@ -2,6 +2,7 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import type { SkipPredicate } from './guard/limit-context';
 import { RateLimitEvent } from './guard/rate-limit-event';
 import { LimiterCacheOptions } from './limiter/limiter-cache';
+import type { MetricsOptions } from './metrics/decision-metrics';
 import { LimiterStore } from './stores/limiter-store';
 
 /** What the guard does when the store fails or exceeds `storeTimeout`. */
@@ -70,6 +71,22 @@ export interface RateLimiterModuleOptions {
    * of this prefix length, default 56; `false` counts each full address. IPv4 is unaffected.
    */
   ipv6Subnet?: number | false;
+  /**
+   * OpenTelemetry metrics through the global meter provider, when `@opentelemetry/api` is
+   * installed: counter `ratelimit.decisions` {`ratelimit.limit`, `ratelimit.outcome`} and
+   * histogram `ratelimit.store.duration` (seconds per engine call). `false` turns them off.
+   * @see README "Metrics with OpenTelemetry"
+   */
+  metrics?: false | MetricsOptions;
+  /**
+   * Networks never limited, in CIDR (`'10.0.0.0/8'`, `'2001:db8::/32'`; a bare address is
+   * one host): every limit is reported `skipped` and costs the store nothing. The client IP
+   * is the one IP keys count (`resolveIp`, else `req.ip` with the app's trust-proxy rules).
+   * @see README "Allow and deny networks"
+   */
+  allow?: readonly string[];
+  /** Networks refused with 403 before any limit is counted, in CIDR; `deny` wins over `allow`. */
+  deny?: readonly string[];
 }
 
 export const DEFAULT_STORE_TIMEOUT_MS = 200;

@@ -1,4 +1,5 @@
 import { ExecutionContext, HttpException } from '@nestjs/common';
+import { optionalPackage } from '../optional-package';
 import { toGraphQLError } from './graphql-context';
 import { sendToWsClient } from './ws-context';
 
@@ -6,12 +7,7 @@ type ExceptionClass = new (error: string | object) => Error;
 
 /** Loads an optional Nest package's exception class; absent packages are simply not used. */
 function optionalException(packageName: string, exportName: string): ExceptionClass | undefined {
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require(packageName)[exportName] as ExceptionClass;
-  } catch {
-    return undefined;
-  }
+  return optionalPackage<Record<string, ExceptionClass>>(packageName)?.[exportName];
 }
 
 let rpcException: ExceptionClass | undefined | null = null;

@@ -35,6 +35,7 @@ let graphQLError: GraphQLErrorClass | undefined | null = null;
 
 const CODES: Record<number, string> = {
   400: 'BAD_REQUEST',
+  403: 'FORBIDDEN',
   429: 'TOO_MANY_REQUESTS',
   500: 'INTERNAL_SERVER_ERROR',
   503: 'SERVICE_UNAVAILABLE',

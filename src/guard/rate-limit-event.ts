@@ -29,7 +29,10 @@ export type RateLimitOutcome = 'allowed' | 'denied' | 'shadow-denied' | 'skipped
 export interface RateLimitEvent {
   outcome: RateLimitOutcome;
   limit: string;
-  /** The limit's name (its decorator's `name`, else derived); absent for programmatic limiters. */
+  /**
+   * The limit's name (its decorator's `name`, else derived); for programmatic limiters the
+   * algorithm's (`fixedWindow`, `tokenBucket`...). What metrics count by.
+   */
   name?: string;
   key?: string;
   decision?: Decision;

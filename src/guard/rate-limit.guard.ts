@@ -1,13 +1,16 @@
 import {
   CanActivate,
   ExecutionContext,
+  ForbiddenException,
   HttpException,
   InternalServerErrorException,
   Inject,
   Injectable,
   Logger,
+  Optional,
   ServiceUnavailableException,
 } from '@nestjs/common';
+import { NetworkPolicy } from '../keys/network-policy';
 import { Decision } from '../algorithms/decision';
 import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception';
 import { RateLimitProblemException } from '../errors/rate-limit-problem.exception';
@@ -24,8 +27,8 @@ import { RequestLimitContext } from './limit-context';
 import { LimitExplorer, LimitPlan } from './limit.explorer';
 import { keysOf } from './limit-keys';
 import { describeLimits, setRetryAfter } from './rate-limit-headers';
-import { decisionEvent, emitEvent } from './rate-limit-event';
-import { GuardedRequest, readRequest } from './request-facts';
+import { decisionEvent, DecisionListener, emitEvent } from './rate-limit-event';
+import { clientIp, GuardedRequest, readRequest } from './request-facts';
 import { giveBack, Taken } from './taken-permits';
 import { DecisionGroup } from '../stores/decision-group';
 import { settleAfterHandler } from './settlement';
@@ -47,19 +50,43 @@ type Outcome = Taken;
 export class RateLimitGuard implements CanActivate {
   private readonly headers: HeadersMode;
   private readonly logger = new Logger('RateLimiter');
+  /** The user's `onDecision` and the metrics, as the module's store reports to them. */
+  private readonly onDecision?: DecisionListener;
 
   constructor(
     private readonly explorer: LimitExplorer,
     private readonly store: FailurePolicyStore,
     @Inject(RATE_LIMITER_OPTIONS) private readonly options: RateLimiterModuleOptions,
+    /** The `allow` and `deny` networks; absent (a guard built by hand), none apply. */
+    @Optional() private readonly networks?: NetworkPolicy,
   ) {
     this.headers = options.headers ?? 'legacy';
+    this.onDecision = store.onDecision ?? options.onDecision;
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const plan = this.explorer.limitsFor(context.getClass(), context.getHandler());
+    if (this.networks?.active) {
+      // A denied network is refused wherever the guard runs; an allowed one is never limited.
+      const read = readRequest(context, this.options);
+      const verdict = this.networks.verdictFor(clientIp(read));
+      if (verdict === 'deny') throw forContext(context, new ForbiddenException());
+      if (verdict === 'allow') {
+        for (const limit of plan) this.skipped(limit);
+        return true;
+      }
+      if (plan.length === 0) return true;
+      return this.enforce(plan, context, read);
+    }
     if (plan.length === 0) return true;
-    const read = readRequest(context, this.options);
+    return this.enforce(plan, context, readRequest(context, this.options));
+  }
+
+  private async enforce(
+    plan: LimitPlan,
+    context: ExecutionContext,
+    read: GuardedRequest,
+  ): Promise<boolean> {
     // A plan that is not dynamic holds compiled limits only (no option is a function).
     const limits = plan.dynamic
       ? await this.applicable(plan, context, read)
@@ -143,7 +170,7 @@ export class RateLimitGuard implements CanActivate {
 
   private readonly skipped = (limit: PlannedLimit): void => {
     emitEvent(
-      this.options.onDecision,
+      this.onDecision,
       { outcome: 'skipped', limit: limit.where, name: limit.name },
       this.logger,
     );
@@ -200,11 +227,12 @@ export class RateLimitGuard implements CanActivate {
       limit.where,
       onLateAnswer,
       group,
+      limit.name,
     );
     if (decision) {
-      if (this.options.onDecision) {
+      if (this.onDecision) {
         const event = decisionEvent(limit.where, key, decision, limit.shadow, limit.name);
-        emitEvent(this.options.onDecision, event, this.logger);
+        emitEvent(this.onDecision, event, this.logger);
       }
       return { limit, key, request, decision, atMs: performance.now(), group };
     }

@@ -145,3 +145,12 @@ export function readRequest(
   );
   return { facts, request: carrier };
 }
+
+/** The client address as IP keys see it; '' where the context has none to give. */
+export function clientIp(read: GuardedRequest): string {
+  try {
+    return read.facts.ip;
+  } catch {
+    return ''; // a GraphQL context without its HTTP request: its limits say so themselves
+  }
+}

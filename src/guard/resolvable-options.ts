@@ -45,7 +45,8 @@ export function compileAlgorithm<T>(
       );
       // Await only what is a promise: a sync function costs no extra turn per value.
       const values = returned.some(isThenable) ? await Promise.all(returned) : returned;
-      const id = values.every(isCacheable) ? values.map(show).join(',') : undefined;
+      // Numbers, duration strings, or arrays of them (escalating blocks), apart by `;`.
+      const id = values.every(isCacheable) ? values.map(show).join(';') : undefined;
       const cached = id === undefined ? undefined : cache.get(id);
       if (cached) return cached;
       const resolved = { ...options };
@@ -69,13 +70,20 @@ export function compileAlgorithm<T>(
   };
 }
 
-/** Numbers and duration strings (no comma, no quote): their list spells one combination. */
-const isCacheable = (value: unknown) =>
+/** Numbers and duration strings (no comma, no quote), or arrays of them: their list spells one combination. */
+const isScalar = (value: unknown) =>
   typeof value === 'number' || (typeof value === 'string' && parseDuration(value) !== undefined);
+const isCacheable = (value: unknown) =>
+  isScalar(value) || (Array.isArray(value) && value.every(isScalar));
 
 const isThenable = (value: unknown) => typeof (value as Promise<unknown>)?.then === 'function';
 
-const show = (value: unknown) => (typeof value === 'string' ? `'${value}'` : String(value));
+const show = (value: unknown): string =>
+  Array.isArray(value)
+    ? `[${value.map(show).join(',')}]`
+    : typeof value === 'string'
+      ? `'${value}'`
+      : String(value);
 
 function checkStatics(
   kind: LimitKind,

@@ -156,6 +156,14 @@ export class RedisStore extends LimiterStore {
     return fixed;
   }
 
+  /**
+   * Tells `observer` the milliseconds of every engine script call Redis answers (the module
+   * records them as `ratelimit.store.duration`); undefined stops it.
+   */
+  observeEngineCalls(observer: ((durationMs: number) => void) | undefined): void {
+    this.engine.onCall = observer;
+  }
+
   override lastAnswerAtMs(): number {
     return this.engine.lastReplyAtMs;
   }

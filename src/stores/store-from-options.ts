@@ -5,6 +5,8 @@ import { LimiterStore } from './limiter-store';
 import { MemoryStore } from './memory.store';
 import { FailurePolicyStore } from './failure/failure-policy.store';
 import { RedisStore } from './redis.store';
+import { DecisionMetrics } from '../metrics/decision-metrics';
+import { DecisionListener } from '../guard/rate-limit-event';
 
 /**
  * Options of the connections the module creates itself. One retry per command bounds the
@@ -54,16 +56,31 @@ export function failurePolicyStoreFromOptions(
   options: RateLimiterModuleOptions,
   logger: Logger,
 ): FailurePolicyStore {
-  const { onDecision } = options;
+  const metrics = DecisionMetrics.fromOption(options.metrics);
+  if (store instanceof RedisStore) store.observeEngineCalls(metrics?.recordStoreCall);
+  const onDecision = bothListeners(options.onDecision, metrics?.record);
   const policyStore = new FailurePolicyStore(
     store,
     options.onStoreError ?? 'allow',
     options.storeTimeout ?? DEFAULT_STORE_TIMEOUT_MS,
     logger,
     onDecision &&
-      ((error, key, limit) => onDecision({ outcome: 'store-error', limit, key, error })),
+      ((error, key, limit, name) =>
+        onDecision({ outcome: 'store-error', limit, name, key, error })),
     onDecision,
   );
   void policyStore.check();
   return policyStore;
+}
+
+/** The user's `onDecision` then the metrics: what the guard and the factory report to. */
+function bothListeners(
+  user: DecisionListener | undefined,
+  metrics: DecisionListener | undefined,
+): DecisionListener | undefined {
+  if (!user || !metrics) return user ?? metrics;
+  return (event) => {
+    metrics(event);
+    user(event);
+  };
 }

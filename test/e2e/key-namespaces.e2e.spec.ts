@@ -1,6 +1,4 @@
-import { Controller, Get, INestApplication, Module } from '@nestjs/common';
-import { NestExpressApplication } from '@nestjs/platform-express';
-import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Controller, Get, INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import {
   CountLimit,
@@ -10,7 +8,8 @@ import {
   RateLimiterModule,
   RateLimiterModuleOptions,
 } from 'nestjs-limiter';
-import { call, Platform, PLATFORMS } from '../helpers/http';
+import { startBehindProxy } from '../helpers/behind-proxy';
+import { call, PLATFORMS } from '../helpers/http';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
 /** The victim's limit: one send a minute per client IP. */
@@ -48,29 +47,6 @@ class V6Controller {
   }
 }
 
-/** Boots the controllers behind a trusted proxy, so X-Forwarded-For is the client address. */
-async function startBehindProxy(platform: Platform, options: RateLimiterModuleOptions) {
-  @Module({
-    imports: [RateLimiterModule.forRoot(options)],
-    controllers: [V, ApiController, V6Controller],
-  })
-  class AppModule {}
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-  let app: INestApplication;
-  if (platform === 'fastify') {
-    app = moduleRef.createNestApplication<NestFastifyApplication>(
-      new FastifyAdapter({ trustProxy: true }),
-      { logger: false },
-    );
-  } else {
-    const express = moduleRef.createNestApplication<NestExpressApplication>({ logger: false });
-    express.set('trust proxy', true);
-    app = express;
-  }
-  await app.listen(0, '127.0.0.1');
-  return { app, port: app.getHttpServer().address().port as number };
-}
-
 describe.each(PLATFORMS)('key namespaces on %s', (platform) => {
   let redis: RedisServer;
   let app: INestApplication;
@@ -80,7 +56,11 @@ describe.each(PLATFORMS)('key namespaces on %s', (platform) => {
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    ({ app, port } = await startBehindProxy(platform, { redis: redis.url }));
+    ({ app, port } = await startBehindProxy(platform, { redis: redis.url }, [
+      V,
+      ApiController,
+      V6Controller,
+    ]));
   });
   afterAll(async () => {
     await app.close();
@@ -141,7 +121,11 @@ describe.each(PLATFORMS)('ipv6Subnet: false on %s', (platform) => {
   let port: number;
 
   beforeAll(async () => {
-    ({ app, port } = await startBehindProxy(platform, { ipv6Subnet: false }));
+    ({ app, port } = await startBehindProxy(platform, { ipv6Subnet: false }, [
+      V,
+      ApiController,
+      V6Controller,
+    ]));
   });
   afterAll(() => app.close());
 

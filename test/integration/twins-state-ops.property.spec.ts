@@ -8,6 +8,7 @@ import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-windo
 import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
 import { slidingWindowOps } from '../../src/algorithms/sliding-window/sliding-window.ops';
 import { StateOps } from '../../src/algorithms/state-ops/state-ops';
+import { BlockParams } from '../../src/algorithms/state-ops/state-ops.model';
 import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.algorithm';
 import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
 import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.ops';
@@ -116,7 +117,15 @@ describe('Lua and memory twins agree on peek, reset, refund and block', () => {
     }
   }
 
-  const blockMicros = fc.constantFrom(0, 0, 300_000, 1_500_000);
+  /** No block, single blocks, and escalating ones (whose level outlives each block). */
+  const blockMicros = fc.constantFrom<BlockParams>(
+    { blockMicros: 0 },
+    { blockMicros: 0 },
+    { blockMicros: 300_000 },
+    { blockMicros: 1_500_000 },
+    { blockMicros: 300_000, blockStepsMicros: [300_000, 700_000, 1_500_000] },
+    { blockMicros: 1_000_000, blockStepsMicros: [1_000_000, 400_000] },
+  );
 
   it('token bucket', async () => {
     await fc.assert(
@@ -128,7 +137,7 @@ describe('Lua and memory twins agree on peek, reset, refund and block', () => {
         steps,
         async (rate, burst, permits, block, plan) => {
           const base = tokenBucketParams({ rate, burst, expire: 1e6 });
-          const params = { ...base, blockMicros: block };
+          const params = { ...base, ...block };
           const request = {
             permits: Math.min(permits, Math.max(1, Math.floor(base.maxPermits))),
             timeoutMicros: 0,
@@ -155,7 +164,7 @@ describe('Lua and memory twins agree on peek, reset, refund and block', () => {
         blockMicros,
         steps,
         async (capacity, rate, block, plan) => {
-          const params = { ...leakyBucketParams({ capacity, rate }), blockMicros: block };
+          const params = { ...leakyBucketParams({ capacity, rate }), ...block };
           await play(leakyBucket, leakyBucketOps, params, () => undefined, undefined, plan);
         },
       ),
@@ -172,7 +181,7 @@ describe('Lua and memory twins agree on peek, reset, refund and block', () => {
         blockMicros,
         steps,
         async (limit, window, block, plan) => {
-          const params = { ...slidingWindowParams({ limit, window }), blockMicros: block };
+          const params = { ...slidingWindowParams({ limit, window }), ...block };
           const newRequest = () => ({ id: `r${++id}` });
           await play(slidingWindow, slidingWindowOps, params, newRequest, { id: 'peek' }, plan);
         },
@@ -189,7 +198,7 @@ describe('Lua and memory twins agree on peek, reset, refund and block', () => {
         blockMicros,
         steps,
         async (limit, window, block, plan) => {
-          const params = { ...slidingWindowParams({ limit, window }), blockMicros: block };
+          const params = { ...slidingWindowParams({ limit, window }), ...block };
           const one = { permits: 1 };
           await play(
             approximateSlidingWindow,

@@ -1,7 +1,13 @@
 /** The optional integrations, and what loading them would look like without them installed. */
-const OPTIONAL = ['@nestjs/websockets', '@nestjs/graphql', 'graphql', '@nestjs/microservices'];
+const OPTIONAL = [
+  '@nestjs/websockets',
+  '@nestjs/graphql',
+  'graphql',
+  '@nestjs/microservices',
+  '@opentelemetry/api',
+];
 
-describe('without @nestjs/graphql, graphql, @nestjs/websockets or @nestjs/microservices', () => {
+describe('without @nestjs/graphql, graphql, @nestjs/websockets, @nestjs/microservices or @opentelemetry/api', () => {
   const attempts: string[] = [];
 
   beforeAll(() => {
@@ -64,7 +70,13 @@ describe('without @nestjs/graphql, graphql, @nestjs/websockets or @nestjs/micros
       expect(error).toBeInstanceOf(nestCommon.HttpException);
       expect((error as InstanceType<typeof nestCommon.HttpException>).getStatus()).toBe(429);
     }
-    expect(attempts.sort()).toEqual(['@nestjs/microservices', '@nestjs/websockets', 'graphql']);
+    // Metrics are looked for once, when the module starts, and simply not recorded.
+    expect(attempts.sort()).toEqual([
+      '@nestjs/microservices',
+      '@nestjs/websockets',
+      '@opentelemetry/api',
+      'graphql',
+    ]);
     await moduleRef.close();
   });
 });

@@ -1,7 +1,7 @@
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
 import { anyAlgorithm, LimitKind } from '../limit-kind';
-import { blockOption, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
+import { blockParams, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
 import { approximateSlidingWindowOps } from './approximate-sliding-window.ops';
 import { SlidingWindowOptions, slidingWindowParams } from '../sliding-window/sliding-window.model';
 import { approximateSlidingWindow } from './approximate-sliding-window.algorithm';
@@ -37,7 +37,7 @@ export const approximateSlidingWindowKind: LimitKind<
   compile(options, where) {
     const params = {
       ...paramsOf(options as unknown as SlidingWindowOptions, where),
-      blockMicros: blockOption(options.block, where),
+      ...blockParams(options.block, where),
     };
     return {
       algorithm: anyAlgorithm(approximateSlidingWindow),

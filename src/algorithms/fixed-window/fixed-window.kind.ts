@@ -1,5 +1,5 @@
 import { anyAlgorithm, LimitKind } from '../limit-kind';
-import { blockOption, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
+import { blockParams, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
 import { fixedWindowOps } from './fixed-window.ops';
 import { fixedWindow } from './fixed-window.algorithm';
 import { CountLimiter } from './fixed-window.limiter';
@@ -16,7 +16,7 @@ export const fixedWindowKind: LimitKind<FixedWindowOptions, CountLimiter> = {
   compile(options, where) {
     const params = {
       ...fixedWindowParams(options, where),
-      blockMicros: blockOption(options.block, where),
+      ...blockParams(options.block, where),
     };
     return {
       algorithm: anyAlgorithm(fixedWindow),

@@ -1,5 +1,5 @@
 import { anyAlgorithm, LimitKind } from '../limit-kind';
-import { blockOption, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
+import { blockParams, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
 import { leakyBucketOps } from './leaky-bucket.ops';
 import { leakyBucket } from './leaky-bucket.algorithm';
 import { LeakyBucketLimiter } from './leaky-bucket.limiter';
@@ -16,7 +16,7 @@ export const leakyBucketKind: LimitKind<LeakyBucketOptions, LeakyBucketLimiter> 
   compile(options, where) {
     const params = {
       ...leakyBucketParams(options as unknown as LeakyBucketOptions, where),
-      blockMicros: blockOption(options.block, where),
+      ...blockParams(options.block, where),
     };
     return {
       algorithm: anyAlgorithm(leakyBucket),

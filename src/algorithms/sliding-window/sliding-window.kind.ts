@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { anyAlgorithm, LimitKind } from '../limit-kind';
-import { blockOption, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
+import { blockParams, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
 import { slidingWindowOps } from './sliding-window.ops';
 import { slidingWindow } from './sliding-window.algorithm';
 import { SlidingWindowLimiter } from './sliding-window.limiter';
@@ -17,7 +17,7 @@ export const slidingWindowKind: LimitKind<SlidingWindowOptions, SlidingWindowLim
   compile(options, where) {
     const params = {
       ...slidingWindowParams(options as unknown as SlidingWindowOptions, where),
-      blockMicros: blockOption(options.block, where),
+      ...blockParams(options.block, where),
     };
     return {
       algorithm: anyAlgorithm(slidingWindow),

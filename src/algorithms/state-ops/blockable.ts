@@ -1,55 +1,88 @@
 import { RawReply } from '../decision';
-import { LimiterAlgorithm, MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
+import { LimiterAlgorithm, MemoryStep } from '../limiter-algorithm';
 import { blockLua, localFunction, SHIFT_ARGV } from './block-lua';
+import { hiddenBlock, withBlock } from './block-twin';
 import { Blockable, BlockParams, StateType } from './state-ops.model';
+
+export { ttlWithBlock } from './block-twin';
 
 /** The reply of a request that finds its key blocked until `until`. */
 export function blockedReply(until: number, now: number): RawReply {
   return [0, 0, until - now, until - now, 0];
 }
 
-/** Milliseconds of TTL that keep a state until `expiresAt` and a block until `until`, as the Lua's PX. */
-export function ttlWithBlock(expiresAt: number | undefined, until: number, now: number): number {
-  const pttl = expiresAt === undefined ? -2 : Math.floor((expiresAt - now) / 1000);
-  return Math.max(pttl, ttlMsFromMicros(until - now));
+/**
+ * The block argument: the block in µs, or escalating steps joined by commas. Read in Lua as a
+ * number when it is one, so a single block costs no parsing.
+ */
+function blockArgument(params: BlockParams): string {
+  return params.blockStepsMicros
+    ? params.blockStepsMicros.join(',')
+    : String(params.blockMicros ?? 0);
 }
 
-/**
- * The algorithm with blocks (state-ops.model.ts): a blocked key denies at once; a block
- * past its end is dropped; a denial with `blockMicros` > 0 blocks the key for that long.
- * Its argv starts with the block, then the algorithm's own.
- */
-export function blockable<P, R, S>(
-  algorithm: LimiterAlgorithm<P, R, S>,
-  stateType: StateType,
-): LimiterAlgorithm<P & BlockParams, R, Blockable<S>> {
-  const lua = `${blockLua(stateType)}${localFunction('decide', algorithm.lua)}${SHIFT_ARGV}
-local block = tonumber(argv[1])
-local until_ = read_block()
+const ACQUIRE = `local block = tonumber(argv[1])
+local steps = nil
+if not block then
+  steps = {}
+  for step in string.gmatch(argv[1], '[^,]+') do
+    steps[#steps + 1] = tonumber(step)
+  end
+  block = steps[1]
+end
+local until_, level = read_block()
 if until_ then
   if now < until_ then
     return {0, 0, until_ - now, until_ - now, 0}
   end
   hide_block()
+  -- Quiet for the last step's length since the block ended: back to the first step.
+  if not steps or (level and now >= until_ + steps[#steps]) then
+    level = nil
+  end
 end
 local reply = decide(key, now, rest)
 if tonumber(reply[1]) == 0 and block > 0 then
-  write_block(now + block)
+  local keep_until = nil
+  if steps then
+    level = math.min((level or 0) + 1, #steps)
+    block = steps[level]
+    keep_until = now + block + steps[#steps]
+  end
+  write_block(now + block, level, keep_until)
   return {0, reply[2], math.max(tonumber(reply[3]), block), math.max(tonumber(reply[4]), block), 0}
 end
+if level then
+  -- Allowed between violations: the level is kept until the quiet period ends.
+  write_block(until_, level, until_ + steps[#steps])
+end
 return reply`;
+
+/**
+ * The algorithm with blocks (state-ops.model.ts): a blocked key denies at once; a block
+ * past its end is dropped; a denial with `blockMicros` > 0 blocks the key for that long, or
+ * with `blockStepsMicros` for the step after the last block's. Its argv starts with the
+ * block, then the algorithm's own.
+ */
+export function blockable<P, R, S>(
+  algorithm: LimiterAlgorithm<P, R, S>,
+  stateType: StateType,
+): LimiterAlgorithm<P & BlockParams, R, Blockable<S>> {
+  const lua = `${blockLua(stateType)}${localFunction('decide', algorithm.lua)}${SHIFT_ARGV}${ACQUIRE}`;
   return {
     ...algorithm,
     stateOf: algorithm.stateOf ?? algorithm,
     lua,
-    paramsArgv: (params) => [String(params.blockMicros ?? 0), ...algorithm.paramsArgv(params)],
+    paramsArgv: (params) => [blockArgument(params), ...algorithm.paramsArgv(params)],
     step: (state, now, params, request, expiresAt) =>
-      blockableStep(algorithm, state, now, params, request, expiresAt),
+      blockableStep(algorithm, stateType, state, now, params, request, expiresAt),
   };
 }
 
+/** The memory twin of {@link ACQUIRE}. */
 function blockableStep<P, R, S>(
   algorithm: LimiterAlgorithm<P, R, S>,
+  stateType: StateType,
   state: Blockable<S> | undefined,
   now: number,
   params: P & BlockParams,
@@ -60,25 +93,51 @@ function blockableStep<P, R, S>(
   if (until !== undefined && now < until) {
     return { state, ttlMs: null, reply: blockedReply(until, now) };
   }
-  const inner = algorithm.step(state?.inner, now, params, request, expiresAt);
+  const steps = params.blockStepsMicros;
+  const lastStep = steps?.[steps.length - 1] ?? 0;
+  let level = state?.level;
+  let innerState = state?.inner;
+  let innerExpiresAt = expiresAt;
+  if (until !== undefined) {
+    ({ inner: innerState, expiresAt: innerExpiresAt } = hiddenBlock(
+      state!,
+      stateType,
+      now,
+      expiresAt,
+    ));
+    if (!steps || (level !== undefined && now >= until + lastStep)) level = undefined;
+  }
+  const inner = algorithm.step(innerState, now, params, request, innerExpiresAt);
   // The Lua drops a stale block by rewriting the value with its TTL kept.
   const changed = inner.ttlMs !== null || until !== undefined;
-  let innerExpiresAt = inner.ttlMs === null ? expiresAt : now + inner.ttlMs * 1000;
-  if (inner.state === undefined) innerExpiresAt = undefined;
-  const block = params.blockMicros ?? 0;
+  let afterExpiresAt = inner.ttlMs === null ? innerExpiresAt : now + inner.ttlMs * 1000;
+  if (inner.state === undefined) afterExpiresAt = undefined;
+  let block = params.blockMicros ?? 0;
   if (inner.reply[0] === 0 && block > 0) {
+    let keepUntil: number | undefined;
+    if (steps) {
+      level = Math.min((level ?? 0) + 1, steps.length);
+      block = steps[level - 1];
+      keepUntil = now + block + lastStep;
+    }
     const [, remaining, reset, retryAfter] = inner.reply;
     return {
-      state: { inner: inner.state, blockedUntilMicros: now + block },
-      ttlMs: ttlWithBlock(innerExpiresAt, now + block, now),
+      ...withBlock(inner.state, stateType, now, now + block, afterExpiresAt, level, keepUntil),
       reply: [0, remaining, Math.max(reset, block), Math.max(retryAfter, block), 0],
+    };
+  }
+  if (level !== undefined) {
+    const keepUntil = until! + lastStep;
+    return {
+      ...withBlock(inner.state, stateType, now, until!, afterExpiresAt, level, keepUntil),
+      reply: inner.reply,
     };
   }
   if (!changed) return { state, ttlMs: null, reply: inner.reply };
   if (inner.state === undefined) return { state: undefined, ttlMs: null, reply: inner.reply };
   return {
     state: { inner: inner.state },
-    ttlMs: (innerExpiresAt! - now) / 1000,
+    ttlMs: (afterExpiresAt! - now) / 1000,
     reply: inner.reply,
   };
 }

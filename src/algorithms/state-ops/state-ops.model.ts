@@ -14,6 +14,17 @@
  * Doing this once, around each algorithm's Lua (blockable.ts), rather than inside each of
  * them, keeps every algorithm's script and twin unchanged and the rule in one place.
  *
+ * Escalating blocks (`block: [60, 300, 3600]`). The key remembers the step its last block
+ * used (its level) beside the block's end: a denial blocks for the step after it (the last
+ * step once there), and a key that stays free of violations for the last step's length after
+ * its block ends starts again at the first. So the level outlives the block: the key's TTL
+ * covers the block's end plus the last step, and the level is kept while requests are allowed
+ * in between. Kept as `<state>!<until>!<level>!<state's own expiry µs>` for a string state
+ * (the state's expiry is restored when the suffix is removed: a fixed window's counter must
+ * end with its window, not with the level), and as a `#level` member scored by the level
+ * beside `#block` in a zset (whose algorithms time their state themselves). A single step
+ * keeps the plain form, so `block: 60` and `block: [60]` write the same.
+ *
  * Peek snapshots the key (DUMP and its absolute expiry), runs the acquire, and restores it
  * (RESTORE … REPLACE ABSTTL, or DEL when there was no key): the value and TTL are exactly
  * what they were, whatever the algorithm. Reset is DEL. Refund is per algorithm (each
@@ -28,7 +39,10 @@ export type StateType = 'string' | 'zset';
 
 /** Every blockable limit's parameters carry the block after a denial, in whole µs (0: none). */
 export interface BlockParams {
+  /** The block, or the first step of escalating ones. */
   blockMicros?: number;
+  /** Escalating blocks' steps (two or more), in whole µs; absent for a single block. */
+  blockStepsMicros?: readonly number[];
 }
 
 /**
@@ -52,10 +66,16 @@ export function refundArgv(request: RefundRequest): string[] {
   ];
 }
 
-/** A block's memory-twin state: the algorithm's own state and the block's end, if any. */
+/**
+ * A block's memory-twin state: the algorithm's own state and the block's end, if any; for
+ * escalating blocks the step the last block used (1-based) and, for a string state, when the
+ * algorithm's own state expires (as the Lua records it from PTTL).
+ */
 export interface Blockable<S> {
   inner: S | undefined;
   blockedUntilMicros?: number;
+  level?: number;
+  innerExpiresAtMicros?: number;
 }
 
 /** What peek reports, in ms. @publicApi */

@@ -1,6 +1,6 @@
 import { LimiterAlgorithm, MemoryStep } from '../limiter-algorithm';
 import { blockLua, localFunction } from './block-lua';
-import { ttlWithBlock } from './blockable';
+import { hiddenBlock, pttlOf, ttlWithBlock, withBlock } from './block-twin';
 import { Blockable, RefundRequest, refundArgv, StateType } from './state-ops.model';
 
 type Algorithm<P, R, S> = LimiterAlgorithm<P, R, S>;
@@ -49,11 +49,16 @@ write_block(now + tonumber(argv[1]))
 return {1, 0, 0, 0, 0}`,
       paramsArgv: () => [],
       requestArgv: (micros) => [String(micros)],
+      // A block set by hand starts no escalation: the level of escalating blocks is dropped.
       step: (state, now, _params, micros, expiresAt) => {
         const until = now + micros;
+        const hidden =
+          state?.blockedUntilMicros === undefined
+            ? { inner: state?.inner, expiresAt }
+            : hiddenBlock(state, stateType, now, expiresAt);
         return {
-          state: { inner: state?.inner, blockedUntilMicros: until },
-          ttlMs: ttlWithBlock(expiresAt, until, now),
+          state: { inner: hidden.inner, blockedUntilMicros: until },
+          ttlMs: ttlWithBlock(hidden.expiresAt, until, now),
           reply: DONE,
         };
       },
@@ -134,13 +139,18 @@ function adjustmentOf<P, S>(
   stateType: StateType,
 ): Algorithm<P, RefundRequest, Blockable<S>> {
   const lua = `${blockLua(stateType)}${localFunction('adjust', adjust.lua)}
-local until_ = read_block()
+local until_, level = read_block()
+local keep_until = nil
 if until_ then
+  if level then
+    keep_until = key_kept_until()
+  end
   hide_block()
 end
 adjust(key, now, argv)
-if until_ and until_ > now then
-  write_block(until_)
+-- A block in force stays; so does the level of escalating blocks, until its TTL.
+if until_ and (until_ > now or level) then
+  write_block(until_, level, keep_until)
 end
 return {1, 0, 0, 0, 0}`;
   return {
@@ -150,12 +160,13 @@ return {1, 0, 0, 0, 0}`;
     lua,
     requestArgv: adjust.requestArgv ?? refundArgv,
     step: (state, now, params, request, expiresAt) =>
-      adjustmentStep(adjust, state, now, params, request, expiresAt),
+      adjustmentStep(adjust, stateType, state, now, params, request, expiresAt),
   };
 }
 
 function adjustmentStep<P, S>(
   refund: Algorithm<P, RefundRequest, S>,
+  stateType: StateType,
   state: Blockable<S> | undefined,
   now: number,
   params: P,
@@ -163,15 +174,19 @@ function adjustmentStep<P, S>(
   expiresAt: number | undefined,
 ): MemoryStep<Blockable<S>> {
   const until = state?.blockedUntilMicros;
-  const inner = refund.step(state?.inner, now, params, request, expiresAt);
-  let innerExpiresAt = inner.ttlMs === null ? expiresAt : now + inner.ttlMs * 1000;
+  const level = state?.level;
+  let keepUntil: number | undefined;
+  let hidden = { inner: state?.inner, expiresAt };
+  if (until !== undefined) {
+    if (level !== undefined) keepUntil = now + Math.max(0, pttlOf(expiresAt, now)) * 1000;
+    hidden = hiddenBlock(state!, stateType, now, expiresAt);
+  }
+  const inner = refund.step(hidden.inner, now, params, request, hidden.expiresAt);
+  let innerExpiresAt = inner.ttlMs === null ? hidden.expiresAt : now + inner.ttlMs * 1000;
   if (inner.state === undefined) innerExpiresAt = undefined;
-  if (until !== undefined && until > now) {
-    return {
-      state: { inner: inner.state, blockedUntilMicros: until },
-      ttlMs: ttlWithBlock(innerExpiresAt, until, now),
-      reply: DONE,
-    };
+  if (until !== undefined && (until > now || level !== undefined)) {
+    const written = withBlock(inner.state, stateType, now, until, innerExpiresAt, level, keepUntil);
+    return { ...written, reply: DONE };
   }
   if (inner.state === undefined) return { state: undefined, ttlMs: null, reply: DONE };
   if (inner.ttlMs === null && until === undefined) return { state, ttlMs: null, reply: DONE };

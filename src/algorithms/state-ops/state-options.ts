@@ -1,7 +1,7 @@
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
 import type { Resolvable, SettleFunction } from '../../guard/limit-context';
-import { blockMicros } from './state-ops.model';
+import { BlockParams, blockMicros } from './state-ops.model';
 import { Seconds, secondsOption } from '../duration';
 
 /** Which outcomes of a request count against a limit (DESIGN §9). @publicApi */
@@ -13,8 +13,11 @@ export interface StateOptions {
    * How long a key stays denied after a denial, on every server, whatever the algorithm
    * would say: seconds or a duration such as '15m'. `Retry-After` gives the time left.
    * Requests refused meanwhile don't extend it.
+   * Escalating: `[60, 300, 3600]` (or `['1m', '5m', '1h']`) blocks the first violation
+   * 60 s, the next 300 s, then 3600 s each; a key quiet for the last step's length after
+   * its block starts again at 60. A function may return either form.
    */
-  block?: Resolvable<Seconds>;
+  block?: Resolvable<Seconds | readonly Seconds[]>;
   /**
    * Which requests count (default 'all'): with 'failures', a request answered with status
    * < 400 gives its permits back when it finishes; with 'successes', one answered >= 400,
@@ -34,9 +37,31 @@ export interface StateOptions {
 
 export const STATE_OPTION_NAMES = ['block', 'count'] as const;
 
-/** A positive finite number of seconds or a duration, as whole µs (0 when absent). */
+/**
+ * The block parameters of a `block` option: seconds > 0, or a non-empty array of them
+ * (escalating steps; one step is a single block). Nothing when absent.
+ */
+export function blockParams(value: unknown, where: string): BlockParams {
+  if (value === undefined) return { blockMicros: 0 };
+  if (!Array.isArray(value)) return { blockMicros: blockOption(value, where, 'block') };
+  if (value.length === 0) {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(
+        where,
+        'block',
+        value,
+        'seconds > 0 or a duration, or a non-empty array of them',
+      ),
+    );
+  }
+  const steps = value.map((step: unknown, i) => blockOption(step, where, `block[${i}]`));
+  return steps.length === 1
+    ? { blockMicros: steps[0] }
+    : { blockMicros: steps[0], blockStepsMicros: steps };
+}
+
+/** A positive finite number of seconds or a duration, as whole µs. */
 export function blockOption(given: unknown, where: string, name = 'block'): number {
-  if (given === undefined) return 0;
   const value = secondsOption(given, where, name);
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
     throw new LimiterConfigError(

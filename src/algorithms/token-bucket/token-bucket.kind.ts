@@ -1,6 +1,6 @@
 import { Seconds } from '../duration';
 import { anyAlgorithm, LimitKind } from '../limit-kind';
-import { blockOption, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
+import { blockParams, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
 import { tokenBucketOps } from './token-bucket.ops';
 import { tokenBucket } from './token-bucket.algorithm';
 import { TokenBucketLimiter } from './token-bucket.limiter';
@@ -31,7 +31,7 @@ export const tokenBucketKind: LimitKind<TokenBucketOptions, TokenBucketLimiter> 
   compile(options, where) {
     const params = {
       ...tokenBucketParams(options, where),
-      blockMicros: blockOption(options.block, where),
+      ...blockParams(options.block, where),
     };
     const request = tokenBucketRequest(
       params,

@@ -50,6 +50,8 @@ export class EngineClient {
   readonly clock = new RedisClock();
   /** `performance.now()` of the last reply Redis gave, even an error reply. */
   lastReplyAtMs = -Infinity;
+  /** Told the milliseconds of each engine call that Redis answered (metrics); none by default. */
+  onCall?: (durationMs: number) => void;
 
   constructor(
     private readonly client: Redis | Cluster,
@@ -168,8 +170,10 @@ export class EngineClient {
     for (const entries of calls) {
       (pipeline as unknown as Commands)[this.engine.commandName]!(...this.args(entries));
     }
+    const sentAtMs = performance.now();
     (pipeline.exec() as Promise<ExecResult>).then(
       (results) => {
+        this.observe(sentAtMs, calls.length);
         calls.forEach((entries, i) => {
           const [error, reply] = results?.[i] ?? [new Error('no reply in the pipeline'), null];
           if (error) this.fail(entries, error);
@@ -191,7 +195,23 @@ export class EngineClient {
     let args = this.args(entries, starts);
     // engine-script.ts: the first key declared, then every key at the head of ARGV.
     if (engine.crossSlot) args = ['1', entries[0].key, ...args];
-    return command.apply(target, args).then((reply) => this.settle(entries, reply, starts));
+    const sentAtMs = performance.now();
+    return command.apply(target, args).then((reply) => {
+      // The start-up check (no entries) is no decision's call.
+      if (entries.length > 0) this.observe(sentAtMs);
+      this.settle(entries, reply, starts);
+    });
+  }
+
+  /** Reports the duration of `calls` engine calls answered together; an observer's error is dropped. */
+  private observe(sentAtMs: number, calls = 1): void {
+    if (!this.onCall) return;
+    const durationMs = performance.now() - sentAtMs;
+    try {
+      for (let i = 0; i < calls; i++) this.onCall(durationMs);
+    } catch {
+      // Metrics must never fail a decision.
+    }
   }
 
   /** KEYS, then the batch's deadline, then each entry's fields (engine.lua's header). */

@@ -12,8 +12,16 @@ import { CircuitBreaker } from './circuit-breaker';
 import { StoreErrorLog } from './store-error-log';
 import { DecisionListener, decisionEvent, emitEvent } from '../../guard/rate-limit-event';
 
-/** Told of every decision the store could not make, for the `onDecision` hook. */
-export type StoreErrorListener = (error: StoreUnavailableError, key: string, label: string) => void;
+/**
+ * Told of every decision the store could not make, for the `onDecision` hook; `name` is
+ * the limit's name (the guard's limits) or the algorithm's (the factory's).
+ */
+export type StoreErrorListener = (
+  error: StoreUnavailableError,
+  key: string,
+  label: string,
+  name?: string,
+) => void;
 
 /**
  * Most decisions waiting for the store at once. Past it a decision fails at once: memory
@@ -48,16 +56,19 @@ export class FailurePolicyStore extends LimiterStore {
     private readonly timeoutMs: number,
     private readonly logger: Logger,
     private readonly onError?: StoreErrorListener,
-    /** Told of the factory's decisions (the guard reports its own, with its limit's name). */
-    private readonly onFactoryDecision?: DecisionListener,
+    /**
+     * Told of the factory's decisions; the guard reports its own, with its limit's name,
+     * to the same listener (the user's `onDecision` and the metrics).
+     */
+    readonly onDecision?: DecisionListener,
   ) {
     super();
     if (policy === 'fallback') this.fallback = new MemoryStore();
     this.deadlines = new DeadlineQueue(timeoutMs);
     this.log = new StoreErrorLog(logger, policy);
-    this.notifyError = (error, key, label) => {
+    this.notifyError = (error, key, label, name) => {
       try {
-        this.onError?.(error, key, label);
+        this.onError?.(error, key, label, name);
       } catch (listenerError) {
         logger.error(`onDecision threw: ${describe(listenerError)}`);
       }
@@ -89,13 +100,15 @@ export class FailurePolicyStore extends LimiterStore {
     onLateAnswer?: (decision: Decision) => void,
     /** The request's other limits: all or nothing where the store can (DecisionGroup). */
     group?: DecisionGroup,
+    /** The limit's name, in store-error events (metrics count by it). */
+    name?: string,
   ): Promise<Decision | null> {
     let pending: Promise<Decision>;
     let sentAtMs: number;
     let deadlineMs: number;
     try {
       const refusal = this.refusal();
-      if (refusal) return this.unavailable(refusal, algorithm, key, params, request, label);
+      if (refusal) return this.unavailable(refusal, algorithm, key, params, request, label, name);
       sentAtMs = performance.now();
       deadlineMs = sentAtMs + this.timeoutMs;
       // Promise.resolve: a custom store that answers without a promise still counts.
@@ -103,7 +116,7 @@ export class FailurePolicyStore extends LimiterStore {
         this.primary.evaluate(algorithm, key, params, request, deadlineMs, group),
       );
     } catch (thrown) {
-      return this.unavailable(thrown, algorithm, key, params, request, label);
+      return this.unavailable(thrown, algorithm, key, params, request, label, name);
     }
     this.inFlight++;
     return new Promise<Decision | null>((resolve) => {
@@ -112,7 +125,7 @@ export class FailurePolicyStore extends LimiterStore {
         const error = new StoreUnavailableError(
           `no answer within storeTimeout (${this.timeoutMs} ms)`,
         );
-        resolve(this.unavailable(error, algorithm, key, params, request, label));
+        resolve(this.unavailable(error, algorithm, key, params, request, label, name));
       });
       pending.then(
         (decision) => {
@@ -128,7 +141,7 @@ export class FailurePolicyStore extends LimiterStore {
           const answeredAt = this.primary.lastAnswerAtMs?.();
           if (answeredAt !== undefined && answeredAt >= sentAtMs) this.breaker.answered();
           if (deadline.settle()) {
-            resolve(this.unavailable(thrown, algorithm, key, params, request, label));
+            resolve(this.unavailable(thrown, algorithm, key, params, request, label, name));
           }
         },
       );
@@ -146,12 +159,23 @@ export class FailurePolicyStore extends LimiterStore {
     params: P,
     request: R,
   ): Promise<Decision> {
-    // A fixed label: store-error events name the key, whose prefix tells the algorithm.
-    const decision = await this.decide(algorithm, key, params, request, FACTORY_LABEL);
+    // A fixed label, and the algorithm's name: never the key, which holds the client's id.
+    const name = algorithmName(algorithm);
+    const decision = await this.decide(
+      algorithm,
+      key,
+      params,
+      request,
+      FACTORY_LABEL,
+      undefined,
+      undefined,
+      name,
+    );
     if (decision) {
       // A release or a refund gives back; only decisions are reported.
-      if (this.onFactoryDecision && algorithm.isDecision?.(request) !== false) {
-        emitEvent(this.onFactoryDecision, decisionEvent(FACTORY_LABEL, key, decision), this.logger);
+      if (this.onDecision && algorithm.isDecision?.(request) !== false) {
+        const event = decisionEvent(FACTORY_LABEL, key, decision, false, name);
+        emitEvent(this.onDecision, event, this.logger);
       }
       return decision;
     }
@@ -192,13 +216,14 @@ export class FailurePolicyStore extends LimiterStore {
     params: P,
     request: R,
     label: string,
+    name: string | undefined,
   ): Promise<Decision | null> {
     const error =
       thrown instanceof StoreUnavailableError
         ? thrown
         : new StoreUnavailableError('the store failed', thrown);
     this.log.failed(error);
-    this.notifyError(error, key, label);
+    this.notifyError(error, key, label, name);
     if (!this.fallback) return null;
     try {
       return await this.fallback.evaluate(algorithm, key, params, request);
@@ -208,6 +233,15 @@ export class FailurePolicyStore extends LimiterStore {
       return null;
     }
   }
+}
+
+/**
+ * A programmatic limiter's name in events and metrics: its algorithm's, stable whatever the
+ * key (`limiterFixedWindow` and its peek, block... give `fixedWindow`).
+ */
+function algorithmName(algorithm: LimiterAlgorithm<any, any, any>): string {
+  const name = (algorithm.stateOf ?? algorithm).commandName.replace(/^limiter/, '');
+  return name.charAt(0).toLowerCase() + name.slice(1);
 }
 
 function describe(error: unknown): string {

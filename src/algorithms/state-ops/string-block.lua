@@ -1,0 +1,56 @@
+-- A block kept in a string state's own key (state-ops.model.ts), as helpers inside the body
+-- of function(key, now, argv):
+--   read_block()     the block's end (µs), its level, the state's own expiry (µs); or nil
+--   hide_block()     removes the block, leaving the algorithm's state alone in the key with
+--                    its own TTL (kept, or for escalating blocks restored from the suffix)
+--   write_block(until_, level, keep_until)
+--                    puts a block ending at `until_` in the key (with `level`, the step of
+--                    escalating blocks, when given); the key's TTL at least until
+--                    `keep_until` (default `until_`)
+-- Value: `<state>!<until>`, or `<state>!<until>!<level>!<state's expiry or ''>`.
+local function split_block(value)
+  local inner, until_, level, expires = string.match(value, '^(.-)!(%d+)!(%d+)!(%d*)$')
+  if until_ then
+    return inner, tonumber(until_), tonumber(level), tonumber(expires)
+  end
+  inner, until_ = string.match(value, '^(.-)!(%d+)$')
+  if until_ then
+    return inner, tonumber(until_)
+  end
+  return value, nil
+end
+local function read_block()
+  local found = redis.call('GET', key)
+  if not found then
+    return nil
+  end
+  local _, until_, level, expires = split_block(found)
+  return until_, level, expires
+end
+local function hide_block()
+  local inner, _, level, expires = split_block(redis.call('GET', key))
+  if inner == '' or (level and expires and now >= expires) then
+    redis.call('DEL', key)
+  elseif level and expires then
+    redis.call('SET', key, inner, 'PX', ttl_ms(expires - now))
+  else
+    redis.call('SET', key, inner, 'KEEPTTL')
+  end
+end
+local function write_block(until_, level, keep_until)
+  local pttl = redis.call('PTTL', key)
+  local inner = redis.call('GET', key) or ''
+  local value = inner .. '!' .. exact(until_)
+  if level then
+    local expires = ''
+    if inner ~= '' and pttl >= 0 then
+      expires = exact(now + pttl * 1000)
+    end
+    value = value .. '!' .. level .. '!' .. expires
+  end
+  redis.call('SET', key, value, 'PX', math.max(pttl, ttl_ms((keep_until or until_) - now)))
+end
+-- When the key's TTL ends (µs): what a rewritten escalating block must keep.
+local function key_kept_until()
+  return now + math.max(0, redis.call('PTTL', key)) * 1000
+end

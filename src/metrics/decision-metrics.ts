@@ -1,0 +1,107 @@
+import type { RateLimitEvent } from '../guard/rate-limit-event';
+import { optionalPackage } from '../optional-package';
+
+/**
+ * `metrics` of `RateLimiterModule.forRoot`: OpenTelemetry metrics, on by default when
+ * `@opentelemetry/api` is installed.
+ *
+ * @publicApi
+ */
+export interface MetricsOptions {
+  /**
+   * An allowed decision that leaves fewer than this share of the limit (0 to 1, default 0.1)
+   * is also counted with outcome `near-limit`.
+   */
+  nearLimit?: number;
+}
+
+export const DEFAULT_NEAR_LIMIT = 0.1;
+
+/** The instrument name of the decision counter and of the engine-call histogram. */
+export const DECISIONS_METRIC = 'ratelimit.decisions';
+export const STORE_DURATION_METRIC = 'ratelimit.store.duration';
+
+// The little of @opentelemetry/api used here, typed locally: the published types then name
+// no package the user may not have installed.
+type Attributes = Record<string, string>;
+interface Counter {
+  add(value: number, attributes?: Attributes): void;
+}
+interface Histogram {
+  record(value: number, attributes?: Attributes): void;
+}
+interface Meter {
+  createCounter(name: string, options?: object): Counter;
+  createHistogram(name: string, options?: object): Histogram;
+}
+interface OpenTelemetryApi {
+  metrics: { getMeter(name: string): Meter };
+}
+
+/** Engine calls take about a millisecond: buckets from 0.25 ms to 1 s, in seconds. */
+const DURATION_BUCKETS_SECONDS = [
+  0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+];
+
+/**
+ * Records every decision as `ratelimit.decisions` {`ratelimit.limit`, `ratelimit.outcome`}
+ * and every engine call's duration as `ratelimit.store.duration`, through the global meter
+ * provider. Attributes are the limit's name and the outcome only: never a key, an IP or a
+ * user id (one series per client would swamp the metrics backend and leak who called).
+ */
+export class DecisionMetrics {
+  private instruments?: { decisions: Counter; storeDuration: Histogram };
+
+  constructor(
+    private readonly api: OpenTelemetryApi,
+    private readonly nearLimitShare: number,
+  ) {}
+
+  /** The metrics the options ask for: none with `metrics: false` or without the API installed. */
+  static fromOption(option: MetricsOptions | false | undefined): DecisionMetrics | undefined {
+    if (option === false) return undefined;
+    const api = optionalPackage<OpenTelemetryApi>('@opentelemetry/api');
+    if (!api?.metrics) return undefined;
+    return new DecisionMetrics(api, option?.nearLimit ?? DEFAULT_NEAR_LIMIT);
+  }
+
+  readonly record = (event: RateLimitEvent): void => {
+    const { decisions } = this.meter();
+    const limit = event.name ?? event.limit;
+    decisions.add(1, { 'ratelimit.limit': limit, 'ratelimit.outcome': event.outcome });
+    const decision = event.decision;
+    if (
+      event.outcome === 'allowed' &&
+      decision &&
+      decision.remaining < this.nearLimitShare * decision.limit
+    ) {
+      decisions.add(1, { 'ratelimit.limit': limit, 'ratelimit.outcome': 'near-limit' });
+    }
+  };
+
+  /** The engine-call observer a RedisStore is given (RedisStore.observeEngineCalls). */
+  readonly recordStoreCall = (durationMs: number): void => {
+    this.meter().storeDuration.record(durationMs / 1000);
+  };
+
+  /**
+   * The instruments, made on first use rather than at start-up: an SDK started after the
+   * module was built (but before traffic) still receives every data point.
+   */
+  private meter() {
+    if (!this.instruments) {
+      const meter = this.api.metrics.getMeter('nestjs-limiter');
+      this.instruments = {
+        decisions: meter.createCounter(DECISIONS_METRIC, {
+          description: 'Rate-limit decisions, by limit name and outcome',
+        }),
+        storeDuration: meter.createHistogram(STORE_DURATION_METRIC, {
+          description: 'Duration of each call of the rate-limit engine script in Redis',
+          unit: 's',
+          advice: { explicitBucketBoundaries: DURATION_BUCKETS_SECONDS },
+        }),
+      };
+    }
+    return this.instruments;
+  }
+}
