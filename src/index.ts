@@ -59,3 +59,7 @@ export { CountOutcomeInterceptor } from './guard/count-outcome.interceptor';
 export type { RateLimitOutcome } from './guard/rate-limit-event';
 export type { LimitContext, Resolvable, SkipPredicate } from './guard/limit-context';
 export type { ResolvableOptions } from './guard/limit-context';
+export { RateLimiterAdminModule } from './admin/rate-limiter-admin.module';
+export type { RateLimiterAdminOptions } from './admin/admin.options';
+export { LiveSettings } from './admin/live-settings';
+export type { LimitOverride, NetworkLists } from './admin/live-settings';

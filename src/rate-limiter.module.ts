@@ -10,6 +10,7 @@ import {
   Inject,
 } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { DecisionListeners } from './guard/decision-listeners';
 import { LimitExplorer } from './guard/limit.explorer';
 import { RateLimitGuard } from './guard/rate-limit.guard';
 import { UncoveredLimitsCheck } from './guard/uncovered-limits.check';
@@ -83,6 +84,7 @@ class GlobalRateLimitGuard implements CanActivate {
       inject: [FailurePolicyStore, RATE_LIMITER_OPTIONS],
     },
     LimitExplorer,
+    DecisionListeners,
     RateLimitGuard,
     GlobalRateLimitGuard,
     UncoveredLimitsCheck,
@@ -95,6 +97,7 @@ class GlobalRateLimitGuard implements CanActivate {
     RateLimiterFactory,
     RateLimitGuard,
     LimitExplorer,
+    DecisionListeners,
     RATE_LIMITER_OPTIONS,
   ],
 })

@@ -8,6 +8,7 @@ import { LimiterConfigError } from '../errors/limiter-config.error';
 import { describeKeyForm, keyFormsOverlap } from '../keys/key-form';
 import { limiterMessages } from '../rate-limiter.messages';
 import { compileLimit, defaultNameOf, keySpecOf, PlannedLimit } from './compiled-limit';
+import { checkOverrides, LimitOverrides } from './limit-overrides';
 
 /**
  * A handler's compiled limits. `dynamic` says the guard needs the request's
@@ -30,7 +31,10 @@ const NO_LIMITS: LimitPlan = Object.freeze(Object.assign([], { dynamic: false, h
  */
 @Injectable()
 export class LimitExplorer implements OnModuleInit {
-  private readonly plans = new Map<Function, Map<Function, LimitPlan>>();
+  private plans = new Map<Function, Map<Function, LimitPlan>>();
+  private overrides: LimitOverrides = new Map();
+  /** Every handler compiled, so overrides can compile them again. */
+  private readonly handlers: { controller: Function; handler: Function; methodName: string }[] = [];
   private readonly logger = new Logger('RateLimiter');
 
   constructor(
@@ -62,10 +66,7 @@ export class LimitExplorer implements OnModuleInit {
    * key on purpose (one budget for several routes).
    */
   private refuseSharedKeys(): void {
-    const limits: PlannedLimit[] = [];
-    for (const byHandler of this.plans.values()) {
-      for (const plan of byHandler.values()) limits.push(...plan);
-    }
+    const limits = this.allLimits();
     for (let i = 0; i < limits.length; i++) {
       for (let j = i + 1; j < limits.length; j++) {
         const [a, b] = [limits[i], limits[j]];
@@ -83,6 +84,37 @@ export class LimitExplorer implements OnModuleInit {
     }
   }
 
+  /** Every limit of every handler compiled so far, overrides applied. */
+  allLimits(): PlannedLimit[] {
+    const limits: PlannedLimit[] = [];
+    for (const byHandler of this.plans.values()) {
+      for (const plan of byHandler.values()) limits.push(...plan);
+    }
+    return limits;
+  }
+
+  /**
+   * Replaces the live overrides (options by limit name) and compiles every plan again with
+   * them; requests decided from then on use the new plans. An override no limit accepts
+   * (a limit of 0) throws a LimiterConfigError naming it, and nothing changes. With
+   * `dryRun`, nothing changes either way: the overrides are only checked.
+   */
+  applyOverrides(overrides: LimitOverrides, dryRun = false): void {
+    checkOverrides(overrides);
+    const [previousPlans, previousOverrides] = [this.plans, this.overrides];
+    this.plans = new Map();
+    this.overrides = overrides;
+    try {
+      for (const { controller, handler, methodName } of this.handlers) {
+        this.compile(controller, handler, methodName, false);
+      }
+    } catch (error) {
+      [this.plans, this.overrides] = [previousPlans, previousOverrides];
+      throw error;
+    }
+    if (dryRun) [this.plans, this.overrides] = [previousPlans, previousOverrides];
+  }
+
   /** The compiled limits of a handler; one that was not discovered is compiled on first use. */
   limitsFor(controller: Function, handler: Function): LimitPlan {
     return (
@@ -90,7 +122,13 @@ export class LimitExplorer implements OnModuleInit {
     );
   }
 
-  private compile(controller: Function, handler: Function, methodName: string): LimitPlan {
+  private compile(
+    controller: Function,
+    handler: Function,
+    methodName: string,
+    firstTime = true,
+  ): LimitPlan {
+    if (firstTime) this.handlers.push({ controller, handler, methodName });
     const definitions = readLimits(controller, handler);
     const plan =
       definitions.length === 0 || isSkipped(controller, handler)
@@ -115,7 +153,11 @@ export class LimitExplorer implements OnModuleInit {
   private compileAll(definitions: LimitDefinition[], handlerName: string): PlannedLimit[] {
     const occurrences = new Map<string, number>();
     const names = uniqueNames(definitions, handlerName);
-    return definitions.map((definition, index) => {
+    return definitions.map((declared, index) => {
+      const override = this.overrides.get(names[index]);
+      const definition = override
+        ? { ...declared, options: { ...declared.options, ...override } }
+        : declared;
       const spec = keySpecOf(definition);
       const occurrence = (occurrences.get(spec) ?? 0) + 1;
       occurrences.set(spec, occurrence);

@@ -6,6 +6,7 @@ import {
   Inject,
   Injectable,
   Logger,
+  Optional,
   ServiceUnavailableException,
 } from '@nestjs/common';
 import { Decision } from '../algorithms/decision';
@@ -28,6 +29,7 @@ import { GuardedRequest, readRequest } from './request-facts';
 import { giveBack, Taken } from './taken-permits';
 import { DecisionGroup } from '../stores/decision-group';
 import { countOutcomes } from './counted-outcomes';
+import { DecisionListeners } from './decision-listeners';
 
 /** nginx's status for a request whose client closed the connection before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -51,6 +53,7 @@ export class RateLimitGuard implements CanActivate {
     private readonly explorer: LimitExplorer,
     private readonly store: FailurePolicyStore,
     @Inject(RATE_LIMITER_OPTIONS) private readonly options: RateLimiterModuleOptions,
+    @Optional() private readonly listeners?: DecisionListeners,
   ) {
     this.headers = options.headers ?? 'legacy';
   }
@@ -186,9 +189,10 @@ export class RateLimitGuard implements CanActivate {
       group,
     );
     if (decision) {
-      if (this.options.onDecision) {
+      if (this.options.onDecision || this.listeners?.active) {
         const event = decisionEvent(limit.where, key, decision, limit.shadow, limit.name);
         emitEvent(this.options.onDecision, event, this.logger);
+        this.listeners?.emit(event, limit);
       }
       return { limit, key, request, decision, atMs: performance.now(), group };
     }

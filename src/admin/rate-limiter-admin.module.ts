@@ -1,0 +1,86 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { DecisionListeners } from '../guard/decision-listeners';
+import { LimitExplorer } from '../guard/limit.explorer';
+import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
+import { RateLimiterModuleOptions } from '../rate-limiter.options';
+import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
+import { LimiterStore } from '../stores/limiter-store';
+import { RedisStore } from '../stores/redis.store';
+import { adminControllerFor } from './admin.controller';
+import { RateLimiterAdminOptions, validateAdminOptions } from './admin.options';
+import { AdminService } from './admin.service';
+import { MemoryDenialLog, RedisDenialLog } from './denial-log';
+import { LiveSettings } from './live-settings';
+import { MemorySettingsStore, RedisSettingsStore } from './settings-store';
+
+/**
+ * A page and a JSON API to see and act on limits live: the most denied keys, the keys
+ * blocked now, peek / reset / unblock one key, live overrides of a named limit and the
+ * network lists. Kept in the limiter's Redis (its `keyPrefix` + `admin:`), so every server
+ * sees the same; every server that imports this module applies overrides within a second.
+ * Needs `RateLimiterModule.forRoot` in the app, and at least one guard.
+ *
+ * @example
+ * ```ts
+ * @Module({
+ *   imports: [
+ *     RateLimiterModule.forRoot({ redis: process.env.REDIS_URL }),
+ *     RateLimiterAdminModule.forRoot({ path: 'rate-limits', guards: [AdminGuard] }),
+ *   ],
+ * })
+ * export class AppModule {}
+ * ```
+ * @publicApi
+ */
+@Module({})
+export class RateLimiterAdminModule {
+  static forRoot(options: RateLimiterAdminOptions): DynamicModule {
+    const { path, guards } = validateAdminOptions(options);
+    return {
+      module: RateLimiterAdminModule,
+      imports: options.imports ?? [],
+      controllers: [adminControllerFor(path, guards)],
+      providers: [
+        {
+          provide: LiveSettings,
+          useFactory: (store: LimiterStore, limiter: RateLimiterModuleOptions) =>
+            new LiveSettings(
+              store instanceof RedisStore
+                ? new RedisSettingsStore(store.client, limiter.keyPrefix ?? '')
+                : new MemorySettingsStore(),
+            ),
+          inject: [LimiterStore, RATE_LIMITER_OPTIONS],
+        },
+        {
+          provide: AdminService,
+          useFactory: (
+            explorer: LimitExplorer,
+            store: LimiterStore,
+            policyStore: FailurePolicyStore,
+            listeners: DecisionListeners,
+            settings: LiveSettings,
+            limiter: RateLimiterModuleOptions,
+          ) =>
+            new AdminService(
+              explorer,
+              policyStore,
+              listeners,
+              store instanceof RedisStore
+                ? new RedisDenialLog(store.client, limiter.keyPrefix ?? '')
+                : new MemoryDenialLog(),
+              settings,
+            ),
+          inject: [
+            LimitExplorer,
+            LimiterStore,
+            FailurePolicyStore,
+            DecisionListeners,
+            LiveSettings,
+            RATE_LIMITER_OPTIONS,
+          ],
+        },
+      ],
+      exports: [LiveSettings],
+    };
+  }
+}
