@@ -8,16 +8,18 @@ body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-ser
 header { display: flex; align-items: baseline; gap: 16px; padding: 14px 24px; background: #1f2937; color: #fff; }
 header h1 { margin: 0; font-size: 18px; font-weight: 600; }
 header span { color: #cbd5e1; font-size: 12px; }
-main { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 16px; padding: 16px 24px; }
+main { display: grid; grid-template-columns: repeat(auto-fit, minmax(640px, 1fr)); gap: 16px; padding: 16px 24px; }
 section { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; }
 h2 { margin: 0 0 8px; font-size: 15px; display: flex; justify-content: space-between; align-items: center; }
 table { width: 100%; border-collapse: collapse; }
 th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: middle; }
 th { font-size: 12px; color: var(--muted); font-weight: 600; text-transform: uppercase; letter-spacing: .03em; }
-td.key { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; word-break: break-all; }
+td.key { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; overflow-wrap: anywhere; }
 td.limit { color: var(--muted); font-size: 12px; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; font-weight: 600; }
 td.empty { color: var(--muted); font-style: italic; }
+td:last-child { white-space: nowrap; width: 1%; }
+h2 label { flex-direction: row; align-items: center; gap: 6px; font-weight: 400; }
 button { font: inherit; font-size: 12px; margin-right: 4px; padding: 3px 9px; border: 1px solid var(--line); border-radius: 6px; background: #f6f8fa; cursor: pointer; }
 button:hover { border-color: var(--accent); color: var(--accent); }
 button[data-action="unblock"], button[data-action="reset"] { color: var(--bad); }
