@@ -1,9 +1,11 @@
 import {
   BadRequestException,
+  HttpException,
   Logger,
   NotFoundException,
   OnApplicationShutdown,
   OnModuleInit,
+  ServiceUnavailableException,
 } from '@nestjs/common';
 import { LimitState } from '../algorithms/state-ops/state-ops.model';
 import { LimiterConfigError } from '../errors/limiter-config.error';
@@ -68,13 +70,13 @@ export class AdminService implements OnModuleInit, OnApplicationShutdown {
 
   async top(minutes: number): Promise<DeniedKey[]> {
     await this.recorder.flush();
-    return this.log.top(minutes, Date.now(), TOP_ROWS);
+    return fromStore(this.log.top(minutes, Date.now(), TOP_ROWS));
   }
 
   /** Keys recently denied whose limit reports a block now (peeked, so exact). */
   async blocked(): Promise<BlockedKey[]> {
     await this.recorder.flush();
-    const candidates = await this.log.deniedUntil(Date.now(), BLOCKED_CANDIDATES);
+    const candidates = await fromStore(this.log.deniedUntil(Date.now(), BLOCKED_CANDIDATES));
     const peeked = await Promise.all(
       candidates.map(async (candidate) => {
         const limit = this.compiled(candidate);
@@ -110,8 +112,8 @@ export class AdminService implements OnModuleInit, OnApplicationShutdown {
     if (!compiled || !reset) {
       throw new BadRequestException(`${limit.where} has no state to reset (a concurrency limit)`);
     }
-    await this.store.evaluate(reset, ref.key, compiled.params, undefined);
-    await this.log.forget(memberOf(ref, ref.key));
+    await fromStore(this.store.evaluate(reset, ref.key, compiled.params, undefined));
+    await fromStore(this.log.forget(memberOf(ref, ref.key)));
   }
 
   async setOverride(name: string, options: Record<string, unknown>, ttlSeconds: number) {
@@ -127,18 +129,18 @@ export class AdminService implements OnModuleInit, OnApplicationShutdown {
       throw error;
     }
     const override: LimitOverride = { name, options, expiresAtMs: Date.now() + ttlSeconds * 1000 };
-    await this.settings.store.writeOverride(name, JSON.stringify(override));
+    await fromStore(this.settings.store.writeOverride(name, JSON.stringify(override)));
     await this.settings.refresh();
     return override;
   }
 
   async deleteOverride(name: string): Promise<void> {
-    await this.settings.store.writeOverride(name, undefined);
+    await fromStore(this.settings.store.writeOverride(name, undefined));
     await this.settings.refresh();
   }
 
   async setNetworks(lists: NetworkLists): Promise<NetworkLists> {
-    await this.settings.store.writeNetworks(JSON.stringify(lists));
+    await fromStore(this.settings.store.writeNetworks(JSON.stringify(lists)));
     await this.settings.refresh();
     return this.settings.networks;
   }
@@ -173,13 +175,20 @@ export class AdminService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async peekWith(limit: CompiledLimit, key: string): Promise<LimitState> {
-    const decision = await this.store.evaluate(
-      limit.ops!.peek,
-      key,
-      limit.params,
-      limit.newRequest(),
+    const decision = await fromStore(
+      this.store.evaluate(limit.ops!.peek, key, limit.params, limit.newRequest()),
     );
     const { limit: max, remaining, resetMs, waitMs } = decision;
     return { limit: max, remaining, resetMs, blockedMs: waitMs };
+  }
+}
+
+/** A Redis error answers 503, as the store's own unavailability does (never a 500). */
+async function fromStore<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof HttpException) throw error;
+    throw new ServiceUnavailableException('The rate-limit store is unavailable');
   }
 }

@@ -3,7 +3,6 @@ import { DecisionListeners } from '../guard/decision-listeners';
 import { LimitExplorer } from '../guard/limit.explorer';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
-import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { LimiterStore } from '../stores/limiter-store';
 import { RedisStore } from '../stores/redis.store';
 import { adminControllerFor } from './admin.controller';
@@ -56,14 +55,15 @@ export class RateLimiterAdminModule {
           useFactory: (
             explorer: LimitExplorer,
             store: LimiterStore,
-            policyStore: FailurePolicyStore,
             listeners: DecisionListeners,
             settings: LiveSettings,
             limiter: RateLimiterModuleOptions,
           ) =>
             new AdminService(
               explorer,
-              policyStore,
+              // The store itself, not the failure policy: an admin action the store did not
+              // perform must fail (503), not be reported done as an 'allow' policy would.
+              store,
               listeners,
               store instanceof RedisStore
                 ? new RedisDenialLog(store.client, limiter.keyPrefix ?? '')
@@ -73,7 +73,6 @@ export class RateLimiterAdminModule {
           inject: [
             LimitExplorer,
             LimiterStore,
-            FailurePolicyStore,
             DecisionListeners,
             LiveSettings,
             RATE_LIMITER_OPTIONS,

@@ -39,8 +39,12 @@ async function launchChromium(userDataDir: string): Promise<Browser> {
 /** The text of every cell of a table's rows. */
 const rowsOf = (page: Page, table: string) =>
   page.$$eval(`#${table} tbody tr`, (rows) =>
-    rows.map((row) => Array.from((row as HTMLTableRowElement).cells, (cell) => cell.textContent)),
+    // Runs in the page (the tests compile without DOM types).
+    rows.map((row: any) => Array.from(row.cells as any[], (cell) => cell.textContent as string)),
   );
+
+/** The page's `document`, in functions that run in the browser. */
+declare const document: any;
 
 describe.each(PLATFORMS)('the admin page in a real browser, on %s', (platform) => {
   let redis: RedisServer;

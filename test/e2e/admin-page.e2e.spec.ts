@@ -143,6 +143,35 @@ describe.each(PLATFORMS)('the admin page and its API on %s', (platform) => {
   });
 });
 
+describe.each(PLATFORMS)('the admin API on %s while Redis is down', (platform) => {
+  let redis: RedisServer;
+  let app: INestApplication;
+  let port: number;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    ({ app, port } = await startAdminApp(platform, { redis: redis.url }));
+  });
+  afterAll(async () => {
+    await app?.close();
+    await redis?.stop();
+  });
+
+  it('answers 503, never 500', async () => {
+    expect([await hit(port, '127.0.0.6'), await hit(port, '127.0.0.6')]).toEqual([200, 200]);
+    await redis.kill();
+    const ref = { limit: HIT_LIMIT, name: 'perIp', key: hitKey('127.0.0.6') };
+    const replies = await Promise.all([
+      adminCall(port, 'GET', 'api/top'),
+      adminCall(port, 'GET', 'api/blocked'),
+      adminCall(port, 'POST', 'api/peek', ref),
+      adminCall(port, 'POST', 'api/reset', ref),
+      adminCall(port, 'PUT', 'api/overrides/perIp', { options: { limit: 5 }, ttl: 60 }),
+      adminCall(port, 'PUT', 'api/networks', { allow: ['10.0.0.0/8'] }),
+    ]);
+    expect(replies.map((reply) => reply.status)).toEqual([503, 503, 503, 503, 503, 503]);
+  });
+});
+
 describe('the admin page on the in-memory store', () => {
   let app: INestApplication;
   let port: number;
