@@ -1,10 +1,20 @@
-import { BadRequestException } from '@nestjs/common';
+import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
 import { isIP } from 'node:net';
 import { DENIAL_MINUTES_KEPT } from './admin.options';
 import { LimitRef } from './denial-log';
 import { isRecord, NetworkLists } from './live-settings';
 
 /** What the API reads from a client, checked: anything else is a 400 naming the field. */
+
+/**
+ * Refuses a body that is not JSON: a form on another site can post urlencoded or plain text
+ * with the admin's cookies, but not JSON (that needs a CORS preflight).
+ */
+export function requireJson(contentType: string | undefined): void {
+  if (!/^application\/json\s*(;|$)/i.test(contentType ?? '')) {
+    throw new UnsupportedMediaTypeException('the body must be application/json');
+  }
+}
 
 /** A key of one limit, as `top` and `blocked` list them. */
 export interface KeyRef extends LimitRef {

@@ -5,6 +5,7 @@ import {
   Delete,
   Get,
   Header,
+  Headers,
   HttpCode,
   Inject,
   Param,
@@ -14,7 +15,7 @@ import {
   Type,
   UseGuards,
 } from '@nestjs/common';
-import { keyRefOf, minutesOf, networksOf, overrideOf } from './admin-requests';
+import { keyRefOf, minutesOf, networksOf, overrideOf, requireJson } from './admin-requests';
 import { renderAdminPage } from './admin-page';
 import { AdminService } from './admin.service';
 
@@ -60,13 +61,15 @@ export function adminControllerFor(
     @Post('api/peek')
     @HttpCode(200)
     @Header(...NO_STORE)
-    peek(@Body() body: unknown) {
+    peek(@Body() body: unknown, @Headers('content-type') type?: string) {
+      requireJson(type);
       return this.admin.peek(keyRefOf(body));
     }
 
     @Post('api/reset')
     @HttpCode(200)
-    async reset(@Body() body: unknown) {
+    async reset(@Body() body: unknown, @Headers('content-type') type?: string) {
+      requireJson(type);
       const ref = keyRefOf(body);
       await this.admin.reset(ref);
       return { reset: ref.key };
@@ -75,7 +78,8 @@ export function adminControllerFor(
     /** The same as reset (see AdminService.reset). */
     @Post('api/unblock')
     @HttpCode(200)
-    async unblock(@Body() body: unknown) {
+    async unblock(@Body() body: unknown, @Headers('content-type') type?: string) {
+      requireJson(type);
       const ref = keyRefOf(body);
       await this.admin.reset(ref);
       return { unblocked: ref.key };
@@ -88,7 +92,12 @@ export function adminControllerFor(
     }
 
     @Put('api/overrides/:name')
-    setOverride(@Param('name') name: string, @Body() body: unknown) {
+    setOverride(
+      @Param('name') name: string,
+      @Body() body: unknown,
+      @Headers('content-type') type?: string,
+    ) {
+      requireJson(type);
       const { options, ttlSeconds } = overrideOf(body);
       return this.admin.setOverride(name, options, ttlSeconds);
     }
@@ -106,7 +115,8 @@ export function adminControllerFor(
     }
 
     @Put('api/networks')
-    setNetworks(@Body() body: unknown) {
+    setNetworks(@Body() body: unknown, @Headers('content-type') type?: string) {
+      requireJson(type);
       return this.admin.setNetworks(networksOf(body));
     }
   }

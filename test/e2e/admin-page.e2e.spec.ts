@@ -141,6 +141,21 @@ describe.each(PLATFORMS)('the admin page and its API on %s', (platform) => {
     expect(replies.map((reply) => reply.status)).toEqual([400, 400, 404, 400, 400, 400, 400]);
     expect(replies[0].body.message).toBe(`'admin:overrides' is not a key of ${HIT_LIMIT}`);
   });
+
+  it('refuses a body that is not JSON, as a form on another site would send (415)', async () => {
+    const form = new URLSearchParams({ limit: HIT_LIMIT, name: 'perIp', key: hitKey('127.0.0.7') });
+    const replies = await Promise.all(
+      ['api/unblock', 'api/reset', 'api/peek'].map((path) =>
+        call(port, {
+          method: 'POST',
+          path: `/rate-limits/${path}`,
+          headers: { ...ADMIN_HEADERS, 'content-type': 'application/x-www-form-urlencoded' },
+          body: form.toString(),
+        }),
+      ),
+    );
+    expect(replies.map((reply) => reply.status)).toEqual([415, 415, 415]);
+  });
 });
 
 describe.each(PLATFORMS)('the admin API on %s while Redis is down', (platform) => {
