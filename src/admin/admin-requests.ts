@@ -1,5 +1,5 @@
 import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
-import { isIP } from 'node:net';
+import { parseIpv6 } from '../keys/ip-subnet';
 import { DENIAL_MINUTES_KEPT } from './admin.options';
 import { LimitRef } from './denial-log';
 import { isRecord, NetworkLists } from './live-settings';
@@ -94,9 +94,15 @@ function cidrList(value: unknown, field: string): string[] {
 /** `10.0.0.0/8`, `2001:db8::/32`, or one address. */
 export function isCidr(text: string): boolean {
   const [address, bits, extra] = text.split('/');
-  const family = isIP(address);
-  if (family === 0 || extra !== undefined) return false;
+  const v4 = isIpv4(address);
+  if ((!v4 && !parseIpv6(address)) || address.includes('%') || extra !== undefined) return false;
   if (bits === undefined) return true;
-  const max = family === 4 ? 32 : 128;
+  const max = v4 ? 32 : 128;
   return /^\d{1,3}$/.test(bits) && Number(bits) <= max;
+}
+
+/** Dotted IPv4, each byte 0-255 (node:net's isIP is not used: the library loads no socket module). */
+function isIpv4(address: string): boolean {
+  const bytes = address.split('.');
+  return bytes.length === 4 && bytes.every((byte) => /^\d{1,3}$/.test(byte) && Number(byte) <= 255);
 }

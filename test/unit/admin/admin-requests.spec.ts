@@ -3,14 +3,27 @@ import { LiveSettings, parseOverrides } from '../../../src/admin/live-settings';
 import { MemorySettingsStore } from '../../../src/admin/settings-store';
 
 describe('CIDR networks the admin API accepts', () => {
-  it.each(['10.0.0.0/8', '192.168.1.7', '2001:db8::/32', '::1', '::/0', '0.0.0.0/0'])(
-    'accepts %s',
-    (network) => expect(isCidr(network)).toBe(true),
-  );
-  it.each(['10.0.0.0/33', '2001:db8::/129', '10.0.0/8', '10.0.0.0/', '10.0.0.0/8/1', 'x', ''])(
-    'refuses %s',
-    (network) => expect(isCidr(network)).toBe(false),
-  );
+  it.each([
+    '10.0.0.0/8',
+    '192.168.1.7',
+    '2001:db8::/32',
+    '::1',
+    '::/0',
+    '0.0.0.0/0',
+    '::ffff:1.2.3.4/128',
+  ])('accepts %s', (network) => expect(isCidr(network)).toBe(true));
+  it.each([
+    '10.0.0.0/33',
+    '2001:db8::/129',
+    '10.0.0/8',
+    '10.0.0.0/',
+    '10.0.0.0/8/1',
+    'x',
+    '',
+    '256.0.0.1',
+    'fe80::1%eth0',
+    '1.2.3.4/+8',
+  ])('refuses %s', (network) => expect(isCidr(network)).toBe(false));
 });
 
 describe('overrides', () => {
