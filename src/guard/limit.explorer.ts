@@ -33,7 +33,7 @@ const NO_LIMITS: LimitPlan = Object.freeze(Object.assign([], { dynamic: false, h
 export class LimitExplorer implements OnModuleInit {
   private plans = new Map<Function, Map<Function, LimitPlan>>();
   private overrides: LimitOverrides = new Map();
-  /** Every handler compiled, so overrides can compile them again. */
+  /** Every handler with limits, so overrides can compile them again. */
   private readonly handlers: { controller: Function; handler: Function; methodName: string }[] = [];
   private readonly logger = new Logger('RateLimiter');
 
@@ -102,7 +102,9 @@ export class LimitExplorer implements OnModuleInit {
   applyOverrides(overrides: LimitOverrides, dryRun = false): void {
     checkOverrides(overrides);
     const [previousPlans, previousOverrides] = [this.plans, this.overrides];
-    this.plans = new Map();
+    this.plans = new Map(
+      [...previousPlans].map(([controller, byHandler]) => [controller, new Map(byHandler)]),
+    );
     this.overrides = overrides;
     try {
       for (const { controller, handler, methodName } of this.handlers) {
@@ -128,8 +130,9 @@ export class LimitExplorer implements OnModuleInit {
     methodName: string,
     firstTime = true,
   ): LimitPlan {
-    if (firstTime) this.handlers.push({ controller, handler, methodName });
     const definitions = readLimits(controller, handler);
+    if (firstTime && definitions.length > 0)
+      this.handlers.push({ controller, handler, methodName });
     const plan =
       definitions.length === 0 || isSkipped(controller, handler)
         ? NO_LIMITS
