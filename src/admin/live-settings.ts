@@ -81,7 +81,7 @@ export class LiveSettings {
       ]);
     } catch (error) {
       // Redis away: the settings last read stay in force.
-      this.logger.debug?.(`Could not read live settings: ${(error as Error)?.message ?? error}`);
+      this.logger.debug(`Could not read live settings: ${(error as Error)?.message ?? error}`);
       return;
     }
     const overrides = parseOverrides(fields, Date.now());
