@@ -67,3 +67,7 @@ export type { LimitContext, Resolvable, SkipPredicate } from './guard/limit-cont
 export type { HandlerOutcome, SettleFunction } from './guard/limit-context';
 export type { ResolvableOptions } from './guard/limit-context';
 export type { MetricsOptions } from './metrics/decision-metrics';
+export { RateLimiterAdminModule } from './admin/rate-limiter-admin.module';
+export type { RateLimiterAdminOptions } from './admin/admin.options';
+export { LiveSettings } from './admin/live-settings';
+export type { LimitOverride, NetworkLists } from './admin/live-settings';

@@ -11,6 +11,7 @@ import {
 } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { RateLimitProblemFilter } from './guard/rate-limit-problem.filter';
+import { DecisionListeners } from './guard/decision-listeners';
 import { LimitExplorer } from './guard/limit.explorer';
 import { NetworkPolicy } from './keys/network-policy';
 import { RateLimitGuard } from './guard/rate-limit.guard';
@@ -92,6 +93,7 @@ class GlobalRateLimitGuard implements CanActivate {
       inject: [RATE_LIMITER_OPTIONS],
     },
     LimitExplorer,
+    DecisionListeners,
     RateLimitGuard,
     GlobalRateLimitGuard,
     UncoveredLimitsCheck,
@@ -107,6 +109,7 @@ class GlobalRateLimitGuard implements CanActivate {
     RateLimitGuard,
     LimitExplorer,
     NetworkPolicy,
+    DecisionListeners,
     RATE_LIMITER_OPTIONS,
   ],
 })

@@ -9,6 +9,7 @@ import { describeKeyForm, keyFormsOverlap } from '../keys/key-form';
 import { limiterMessages } from '../rate-limiter.messages';
 import { durationOfMilliseconds, millisecondsSuspect } from '../algorithms/duration';
 import { compileLimit, defaultNameOf, keySpecOf, PlannedLimit } from './compiled-limit';
+import { checkOverrides, LimitOverrides } from './limit-overrides';
 
 /**
  * A handler's compiled limits. `dynamic` says the guard needs the request's
@@ -31,7 +32,10 @@ const NO_LIMITS: LimitPlan = Object.freeze(Object.assign([], { dynamic: false, h
  */
 @Injectable()
 export class LimitExplorer implements OnModuleInit {
-  private readonly plans = new Map<Function, Map<Function, LimitPlan>>();
+  private plans = new Map<Function, Map<Function, LimitPlan>>();
+  private overrides: LimitOverrides = new Map();
+  /** Every handler with limits, so overrides can compile them again. */
+  private readonly handlers: { controller: Function; handler: Function; methodName: string }[] = [];
   private readonly logger = new Logger('RateLimiter');
   /** Limits whose units were looked at: a class's limit is checked once, not per handler. */
   private readonly unitsChecked = new WeakSet<LimitDefinition>();
@@ -65,10 +69,7 @@ export class LimitExplorer implements OnModuleInit {
    * key on purpose (one budget for several routes).
    */
   private refuseSharedKeys(): void {
-    const limits: PlannedLimit[] = [];
-    for (const byHandler of this.plans.values()) {
-      for (const plan of byHandler.values()) limits.push(...plan);
-    }
+    const limits = this.allLimits();
     for (let i = 0; i < limits.length; i++) {
       for (let j = i + 1; j < limits.length; j++) {
         const [a, b] = [limits[i], limits[j]];
@@ -86,6 +87,39 @@ export class LimitExplorer implements OnModuleInit {
     }
   }
 
+  /** Every limit of every handler compiled so far, overrides applied. */
+  allLimits(): PlannedLimit[] {
+    const limits: PlannedLimit[] = [];
+    for (const byHandler of this.plans.values()) {
+      for (const plan of byHandler.values()) limits.push(...plan);
+    }
+    return limits;
+  }
+
+  /**
+   * Replaces the live overrides (options by limit name) and compiles every plan again with
+   * them; requests decided from then on use the new plans. An override no limit accepts
+   * (a limit of 0) throws a LimiterConfigError naming it, and nothing changes. With
+   * `dryRun`, nothing changes either way: the overrides are only checked.
+   */
+  applyOverrides(overrides: LimitOverrides, dryRun = false): void {
+    checkOverrides(overrides);
+    const [previousPlans, previousOverrides] = [this.plans, this.overrides];
+    this.plans = new Map(
+      [...previousPlans].map(([controller, byHandler]) => [controller, new Map(byHandler)]),
+    );
+    this.overrides = overrides;
+    try {
+      for (const { controller, handler, methodName } of this.handlers) {
+        this.compile(controller, handler, methodName, false);
+      }
+    } catch (error) {
+      [this.plans, this.overrides] = [previousPlans, previousOverrides];
+      throw error;
+    }
+    if (dryRun) [this.plans, this.overrides] = [previousPlans, previousOverrides];
+  }
+
   /** The compiled limits of a handler; one that was not discovered is compiled on first use. */
   limitsFor(controller: Function, handler: Function): LimitPlan {
     return (
@@ -93,8 +127,15 @@ export class LimitExplorer implements OnModuleInit {
     );
   }
 
-  private compile(controller: Function, handler: Function, methodName: string): LimitPlan {
+  private compile(
+    controller: Function,
+    handler: Function,
+    methodName: string,
+    firstTime = true,
+  ): LimitPlan {
     const definitions = readLimits(controller, handler);
+    if (firstTime && definitions.length > 0)
+      this.handlers.push({ controller, handler, methodName });
     const plan =
       definitions.length === 0 || isSkipped(controller, handler)
         ? NO_LIMITS
@@ -118,7 +159,11 @@ export class LimitExplorer implements OnModuleInit {
   private compileAll(definitions: LimitDefinition[], handlerName: string): PlannedLimit[] {
     const occurrences = new Map<string, number>();
     const names = uniqueNames(definitions, handlerName);
-    return definitions.map((definition, index) => {
+    return definitions.map((declared, index) => {
+      const override = this.overrides.get(names[index]);
+      const definition = override
+        ? { ...declared, options: { ...declared.options, ...override } }
+        : declared;
       const spec = keySpecOf(definition);
       const occurrence = (occurrences.get(spec) ?? 0) + 1;
       occurrences.set(spec, occurrence);

@@ -32,6 +32,7 @@ import { clientIp, GuardedRequest, readRequest } from './request-facts';
 import { giveBack, Taken } from './taken-permits';
 import { DecisionGroup } from '../stores/decision-group';
 import { settleAfterHandler } from './settlement';
+import { DecisionListeners } from './decision-listeners';
 
 /** nginx's status for a request whose client closed the connection before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -59,6 +60,7 @@ export class RateLimitGuard implements CanActivate {
     @Inject(RATE_LIMITER_OPTIONS) private readonly options: RateLimiterModuleOptions,
     /** The `allow` and `deny` networks; absent (a guard built by hand), none apply. */
     @Optional() private readonly networks?: NetworkPolicy,
+    @Optional() private readonly listeners?: DecisionListeners,
   ) {
     this.headers = options.headers ?? 'legacy';
     this.onDecision = store.onDecision ?? options.onDecision;
@@ -230,9 +232,10 @@ export class RateLimitGuard implements CanActivate {
       limit.name,
     );
     if (decision) {
-      if (this.onDecision) {
+      if (this.onDecision || this.listeners?.active) {
         const event = decisionEvent(limit.where, key, decision, limit.shadow, limit.name);
         emitEvent(this.onDecision, event, this.logger);
+        this.listeners?.emit(event, limit);
       }
       return { limit, key, request, decision, atMs: performance.now(), group };
     }

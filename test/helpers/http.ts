@@ -16,6 +16,8 @@ export interface HttpCall {
   path: string;
   headers?: Record<string, string>;
   json?: unknown;
+  /** A raw body, sent as is (with the content-type given in `headers`). */
+  body?: string;
   /** Source address, e.g. 127.0.0.2, to act as another client. */
   localAddress?: string;
 }
@@ -23,9 +25,9 @@ export interface HttpCall {
 /** One HTTP request over a real socket. */
 export function call(
   port: number,
-  { method = 'GET', path, headers = {}, json, localAddress }: HttpCall,
+  { method = 'GET', path, headers = {}, json, body, localAddress }: HttpCall,
 ): Promise<HttpReply> {
-  const payload = json === undefined ? undefined : JSON.stringify(json);
+  const payload = json === undefined ? body : JSON.stringify(json);
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -36,7 +38,7 @@ export function call(
         path,
         localAddress,
         agent: false,
-        headers: payload ? { 'content-type': 'application/json', ...headers } : headers,
+        headers: json !== undefined ? { 'content-type': 'application/json', ...headers } : headers,
       },
       (res) => {
         let text = '';

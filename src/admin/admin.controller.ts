@@ -1,0 +1,124 @@
+import {
+  Body,
+  CanActivate,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  Headers,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Put,
+  Query,
+  Type,
+  UseGuards,
+} from '@nestjs/common';
+import { keyRefOf, minutesOf, networksOf, overrideOf, requireJson } from './admin-requests';
+import { renderAdminPage } from './admin-page';
+import { AdminService } from './admin.service';
+
+/** The API answers carry keys, IPs and user ids: no cache keeps them. */
+const NO_STORE = ['Cache-Control', 'no-store'] as const;
+
+/**
+ * The admin page's controller, made per `forRoot` so its path is the option's, with the
+ * app's guards on every route (they run before anything is read).
+ */
+export function adminControllerFor(
+  path: string,
+  guards: (Type<CanActivate> | CanActivate)[],
+): Type<unknown> {
+  const page = renderAdminPage();
+
+  @Controller(path)
+  @UseGuards(...guards)
+  class RateLimiterAdminController {
+    constructor(@Inject(AdminService) private readonly admin: AdminService) {}
+
+    @Get()
+    @Header('Content-Type', 'text/html; charset=utf-8')
+    @Header('Content-Security-Policy', page.contentSecurityPolicy)
+    @Header(...NO_STORE)
+    page(): string {
+      return page.html;
+    }
+
+    @Get('api/top')
+    @Header(...NO_STORE)
+    async top(@Query('minutes') minutes?: unknown) {
+      const checked = minutesOf(minutes);
+      return { minutes: checked, keys: await this.admin.top(checked) };
+    }
+
+    @Get('api/blocked')
+    @Header(...NO_STORE)
+    async blocked() {
+      return { keys: await this.admin.blocked() };
+    }
+
+    @Post('api/peek')
+    @HttpCode(200)
+    @Header(...NO_STORE)
+    peek(@Body() body: unknown, @Headers('content-type') type?: string) {
+      requireJson(type);
+      return this.admin.peek(keyRefOf(body));
+    }
+
+    @Post('api/reset')
+    @HttpCode(200)
+    async reset(@Body() body: unknown, @Headers('content-type') type?: string) {
+      requireJson(type);
+      const ref = keyRefOf(body);
+      await this.admin.reset(ref);
+      return { reset: ref.key };
+    }
+
+    /** The same as reset (see AdminService.reset). */
+    @Post('api/unblock')
+    @HttpCode(200)
+    async unblock(@Body() body: unknown, @Headers('content-type') type?: string) {
+      requireJson(type);
+      const ref = keyRefOf(body);
+      await this.admin.reset(ref);
+      return { unblocked: ref.key };
+    }
+
+    @Get('api/overrides')
+    @Header(...NO_STORE)
+    overrides() {
+      return { overrides: this.admin.settings.overrides };
+    }
+
+    @Put('api/overrides/:name')
+    setOverride(
+      @Param('name') name: string,
+      @Body() body: unknown,
+      @Headers('content-type') type?: string,
+    ) {
+      requireJson(type);
+      const { options, ttlSeconds } = overrideOf(body);
+      return this.admin.setOverride(name, options, ttlSeconds);
+    }
+
+    @Delete('api/overrides/:name')
+    @HttpCode(204)
+    async deleteOverride(@Param('name') name: string): Promise<void> {
+      await this.admin.deleteOverride(name);
+    }
+
+    @Get('api/networks')
+    @Header(...NO_STORE)
+    networks() {
+      return this.admin.settings.networks;
+    }
+
+    @Put('api/networks')
+    setNetworks(@Body() body: unknown, @Headers('content-type') type?: string) {
+      requireJson(type);
+      return this.admin.setNetworks(networksOf(body));
+    }
+  }
+  return RateLimiterAdminController;
+}

@@ -1,0 +1,216 @@
+import {
+  BadRequestException,
+  HttpException,
+  Logger,
+  NotFoundException,
+  OnApplicationShutdown,
+  OnModuleInit,
+  ServiceUnavailableException,
+} from '@nestjs/common';
+import { LimitState } from '../algorithms/state-ops/state-ops.model';
+import { LimiterConfigError } from '../errors/limiter-config.error';
+import { CompiledLimit, PlannedLimit } from '../guard/compiled-limit';
+import { DecisionListeners } from '../guard/decision-listeners';
+import { LimitExplorer } from '../guard/limit.explorer';
+import { keyFormsOverlap } from '../keys/key-form';
+import { NetworkPolicy } from '../keys/network-policy';
+import { LimiterStore } from '../stores/limiter-store';
+import { KeyRef } from './admin-requests';
+import { DeniedKey, DenialLog, LimitRef, memberOf } from './denial-log';
+import { DenialRecorder } from './denial-recorder';
+import { LimitOverride, LiveSettings, NetworkLists } from './live-settings';
+
+/** A key blocked now, and for how long. */
+export interface BlockedKey extends KeyRef {
+  blockedMs: number;
+}
+
+const TOP_ROWS = 20;
+const BLOCKED_CANDIDATES = 100;
+
+/**
+ * What the admin API does: reads the denial log, acts on one key of one limit through the
+ * limit's own state operations (so a key is only ever one of a real limit), and writes the
+ * live settings every server polls.
+ */
+export class AdminService implements OnModuleInit, OnApplicationShutdown {
+  /** Limits whose options are functions, as last compiled for a request: for their peeks. */
+  private readonly resolved = new Map<string, CompiledLimit>();
+  private readonly recorder: DenialRecorder;
+  private readonly unsubscribe: (() => void)[] = [];
+  private readonly logger = new Logger('RateLimiterAdmin');
+
+  constructor(
+    private readonly explorer: LimitExplorer,
+    private readonly store: LimiterStore,
+    private readonly listeners: DecisionListeners,
+    private readonly log: DenialLog,
+    readonly settings: LiveSettings,
+    /** The module's allow and deny networks: the lists kept in Redis are added to them. */
+    private readonly networks: NetworkPolicy,
+  ) {
+    this.recorder = new DenialRecorder(log);
+  }
+
+  onModuleInit(): void {
+    this.unsubscribe.push(
+      this.listeners.add((event, limit) => {
+        this.recorder.listen(event, limit);
+        if (event.outcome === 'denied')
+          this.resolved.set(memberOf({ limit: limit.where, name: limit.name }, ''), limit);
+      }),
+      this.settings.onOverrides((overrides) => this.applyOverrides(overrides)),
+      this.settings.onNetworks(addedTo(this.networks, this.logger)),
+    );
+    this.settings.start();
+    void this.settings.refresh();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.settings.stop();
+    this.unsubscribe.forEach((unsubscribe) => unsubscribe());
+    await this.recorder.flush();
+  }
+
+  async top(minutes: number): Promise<DeniedKey[]> {
+    await this.recorder.flush();
+    return fromStore(this.log.top(minutes, Date.now(), TOP_ROWS));
+  }
+
+  /** Keys recently denied whose limit reports a block now (peeked, so exact). */
+  async blocked(): Promise<BlockedKey[]> {
+    await this.recorder.flush();
+    const candidates = await fromStore(this.log.deniedUntil(Date.now(), BLOCKED_CANDIDATES));
+    const peeked = await Promise.all(
+      candidates.map(async (candidate) => {
+        const limit = this.compiled(candidate);
+        if (!limit?.ops) return undefined;
+        const { blockedMs } = await this.peekWith(limit, candidate.key);
+        const { key, limit: where, name } = candidate;
+        return blockedMs > 0 ? { key, limit: where, name, blockedMs } : undefined;
+      }),
+    );
+    return peeked.filter((row): row is BlockedKey => row !== undefined);
+  }
+
+  async peek(ref: KeyRef): Promise<LimitState> {
+    const limit = this.limitOf(ref);
+    const compiled = this.compiled(ref);
+    if (!compiled?.ops) {
+      throw new BadRequestException(
+        `${limit.where} has no state to peek (a concurrency limit, or options that depend on a request not seen yet)`,
+      );
+    }
+    return this.peekWith(compiled, ref.key);
+  }
+
+  /**
+   * Forgets the key's state and its block. Unblocking is the same: a block lives in the
+   * key beside the count that caused it, and lifting the block alone would leave a full
+   * window that denies the next request anyway.
+   */
+  async reset(ref: KeyRef): Promise<void> {
+    const limit = this.limitOf(ref);
+    const compiled = this.compiled(ref);
+    const reset = compiled?.ops?.reset;
+    if (!compiled || !reset) {
+      throw new BadRequestException(`${limit.where} has no state to reset (a concurrency limit)`);
+    }
+    await fromStore(this.store.evaluate(reset, ref.key, compiled.params, undefined));
+    await fromStore(this.log.forget(memberOf(ref, ref.key)));
+  }
+
+  async setOverride(name: string, options: Record<string, unknown>, ttlSeconds: number) {
+    if (!this.explorer.allLimits().some((limit) => limit.name === name)) {
+      throw new NotFoundException(`No limit is named '${name}'`);
+    }
+    const current = new Map(this.settings.overrides.map((o) => [o.name, o.options]));
+    current.set(name, options);
+    try {
+      this.explorer.applyOverrides(current, true);
+    } catch (error) {
+      if (error instanceof LimiterConfigError) throw new BadRequestException(error.message);
+      throw error;
+    }
+    const override: LimitOverride = { name, options, expiresAtMs: Date.now() + ttlSeconds * 1000 };
+    await fromStore(this.settings.store.writeOverride(name, JSON.stringify(override)));
+    await this.settings.refresh();
+    return override;
+  }
+
+  async deleteOverride(name: string): Promise<void> {
+    await fromStore(this.settings.store.writeOverride(name, undefined));
+    await this.settings.refresh();
+  }
+
+  async setNetworks(lists: NetworkLists): Promise<NetworkLists> {
+    await fromStore(this.settings.store.writeNetworks(JSON.stringify(lists)));
+    await this.settings.refresh();
+    return this.settings.networks;
+  }
+
+  private applyOverrides(overrides: LimitOverride[]): void {
+    try {
+      this.explorer.applyOverrides(new Map(overrides.map((o) => [o.name, o.options])));
+    } catch (error) {
+      // Written by a server whose limits differ from ours: this one keeps its limits.
+      this.logger.error(`Live overrides not applied: ${(error as Error)?.message ?? error}`);
+    }
+  }
+
+  /** The limit a request names; a key that limit could not have is refused. */
+  private limitOf(ref: KeyRef): PlannedLimit {
+    const limit = this.explorer
+      .allLimits()
+      .find((candidate) => candidate.where === ref.limit && candidate.name === ref.name);
+    if (!limit) throw new NotFoundException(`No limit '${ref.name}' (${ref.limit}) on this server`);
+    if (!keyFormsOverlap([ref.key], limit.keyForm)) {
+      throw new BadRequestException(`'${ref.key}' is not a key of ${limit.where}`);
+    }
+    return limit;
+  }
+
+  private compiled(ref: LimitRef): CompiledLimit | undefined {
+    const limit = this.explorer
+      .allLimits()
+      .find((candidate) => candidate.where === ref.limit && candidate.name === ref.name);
+    if (!limit) return undefined;
+    return limit.resolve ? this.resolved.get(memberOf(ref, '')) : limit;
+  }
+
+  private async peekWith(limit: CompiledLimit, key: string): Promise<LimitState> {
+    const decision = await fromStore(
+      this.store.evaluate(limit.ops!.peek, key, limit.params, limit.newRequest()),
+    );
+    const { limit: max, remaining, resetMs, waitMs } = decision;
+    return { limit: max, remaining, resetMs, blockedMs: waitMs };
+  }
+}
+
+/** A Redis error answers 503, as the store's own unavailability does (never a 500). */
+async function fromStore<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof HttpException) throw error;
+    throw new ServiceUnavailableException('The rate-limit store is unavailable');
+  }
+}
+
+/**
+ * Applies the lists kept in Redis on top of the ones `forRoot` gave: the configured networks
+ * stay, the live ones are added, and a new live set replaces the previous live set.
+ */
+function addedTo(networks: NetworkPolicy, logger: Logger): (live: NetworkLists) => void {
+  const configured = networks.lists;
+  return (live) => {
+    try {
+      networks.setLists({
+        allow: [...configured.allow, ...(live.allow ?? [])],
+        deny: [...configured.deny, ...(live.deny ?? [])],
+      });
+    } catch (error) {
+      logger.error(`Network lists from Redis not applied: ${(error as Error).message}`);
+    }
+  };
+}

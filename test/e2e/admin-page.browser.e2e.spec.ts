@@ -1,0 +1,125 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { INestApplication } from '@nestjs/common';
+import puppeteer, { Browser, Page } from 'puppeteer-core';
+import { ADMIN_HEADERS, adminCall, hit, hitKey, startAdminApp } from '../helpers/admin-app';
+import { PLATFORMS } from '../helpers/http';
+import { RedisServer, startRedisServer } from '../helpers/redis-server';
+
+/** Debian's chromium (CI installs it); CHROMIUM_PATH points elsewhere. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Set to write the page's screenshot to docs/admin-page.png (the README shows it). */
+const SCREENSHOT = process.env.ADMIN_PAGE_SCREENSHOT === '1';
+
+async function launchChromium(userDataDir: string): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    // No silent skip: without a browser the page is untested.
+    throw new Error(
+      `Chromium is not at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`,
+    );
+  }
+  return puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    userDataDir,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** The text of every cell of a table's rows. */
+const rowsOf = (page: Page, table: string) =>
+  page.$$eval(`#${table} tbody tr`, (rows) =>
+    // Runs in the page (the tests compile without DOM types).
+    rows.map((row: any) => Array.from(row.cells as any[], (cell) => cell.textContent as string)),
+  );
+
+/** The page's `document`, in functions that run in the browser. */
+declare const document: any;
+
+describe.each(PLATFORMS)('the admin page in a real browser, on %s', (platform) => {
+  let redis: RedisServer;
+  let app: INestApplication;
+  let port: number;
+  let browser: Browser;
+  let userDataDir: string;
+
+  beforeAll(async () => {
+    userDataDir = mkdtempSync(join(tmpdir(), 'nestjs-limiter-chromium-'));
+    browser = await launchChromium(userDataDir);
+    redis = await startRedisServer();
+    ({ app, port } = await startAdminApp(platform, { redis: redis.url }));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await redis?.stop();
+    rmSync(userDataDir, { recursive: true, force: true });
+  });
+
+  it('shows a denied key; unblocking it there lets its next request pass', async () => {
+    const statuses: number[] = [];
+    for (const [ip, times] of [
+      ['127.0.0.2', 6],
+      ['127.0.0.5', 4],
+      ['127.0.0.3', 3],
+    ] as const) {
+      for (let i = 0; i < times; i++) statuses.push(await hit(port, ip));
+    }
+    expect(statuses).toEqual([200, 200, 429, 429, 429, 429, 200, 200, 429, 429, 200, 200, 429]);
+    await adminCall(port, 'PUT', 'api/overrides/perIp', {
+      options: { limit: 2, period: 60 },
+      ttl: 900,
+    });
+    await adminCall(port, 'PUT', 'api/networks', {
+      allow: ['10.0.0.0/8'],
+      deny: ['203.0.113.0/24'],
+    });
+
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 720 });
+    await page.setExtraHTTPHeaders(ADMIN_HEADERS);
+    const answer = await page.goto(`http://127.0.0.1:${port}/rate-limits`);
+    expect(answer?.status()).toBe(200);
+    const key = hitKey('127.0.0.2');
+    const blockedRow = `#blocked tr[data-key="${key}"]`;
+    await page.waitForSelector(blockedRow);
+    await page.waitForSelector('#overrides tbody tr');
+
+    const top = await rowsOf(page, 'top');
+    expect(top.map((cells) => [cells[0], cells[2]])).toEqual([
+      [key, '4'],
+      [hitKey('127.0.0.5'), '2'],
+      [hitKey('127.0.0.3'), '1'],
+    ]);
+    expect(top[0][1]).toBe('perIp · @CountLimit on HitController.hit');
+    if (SCREENSHOT) {
+      await page.screenshot({ path: join(__dirname, '../../docs/admin-page.png'), fullPage: true });
+    }
+
+    expect(await hit(port, '127.0.0.2')).toBe(429);
+    await page.click(`${blockedRow} button[data-action="unblock"]`);
+    await page.waitForFunction(
+      (text) => document.getElementById('status')?.textContent === text,
+      {},
+      `unblock: ${key}`,
+    );
+    expect(await hit(port, '127.0.0.2')).toBe(200);
+    // The page drops the key from the blocked list on its next refresh.
+    await page.waitForFunction(
+      (selector) => document.querySelector(selector) === null,
+      {},
+      blockedRow,
+    );
+    await page.close();
+  });
+});

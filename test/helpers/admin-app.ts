@@ -1,0 +1,65 @@
+import { CanActivate, Controller, ExecutionContext, Get, Injectable, Module } from '@nestjs/common';
+import {
+  CountLimit,
+  LimitType,
+  RateLimiterAdminModule,
+  RateLimiterModule,
+  RateLimiterModuleOptions,
+} from '../../src';
+import { call, HttpReply, Platform, startApp } from './http';
+
+/** The header the test admin guard wants. */
+export const ADMIN_HEADERS = { 'x-admin-token': 'letmein' };
+
+/** Lets through only requests carrying {@link ADMIN_HEADERS}. */
+@Injectable()
+export class TokenAdminGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest();
+    return request.headers['x-admin-token'] === ADMIN_HEADERS['x-admin-token'];
+  }
+}
+
+/** 2 requests a minute per IP, then blocked for a minute. */
+@Controller('hit')
+export class HitController {
+  @Get()
+  @CountLimit({ name: 'perIp', limit: 2, period: 60, block: 60, limitType: LimitType.IP })
+  hit() {
+    return 'ok';
+  }
+}
+
+export const HIT_LIMIT = '@CountLimit on HitController.hit';
+export const hitKey = (ip: string) => `countLimit:~HitController.hit:${ip}`;
+
+/** An app with the hit route and the admin page at /rate-limits. */
+export function startAdminApp(
+  platform: Platform,
+  limiter: RateLimiterModuleOptions,
+): ReturnType<typeof startApp> {
+  @Module({
+    imports: [
+      RateLimiterModule.forRoot(limiter),
+      RateLimiterAdminModule.forRoot({ path: 'rate-limits', guards: [TokenAdminGuard] }),
+    ],
+    controllers: [HitController],
+  })
+  class AdminAppModule {}
+  return startApp(AdminAppModule, platform);
+}
+
+/** One hit from `ip` (a 127.0.0.x address), answering its status. */
+export async function hit(port: number, ip: string): Promise<number> {
+  return (await call(port, { path: '/hit', localAddress: ip })).status;
+}
+
+/** A call to the admin API as an admin. */
+export function adminCall(
+  port: number,
+  method: string,
+  path: string,
+  json?: unknown,
+): Promise<HttpReply> {
+  return call(port, { method, path: `/rate-limits/${path}`, headers: ADMIN_HEADERS, json });
+}
