@@ -36,6 +36,10 @@ export const limiterMessages = {
     `${where} and ${otherWhere} can write the same Redis key ('${form}' and '${otherForm}', * being a request value): limits of different kinds on one key break each other's state. Give one of them another prefix or key`,
   duplicateName: (where: string, name: string): string =>
     `${where}: the name '${name}' is given to two limits of this handler; each limit's name must be unique on its handler`,
+  duplicateDefaultName: (where: string, name: string): string =>
+    `${where}: the name '${name}' is given to two defaults; each default's name must be unique`,
+  userFallback: (where: string): string =>
+    `${where}: no user was found even after the app's guards ran, so anonymous requests are counted by client IP. Authenticate before this handler, or give it another limit`,
   emptyClientIp: (where: string): string =>
     `${where}: the client IP is empty (a server listening on a unix socket, or a transport without addresses), so every such request shares one key. Pass resolveIp to key them apart`,
 };

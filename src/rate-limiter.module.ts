@@ -9,9 +9,10 @@ import {
   ExecutionContext,
   Inject,
 } from '@nestjs/common';
-import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { LimitExplorer } from './guard/limit.explorer';
 import { RateLimitGuard } from './guard/rate-limit.guard';
+import { RateLimitInterceptor } from './guard/rate-limit.interceptor';
 import { UncoveredLimitsCheck } from './guard/uncovered-limits.check';
 import { RateLimiterFactory } from './limiter/rate-limiter.factory';
 import {
@@ -87,6 +88,8 @@ class GlobalRateLimitGuard implements CanActivate {
     GlobalRateLimitGuard,
     UncoveredLimitsCheck,
     { provide: APP_GUARD, useExisting: GlobalRateLimitGuard },
+    // The guard's second phase: USER limits after the app's guards, defaults' slots and counts.
+    { provide: APP_INTERCEPTOR, useClass: RateLimitInterceptor },
   ],
   // The guard's own dependencies are exported so `@UseGuards(RateLimitGuard)` resolves anywhere.
   exports: [

@@ -1,5 +1,7 @@
 import { MAX_TIMER_MS } from './algorithms/sleep';
+import { defaultDefinitions } from './defaults/default-limits';
 import { LimiterConfigError } from './errors/limiter-config.error';
+import { compileLimit } from './guard/compiled-limit';
 import { limiterMessages } from './rate-limiter.messages';
 import { RateLimiterModuleOptions } from './rate-limiter.options';
 
@@ -15,6 +17,7 @@ const FUNCTION_OPTIONS = ['resolveUser', 'resolveIp', 'onDecision', 'skip'] as c
 const MODULE_OPTIONS: { readonly [name in keyof Required<RateLimiterModuleOptions>]: true } = {
   redis: true,
   store: true,
+  defaults: true,
   keyPrefix: true,
   cache: true,
   onStoreError: true,
@@ -81,5 +84,9 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
   for (const name of FUNCTION_OPTIONS) {
     const value = options[name];
     if (value !== undefined && typeof value !== 'function') fail(name, value, 'a function');
+  }
+  // Each default compiled as a decorator would be, with no handler: its options and key.
+  for (const definition of defaultDefinitions(options.defaults, WHERE)) {
+    compileLimit({ ...definition, decorator: `${WHERE}: ${definition.decorator}` }, '', '');
   }
 }

@@ -1,5 +1,6 @@
 import { LIMITS_METADATA, SKIP_METADATA } from '../rate-limiter.constants';
 import { LimitDefinition } from './limit-definition';
+import { SkipMetadata } from './skip-rate-limit.decorator';
 
 type Target = object;
 
@@ -16,17 +17,29 @@ export function limitDecorator(definition: LimitDefinition): ClassDecorator & Me
   };
 }
 
-/** The limits of a handler: its class's first, then its own. */
-export function readLimits(controller: Target, handler: Target): LimitDefinition[] {
-  return [
-    ...((Reflect.getMetadata(LIMITS_METADATA, controller) as LimitDefinition[] | undefined) ?? []),
-    ...((Reflect.getOwnMetadata(LIMITS_METADATA, handler) as LimitDefinition[] | undefined) ?? []),
-  ];
+/** The limits declared on a class (its own and inherited ones). */
+export function readClassLimits(controller: Target): LimitDefinition[] {
+  return (Reflect.getMetadata(LIMITS_METADATA, controller) as LimitDefinition[] | undefined) ?? [];
 }
 
-export function isSkipped(controller: Target, handler: Target): boolean {
+/** The limits declared on a method itself. */
+export function readMethodLimits(handler: Target): LimitDefinition[] {
+  return (Reflect.getOwnMetadata(LIMITS_METADATA, handler) as LimitDefinition[] | undefined) ?? [];
+}
+
+/** The limits of a handler: its class's first, then its own. */
+export function readLimits(controller: Target, handler: Target): LimitDefinition[] {
+  return [...readClassLimits(controller), ...readMethodLimits(handler)];
+}
+
+/** What `@SkipRateLimit` says on a class or on a method, if anything. */
+export function readSkip(target: Target, own: boolean): SkipMetadata | undefined {
   return (
-    Reflect.getOwnMetadata(SKIP_METADATA, handler) === true ||
-    Reflect.getMetadata(SKIP_METADATA, controller) === true
-  );
+    own ? Reflect.getOwnMetadata(SKIP_METADATA, target) : Reflect.getMetadata(SKIP_METADATA, target)
+  ) as SkipMetadata | undefined;
+}
+
+/** Whether every limit of the handler is skipped (`@SkipRateLimit()` without names). */
+export function isSkipped(controller: Target, handler: Target): boolean {
+  return readSkip(handler, true) === true || readSkip(controller, false) === true;
 }

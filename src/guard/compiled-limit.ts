@@ -42,6 +42,8 @@ interface LimitBase {
   skip?: SkipPredicate;
   /** Counted but never enforced (the decorator's `shadow`, else the module's). */
   shadow: boolean;
+  /** Its key depends on the user (USER, or a template that reads `user`). */
+  readsUser: boolean;
 }
 
 /** One limit of one handler, validated and compiled at start-up. */
@@ -121,7 +123,8 @@ export function compileLimit(
   /** The name when the decorator gives none (see {@link defaultNameOf}). */
   derivedName = defaultNameOf(definition),
 ): PlannedLimit {
-  const where = `${definition.decorator} on ${handlerName}`;
+  // No handler: a module default checked at start-up, named by its place in `defaults`.
+  const where = handlerName ? `${definition.decorator} on ${handlerName}` : definition.decorator;
   const kind = kindOf(definition);
   const { options } = definition;
   const known = [...KEY_OPTION_NAMES, ...kind.optionNames, ...variantSwitches(definition.kind)];
@@ -182,6 +185,7 @@ export function compileLimit(
 interface CompiledKey {
   key: (facts: RequestFacts) => string;
   keyForm: KeyForm;
+  readsUser: boolean;
 }
 
 function compileKey(
@@ -214,7 +218,7 @@ function compileKey(
     }
     if (limitType === LimitType.METHOD) {
       const fixed = base + keyPart(LimitType.METHOD, handlerName, { ip: '' });
-      return { key: () => fixed, keyForm: [fixed] };
+      return { key: () => fixed, keyForm: [fixed], readsUser: false };
     }
     const checkIp = warnOnEmptyIp(where, warn);
     return {
@@ -225,6 +229,7 @@ function compileKey(
       },
       // An IP, a user id, or `ip:` and an IP for an anonymous user, after the derived part.
       keyForm: [base + keyPart(LimitType.METHOD, handlerName, { ip: '' }) + ':', ''],
+      readsUser: limitType === LimitType.USER,
     };
   }
   if (!template) {
@@ -241,7 +246,7 @@ function compileKey(
   }
   if (compiled.isConstant) {
     const fixed = base + keyPart(LimitType.CUSTOM, handlerName, { ip: '', custom: template });
-    return { key: () => fixed, keyForm: [fixed] };
+    return { key: () => fixed, keyForm: [fixed], readsUser: false };
   }
   // The evaluated text is escaped character by character: so are its literals.
   const literals = compiled.literals.map(escapeKeyText);
@@ -253,6 +258,7 @@ function compileKey(
         custom: evaluateKeyTemplate(compiled, facts.keyContext),
       }),
     keyForm: [base + literals[0], ...literals.slice(1)],
+    readsUser: compiled.expressions.some((expression) => expression.root === 'user'),
   };
 }
 

@@ -6,17 +6,21 @@ import { Decision } from '../algorithms/decision';
  * - `allowed`, `denied`: decided by the store (or the in-memory fallback);
  * - `shadow-denied`: a `shadow` limit that would have refused; the request went on;
  * - `skipped`: a `skip` predicate said the limit does not apply; nothing was counted;
- * - `store-error`: the store failed or exceeded `storeTimeout`; `onStoreError` applied.
+ * - `store-error`: the store failed or exceeded `storeTimeout`; `onStoreError` applied;
+ * - `undone`: the limit allowed, but another limit of the request denied it (or the store
+ *   could not answer under `onStoreError: 'deny'`), so what it took was given back (all or
+ *   nothing): the request counted nowhere.
  *
  * @publicApi
  */
-export type RateLimitOutcome = 'allowed' | 'denied' | 'shadow-denied' | 'skipped' | 'store-error';
+export type RateLimitOutcome =
+  'allowed' | 'denied' | 'shadow-denied' | 'skipped' | 'store-error' | 'undone';
 
 /**
  * One outcome, for metrics and logs (`onDecision` option). `limit` names the limit
  * (`@RateLimit on SmsController.send`, or `RateLimiterFactory` for programmatic limiters).
  * `key` is absent on `skipped` (a skipped limit reads nothing of the request); `decision`
- * on `skipped` and `store-error`; `waitMs` is set on `allowed` (the wait a token bucket
+ * on `skipped` and `store-error` (on `undone` it is the allowing decision that was undone); `waitMs` is set on `allowed` (the wait a token bucket
  * imposed, usually 0).
  *
  * @example

@@ -24,10 +24,22 @@ import { LimitExplorer, LimitPlan } from './limit.explorer';
 import { keysOf } from './limit-keys';
 import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
 import { decisionEvent, emitEvent } from './rate-limit-event';
-import { GuardedRequest, readRequest } from './request-facts';
+import { GuardedRequest, readRequest, userOf } from './request-facts';
+import { claimDecision, deferDecision } from './deferred-limits';
+import { limiterMessages } from '../rate-limiter.messages';
 import { giveBack, Taken } from './taken-permits';
 import { DecisionGroup } from '../stores/decision-group';
 import { countOutcomes } from './counted-outcomes';
+
+/** Whether the request has a user yet (one `resolveUser` finds, or `user` for templates). */
+function hasUser(read: GuardedRequest): boolean {
+  if (userOf(read.request) !== undefined) return true;
+  try {
+    return read.facts.userId !== undefined;
+  } catch {
+    return true; // an id `resolveUser` got wrong: decided now, answered 500 like before
+  }
+}
 
 /** nginx's status for a request whose client closed the connection before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -58,12 +70,45 @@ export class RateLimitGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const plan = this.explorer.limitsFor(context.getClass(), context.getHandler());
     if (plan.length === 0) return true;
+    // Bound twice (the global guard and @UseGuards): the first decides, once per request.
+    if (!claimDecision(context)) return true;
     const read = readRequest(context, this.options);
+    if (
+      plan.readsUser &&
+      this.canDefer(context, plan) &&
+      !hasUser(read) &&
+      deferDecision(context, () => this.enforce(plan, context, readRequest(context, this.options)))
+    ) {
+      return true;
+    }
+    return this.enforce(plan, context, read);
+  }
+
+  /**
+   * Whether RateLimitInterceptor runs after the app's guards: the module registers it as a
+   * global interceptor, which Nest runs on controllers and resolvers; on a gateway (or a
+   * microservice) only when it is bound there.
+   */
+  private canDefer(context: ExecutionContext, plan: LimitPlan): boolean {
+    const type = context.getType<string>();
+    return type === 'http' || type === 'graphql' || plan.interceptorBound;
+  }
+
+  /**
+   * Decides a request's limits, all together: at once, or after the app's guards when the
+   * guard deferred them (then a request with still no user is counted by IP, said once).
+   */
+  private async enforce(
+    plan: LimitPlan,
+    context: ExecutionContext,
+    read: GuardedRequest,
+  ): Promise<boolean> {
     // A plan that is not dynamic holds compiled limits only (no option is a function).
     const limits = plan.dynamic
       ? await this.applicable(plan, context, read)
       : (plan as readonly CompiledLimit[]);
     if (limits.length === 0) return true;
+    if (plan.readsUser && !hasUser(read)) this.warnAnonymous(plan, context);
     const { facts, response } = read;
     const keys = keysOf(limits, facts, context, this.logger);
     // FailurePolicyStore turns every store failure into null or a fallback decision: never a
@@ -76,6 +121,7 @@ export class RateLimitGuard implements CanActivate {
     // A shadow limit never refuses: not even when its store is unavailable under 'deny'.
     const unanswered = decided.some((outcome, i) => outcome === null && !limits[i].shadow);
     if (unanswered && this.store.policy === 'deny') {
+      this.report(outcomes, true);
       this.releaseSlots(outcomes);
       await giveBack(this.store, outcomes, this.logger);
       throw forContext(context, new ServiceUnavailableException('Rate limiting is unavailable'));
@@ -86,6 +132,7 @@ export class RateLimitGuard implements CanActivate {
     if (outcomes.length === 0) return true; // store unavailable under 'allow'
 
     const denied = enforced.filter((outcome) => !outcome.decision.allowed);
+    this.report(outcomes, denied.length > 0);
     if (enforced.length > 0) this.describe(response, denied.length > 0 ? denied : enforced);
     if (denied.length > 0) {
       this.releaseSlots(outcomes);
@@ -116,6 +163,32 @@ export class RateLimitGuard implements CanActivate {
     }
     countOutcomes(context, response, outcomes, this.store, this.logger);
     return true;
+  }
+
+  /**
+   * One event per decided limit, once the request's fate is known: on a refused request,
+   * what the allowed limits took is given back, so they are reported `undone`.
+   */
+  private report(outcomes: readonly Outcome[], refused: boolean): void {
+    const listener = this.options.onDecision;
+    if (!listener) return;
+    for (const { limit, key, decision } of outcomes) {
+      const event =
+        refused && decision.allowed
+          ? { outcome: 'undone' as const, limit: limit.where, name: limit.name, key, decision }
+          : decisionEvent(limit.where, key, decision, limit.shadow, limit.name);
+      emitEvent(listener, event, this.logger);
+    }
+  }
+
+  private readonly warnedAnonymous = new WeakSet<LimitPlan>();
+
+  /** A USER limit that found no user even after the app's guards: IP keys, said once. */
+  private warnAnonymous(plan: LimitPlan, context: ExecutionContext): void {
+    if (this.warnedAnonymous.has(plan)) return;
+    this.warnedAnonymous.add(plan);
+    const handler = `${context.getClass().name}.${context.getHandler().name}`;
+    this.logger.warn(limiterMessages.userFallback(handler));
   }
 
   /** A dynamic plan's limits for this request (skips applied, functions resolved). */
@@ -185,14 +258,7 @@ export class RateLimitGuard implements CanActivate {
       onLateAnswer,
       group,
     );
-    if (decision) {
-      if (this.options.onDecision) {
-        const event = decisionEvent(limit.where, key, decision, limit.shadow, limit.name);
-        emitEvent(this.options.onDecision, event, this.logger);
-      }
-      return { limit, key, request, decision, atMs: performance.now(), group };
-    }
-    return null;
+    return decision ? { limit, key, request, decision, atMs: performance.now(), group } : null;
   }
 
   /** Headers describe the limit with the least remaining. */
