@@ -1,12 +1,6 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import {
-  CountLimit,
-  DefaultLimit,
-  LimitType,
-  RateLimiterModule,
-  SkipRateLimit,
-} from '../../src';
+import { CountLimit, DefaultLimit, LimitType, RateLimiterModule, SkipRateLimit } from '../../src';
 import { useAppOnRedis } from '../helpers/app-on-redis';
 import { call, PLATFORMS } from '../helpers/http';
 
