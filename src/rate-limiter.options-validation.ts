@@ -17,7 +17,6 @@ const FUNCTION_OPTIONS = ['resolveUser', 'resolveIp', 'onDecision', 'skip'] as c
 const MODULE_OPTIONS: { readonly [name in keyof Required<RateLimiterModuleOptions>]: true } = {
   redis: true,
   store: true,
-  defaults: true,
   keyPrefix: true,
   cache: true,
   onStoreError: true,
@@ -30,6 +29,7 @@ const MODULE_OPTIONS: { readonly [name in keyof Required<RateLimiterModuleOption
   ipv6Subnet: true,
   skip: true,
   shadow: true,
+  defaults: true,
 };
 const MODULE_OPTION_NAMES = Object.keys(MODULE_OPTIONS);
 
