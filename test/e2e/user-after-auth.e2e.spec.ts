@@ -113,6 +113,12 @@ describe.each(PLATFORMS)('USER limits behind a controller-level auth guard on %s
     expect((await as(undefined)).status).toBe(401);
   });
 
+  it('stays exact under a burst decided in the second phase: 2 of 30 at once', async () => {
+    const replies = await Promise.all(Array.from({ length: 30 }, () => as('mallory')));
+    expect(replies.filter((reply) => reply.status === 200)).toHaveLength(2);
+    expect(replies.filter((reply) => reply.status === 429)).toHaveLength(28);
+  });
+
   it('sends the headers and the 429 body from the second phase', async () => {
     const first = await as('carol');
     expect(first.headers['x-ratelimit-limit']).toBe('2');
