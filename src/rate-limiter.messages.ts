@@ -38,8 +38,8 @@ export const limiterMessages = {
     `${where}: the name '${name}' is given to two limits of this handler; each limit's name must be unique on its handler`,
   duplicateDefaultName: (where: string, name: string): string =>
     `${where}: the name '${name}' is given to two defaults; each default's name must be unique`,
-  userFallback: (where: string): string =>
-    `${where}: no user was found even after the app's guards ran, so anonymous requests are counted by client IP. Authenticate before this handler, or give it another limit`,
+  userFallback: (handler: string): string =>
+    `${handler}: a request has no user, even after the app's guards ran: its USER limits count it by client IP (a key template that reads user answers 400). Authenticate before this handler, or expect anonymous requests here`,
   emptyClientIp: (where: string): string =>
     `${where}: the client IP is empty (a server listening on a unix socket, or a transport without addresses), so every such request shares one key. Pass resolveIp to key them apart`,
 };

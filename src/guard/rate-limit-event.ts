@@ -56,6 +56,33 @@ export function decisionEvent(
   return { outcome: shadow ? 'shadow-denied' : 'denied', limit, name, key, decision };
 }
 
+/** What one limit decided for a request, as far as events need it. */
+interface DecidedLimit {
+  limit: { where: string; name: string; shadow: boolean };
+  key: string;
+  decision: Decision;
+}
+
+/**
+ * One event per decided limit of a request, once its fate is known: on a refused request,
+ * what the allowed limits took is given back (all or nothing), so they are `undone`.
+ */
+export function reportOutcomes(
+  listener: DecisionListener | undefined,
+  decided: readonly DecidedLimit[],
+  refused: boolean,
+  logger: Logger,
+): void {
+  if (!listener) return;
+  for (const { limit, key, decision } of decided) {
+    const event: RateLimitEvent =
+      refused && decision.allowed
+        ? { outcome: 'undone', limit: limit.where, name: limit.name, key, decision }
+        : decisionEvent(limit.where, key, decision, limit.shadow, limit.name);
+    emitEvent(listener, event, logger);
+  }
+}
+
 /** Calls the listener; what it throws is logged, never thrown into the request. */
 export function emitEvent(
   listener: DecisionListener | undefined,

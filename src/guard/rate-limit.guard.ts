@@ -23,23 +23,13 @@ import { RequestLimitContext } from './limit-context';
 import { LimitExplorer, LimitPlan } from './limit.explorer';
 import { keysOf } from './limit-keys';
 import { setLimitHeaders, setRetryAfter } from './rate-limit-headers';
-import { decisionEvent, emitEvent } from './rate-limit-event';
-import { GuardedRequest, readRequest, userOf } from './request-facts';
+import { emitEvent, reportOutcomes } from './rate-limit-event';
+import { GuardedRequest, hasUser, readRequest } from './request-facts';
 import { claimDecision, deferDecision } from './deferred-limits';
 import { limiterMessages } from '../rate-limiter.messages';
 import { giveBack, Taken } from './taken-permits';
 import { DecisionGroup } from '../stores/decision-group';
 import { countOutcomes } from './counted-outcomes';
-
-/** Whether the request has a user yet (one `resolveUser` finds, or `user` for templates). */
-function hasUser(read: GuardedRequest): boolean {
-  if (userOf(read.request) !== undefined) return true;
-  try {
-    return read.facts.userId !== undefined;
-  } catch {
-    return true; // an id `resolveUser` got wrong: decided now, answered 500 like before
-  }
-}
 
 /** nginx's status for a request whose client closed the connection before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -121,7 +111,7 @@ export class RateLimitGuard implements CanActivate {
     // A shadow limit never refuses: not even when its store is unavailable under 'deny'.
     const unanswered = decided.some((outcome, i) => outcome === null && !limits[i].shadow);
     if (unanswered && this.store.policy === 'deny') {
-      this.report(outcomes, true);
+      reportOutcomes(this.options.onDecision, outcomes, true, this.logger);
       this.releaseSlots(outcomes);
       await giveBack(this.store, outcomes, this.logger);
       throw forContext(context, new ServiceUnavailableException('Rate limiting is unavailable'));
@@ -132,7 +122,7 @@ export class RateLimitGuard implements CanActivate {
     if (outcomes.length === 0) return true; // store unavailable under 'allow'
 
     const denied = enforced.filter((outcome) => !outcome.decision.allowed);
-    this.report(outcomes, denied.length > 0);
+    reportOutcomes(this.options.onDecision, outcomes, denied.length > 0, this.logger);
     if (enforced.length > 0) this.describe(response, denied.length > 0 ? denied : enforced);
     if (denied.length > 0) {
       this.releaseSlots(outcomes);
@@ -163,22 +153,6 @@ export class RateLimitGuard implements CanActivate {
     }
     countOutcomes(context, response, outcomes, this.store, this.logger);
     return true;
-  }
-
-  /**
-   * One event per decided limit, once the request's fate is known: on a refused request,
-   * what the allowed limits took is given back, so they are reported `undone`.
-   */
-  private report(outcomes: readonly Outcome[], refused: boolean): void {
-    const listener = this.options.onDecision;
-    if (!listener) return;
-    for (const { limit, key, decision } of outcomes) {
-      const event =
-        refused && decision.allowed
-          ? { outcome: 'undone' as const, limit: limit.where, name: limit.name, key, decision }
-          : decisionEvent(limit.where, key, decision, limit.shadow, limit.name);
-      emitEvent(listener, event, this.logger);
-    }
   }
 
   private readonly warnedAnonymous = new WeakSet<LimitPlan>();
