@@ -1,3 +1,6 @@
+import { UseInterceptors } from '@nestjs/common';
+import { RateLimitInterceptor } from '../guard/rate-limit.interceptor';
+import { LimitType } from '../keys/limit-type.enum';
 import { LIMITS_METADATA, SKIP_METADATA } from '../rate-limiter.constants';
 import { LimitDefinition } from './limit-definition';
 import { SkipMetadata } from './skip-rate-limit.decorator';
@@ -10,11 +13,28 @@ type Target = object;
  * and `Reflect` metadata keep it working on every Nest version in our peer range.
  */
 export function limitDecorator(definition: LimitDefinition): ClassDecorator & MethodDecorator {
-  return (target: Target, _property?: string | symbol, descriptor?: PropertyDescriptor) => {
+  const waitsForUser = readsUser(definition) ? UseInterceptors(RateLimitInterceptor) : undefined;
+  return (target: Target, property?: string | symbol, descriptor?: PropertyDescriptor) => {
     const holder: Target = descriptor ? (descriptor.value as Target) : target;
     const existing: LimitDefinition[] = Reflect.getOwnMetadata(LIMITS_METADATA, holder) ?? [];
     Reflect.defineMetadata(LIMITS_METADATA, [...existing, definition], holder);
+    if (waitsForUser) {
+      if (descriptor) waitsForUser(target, property!, descriptor);
+      else (waitsForUser as ClassDecorator)(target as Function);
+    }
   };
+}
+
+/**
+ * A limit keyed by the user is decided after the app's guards by RateLimitInterceptor. Nest
+ * runs the module's global one on controllers and resolvers only: bound here too, it also
+ * runs on gateways (on HTTP the global one finds the work first; this one finds none).
+ */
+function readsUser({ options }: LimitDefinition): boolean {
+  return (
+    options.limitType === LimitType.USER ||
+    (typeof options.key === 'string' && /#\{?\s*user\b/.test(options.key))
+  );
 }
 
 /** The limits declared on a class (its own and inherited ones). */

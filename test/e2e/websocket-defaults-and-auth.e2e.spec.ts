@@ -5,20 +5,13 @@ import {
   Injectable,
   Module,
   UseGuards,
-  UseInterceptors,
 } from '@nestjs/common';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import { WsAdapter } from '@nestjs/platform-ws';
 import { OnGatewayConnection, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import { Test } from '@nestjs/testing';
 import Redis from 'ioredis';
-import {
-  CountLimit,
-  LimitType,
-  RateLimitGuard,
-  RateLimitInterceptor,
-  RateLimiterModule,
-} from '../../src';
+import { CountLimit, LimitType, RateLimitGuard, RateLimiterModule } from '../../src';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 import { socketIoClient, TestClient, wsClient } from '../helpers/ws-clients';
 
@@ -35,8 +28,7 @@ class WsAuthGuard implements CanActivate {
 }
 
 @WebSocketGateway()
-@UseGuards(RateLimitGuard) // Nest runs no global guard or interceptor on gateways
-@UseInterceptors(RateLimitInterceptor)
+@UseGuards(RateLimitGuard) // Nest runs no global guard on gateways
 class AccountGateway implements OnGatewayConnection {
   /** Keeps the handshake's token; the user is set by WsAuthGuard, on the first message. */
   handleConnection(client: any, request?: { url?: string }) {
@@ -50,6 +42,7 @@ class AccountGateway implements OnGatewayConnection {
     return reply('open');
   }
 
+  /** The decorator binds RateLimitInterceptor, which waits for WsAuthGuard's user. */
   @SubscribeMessage('me')
   @UseGuards(WsAuthGuard)
   @CountLimit({ limitType: LimitType.USER, limit: 2, period: 60 })
