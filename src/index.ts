@@ -36,6 +36,8 @@ export {
   KeyValueConflictError,
 } from './keys/key-template.evaluator';
 export { RateLimitGuard } from './guard/rate-limit.guard';
+export { RateLimitInterceptor } from './guard/rate-limit.interceptor';
+export type { DefaultLimit } from './defaults/default-limits';
 export { RateLimitExceededException } from './errors/rate-limit-exceeded.exception';
 export type { RateLimitExceededBody } from './errors/rate-limit-exceeded.exception';
 export {

@@ -64,6 +64,10 @@ export const limiterMessages = {
     `${where}: ${option} ${value} is in seconds (${hours(value)}); if you meant ${value} milliseconds, write ${option}: '${meant}'. Time options take seconds or a duration string ('500ms', '30s', '1m', '1h', '1d')`,
   settleUnsupported: (where: string): string =>
     `${where}: option 'settle' needs a limit that can both give permits back and take more after the handler; this one cannot (a concurrency slot is always given back whole when the work ends)`,
+  duplicateDefaultName: (where: string, name: string): string =>
+    `${where}: the name '${name}' is given to two defaults; each default's name must be unique`,
+  userFallback: (handler: string): string =>
+    `${handler}: a request has no user, even after the app's guards ran: its USER limits count it by client IP (a key template that reads user answers 400). Authenticate before this handler, or expect anonymous requests here`,
   emptyClientIp: (where: string): string =>
     `${where}: the client IP is empty (a server listening on a unix socket, or a transport without addresses), so every such request shares one key. Pass resolveIp to key them apart`,
 };

@@ -9,12 +9,13 @@ import {
   ExecutionContext,
   Inject,
 } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { RateLimitProblemFilter } from './guard/rate-limit-problem.filter';
 import { DecisionListeners } from './guard/decision-listeners';
 import { LimitExplorer } from './guard/limit.explorer';
 import { NetworkPolicy } from './keys/network-policy';
 import { RateLimitGuard } from './guard/rate-limit.guard';
+import { RateLimitInterceptor } from './guard/rate-limit.interceptor';
 import { UncoveredLimitsCheck } from './guard/uncovered-limits.check';
 import { RateLimiterFactory } from './limiter/rate-limiter.factory';
 import {
@@ -100,6 +101,8 @@ class GlobalRateLimitGuard implements CanActivate {
     { provide: APP_GUARD, useExisting: GlobalRateLimitGuard },
     // Catches only the 429 of `problemDetails: true`.
     { provide: APP_FILTER, useClass: RateLimitProblemFilter },
+    // The guard's second phase: USER limits after the app's guards, defaults' slots and counts.
+    { provide: APP_INTERCEPTOR, useClass: RateLimitInterceptor },
   ],
   // The guard's own dependencies are exported so `@UseGuards(RateLimitGuard)` resolves anywhere.
   exports: [

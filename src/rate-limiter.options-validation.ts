@@ -1,6 +1,8 @@
 import { MAX_TIMER_MS } from './algorithms/sleep';
 import { NetworkPolicy } from './keys/network-policy';
+import { defaultDefinitions } from './defaults/default-limits';
 import { LimiterConfigError } from './errors/limiter-config.error';
+import { compileLimit } from './guard/compiled-limit';
 import { limiterMessages } from './rate-limiter.messages';
 import { RateLimiterModuleOptions } from './rate-limiter.options';
 
@@ -32,6 +34,7 @@ const MODULE_OPTIONS: { readonly [name in keyof Required<RateLimiterModuleOption
   metrics: true,
   allow: true,
   deny: true,
+  defaults: true,
 };
 const MODULE_OPTION_NAMES = Object.keys(MODULE_OPTIONS);
 
@@ -95,6 +98,10 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
   for (const name of FUNCTION_OPTIONS) {
     const value = options[name];
     if (value !== undefined && typeof value !== 'function') fail(name, value, 'a function');
+  }
+  // Each default compiled as a decorator would be, with no handler: its options and key.
+  for (const definition of defaultDefinitions(options.defaults, WHERE)) {
+    compileLimit({ ...definition, decorator: `${WHERE}: ${definition.decorator}` }, '', '');
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import type { DefaultLimit } from './defaults/default-limits';
 import type { SkipPredicate } from './guard/limit-context';
 import { RateLimitEvent } from './guard/rate-limit-event';
 import { LimiterCacheOptions } from './limiter/limiter-cache';
@@ -27,6 +28,14 @@ export interface RateLimiterModuleOptions {
    * Absent (and no `store`): the in-memory store, for one process only.
    */
   redis?: string | RedisOptions | Redis | Cluster;
+  /**
+   * App-wide limits on every handler the guard sees (controllers, resolvers, guarded
+   * gateways), each handler with its own key, by client IP unless a default says otherwise.
+   * A decorator with the same `name` replaces a default on its handler or class;
+   * `@SkipRateLimit('name')` drops it there.
+   * @see README "Defaults for every handler"
+   */
+  defaults?: DefaultLimit[];
   /** A custom store instead of `redis`. */
   store?: LimiterStore;
   /** Prepended to every key, default ''. */

@@ -36,3 +36,15 @@ export function limitKindFor(
 export function variantSwitches(name: string): string[] {
   return LIMIT_KINDS.filter((kind) => kind.variant?.of === name).map((kind) => kind.variant!.when);
 }
+
+/**
+ * The algorithm names a module default takes: each decorator's name in camel case
+ * (`@CountLimit` is `'countLimit'`), like the factory's methods. Variants are chosen by
+ * their switch (`approximate: true`), as on the decorator.
+ */
+export const ALGORITHM_NAMES: ReadonlyMap<string, string> = new Map(
+  LIMIT_KINDS.filter((kind) => !kind.variant).map((kind) => [
+    kind.decorator.charAt(1).toLowerCase() + kind.decorator.slice(2),
+    kind.name,
+  ]),
+);

@@ -1,5 +1,9 @@
+import { UseInterceptors } from '@nestjs/common';
+import { RateLimitInterceptor } from '../guard/rate-limit.interceptor';
+import { LimitType } from '../keys/limit-type.enum';
 import { LIMITS_METADATA, SKIP_METADATA } from '../rate-limiter.constants';
 import { LimitDefinition } from './limit-definition';
+import { SkipMetadata } from './skip-rate-limit.decorator';
 
 type Target = object;
 
@@ -9,24 +13,53 @@ type Target = object;
  * and `Reflect` metadata keep it working on every Nest version in our peer range.
  */
 export function limitDecorator(definition: LimitDefinition): ClassDecorator & MethodDecorator {
-  return (target: Target, _property?: string | symbol, descriptor?: PropertyDescriptor) => {
+  const waitsForUser = readsUser(definition) ? UseInterceptors(RateLimitInterceptor) : undefined;
+  return (target: Target, property?: string | symbol, descriptor?: PropertyDescriptor) => {
     const holder: Target = descriptor ? (descriptor.value as Target) : target;
     const existing: LimitDefinition[] = Reflect.getOwnMetadata(LIMITS_METADATA, holder) ?? [];
     Reflect.defineMetadata(LIMITS_METADATA, [...existing, definition], holder);
+    if (waitsForUser) {
+      if (descriptor) waitsForUser(target, property!, descriptor);
+      else (waitsForUser as ClassDecorator)(target as Function);
+    }
   };
+}
+
+/**
+ * A limit keyed by the user is decided after the app's guards by RateLimitInterceptor. Nest
+ * runs the module's global one on controllers and resolvers only: bound here too, it also
+ * runs on gateways (on HTTP the global one finds the work first; this one finds none).
+ */
+function readsUser({ options }: LimitDefinition): boolean {
+  return (
+    options.limitType === LimitType.USER ||
+    (typeof options.key === 'string' && /#\{?\s*user\b/.test(options.key))
+  );
+}
+
+/** The limits declared on a class (its own and inherited ones). */
+export function readClassLimits(controller: Target): LimitDefinition[] {
+  return (Reflect.getMetadata(LIMITS_METADATA, controller) as LimitDefinition[] | undefined) ?? [];
+}
+
+/** The limits declared on a method itself. */
+export function readMethodLimits(handler: Target): LimitDefinition[] {
+  return (Reflect.getOwnMetadata(LIMITS_METADATA, handler) as LimitDefinition[] | undefined) ?? [];
 }
 
 /** The limits of a handler: its class's first, then its own. */
 export function readLimits(controller: Target, handler: Target): LimitDefinition[] {
-  return [
-    ...((Reflect.getMetadata(LIMITS_METADATA, controller) as LimitDefinition[] | undefined) ?? []),
-    ...((Reflect.getOwnMetadata(LIMITS_METADATA, handler) as LimitDefinition[] | undefined) ?? []),
-  ];
+  return [...readClassLimits(controller), ...readMethodLimits(handler)];
 }
 
-export function isSkipped(controller: Target, handler: Target): boolean {
+/** What `@SkipRateLimit` says on a class or on a method, if anything. */
+export function readSkip(target: Target, own: boolean): SkipMetadata | undefined {
   return (
-    Reflect.getOwnMetadata(SKIP_METADATA, handler) === true ||
-    Reflect.getMetadata(SKIP_METADATA, controller) === true
-  );
+    own ? Reflect.getOwnMetadata(SKIP_METADATA, target) : Reflect.getMetadata(SKIP_METADATA, target)
+  ) as SkipMetadata | undefined;
+}
+
+/** Whether every limit of the handler is skipped (`@SkipRateLimit()` without names). */
+export function isSkipped(controller: Target, handler: Target): boolean {
+  return readSkip(handler, true) === true || readSkip(controller, false) === true;
 }

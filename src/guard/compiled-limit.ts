@@ -42,6 +42,8 @@ interface LimitBase {
   shadow: boolean;
   /** The request's real cost once its handler has finished (the decorator's `settle`). */
   settle?: SettleFunction;
+  /** Its key depends on the user (USER, or a template that reads `user`). */
+  readsUser: boolean;
 }
 
 /** One limit of one handler, validated and compiled at start-up. */
@@ -124,7 +126,8 @@ export function compileLimit(
   /** The name when the decorator gives none (see {@link defaultNameOf}). */
   derivedName = defaultNameOf(definition),
 ): PlannedLimit {
-  const where = `${definition.decorator} on ${handlerName}`;
+  // No handler: a module default checked at start-up, named by its place in `defaults`.
+  const where = handlerName ? `${definition.decorator} on ${handlerName}` : definition.decorator;
   const kind = kindOf(definition);
   const { options } = definition;
   const known = [
@@ -197,6 +200,7 @@ function settleOption(value: unknown, kind: LimitKind, where: string): SettleFun
 interface CompiledKey {
   key: (facts: RequestFacts) => string;
   keyForm: KeyForm;
+  readsUser: boolean;
 }
 
 function compileKey(
@@ -229,7 +233,7 @@ function compileKey(
     }
     if (limitType === LimitType.METHOD) {
       const fixed = base + keyPart(LimitType.METHOD, handlerName, { ip: '' });
-      return { key: () => fixed, keyForm: [fixed] };
+      return { key: () => fixed, keyForm: [fixed], readsUser: false };
     }
     const checkIp = warnOnEmptyIp(where, warn);
     return {
@@ -240,6 +244,7 @@ function compileKey(
       },
       // An IP, a user id, or `ip:` and an IP for an anonymous user, after the derived part.
       keyForm: [base + keyPart(LimitType.METHOD, handlerName, { ip: '' }) + ':', ''],
+      readsUser: limitType === LimitType.USER,
     };
   }
   if (!template) {
@@ -256,15 +261,19 @@ function compileKey(
   }
   if (compiled.isConstant) {
     const fixed = base + keyPart(LimitType.CUSTOM, handlerName, { ip: '', custom: template });
-    return { key: () => fixed, keyForm: [fixed] };
+    return { key: () => fixed, keyForm: [fixed], readsUser: false };
   }
   // The evaluated text is escaped character by character: so are its literals.
   const literals = compiled.literals.map(escapeKeyText);
+  const readsUser = compiled.expressions.some((expression) =>
+    [expression, ...(expression.fallbacks ?? [])].some((operand) => operand.root === 'user'),
+  );
   if (compiled.expressions.some((expression) => expression.fallbacks)) {
     // Escaped as it is built, so a fallback's value can carry its mark (FALLBACK_MARKER).
     return {
       key: (facts) => base + boundKeyPart(evaluateKeyText(compiled, facts.keyContext)),
       keyForm: [base + literals[0], ...literals.slice(1)],
+      readsUser,
     };
   }
   return {
@@ -275,6 +284,7 @@ function compileKey(
         custom: evaluateKeyTemplate(compiled, facts.keyContext),
       }),
     keyForm: [base + literals[0], ...literals.slice(1)],
+    readsUser,
   };
 }
 

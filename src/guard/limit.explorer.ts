@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { isSkipped, readLimits } from '../decorators/limit-metadata.accessor';
+import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
+import { readLimits } from '../decorators/limit-metadata.accessor';
+import { defaultDefinitions } from '../defaults/default-limits';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { LimitDefinition } from '../decorators/limit-definition';
@@ -8,8 +10,10 @@ import { LimiterConfigError } from '../errors/limiter-config.error';
 import { describeKeyForm, keyFormsOverlap } from '../keys/key-form';
 import { limiterMessages } from '../rate-limiter.messages';
 import { durationOfMilliseconds, millisecondsSuspect } from '../algorithms/duration';
-import { compileLimit, defaultNameOf, keySpecOf, PlannedLimit } from './compiled-limit';
+import { compileLimit, keySpecOf, PlannedLimit } from './compiled-limit';
+import { handlerDefinitions } from './handler-definitions';
 import { checkOverrides, LimitOverrides } from './limit-overrides';
+import { RateLimitInterceptor } from './rate-limit.interceptor';
 
 /**
  * A handler's compiled limits. `dynamic` says the guard needs the request's
@@ -19,12 +23,36 @@ import { checkOverrides, LimitOverrides } from './limit-overrides';
 export interface LimitPlan extends ReadonlyArray<PlannedLimit> {
   readonly dynamic: boolean;
   readonly hasShadow: boolean;
+  /** Some key depends on the user: decided after the app's own guards (see deferred-limits.ts). */
+  readonly readsUser: boolean;
+  /** RateLimitInterceptor is bound on the handler or its class (where no global one runs). */
+  readonly interceptorBound: boolean;
 }
 
-const NO_LIMITS: LimitPlan = Object.freeze(Object.assign([], { dynamic: false, hasShadow: false }));
+const NO_LIMITS: LimitPlan = Object.freeze(
+  Object.assign([], {
+    dynamic: false,
+    hasShadow: false,
+    readsUser: false,
+    interceptorBound: false,
+  }),
+);
+
+/** Whether `@UseInterceptors(RateLimitInterceptor)` stands on the handler or its class. */
+function bindsRateLimitInterceptor(controller: Function, handler: Function): boolean {
+  const bound = [
+    ...((Reflect.getMetadata(INTERCEPTORS_METADATA, controller) as unknown[] | undefined) ?? []),
+    ...((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? []),
+  ];
+  return bound.some(
+    (interceptor) =>
+      interceptor === RateLimitInterceptor || interceptor instanceof RateLimitInterceptor,
+  );
+}
 
 /**
- * Compiles every decorated handler once, when the application initialises: options are
+ * Compiles every controller handler and every decorated provider method (resolvers,
+ * gateways) once, when the application initialises: options are
  * validated and key templates parsed there, so a mistake fails start-up naming the class,
  * method and option, and the guard does two map lookups per request. Plans are kept per
  * controller and handler: a method inherited by two controllers gets each one's class limits
@@ -40,24 +68,30 @@ export class LimitExplorer implements OnModuleInit {
   /** Limits whose units were looked at: a class's limit is checked once, not per handler. */
   private readonly unitsChecked = new WeakSet<LimitDefinition>();
 
+  private readonly defaults: readonly LimitDefinition[];
+
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     @Inject(RATE_LIMITER_OPTIONS) private readonly options: RateLimiterModuleOptions,
-  ) {}
+  ) {
+    this.defaults = defaultDefinitions(options.defaults, 'RateLimiterModule');
+  }
 
   onModuleInit(): void {
-    const wrappers = [...this.discovery.getControllers(), ...this.discovery.getProviders()];
-    for (const wrapper of wrappers) {
+    const controllers = new Set(this.discovery.getControllers());
+    for (const wrapper of [...controllers, ...this.discovery.getProviders()]) {
       const { metatype, instance } = wrapper;
       if (!instance || typeof metatype !== 'function' || !metatype.prototype) continue;
       const prototype = Object.getPrototypeOf(instance);
       if (!prototype) continue;
       for (const name of this.scanner.getAllMethodNames(prototype)) {
         const handler = prototype[name];
-        if (typeof handler === 'function' && !this.plans.get(metatype)?.has(handler)) {
-          this.compile(metatype, handler, name);
-        }
+        if (typeof handler !== 'function' || this.plans.get(metatype)?.has(handler)) continue;
+        // A provider's undecorated method (a service's, mostly) has only the defaults: it is
+        // planned on first use, if a resolver or gateway method ever is one.
+        if (!controllers.has(wrapper) && readLimits(metatype, handler).length === 0) continue;
+        this.compile(metatype, handler, name);
       }
     }
     this.refuseSharedKeys();
@@ -133,32 +167,43 @@ export class LimitExplorer implements OnModuleInit {
     methodName: string,
     firstTime = true,
   ): LimitPlan {
-    const definitions = readLimits(controller, handler);
+    const handlerName = `${controller.name}.${methodName}`;
+    const { definitions, names } = handlerDefinitions(
+      this.defaults,
+      controller,
+      handler,
+      handlerName,
+    );
     if (firstTime && definitions.length > 0)
       this.handlers.push({ controller, handler, methodName });
     const plan =
-      definitions.length === 0 || isSkipped(controller, handler)
+      definitions.length === 0
         ? NO_LIMITS
-        : this.planOf(this.compileAll(definitions, `${controller.name}.${methodName}`));
+        : this.planOf(this.compileAll(definitions, names, handlerName), controller, handler);
     let byHandler = this.plans.get(controller);
     if (!byHandler) this.plans.set(controller, (byHandler = new Map()));
     byHandler.set(handler, plan);
     return plan;
   }
 
-  private planOf(limits: PlannedLimit[]): LimitPlan {
+  private planOf(limits: PlannedLimit[], controller: Function, handler: Function): LimitPlan {
     return Object.freeze(
       Object.assign(limits, {
         dynamic:
           this.options.skip !== undefined || limits.some((limit) => limit.skip || limit.resolve),
         hasShadow: limits.some((limit) => limit.shadow),
+        readsUser: limits.some((limit) => limit.readsUser),
+        interceptorBound: bindsRateLimitInterceptor(controller, handler),
       }),
     );
   }
 
-  private compileAll(definitions: LimitDefinition[], handlerName: string): PlannedLimit[] {
+  private compileAll(
+    definitions: LimitDefinition[],
+    names: string[],
+    handlerName: string,
+  ): PlannedLimit[] {
     const occurrences = new Map<string, number>();
-    const names = uniqueNames(definitions, handlerName);
     return definitions.map((declared, index) => {
       const override = this.overrides.get(names[index]);
       const definition = override
@@ -197,31 +242,4 @@ export class LimitExplorer implements OnModuleInit {
       ),
     );
   }
-}
-
-/**
- * Each limit's name on one handler: the decorator's `name`, else its prefix's (`countLimit`,
- * then `countLimit#2`…). A name given twice is refused: events, metrics and policies would
- * not tell the two apart.
- */
-function uniqueNames(definitions: LimitDefinition[], handlerName: string): string[] {
-  const given = new Set<unknown>();
-  for (const { decorator, options } of definitions) {
-    if (options.name === undefined) continue;
-    if (given.has(options.name)) {
-      throw new LimiterConfigError(
-        limiterMessages.duplicateName(`${decorator} on ${handlerName}`, String(options.name)),
-      );
-    }
-    given.add(options.name);
-  }
-  const used = new Set<unknown>(given);
-  return definitions.map((definition) => {
-    if (typeof definition.options.name === 'string') return definition.options.name;
-    const base = defaultNameOf(definition);
-    let name = base;
-    for (let n = 2; used.has(name); n++) name = `${base}#${n}`;
-    used.add(name);
-    return name;
-  });
 }

@@ -6,17 +6,21 @@ import { Decision } from '../algorithms/decision';
  * - `allowed`, `denied`: decided by the store (or the in-memory fallback);
  * - `shadow-denied`: a `shadow` limit that would have refused; the request went on;
  * - `skipped`: a `skip` predicate said the limit does not apply; nothing was counted;
- * - `store-error`: the store failed or exceeded `storeTimeout`; `onStoreError` applied.
+ * - `store-error`: the store failed or exceeded `storeTimeout`; `onStoreError` applied;
+ * - `undone`: the limit allowed, but another limit of the request denied it (or the store
+ *   could not answer under `onStoreError: 'deny'`), so what it took was given back (all or
+ *   nothing): the request counted nowhere.
  *
  * @publicApi
  */
-export type RateLimitOutcome = 'allowed' | 'denied' | 'shadow-denied' | 'skipped' | 'store-error';
+export type RateLimitOutcome =
+  'allowed' | 'denied' | 'shadow-denied' | 'skipped' | 'store-error' | 'undone';
 
 /**
  * One outcome, for metrics and logs (`onDecision` option). `limit` names the limit
  * (`@RateLimit on SmsController.send`, or `RateLimiterFactory` for programmatic limiters).
  * `key` is absent on `skipped` (a skipped limit reads nothing of the request); `decision`
- * on `skipped` and `store-error`; `waitMs` is set on `allowed` (the wait a token bucket
+ * on `skipped` and `store-error` (on `undone` it is the allowing decision that was undone); `waitMs` is set on `allowed` (the wait a token bucket
  * imposed, usually 0).
  *
  * @example
@@ -53,6 +57,33 @@ export function decisionEvent(
   if (decision.allowed)
     return { outcome: 'allowed', limit, name, key, decision, waitMs: decision.waitMs };
   return { outcome: shadow ? 'shadow-denied' : 'denied', limit, name, key, decision };
+}
+
+/** What one limit decided for a request, as far as events need it. */
+interface DecidedLimit<L extends { where: string; name: string; shadow: boolean }> {
+  limit: L;
+  key: string;
+  decision: Decision;
+}
+
+/**
+ * One event per decided limit of a request, once its fate is known: on a refused request,
+ * what the allowed limits took is given back (all or nothing), so they are `undone`.
+ * `report` hears each event with its limit; absent, no event is built.
+ */
+export function reportOutcomes<L extends { where: string; name: string; shadow: boolean }>(
+  report: ((event: RateLimitEvent, limit: L) => void) | undefined,
+  decided: readonly DecidedLimit<L>[],
+  refused: boolean,
+): void {
+  if (!report) return;
+  for (const { limit, key, decision } of decided) {
+    const event: RateLimitEvent =
+      refused && decision.allowed
+        ? { outcome: 'undone', limit: limit.where, name: limit.name, key, decision }
+        : decisionEvent(limit.where, key, decision, limit.shadow, limit.name);
+    report(event, limit);
+  }
 }
 
 /** Calls the listener; what it throws is logged, never thrown into the request. */

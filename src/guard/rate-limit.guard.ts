@@ -27,8 +27,10 @@ import { RequestLimitContext } from './limit-context';
 import { LimitExplorer, LimitPlan } from './limit.explorer';
 import { keysOf } from './limit-keys';
 import { describeLimits, setRetryAfter } from './rate-limit-headers';
-import { decisionEvent, DecisionListener, emitEvent } from './rate-limit-event';
-import { clientIp, GuardedRequest, readRequest } from './request-facts';
+import { DecisionListener, emitEvent, RateLimitEvent, reportOutcomes } from './rate-limit-event';
+import { clientIp, GuardedRequest, hasUser, readRequest } from './request-facts';
+import { claimDecision, deferDecision } from './deferred-limits';
+import { limiterMessages } from '../rate-limiter.messages';
 import { giveBack, Taken } from './taken-permits';
 import { DecisionGroup } from '../stores/decision-group';
 import { settleAfterHandler } from './settlement';
@@ -64,13 +66,25 @@ export class RateLimitGuard implements CanActivate {
   ) {
     this.headers = options.headers ?? 'legacy';
     this.onDecision = store.onDecision ?? options.onDecision;
+    if (this.onDecision || listeners?.active !== undefined) {
+      this.report = (event, limit) => {
+        emitEvent(this.onDecision, event, this.logger);
+        if (this.listeners?.active) this.listeners.emit(event, limit);
+      };
+    }
   }
+
+  /** Tells the user's `onDecision`, the metrics and the library's own listeners. */
+  private readonly report?: (event: RateLimitEvent, limit: CompiledLimit) => void;
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const plan = this.explorer.limitsFor(context.getClass(), context.getHandler());
+    if (plan.length === 0 && !this.networks?.active) return true;
+    // Bound twice (the global guard and @UseGuards): the first decides, once per request.
+    if (!claimDecision(context)) return true;
+    const read = readRequest(context, this.options);
     if (this.networks?.active) {
       // A denied network is refused wherever the guard runs; an allowed one is never limited.
-      const read = readRequest(context, this.options);
       const verdict = this.networks.verdictFor(clientIp(read));
       if (verdict === 'deny') throw forContext(context, new ForbiddenException());
       if (verdict === 'allow') {
@@ -78,12 +92,32 @@ export class RateLimitGuard implements CanActivate {
         return true;
       }
       if (plan.length === 0) return true;
-      return this.enforce(plan, context, read);
     }
-    if (plan.length === 0) return true;
-    return this.enforce(plan, context, readRequest(context, this.options));
+    if (
+      plan.readsUser &&
+      this.canDefer(context, plan) &&
+      !hasUser(read) &&
+      deferDecision(context, () => this.enforce(plan, context, readRequest(context, this.options)))
+    ) {
+      return true;
+    }
+    return this.enforce(plan, context, read);
   }
 
+  /**
+   * Whether RateLimitInterceptor runs after the app's guards: the module registers it as a
+   * global interceptor, which Nest runs on controllers and resolvers; on a gateway (or a
+   * microservice) only when it is bound there.
+   */
+  private canDefer(context: ExecutionContext, plan: LimitPlan): boolean {
+    const type = context.getType<string>();
+    return type === 'http' || type === 'graphql' || plan.interceptorBound;
+  }
+
+  /**
+   * Decides a request's limits, all together: at once, or after the app's guards when the
+   * guard deferred them (then a request with still no user is counted by IP, said once).
+   */
   private async enforce(
     plan: LimitPlan,
     context: ExecutionContext,
@@ -94,6 +128,7 @@ export class RateLimitGuard implements CanActivate {
       ? await this.applicable(plan, context, read)
       : (plan as readonly CompiledLimit[]);
     if (limits.length === 0) return true;
+    if (plan.readsUser && !hasUser(read)) this.warnAnonymous(plan, context);
     const { facts, response } = read;
     const keys = keysOf(limits, facts, context, this.logger);
     // FailurePolicyStore turns every store failure into null or a fallback decision: never a
@@ -106,6 +141,7 @@ export class RateLimitGuard implements CanActivate {
     // A shadow limit never refuses: not even when its store is unavailable under 'deny'.
     const unanswered = decided.some((outcome, i) => outcome === null && !limits[i].shadow);
     if (unanswered && this.store.policy === 'deny') {
+      reportOutcomes(this.report, outcomes, true);
       this.releaseSlots(outcomes);
       await giveBack(this.store, outcomes, this.logger);
       throw forContext(context, new ServiceUnavailableException('Rate limiting is unavailable'));
@@ -116,6 +152,7 @@ export class RateLimitGuard implements CanActivate {
     if (outcomes.length === 0) return true; // store unavailable under 'allow'
 
     const denied = enforced.filter((outcome) => !outcome.decision.allowed);
+    reportOutcomes(this.report, outcomes, denied.length > 0);
     if (enforced.length > 0 && response && this.headers !== false) {
       describeLimits(response, this.headers, enforced, denied);
     }
@@ -151,6 +188,16 @@ export class RateLimitGuard implements CanActivate {
       return new RequestLimitContext(context, read.request, facts);
     });
     return true;
+  }
+
+  private readonly warnedAnonymous = new WeakSet<LimitPlan>();
+
+  /** A USER limit that found no user even after the app's guards: IP keys, said once. */
+  private warnAnonymous(plan: LimitPlan, context: ExecutionContext): void {
+    if (this.warnedAnonymous.has(plan)) return;
+    this.warnedAnonymous.add(plan);
+    const handler = `${context.getClass().name}.${context.getHandler().name}`;
+    this.logger.warn(limiterMessages.userFallback(handler));
   }
 
   /** A dynamic plan's limits for this request (skips applied, functions resolved). */
@@ -231,15 +278,7 @@ export class RateLimitGuard implements CanActivate {
       group,
       limit.name,
     );
-    if (decision) {
-      if (this.onDecision || this.listeners?.active) {
-        const event = decisionEvent(limit.where, key, decision, limit.shadow, limit.name);
-        emitEvent(this.onDecision, event, this.logger);
-        this.listeners?.emit(event, limit);
-      }
-      return { limit, key, request, decision, atMs: performance.now(), group };
-    }
-    return null;
+    return decision ? { limit, key, request, decision, atMs: performance.now(), group } : null;
   }
 
   private holdSlots(outcomes: Outcome[], context: ExecutionContext, response: unknown): void {

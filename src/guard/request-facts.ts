@@ -27,6 +27,16 @@ export function userOf(request: any): any {
   return request?.user ?? request?.raw?.user;
 }
 
+/** Whether the request has a user yet (one `resolveUser` finds, or `user` for templates). */
+export function hasUser(read: GuardedRequest): boolean {
+  if (userOf(read.request) !== undefined) return true;
+  try {
+    return read.facts.userId !== undefined;
+  } catch {
+    return true; // an id `resolveUser` got wrong: decided now, answered 500 like before
+  }
+}
+
 export function defaultUser(request: any): unknown {
   const user = userOf(request);
   return user?.id ?? user?.sub ?? undefined;

@@ -77,7 +77,11 @@ describe('skip, shadow and decision events', () => {
     expect(await scriptCalls(env.admin)).toBe(before);
     expect(await env.admin.exists('countLimit:~PolicyController.internal')).toBe(0);
     expect(events).toEqual(
-      Array(5).fill({ outcome: 'skipped', limit: '@CountLimit on PolicyController.internal' }),
+      Array(5).fill({
+        outcome: 'skipped',
+        limit: '@CountLimit on PolicyController.internal',
+        name: 'countLimit',
+      }),
     );
 
     const counted = [];
@@ -154,6 +158,7 @@ describe('skip, shadow and decision events', () => {
     expect(events[0]).toEqual({
       outcome: 'allowed',
       limit,
+      name: 'rateLimit',
       key,
       waitMs: 0,
       decision: expect.objectContaining({ allowed: true, waitMs: 0 }),
@@ -172,6 +177,7 @@ describe('skip, shadow and decision events', () => {
       {
         outcome: 'denied',
         limit: '@CountLimit on PolicyController.internal',
+        name: 'countLimit',
         key: 'countLimit:~PolicyController.internal',
         decision: expect.objectContaining({ allowed: false, limit: 2, remaining: 0 }),
       },

@@ -1,0 +1,89 @@
+import { LimitDefinition } from '../decorators/limit-definition';
+import { readClassLimits, readMethodLimits, readSkip } from '../decorators/limit-metadata.accessor';
+import { LimiterConfigError } from '../errors/limiter-config.error';
+import { limiterMessages } from '../rate-limiter.messages';
+import { defaultNameOf } from './compiled-limit';
+
+/** A handler's limits before compiling, each with its name. */
+export interface NamedDefinitions {
+  definitions: LimitDefinition[];
+  names: string[];
+}
+
+const NONE: NamedDefinitions = { definitions: [], names: [] };
+
+/**
+ * The limits that apply to a handler, in order (defaults, class, method), with their names:
+ * - a decorator named like a default or a class-level limit replaces it (the method's
+ *   beats the class's, which beats the default);
+ * - `@SkipRateLimit()` drops everything; `@SkipRateLimit('a', ...)` on the class drops the
+ *   defaults and class limits so named, on the method drops any limit so named.
+ */
+export function handlerDefinitions(
+  defaults: readonly LimitDefinition[],
+  controller: object,
+  handler: object,
+  handlerName: string,
+): NamedDefinitions {
+  const classSkip = readSkip(controller, false);
+  const methodSkip = readSkip(handler, true);
+  if (classSkip === true || methodSkip === true) return NONE;
+  const onClass = readClassLimits(controller);
+  const onMethod = readMethodLimits(handler);
+  if (defaults.length + onClass.length + onMethod.length === 0) return NONE;
+  const methodNames = givenNames(onMethod);
+  const overridden = new Set([...methodNames, ...givenNames(onClass)]);
+  const levels: [LimitDefinition[], readonly string[] | undefined][] = [
+    [defaults.filter((d) => !overridden.has(d.options.name as string)), classSkip],
+    [onClass.filter((d) => !methodNames.has(d.options.name as string)), classSkip],
+    [onMethod, undefined],
+  ];
+  const all = levels.flatMap(([definitions]) => definitions);
+  const allNames = uniqueNames(all, handlerName);
+  const result: NamedDefinitions = { definitions: [], names: [] };
+  let index = 0;
+  for (const [definitions, levelSkip] of levels) {
+    for (const definition of definitions) {
+      const name = allNames[index++];
+      if (levelSkip?.includes(name) || methodSkip?.includes(name)) continue;
+      result.definitions.push(definition);
+      result.names.push(name);
+    }
+  }
+  return result;
+}
+
+function givenNames(definitions: readonly LimitDefinition[]): Set<string> {
+  const names = new Set<string>();
+  for (const { options } of definitions) {
+    if (typeof options.name === 'string') names.add(options.name);
+  }
+  return names;
+}
+
+/**
+ * Each limit's name on one handler: the decorator's `name`, else its prefix's (`countLimit`,
+ * then `countLimit#2`…). A name given twice is refused: events, metrics and policies would
+ * not tell the two apart.
+ */
+function uniqueNames(definitions: LimitDefinition[], handlerName: string): string[] {
+  const given = new Set<unknown>();
+  for (const { decorator, options } of definitions) {
+    if (options.name === undefined) continue;
+    if (given.has(options.name)) {
+      throw new LimiterConfigError(
+        limiterMessages.duplicateName(`${decorator} on ${handlerName}`, String(options.name)),
+      );
+    }
+    given.add(options.name);
+  }
+  const used = new Set<unknown>(given);
+  return definitions.map((definition) => {
+    if (typeof definition.options.name === 'string') return definition.options.name;
+    const base = defaultNameOf(definition);
+    let name = base;
+    for (let n = 2; used.has(name); n++) name = `${base}#${n}`;
+    used.add(name);
+    return name;
+  });
+}

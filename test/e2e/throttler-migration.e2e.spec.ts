@@ -1,0 +1,84 @@
+import {
+  CanActivate,
+  Controller,
+  ExecutionContext,
+  Get,
+  Injectable,
+  UseGuards,
+} from '@nestjs/common';
+import { CountLimit, LimitType, SkipRateLimit } from '../../src';
+import { useAppOnRedis } from '../helpers/app-on-redis';
+import { call, PLATFORMS } from '../helpers/http';
+
+/**
+ * A typical @nestjs/throttler app, ported as README "Coming from @nestjs/throttler" says:
+ * - ThrottlerModule.forRoot([{ name: 'short', ttl: 60000, limit: 3 }, { name: 'long', ttl: 60000, limit: 5 }])
+ *   with getTracker returning req.user.id -> defaults with limitType USER (ms -> seconds);
+ * - @Throttle({ short: { limit: 10, ttl: 60000 } }) -> @CountLimit({ name: 'short', ... });
+ * - @SkipThrottle({ short: true }) -> @SkipRateLimit('short').
+ */
+@Injectable()
+class TokenGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest();
+    request.user = { id: request.headers['x-user'] };
+    return true;
+  }
+}
+
+@Controller('items')
+@UseGuards(TokenGuard)
+class ItemsController {
+  @Get()
+  list() {
+    return [];
+  }
+
+  @Get('search')
+  @CountLimit({ name: 'short', limit: 10, period: 60, limitType: LimitType.USER })
+  search() {
+    return [];
+  }
+
+  @Get('status')
+  @SkipRateLimit('short')
+  status() {
+    return 'ok';
+  }
+}
+
+describe.each(PLATFORMS)('a throttler app ported to nestjs-limiter on %s', (platform) => {
+  const env = useAppOnRedis([ItemsController], platform, {
+    defaults: [
+      { name: 'short', algorithm: 'countLimit', limit: 3, period: 60, limitType: LimitType.USER },
+      { name: 'long', algorithm: 'countLimit', limit: 5, period: 60, limitType: LimitType.USER },
+    ],
+  });
+  const statuses = async (path: string, users: string[]) => {
+    const result = [];
+    for (const user of users) {
+      result.push((await call(env.port, { path, headers: { 'x-user': user } })).status);
+    }
+    return result;
+  };
+
+  it('the throttlers become defaults, tracked by the user the app authenticated', async () => {
+    expect(await statuses('/items', ['alice', 'alice', 'bob', 'alice', 'alice'])).toEqual([
+      200, 200, 200, 200, 429,
+    ]);
+    expect(await env.admin.get('countLimit:~ItemsController.list:bob')).toBe('1');
+  });
+
+  it('@Throttle becomes a decorator named like the throttler it overrides', async () => {
+    // 'short' is 10 here, so 'long' (5) decides.
+    expect(await statuses('/items/search', Array(6).fill('carol'))).toEqual([
+      200, 200, 200, 200, 200, 429,
+    ]);
+  });
+
+  it("@SkipThrottle({ short: true }) becomes @SkipRateLimit('short')", async () => {
+    expect(await statuses('/items/status', Array(6).fill('dave'))).toEqual([
+      200, 200, 200, 200, 200, 429,
+    ]);
+  });
+});
