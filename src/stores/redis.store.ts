@@ -94,6 +94,7 @@ export class RedisStore extends LimiterStore {
     request: R,
     deadlineMs = Infinity,
     group?: DecisionGroup,
+    onSent?: (sentAtMs: number) => void,
   ): Promise<Decision> {
     return new Promise<Decision>((resolve, reject) => {
       const fail = (error: unknown): void =>
@@ -114,7 +115,8 @@ export class RedisStore extends LimiterStore {
         time: this.now ? String(toMicros(this.now())) : '',
         fixedArgv: fixed.argv,
         requestArgv: algorithm.requestArgv?.(request),
-        deadlineMs,
+        waitMs: deadlineMs - performance.now(),
+        sent: onSent,
         group: group && group.size > 1 ? group : undefined,
         settle: (reply, base) => {
           try {

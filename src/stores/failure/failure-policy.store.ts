@@ -5,7 +5,7 @@ import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../../errors/store-unavailable.error';
 import { sleep } from '../../algorithms/sleep';
 import { StoreErrorPolicy } from '../../rate-limiter.options';
-import { DeadlineQueue } from '../deadline-queue';
+import { Deadline, DeadlineQueue } from '../deadline-queue';
 import { LimiterStore } from '../limiter-store';
 import { MemoryStore } from '../memory.store';
 import { CircuitBreaker } from './circuit-breaker';
@@ -91,34 +91,43 @@ export class FailurePolicyStore extends LimiterStore {
     group?: DecisionGroup,
   ): Promise<Decision | null> {
     let pending: Promise<Decision>;
+    /** When the decision left for the store: its wait, and Redis's silence, count from then. */
     let sentAtMs: number;
-    let deadlineMs: number;
+    let deadline: Deadline | undefined;
+    const sent = (atMs: number): void => {
+      sentAtMs = atMs;
+      deadline?.postpone(atMs + this.timeoutMs);
+    };
     try {
       const refusal = this.refusal();
       if (refusal) return this.unavailable(refusal, algorithm, key, params, request, label);
       sentAtMs = performance.now();
-      deadlineMs = sentAtMs + this.timeoutMs;
+      const deadlineMs = sentAtMs + this.timeoutMs;
       // Promise.resolve: a custom store that answers without a promise still counts.
       pending = Promise.resolve(
-        this.primary.evaluate(algorithm, key, params, request, deadlineMs, group),
+        this.primary.evaluate(algorithm, key, params, request, deadlineMs, group, sent),
       );
     } catch (thrown) {
       return this.unavailable(thrown, algorithm, key, params, request, label);
     }
     this.inFlight++;
     return new Promise<Decision | null>((resolve) => {
-      const deadline = this.deadlines.start(() => {
-        this.breaker.timedOut();
+      deadline = this.deadlines.start(() => {
+        // Only Redis's silence opens the breaker: an answer to anything since this decision
+        // was sent means Redis is there, only slow for this one (DESIGN §5).
+        const answeredAt = this.primary.lastAnswerAtMs?.();
+        if (answeredAt === undefined || answeredAt < sentAtMs) this.breaker.timedOut();
         const error = new StoreUnavailableError(
           `no answer within storeTimeout (${this.timeoutMs} ms)`,
         );
         resolve(this.unavailable(error, algorithm, key, params, request, label));
       });
+      deadline.postpone(sentAtMs + this.timeoutMs);
       pending.then(
         (decision) => {
           this.inFlight--;
           this.breaker.answered();
-          if (!deadline.settle()) return onLateAnswer?.(decision);
+          if (!deadline!.settle()) return onLateAnswer?.(decision);
           this.log.succeeded(this.primary.lastAnswerAtMs?.());
           resolve(decision);
         },
@@ -127,7 +136,7 @@ export class FailurePolicyStore extends LimiterStore {
           // Redis answered, if only to refuse (an error reply, an entry skipped as too late).
           const answeredAt = this.primary.lastAnswerAtMs?.();
           if (answeredAt !== undefined && answeredAt >= sentAtMs) this.breaker.answered();
-          if (deadline.settle()) {
+          if (deadline!.settle()) {
             resolve(this.unavailable(thrown, algorithm, key, params, request, label));
           }
         },
