@@ -67,6 +67,21 @@ export interface LimitState {
   blockedMs: number;
 }
 
+/**
+ * What a peek's decision says of the key. The peek tries one request on a copy of the state,
+ * so its `resetMs` counts that request too: a key with its whole limit left (nothing used,
+ * or fully recovered) has nothing to wait for, and reports 0.
+ */
+export function limitStateOf(decision: {
+  limit: number;
+  remaining: number;
+  resetMs: number;
+  waitMs: number;
+}): LimitState {
+  const { limit, remaining, resetMs, waitMs } = decision;
+  return { limit, remaining, resetMs: remaining >= limit ? 0 : resetMs, blockedMs: waitMs };
+}
+
 /** The µs of `block(seconds)` on a factory limiter; a RangeError for anything but seconds > 0. */
 export function manualBlockMicros(seconds: number): number {
   if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0) {
