@@ -96,6 +96,7 @@ return {reply[1], remaining, reply[3], reply[4], left}`;
     stateOf: acquire.stateOf ?? acquire,
     lua,
     denialScope: undefined,
+    readsOnly: true,
     step: (state, now, params, request, expiresAt) => {
       const until = (state as Partial<Blockable<unknown>> | undefined)?.blockedUntilMicros ?? now;
       const [allowed, remaining, reset, retryAfter] = acquire.step(
@@ -129,6 +130,7 @@ return {1, 0, 0, 0, 0}`;
   return {
     ...refund,
     forgetsDenials: true,
+    isDecision: () => false,
     lua,
     requestArgv: refundArgv,
     step: (state, now, params, request, expiresAt) =>
