@@ -76,8 +76,7 @@ export class RedisStore extends LimiterStore {
     if (options.cacheDenials !== false) {
       this.denials = new DenialCache(options.now ?? performance.now.bind(performance));
     }
-    const denials = this.denials;
-    this.broadcast = new DenialBroadcast(this.client, (key) => denials?.forget(key));
+    this.broadcast = new DenialBroadcast(this.client, this.denials);
     const maxBatchSize = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
     if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) {
       throw new RangeError(
@@ -105,6 +104,9 @@ export class RedisStore extends LimiterStore {
         );
       const fixed = this.fixedArguments(algorithm, params);
       const scope = this.denials && algorithm.denialScope?.(request);
+      // Listening starts with the store (check()), or failing that with its first decision.
+      if (scope !== undefined) this.broadcast?.listen();
+      let sentAtMs = -Infinity;
       if (scope !== undefined) {
         const denied = this.broadcast?.listening && this.denials?.get(key, fixed.limitId, scope);
         if (denied) return resolve(denied);
@@ -116,14 +118,16 @@ export class RedisStore extends LimiterStore {
         fixedArgv: fixed.argv,
         requestArgv: algorithm.requestArgv?.(request),
         waitMs: deadlineMs - performance.now(),
-        sent: onSent,
+        sent: (atMs) => {
+          sentAtMs = atMs;
+          onSent?.(atMs);
+        },
         group: group && group.size > 1 ? group : undefined,
         settle: (reply, base) => {
           try {
             const decision = toDecision(entryReply(reply, base), algorithm.limit(params));
             if (scope !== undefined) {
-              if (!decision.allowed) this.broadcast?.listen();
-              this.denials?.remember(key, fixed.limitId, scope, decision);
+              this.denials?.remember(key, fixed.limitId, scope, decision, sentAtMs);
             } else if (algorithm.forgetsDenials && this.broadcast) {
               // Reset, refund, block: no server may keep answering from a stale denial.
               this.denials?.forget(key);
@@ -162,8 +166,12 @@ export class RedisStore extends LimiterStore {
     return this.engine.lastReplyAtMs;
   }
 
-  /** Runs the engine script on no decisions: rejects with NOPERM if the ACL user lacks it. */
+  /**
+   * Runs the engine script on no decisions: rejects with NOPERM if the ACL user lacks it.
+   * Starts listening to other servers' announcements, before any denial is remembered.
+   */
   override check(): Promise<void> {
+    this.broadcast?.listen();
     return this.engine.check();
   }
 
