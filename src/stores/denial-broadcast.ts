@@ -39,10 +39,20 @@ export class DenialBroadcast {
     return this.usable;
   }
 
-  /** Starts listening, once: when the store starts, or with its first decision. */
-  listen(): void {
+  /**
+   * Starts listening, once: when the store starts, or with its first decision. Resolves
+   * when the first subscription is confirmed or refused (never rejects).
+   */
+  listen(): Promise<void> {
     const listener = this.listener;
-    if (!listener || this.subscriber || this.closed) return;
+    if (!listener || this.closed) return Promise.resolve();
+    this.subscribed ??= this.subscribe(listener);
+    return this.subscribed;
+  }
+
+  private subscribed?: Promise<void>;
+
+  private subscribe(listener: AnnouncementListener): Promise<void> {
     const subscriber = (this.client as Redis).duplicate() as Redis | Cluster;
     this.subscriber = subscriber;
     const hearing = (): void => {
@@ -56,12 +66,11 @@ export class DenialBroadcast {
       this.usable = false;
       listener.deaf();
     };
-    const subscribe = (): void => {
+    const subscribe = (): Promise<void> =>
       subscriber.subscribe(FORGET_CHANNEL).then(hearing, () => {
         deaf();
         if (subscriber.status !== 'end') subscriber.disconnect();
       });
-    };
     subscriber.on('message', (_channel: string, key: string) => listener.forget(key));
     // While the connection is away, changes go unheard.
     subscriber.on('close', deaf);
@@ -70,12 +79,12 @@ export class DenialBroadcast {
     subscriber.on('ready', () => {
       if (!lost) return;
       lost = false;
-      subscribe();
+      void subscribe();
     });
     subscriber.on('error', () => undefined);
-    subscribe();
     // A client that ends (its app or test closed it) takes this connection with it.
     this.client.once('end', () => this.close());
+    return subscribe();
   }
 
   /**

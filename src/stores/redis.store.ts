@@ -105,7 +105,7 @@ export class RedisStore extends LimiterStore {
       const fixed = this.fixedArguments(algorithm, params);
       const scope = this.denials && algorithm.denialScope?.(request);
       // Listening starts with the store (check()), or failing that with its first decision.
-      if (scope !== undefined) this.broadcast?.listen();
+      if (scope !== undefined) void this.broadcast?.listen();
       let sentAtMs = -Infinity;
       if (scope !== undefined) {
         const denied = this.broadcast?.listening && this.denials?.get(key, fixed.limitId, scope);
@@ -168,11 +168,13 @@ export class RedisStore extends LimiterStore {
 
   /**
    * Runs the engine script on no decisions: rejects with NOPERM if the ACL user lacks it.
-   * Starts listening to other servers' announcements, before any denial is remembered.
+   * Starts listening to other servers' announcements, before any denial is remembered, and
+   * resolves once that has begun (or was refused).
    */
-  override check(): Promise<void> {
-    this.broadcast?.listen();
-    return this.engine.check();
+  override async check(): Promise<void> {
+    const listening = this.denials ? this.broadcast?.listen() : undefined;
+    await this.engine.check();
+    await listening;
   }
 
   /** A connection that was lost and is being retried; a first connection is waited for. */
