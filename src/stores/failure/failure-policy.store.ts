@@ -1,15 +1,14 @@
 import { DecisionGroup } from '../decision-group';
 import { Logger } from '@nestjs/common';
 import { Decision } from '../../algorithms/decision';
-import { givesBack, LimiterAlgorithm, takesPermits } from '../../algorithms/limiter-algorithm';
+import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../../errors/store-unavailable.error';
 import { sleep } from '../../algorithms/sleep';
 import { StoreErrorPolicy } from '../../rate-limiter.options';
 import { Deadline, DeadlineQueue } from '../deadline-queue';
 import { LimiterStore } from '../limiter-store';
-import { MemoryStore } from '../memory.store';
 import { CircuitBreaker } from './circuit-breaker';
-import { FallbackLedger } from './fallback-ledger';
+import { InsuranceStore } from './insurance-store';
 import { StoreErrorLog } from './store-error-log';
 import { DecisionListener, decisionEvent, emitEvent } from '../../guard/rate-limit-event';
 
@@ -37,9 +36,7 @@ const FACTORY_LABEL = 'RateLimiterFactory';
  * a Redis error reply (a key of the wrong type), must not turn into a 500.
  */
 export class FailurePolicyStore extends LimiterStore {
-  private readonly fallback?: MemoryStore;
-  /** What the fallback handed out, so that refunds and releases of it go back there. */
-  private readonly ledger?: FallbackLedger;
+  private readonly insurance?: InsuranceStore;
   private readonly deadlines: DeadlineQueue;
   private readonly breaker = new CircuitBreaker();
   private readonly log: StoreErrorLog;
@@ -55,10 +52,7 @@ export class FailurePolicyStore extends LimiterStore {
     private readonly onFactoryDecision?: DecisionListener,
   ) {
     super();
-    if (policy === 'fallback') {
-      this.fallback = new MemoryStore();
-      this.ledger = new FallbackLedger();
-    }
+    if (policy === 'fallback') this.insurance = new InsuranceStore();
     this.deadlines = new DeadlineQueue(timeoutMs);
     this.log = new StoreErrorLog(logger, policy);
     this.notifyError = (error, key, label) => {
@@ -96,12 +90,9 @@ export class FailurePolicyStore extends LimiterStore {
     /** The request's other limits: all or nothing where the store can (DecisionGroup). */
     group?: DecisionGroup,
   ): Promise<Decision | null> {
-    if (this.ledger && givesBack(algorithm, request)) {
-      // What memory handed out goes back to memory, never to Redis, which never counted it.
-      if (this.ledger.givesBackToMemory(key, request)) {
-        return this.fallbackDecision(algorithm, key, params, request);
-      }
-    }
+    // What memory handed out goes back to memory, never to Redis, which never counted it.
+    const takenBack = this.insurance?.takeBack(algorithm, key, params, request);
+    if (takenBack) return takenBack;
     let pending: Promise<Decision>;
     /** When the decision left for the store: its wait, and Redis's silence, count from then. */
     let sentAtMs: number;
@@ -220,26 +211,7 @@ export class FailurePolicyStore extends LimiterStore {
         : new StoreUnavailableError('the store failed', thrown);
     this.log.failed(error);
     this.notifyError(error, key, label);
-    const decision = await this.fallbackDecision(algorithm, key, params, request);
-    if (decision && takesPermits(algorithm, request)) this.ledger?.took(key, request, decision);
-    return decision;
-  }
-
-  /** The in-memory insurance store's decision; null without one, or when it fails too. */
-  private async fallbackDecision<P, R, S>(
-    algorithm: LimiterAlgorithm<P, R, S>,
-    key: string,
-    params: P,
-    request: R,
-  ): Promise<Decision | null> {
-    if (!this.fallback) return null;
-    try {
-      return await this.fallback.evaluate(algorithm, key, params, request);
-    } catch {
-      // The insurance store failing too (a custom algorithm that throws) leaves the policy's
-      // answer without a decision: never a rejection, which callers do not expect.
-      return null;
-    }
+    return this.insurance ? this.insurance.decide(algorithm, key, params, request) : null;
   }
 }
 
