@@ -1,5 +1,5 @@
 import { Decision, toDecision } from '../algorithms/decision';
-import { LimiterAlgorithm, takesPermits } from '../algorithms/limiter-algorithm';
+import { LimiterAlgorithm, MemoryStep, takesPermits } from '../algorithms/limiter-algorithm';
 import { DecisionGroup } from './decision-group';
 import { LimiterStore, toMicros } from './limiter-store';
 import { MemoryGroupRun } from './memory-group';
@@ -95,12 +95,7 @@ export class MemoryStore extends LimiterStore {
     const live = alive ? (entry.state as S) : undefined;
     const expiresAt = alive ? entry.expiresAtMicros : undefined;
     const step = algorithm.step(live, nowMicros, params, request, expiresAt);
-    // An acquire tells whether the key now denies; other operations leave that as it was.
-    const deniesUntilMicros = takesPermits(algorithm, request)
-      ? step.reply[0] === 0
-        ? nowMicros + step.reply[3]
-        : 0
-      : (entry?.deniesUntilMicros ?? 0);
+    const deniesUntilMicros = deniesUntil(algorithm, request, step, nowMicros, entry);
     if (step.state === undefined) {
       if (entry) this.remove(partition, key);
     } else if (step.ttlMs !== null) {
@@ -207,4 +202,27 @@ export class MemoryStore extends LimiterStore {
   override async close(): Promise<void> {
     this.clear();
   }
+}
+
+/**
+ * Until when the key denies after this step: an acquire tells by its reply, a block (kept
+ * in the state, see state-ops.model.ts) by its end; other operations leave it as it was.
+ */
+function deniesUntil<P, R, S>(
+  algorithm: LimiterAlgorithm<P, R, S>,
+  request: R,
+  step: MemoryStep<S>,
+  nowMicros: number,
+  entry: MemoryEntry | undefined,
+): number {
+  const [allowed, , , retryAfterMicros] = step.reply;
+  let until = takesPermits(algorithm, request)
+    ? allowed === 0
+      ? nowMicros + retryAfterMicros
+      : 0
+    : (entry?.deniesUntilMicros ?? 0);
+  const blockedUntil = (step.state as { blockedUntilMicros?: number } | undefined)
+    ?.blockedUntilMicros;
+  if (blockedUntil !== undefined && blockedUntil > until) until = blockedUntil;
+  return until;
 }

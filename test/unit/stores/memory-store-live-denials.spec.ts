@@ -27,6 +27,20 @@ describe('MemoryStore keeps live denials under a flood on the same options', () 
     expect(await sms.decide()).toMatchObject({ allowed: false });
   });
 
+  it('keeps a block as it keeps a denial', async () => {
+    let nowMs = 0;
+    const store = new MemoryStore({ now: () => nowMs, maxKeys: 1_000 });
+    const factory = new RateLimiterFactory(store);
+    const sms = factory.countLimiter({ key: 'sms:+15550002222', limit: 5, period: 3600 });
+    await sms.block(3600);
+    for (let i = 0; i < 5_000; i++) {
+      nowMs += 1;
+      await factory.countLimiter({ key: `sms:flood:${i}`, limit: 5, period: 3600 }).tryAcquire();
+    }
+    expect(await sms.decide()).toMatchObject({ allowed: false });
+    expect((await sms.peek()).blockedMs).toBe(3600_000 - 5_000);
+  });
+
   it('evicts live denials only when every key held denies, the oldest first', async () => {
     const store = new MemoryStore({ maxKeys: 3 });
     const factory = new RateLimiterFactory(store);
