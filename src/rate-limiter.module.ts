@@ -3,6 +3,7 @@ import {
   Injectable,
   Logger,
   Module,
+  OnApplicationBootstrap,
   OnApplicationShutdown,
   CanActivate,
   DynamicModule,
@@ -118,10 +119,22 @@ class GlobalRateLimitGuard implements CanActivate {
 })
 export class RateLimiterModule
   extends RateLimiterConfigurableModule
-  implements OnApplicationShutdown
+  implements OnApplicationBootstrap, OnApplicationShutdown
 {
-  constructor(private readonly store: LimiterStore) {
+  constructor(
+    private readonly store: LimiterStore,
+    private readonly policyStore: FailurePolicyStore,
+  ) {
     super();
+  }
+
+  /**
+   * Checks, without delaying start-up, that the store can run its scripts. Only now: the
+   * connection the module creates opens with its first command, so an app whose start-up
+   * failed before this point leaves no socket open.
+   */
+  onApplicationBootstrap(): void {
+    void this.policyStore.check();
   }
 
   /** `forRoot()` with no options: the in-memory store and every default. */

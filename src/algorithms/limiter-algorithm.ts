@@ -68,6 +68,18 @@ export interface LimiterAlgorithm<P, R, S> {
    * it is not reported as an `allowed` event; absent means every request decides.
    */
   isDecision?(request: R): boolean;
+  /** True for a look that changes nothing (peek): it neither takes nor gives back. */
+  readonly readsOnly?: boolean;
+}
+
+/** Whether a request of `algorithm` gives permits back: a refund or a release. */
+export function givesBack<P, R, S>(algorithm: LimiterAlgorithm<P, R, S>, request: R): boolean {
+  return algorithm.isDecision?.(request) === false;
+}
+
+/** Whether it takes permits: an acquire (not a peek, a reset, a block or a give-back). */
+export function takesPermits<P, R, S>(algorithm: LimiterAlgorithm<P, R, S>, request: R): boolean {
+  return !algorithm.readsOnly && !algorithm.forgetsDenials && !givesBack(algorithm, request);
 }
 
 /** Formats a number so that Lua's `tonumber` reads back the same double (see DESIGN §5). */

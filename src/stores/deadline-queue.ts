@@ -4,10 +4,19 @@ export class Deadline {
   private onExpire: (() => void) | null;
 
   constructor(
-    readonly atMs: number,
+    private expiresAtMs: number,
     onExpire: () => void,
   ) {
     this.onExpire = onExpire;
+  }
+
+  get atMs(): number {
+    return this.expiresAtMs;
+  }
+
+  /** Moves the expiry later (never earlier): the work started later than the deadline did. */
+  postpone(atMs: number): void {
+    if (atMs > this.expiresAtMs) this.expiresAtMs = atMs;
   }
 
   /** Marks the work done; false when the deadline had already expired. */
@@ -35,19 +44,36 @@ const COMPACT_AT = 1024;
  * Deadlines that all last `durationMs`, sharing one timer.
  *
  * Every store decision is bounded by `storeTimeout`, and a timer per decision would be set
- * and cleared on every request. Since every deadline has the same duration, they expire in the order they start: a queue in
- * start order, and one timer set for the oldest unsettled deadline, serve them all. Settled
- * deadlines are dropped when the timer next passes them.
+ * and cleared on every request. Since every deadline has the same duration, they expire in
+ * the order they start: a queue in start order, and one timer set for the oldest unsettled
+ * deadline, serve them all. Settled deadlines are dropped when the timer next passes them.
+ * (A postponed deadline stays in its place: the ones behind it wait for it, and they were
+ * postponed as much, since work is sent in the order it starts.)
+ *
+ * A deadline is judged only after the I/O already waiting has been read: when the timer
+ * fires, the deadlines due then expire on `setImmediate`, after the poll phase of the
+ * event loop. A busy app (a burst of requests) runs its timers late, and by then the
+ * answers it waits for may be sitting in the socket, unread: they must win.
  */
 export class DeadlineQueue {
   private readonly deadlines: Deadline[] = [];
   private head = 0;
-  private timer?: NodeJS.Timeout;
-  private readonly sweep = (): void => this.expireDue();
+  /** The timer, or true while the deadlines it found due wait for the I/O to be read. */
+  private timer?: NodeJS.Timeout | true;
+  private readonly sweep = (): void => {
+    const dueAtMs = this.now();
+    this.timer = true;
+    this.afterIo(() => this.expireDue(dueAtMs));
+  };
 
   constructor(
     private readonly durationMs: number,
     private readonly now: () => number = () => performance.now(),
+    /** Runs a callback once the I/O waiting now has been read (its callbacks run first). */
+    // Not unref'd: an unref'd immediate lets the poll phase block until other I/O comes.
+    private readonly afterIo: (callback: () => void) => void = (callback) => {
+      setImmediate(callback);
+    },
   ) {}
 
   /** A deadline `durationMs` from now that calls `onExpire` unless settled first. */
@@ -64,12 +90,12 @@ export class DeadlineQueue {
     this.timer.unref();
   }
 
-  private expireDue(): void {
+  /** Expires the deadlines due at `dueAtMs`, when the timer fired. */
+  private expireDue(dueAtMs: number): void {
     this.timer = undefined;
-    const nowMs = this.now();
     while (this.head < this.deadlines.length) {
       const deadline = this.deadlines[this.head];
-      if (!deadline.isSettled && deadline.atMs > nowMs) break;
+      if (!deadline.isSettled && deadline.atMs > dueAtMs) break;
       this.head++;
       deadline.expire();
     }
@@ -84,7 +110,7 @@ export class DeadlineQueue {
     }
     // An expiry callback may have started a deadline, arming the timer for it: the oldest
     // pending deadline comes first.
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) clearTimeout(this.timer as NodeJS.Timeout);
     this.arm(this.deadlines[this.head].atMs);
   }
 }

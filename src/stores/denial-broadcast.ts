@@ -3,70 +3,94 @@ import type { Cluster, Redis } from 'ioredis';
 /** The channel on which stores announce keys whose state an operation changed. */
 export const FORGET_CHANNEL = 'nestjs-limiter:forget';
 
+/** What a store's remembered denials are told by the announcements. */
+export interface AnnouncementListener {
+  /** Another server (or this one) changed the key's state. */
+  forget(key: string): void;
+  /** Announcements are heard from now on. */
+  hearing(): void;
+  /** Announcements are not heard: the connection is lost or was refused. */
+  deaf(): void;
+}
+
 /**
  * Keeps every app server's remembered denials true when a key is reset, refunded or
  * blocked on another server (DESIGN §9: "reset on one server frees the key for
  * another"). The server that changes a key publishes its name; every store that
- * remembers denials listens, on a connection of its own opened with its first remembered
- * denial, and forgets that key. While that connection is lost (or refused, say by an ACL
- * without the channel), denials are not answered locally, and everything remembered is
- * forgotten when it is lost and again when it listens again. A change announced in the
- * moment between a store's first denial and its subscription is not heard: that denial
- * is then answered locally until its retry time, as it was before announcements existed.
+ * remembers denials listens, on a connection of its own opened when the store starts (or
+ * with its first decision), and forgets that key. Until that connection has subscribed,
+ * and whenever it is lost (or refused, say by an ACL without the channel), the listener is
+ * deaf: no denial is remembered, so none can outlive a change nobody heard.
  */
 export class DenialBroadcast {
   private subscriber?: Redis | Cluster;
-  /** False from a lost connection until it listens again. */
+  /** True from a confirmed subscription until the connection is lost. */
   private usable = false;
-  /** Set by {@link close}: a denial settled after it must not open a connection nobody closes. */
+  /** Set by {@link close}: a late decision must not open a connection nobody closes. */
   private closed = false;
 
   constructor(
     private readonly client: Redis | Cluster,
-    private readonly forget: (key?: string) => void,
+    private readonly listener?: AnnouncementListener,
   ) {}
 
-  /** Whether remembered denials may be used: changes are heard, or soon will be. */
+  /** Whether remembered denials may be used: changes are heard. */
   get listening(): boolean {
     return this.usable;
   }
 
-  /** Starts listening, once; called when a first denial is remembered. */
-  listen(): void {
-    if (this.subscriber || this.closed) return;
+  /**
+   * Starts listening, once: when the store starts, or with its first decision. Resolves
+   * when the first subscription is confirmed or refused (never rejects).
+   */
+  listen(): Promise<void> {
+    const listener = this.listener;
+    if (!listener || this.closed) return Promise.resolve();
+    this.subscribed ??= this.subscribe(listener);
+    return this.subscribed;
+  }
+
+  private subscribed?: Promise<void>;
+
+  private subscribe(listener: AnnouncementListener): Promise<void> {
     const subscriber = (this.client as Redis).duplicate() as Redis | Cluster;
     this.subscriber = subscriber;
-    this.usable = true;
-    let lost = false;
-    const listening = (): void => {
-      if (this.subscriber !== subscriber || !lost) return;
-      lost = false;
+    const hearing = (): void => {
+      if (this.subscriber !== subscriber || this.closed) return;
       this.usable = true;
-      this.forget();
+      listener.hearing();
     };
+    let lost = false;
     const deaf = (): void => {
       lost = true;
       this.usable = false;
-      this.forget();
+      listener.deaf();
     };
-    subscriber.on('message', (_channel: string, key: string) => this.forget(key));
-    // While the connection is away, changes go unheard: forget, and stop answering locally.
+    const subscribe = (): Promise<void> =>
+      subscriber.subscribe(FORGET_CHANNEL).then(hearing, () => {
+        deaf();
+        if (subscriber.status !== 'end') subscriber.disconnect();
+      });
+    subscriber.on('message', (_channel: string, key: string) => listener.forget(key));
+    // While the connection is away, changes go unheard.
     subscriber.on('close', deaf);
-    // ioredis subscribes again after a reconnect, before it reports ready.
-    subscriber.on('ready', listening);
-    subscriber.on('error', () => undefined);
-    subscriber.subscribe(FORGET_CHANNEL).then(listening, () => {
-      deaf();
-      subscriber.disconnect();
+    // Back after a loss: heard again once Redis confirms the subscription (ioredis sends
+    // its own before it reports ready, but does not tell when Redis has it).
+    subscriber.on('ready', () => {
+      if (!lost) return;
+      lost = false;
+      void subscribe();
     });
+    subscriber.on('error', () => undefined);
     // A client that ends (its app or test closed it) takes this connection with it.
     this.client.once('end', () => this.close());
+    return subscribe();
   }
 
   /**
    * Tells every server to forget what it remembers of `key`; resolves once Redis has
-   * passed it on (never rejects: a server that misses it stops answering locally when its
-   * connection drops).
+   * passed it on (never rejects: a server that misses it is deaf, and remembers nothing,
+   * until its connection is back).
    */
   announce(key: string): Promise<void> {
     return this.client.publish(FORGET_CHANNEL, key).then(
@@ -76,8 +100,10 @@ export class DenialBroadcast {
   }
 
   close(): void {
+    if (this.closed) return;
     this.closed = true;
     this.usable = false;
-    this.subscriber?.disconnect();
+    // An ended connection has nothing to close (disconnecting it would arm a 2 s timer).
+    if (this.subscriber && this.subscriber.status !== 'end') this.subscriber.disconnect();
   }
 }

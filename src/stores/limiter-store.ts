@@ -25,6 +25,13 @@ export abstract class LimiterStore {
     deadlineMs?: number,
     /** The other limits of the same request, decided all or nothing where the store can. */
     group?: DecisionGroup,
+    /**
+     * For a store that sends decisions on later (batched): called with the
+     * `performance.now()` time the decision left for the backend. The caller then waits
+     * from that moment (the time it spent queued in a busy app is not the backend's), and
+     * the store moves `deadlineMs` on by as much.
+     */
+    onSent?: (sentAtMs: number) => void,
   ): Promise<Decision>;
 
   /**

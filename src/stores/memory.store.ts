@@ -1,9 +1,9 @@
-import { LRUCache } from 'lru-cache';
 import { Decision, toDecision } from '../algorithms/decision';
-import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
+import { LimiterAlgorithm, MemoryStep, takesPermits } from '../algorithms/limiter-algorithm';
 import { DecisionGroup } from './decision-group';
 import { LimiterStore, toMicros } from './limiter-store';
 import { MemoryGroupRun } from './memory-group';
+import { MemoryEntry, MemoryPartition } from './memory-partition';
 
 /**
  * A clock that also schedules waits, so that tests can move time by hand (`ManualClock` of
@@ -26,8 +26,8 @@ export interface MemoryStoreOptions {
   clock?: LimiterClock;
   /**
    * Most keys kept at once, default 100_000. Expired state is dropped when read; past this
-   * bound, the limit holding the most keys loses its least recently used one (see
-   * {@link MemoryStore}), which can only make that key start afresh.
+   * bound, the limit holding the most keys that deny nothing loses its least recently used
+   * one (see {@link MemoryStore}), which can only make that key start afresh.
    */
   maxKeys?: number;
 }
@@ -35,18 +35,10 @@ export interface MemoryStoreOptions {
 /** Expired state is also swept at most this often (by the store's clock), not only when read. */
 const SWEEP_INTERVAL_MICROS = 10_000_000;
 
-interface Entry {
-  state: unknown;
-  expiresAtMicros: number;
-}
-
-/** The keys of one limit (an algorithm and its options), least recently used first. */
-type Partition = LRUCache<string, Entry>;
-
 /** A key's entry before a group ran, and where it lives. */
 interface Snapshot {
-  partition: Partition;
-  entry: Entry | undefined;
+  partition: MemoryPartition;
+  entry: MemoryEntry | undefined;
 }
 
 /**
@@ -55,10 +47,10 @@ interface Snapshot {
  *
  * Memory is bounded by `maxKeys`, and the bound is shared fairly: each limit (an algorithm
  * with its options) keeps its keys apart, and when the store is full the limit holding the
- * most keys gives up its least recently used one. A flood of distinct keys on one limit
- * (`?q=` values on a search route) thus evicts only its own keys, never the state of
- * another limit that still denies (a 1-an-hour SMS limit). Limits with identical options
- * share one partition.
+ * most keys that deny nothing gives up its least recently used one. A live denial (a
+ * 1-an-hour SMS limit that denies) is evicted only when every key held is one: a flood of
+ * distinct keys (`?q=` values on a search route, other values of the same template, another
+ * limit with the same options) never costs it.
  *
  * @publicApi
  */
@@ -66,7 +58,7 @@ export class MemoryStore extends LimiterStore {
   private readonly now: () => number;
   private readonly clock?: LimiterClock;
   private readonly maxKeys: number;
-  private readonly partitions = new Map<string, Partition>();
+  private readonly partitions = new Map<string, MemoryPartition>();
   private readonly partitionIds = new WeakMap<object, string>();
   private keyCount = 0;
   private nextSweepMicros = 0;
@@ -103,12 +95,16 @@ export class MemoryStore extends LimiterStore {
     const live = alive ? (entry.state as S) : undefined;
     const expiresAt = alive ? entry.expiresAtMicros : undefined;
     const step = algorithm.step(live, nowMicros, params, request, expiresAt);
+    const deniesUntilMicros = deniesUntil(algorithm, request, step, nowMicros, entry);
     if (step.state === undefined) {
       if (entry) this.remove(partition, key);
     } else if (step.ttlMs !== null) {
       if (!entry) this.makeRoom();
-      partition.set(key, { state: step.state, expiresAtMicros: nowMicros + step.ttlMs * 1000 });
+      const expiresAtMicros = nowMicros + step.ttlMs * 1000;
+      partition.set(key, { state: step.state, expiresAtMicros, deniesUntilMicros }, nowMicros);
       if (!entry) this.keyCount++;
+    } else if (alive && entry.deniesUntilMicros !== deniesUntilMicros) {
+      partition.set(key, { ...entry, deniesUntilMicros }, nowMicros);
     }
     const decision = toDecision(step.reply, algorithm.limit(params));
     const restore = this.groupRun?.decided(key, decision.allowed);
@@ -124,14 +120,17 @@ export class MemoryStore extends LimiterStore {
     const now = partition.get(key);
     if (entry) {
       if (!now) this.keyCount++;
-      partition.set(key, entry);
+      partition.set(key, entry, toMicros(this.now()));
     } else if (now) {
       this.remove(partition, key);
     }
   }
 
   /** The limit's own keys: found by the algorithm and its script arguments, once per params object. */
-  private partitionOf<P>(algorithm: LimiterAlgorithm<P, unknown, unknown>, params: P): Partition {
+  private partitionOf<P>(
+    algorithm: LimiterAlgorithm<P, unknown, unknown>,
+    params: P,
+  ): MemoryPartition {
     const cacheable = typeof params === 'object' && params !== null;
     let id = cacheable ? this.partitionIds.get(params) : undefined;
     if (id === undefined) {
@@ -143,23 +142,32 @@ export class MemoryStore extends LimiterStore {
     let partition = this.partitions.get(id);
     if (!partition) {
       // Bounded by the store's own count; the cache's bound only backs it up.
-      partition = new LRUCache<string, Entry>({ max: this.maxKeys });
+      partition = new MemoryPartition(this.maxKeys);
       this.partitions.set(id, partition);
     }
     return partition;
   }
 
-  /** At the bound, the largest partition drops its least recently used key. */
+  /**
+   * At the bound, the partition with the most keys that deny nothing drops its least
+   * recently used one; only when every key held is a live denial does the largest
+   * partition drop its oldest denial.
+   */
   private makeRoom(): void {
     if (this.keyCount < this.maxKeys) return;
-    let largest: Partition | undefined;
+    let largest: MemoryPartition | undefined;
     for (const partition of this.partitions.values()) {
-      if (!largest || partition.size > largest.size) largest = partition;
+      if (partition.openSize > (largest?.openSize ?? 0)) largest = partition;
     }
-    if (largest?.pop() !== undefined) this.keyCount--;
+    if (!largest) {
+      for (const partition of this.partitions.values()) {
+        if (!largest || partition.size > largest.size) largest = partition;
+      }
+    }
+    if (largest?.evictOne()) this.keyCount--;
   }
 
-  private remove(partition: Partition, key: string): void {
+  private remove(partition: MemoryPartition, key: string): void {
     if (partition.delete(key)) this.keyCount--;
   }
 
@@ -194,4 +202,27 @@ export class MemoryStore extends LimiterStore {
   override async close(): Promise<void> {
     this.clear();
   }
+}
+
+/**
+ * Until when the key denies after this step: an acquire tells by its reply, a block (kept
+ * in the state, see state-ops.model.ts) by its end; other operations leave it as it was.
+ */
+function deniesUntil<P, R, S>(
+  algorithm: LimiterAlgorithm<P, R, S>,
+  request: R,
+  step: MemoryStep<S>,
+  nowMicros: number,
+  entry: MemoryEntry | undefined,
+): number {
+  const [allowed, , , retryAfterMicros] = step.reply;
+  let until = takesPermits(algorithm, request)
+    ? allowed === 0
+      ? nowMicros + retryAfterMicros
+      : 0
+    : (entry?.deniesUntilMicros ?? 0);
+  const blockedUntil = (step.state as { blockedUntilMicros?: number } | undefined)
+    ?.blockedUntilMicros;
+  if (blockedUntil !== undefined && blockedUntil > until) until = blockedUntil;
+  return until;
 }

@@ -76,8 +76,7 @@ export class RedisStore extends LimiterStore {
     if (options.cacheDenials !== false) {
       this.denials = new DenialCache(options.now ?? performance.now.bind(performance));
     }
-    const denials = this.denials;
-    this.broadcast = new DenialBroadcast(this.client, (key) => denials?.forget(key));
+    this.broadcast = new DenialBroadcast(this.client, this.denials);
     const maxBatchSize = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
     if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) {
       throw new RangeError(
@@ -94,6 +93,7 @@ export class RedisStore extends LimiterStore {
     request: R,
     deadlineMs = Infinity,
     group?: DecisionGroup,
+    onSent?: (sentAtMs: number) => void,
   ): Promise<Decision> {
     return new Promise<Decision>((resolve, reject) => {
       const fail = (error: unknown): void =>
@@ -104,6 +104,9 @@ export class RedisStore extends LimiterStore {
         );
       const fixed = this.fixedArguments(algorithm, params);
       const scope = this.denials && algorithm.denialScope?.(request);
+      // Listening starts with the store (check()), or failing that with its first decision.
+      if (scope !== undefined) void this.broadcast?.listen();
+      let sentAtMs = -Infinity;
       if (scope !== undefined) {
         const denied = this.broadcast?.listening && this.denials?.get(key, fixed.limitId, scope);
         if (denied) return resolve(denied);
@@ -114,14 +117,17 @@ export class RedisStore extends LimiterStore {
         time: this.now ? String(toMicros(this.now())) : '',
         fixedArgv: fixed.argv,
         requestArgv: algorithm.requestArgv?.(request),
-        deadlineMs,
+        waitMs: deadlineMs - performance.now(),
+        sent: (atMs) => {
+          sentAtMs = atMs;
+          onSent?.(atMs);
+        },
         group: group && group.size > 1 ? group : undefined,
         settle: (reply, base) => {
           try {
             const decision = toDecision(entryReply(reply, base), algorithm.limit(params));
             if (scope !== undefined) {
-              if (!decision.allowed) this.broadcast?.listen();
-              this.denials?.remember(key, fixed.limitId, scope, decision);
+              this.denials?.remember(key, fixed.limitId, scope, decision, sentAtMs);
             } else if (algorithm.forgetsDenials && this.broadcast) {
               // Reset, refund, block: no server may keep answering from a stale denial.
               this.denials?.forget(key);
@@ -168,9 +174,15 @@ export class RedisStore extends LimiterStore {
     return this.engine.lastReplyAtMs;
   }
 
-  /** Runs the engine script on no decisions: rejects with NOPERM if the ACL user lacks it. */
-  override check(): Promise<void> {
-    return this.engine.check();
+  /**
+   * Runs the engine script on no decisions: rejects with NOPERM if the ACL user lacks it.
+   * Starts listening to other servers' announcements, before any denial is remembered, and
+   * resolves once that has begun (or was refused).
+   */
+  override async check(): Promise<void> {
+    const listening = this.denials ? this.broadcast?.listen() : undefined;
+    await this.engine.check();
+    await listening;
   }
 
   /** A connection that was lost and is being retried; a first connection is waited for. */

@@ -23,6 +23,14 @@ const OWN_CLIENT_DEFAULTS: RedisOptions = {
   keepAlive: 10_000,
 };
 
+/**
+ * Always set on the connections the module creates: they connect with the first command,
+ * which the module sends once the app has started (`onApplicationBootstrap`). An app whose
+ * start-up fails before then (a template syntax error, another provider that throws) has
+ * opened no socket, so a process that catches the error can still exit.
+ */
+const OWN_CLIENT_OVERRIDES: RedisOptions = { lazyConnect: true };
+
 function isClient(value: unknown): value is Redis | Cluster {
   return typeof (value as { defineCommand?: unknown })?.defineCommand === 'function';
 }
@@ -40,8 +48,8 @@ export function storeFromOptions(options: RateLimiterModuleOptions, logger: Logg
   if (isClient(redis)) return new RedisStore({ client: redis });
   const client =
     typeof redis === 'string'
-      ? new Redis(redis, OWN_CLIENT_DEFAULTS)
-      : new Redis({ ...OWN_CLIENT_DEFAULTS, ...redis });
+      ? new Redis(redis, { ...OWN_CLIENT_DEFAULTS, ...OWN_CLIENT_OVERRIDES })
+      : new Redis({ ...OWN_CLIENT_DEFAULTS, ...redis, ...OWN_CLIENT_OVERRIDES });
   // Without a listener ioredis prints every failed reconnect; the store reports outages once.
   client.on('error', () => undefined);
   return new RedisStore({ client, ownsClient: true });
@@ -49,7 +57,7 @@ export function storeFromOptions(options: RateLimiterModuleOptions, logger: Logg
 
 /**
  * The store as the guard and the module's factory use it: bounded in time, with the failure
- * policy. Checks without waiting that the store can run its scripts.
+ * policy. The module runs its start-up check once the app has started.
  */
 export function failurePolicyStoreFromOptions(
   store: LimiterStore,
@@ -59,7 +67,7 @@ export function failurePolicyStoreFromOptions(
   const metrics = DecisionMetrics.fromOption(options.metrics);
   if (store instanceof RedisStore) store.observeEngineCalls(metrics?.recordStoreCall);
   const onDecision = bothListeners(options.onDecision, metrics?.record);
-  const policyStore = new FailurePolicyStore(
+  return new FailurePolicyStore(
     store,
     options.onStoreError ?? 'allow',
     options.storeTimeout ?? DEFAULT_STORE_TIMEOUT_MS,
@@ -69,8 +77,6 @@ export function failurePolicyStoreFromOptions(
         onDecision({ outcome: 'store-error', limit, name, key, error })),
     onDecision,
   );
-  void policyStore.check();
-  return policyStore;
 }
 
 /** The user's `onDecision` then the metrics: what the guard and the factory report to. */

@@ -136,6 +136,7 @@ describe('approximate sliding window on a real Redis', () => {
 
   it('remembers a denial locally: a flood from a denied key costs Redis nothing', async () => {
     const store = new RedisStore({ client });
+    await store.check(); // as the module does at start-up: it listens before it remembers
     const key = `approx:flood:${++run}`;
     const evalsBefore = await scriptCalls(client);
     expect((await decide(store, key, 1, 60)).allowed).toBe(true);

@@ -3,7 +3,7 @@ import { Decision } from '../decision';
 import { concurrency } from './concurrency.algorithm';
 import { ConcurrencyParams, concurrencyRequest } from './concurrency.model';
 import { DecisionSource } from '../limit-kind';
-import { LimitState, manualBlockMicros } from '../state-ops/state-ops.model';
+import { LimitState, limitStateOf, manualBlockMicros } from '../state-ops/state-ops.model';
 import { concurrencyOps } from './concurrency.ops';
 import { Seconds } from '../duration';
 
@@ -85,8 +85,7 @@ export class ConcurrencyLimiter {
   async peek(): Promise<LimitState> {
     const { peek, peekRequest } = concurrencyOps;
     const decision = await this.store.evaluate(peek, this.key, this.params, peekRequest);
-    const { limit, remaining, resetMs, waitMs } = decision;
-    return { limit, remaining, resetMs, blockedMs: waitMs };
+    return limitStateOf(decision);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { DecisionSource } from '../limit-kind';
 import { StateOps } from './state-ops';
-import { LimitState, manualBlockMicros } from './state-ops.model';
+import { LimitState, limitStateOf, manualBlockMicros } from './state-ops.model';
 import { Seconds } from '../duration';
 
 /** What a limiter needs to act on its key: its operations and the request a peek tries. */
@@ -29,8 +29,7 @@ export abstract class KeyStateLimiter<P> {
   async peek(): Promise<LimitState> {
     const { ops, peekRequest } = this.stateAccess();
     const decision = await this.store.evaluate(ops.peek, this.key, this.params, peekRequest);
-    const { limit, remaining, resetMs, waitMs } = decision;
-    return { limit, remaining, resetMs, blockedMs: waitMs };
+    return limitStateOf(decision);
   }
 
   /** Forgets the key's state and its block: the next request finds a fresh limit. */

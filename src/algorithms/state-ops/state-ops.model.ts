@@ -90,6 +90,21 @@ export interface LimitState {
 }
 
 /**
+ * What a peek's decision says of the key. The peek tries one request on a copy of the state,
+ * so its `resetMs` counts that request too: a key with its whole limit left (nothing used,
+ * or fully recovered) has nothing to wait for, and reports 0.
+ */
+export function limitStateOf(decision: {
+  limit: number;
+  remaining: number;
+  resetMs: number;
+  waitMs: number;
+}): LimitState {
+  const { limit, remaining, resetMs, waitMs } = decision;
+  return { limit, remaining, resetMs: remaining >= limit ? 0 : resetMs, blockedMs: waitMs };
+}
+
+/**
  * The µs of `block(seconds)` on a factory limiter (seconds or a duration); a RangeError for
  * anything but a time > 0.
  */

@@ -113,6 +113,7 @@ return {reply[1], remaining, reply[3], reply[4], left}`;
     stateOf: acquire.stateOf ?? acquire,
     lua,
     denialScope: undefined,
+    readsOnly: true,
     step: (state, now, params, request, expiresAt) => {
       const until = (state as Partial<Blockable<unknown>> | undefined)?.blockedUntilMicros ?? now;
       const [allowed, remaining, reset, retryAfter] = acquire.step(

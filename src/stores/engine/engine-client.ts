@@ -17,8 +17,10 @@ export interface EngineEntry {
   time: string;
   fixedArgv: readonly string[];
   requestArgv: readonly string[] | undefined;
-  /** `performance.now()` after which nobody waits for the answer; Infinity for no limit. */
-  deadlineMs: number;
+  /** How long after it is sent the caller waits for the answer; Infinity for no limit. */
+  waitMs: number;
+  /** Told when the entry leaves for Redis (`performance.now()`). */
+  sent?(sentAtMs: number): void;
   /** The request's other limits, decided all or nothing in one call where possible. */
   group?: DecisionGroup;
   /** The entry's reply: 5 values of `reply` from `base`. */
@@ -214,15 +216,20 @@ export class EngineClient {
     }
   }
 
-  /** KEYS, then the batch's deadline, then each entry's fields (engine.lua's header). */
+  /**
+   * KEYS, then the batch's deadline, then each entry's fields (engine.lua's header). Called
+   * as the entries are sent: each caller's wait starts now, and so does its deadline.
+   */
   private args(entries: EngineEntry[], starts = new Map<number, number>()): string[] {
     const args: string[] = [String(entries.length)];
-    let deadlineMs = Infinity;
+    const sentAtMs = this.clock.localMs();
+    let waitMs = Infinity;
     for (const entry of entries) {
       args.push(entry.key);
-      if (entry.deadlineMs < deadlineMs) deadlineMs = entry.deadlineMs;
+      if (entry.waitMs < waitMs) waitMs = entry.waitMs;
+      entry.sent?.(sentAtMs);
     }
-    args.push(this.clock.deadline(deadlineMs));
+    args.push(this.clock.deadline(sentAtMs + waitMs));
     entries.forEach((entry, i) => {
       const request = entry.requestArgv;
       const count = entry.fixedArgv.length + (request ? request.length : 0);

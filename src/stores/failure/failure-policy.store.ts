@@ -5,10 +5,10 @@ import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../../errors/store-unavailable.error';
 import { sleep } from '../../algorithms/sleep';
 import { StoreErrorPolicy } from '../../rate-limiter.options';
-import { DeadlineQueue } from '../deadline-queue';
+import { Deadline, DeadlineQueue } from '../deadline-queue';
 import { LimiterStore } from '../limiter-store';
-import { MemoryStore } from '../memory.store';
 import { CircuitBreaker } from './circuit-breaker';
+import { InsuranceStore } from './insurance-store';
 import { StoreErrorLog } from './store-error-log';
 import { DecisionListener, decisionEvent, emitEvent } from '../../guard/rate-limit-event';
 
@@ -44,7 +44,7 @@ const FACTORY_LABEL = 'RateLimiterFactory';
  * a Redis error reply (a key of the wrong type), must not turn into a 500.
  */
 export class FailurePolicyStore extends LimiterStore {
-  private readonly fallback?: MemoryStore;
+  private readonly insurance?: InsuranceStore;
   private readonly deadlines: DeadlineQueue;
   private readonly breaker = new CircuitBreaker();
   private readonly log: StoreErrorLog;
@@ -63,7 +63,7 @@ export class FailurePolicyStore extends LimiterStore {
     readonly onDecision?: DecisionListener,
   ) {
     super();
-    if (policy === 'fallback') this.fallback = new MemoryStore();
+    if (policy === 'fallback') this.insurance = new InsuranceStore();
     this.deadlines = new DeadlineQueue(timeoutMs);
     this.log = new StoreErrorLog(logger, policy);
     this.notifyError = (error, key, label, name) => {
@@ -103,35 +103,47 @@ export class FailurePolicyStore extends LimiterStore {
     /** The limit's name, in store-error events (metrics count by it). */
     name?: string,
   ): Promise<Decision | null> {
+    // What memory handed out goes back to memory, never to Redis, which never counted it.
+    const takenBack = this.insurance?.takeBack(algorithm, key, params, request);
+    if (takenBack) return takenBack;
     let pending: Promise<Decision>;
+    /** When the decision left for the store: its wait, and Redis's silence, count from then. */
     let sentAtMs: number;
-    let deadlineMs: number;
+    let deadline: Deadline | undefined;
+    const sent = (atMs: number): void => {
+      sentAtMs = atMs;
+      deadline?.postpone(atMs + this.timeoutMs);
+    };
     try {
       const refusal = this.refusal();
       if (refusal) return this.unavailable(refusal, algorithm, key, params, request, label, name);
       sentAtMs = performance.now();
-      deadlineMs = sentAtMs + this.timeoutMs;
+      const deadlineMs = sentAtMs + this.timeoutMs;
       // Promise.resolve: a custom store that answers without a promise still counts.
       pending = Promise.resolve(
-        this.primary.evaluate(algorithm, key, params, request, deadlineMs, group),
+        this.primary.evaluate(algorithm, key, params, request, deadlineMs, group, sent),
       );
     } catch (thrown) {
       return this.unavailable(thrown, algorithm, key, params, request, label, name);
     }
     this.inFlight++;
     return new Promise<Decision | null>((resolve) => {
-      const deadline = this.deadlines.start(() => {
-        this.breaker.timedOut();
+      deadline = this.deadlines.start(() => {
+        // Only Redis's silence opens the breaker: an answer to anything since this decision
+        // was sent means Redis is there, only slow for this one (DESIGN §5).
+        const answeredAt = this.primary.lastAnswerAtMs?.();
+        if (answeredAt === undefined || answeredAt < sentAtMs) this.breaker.timedOut();
         const error = new StoreUnavailableError(
           `no answer within storeTimeout (${this.timeoutMs} ms)`,
         );
         resolve(this.unavailable(error, algorithm, key, params, request, label, name));
       });
+      deadline.postpone(sentAtMs + this.timeoutMs);
       pending.then(
         (decision) => {
           this.inFlight--;
           this.breaker.answered();
-          if (!deadline.settle()) return onLateAnswer?.(decision);
+          if (!deadline!.settle()) return onLateAnswer?.(decision);
           this.log.succeeded(this.primary.lastAnswerAtMs?.());
           resolve(decision);
         },
@@ -140,7 +152,7 @@ export class FailurePolicyStore extends LimiterStore {
           // Redis answered, if only to refuse (an error reply, an entry skipped as too late).
           const answeredAt = this.primary.lastAnswerAtMs?.();
           if (answeredAt !== undefined && answeredAt >= sentAtMs) this.breaker.answered();
-          if (deadline.settle()) {
+          if (deadline!.settle()) {
             resolve(this.unavailable(thrown, algorithm, key, params, request, label, name));
           }
         },
@@ -224,9 +236,9 @@ export class FailurePolicyStore extends LimiterStore {
         : new StoreUnavailableError('the store failed', thrown);
     this.log.failed(error);
     this.notifyError(error, key, label, name);
-    if (!this.fallback) return null;
+    if (!this.insurance) return null;
     try {
-      return await this.fallback.evaluate(algorithm, key, params, request);
+      return await this.insurance.decide(algorithm, key, params, request);
     } catch {
       // The insurance store failing too (a custom algorithm that throws) leaves the policy's
       // answer without a decision: never a rejection, which callers do not expect.

@@ -1,0 +1,72 @@
+import { Logger } from '@nestjs/common';
+import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.algorithm';
+import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
+import { RedisStore } from '../../src';
+import { FailurePolicyStore } from '../../src/stores/failure/failure-policy.store';
+import { RedisServer, startRedisServer } from '../helpers/redis-server';
+
+/**
+ * DESIGN §5, "a busy app is not a down Redis", made deterministic: the event loop is blocked
+ * (as a burst of requests blocks it) past storeTimeout while Redis answers at once. The
+ * decisions are Redis's, never the failure policy's (null here: 'allow' without a store).
+ */
+const STORE_TIMEOUT_MS = 50;
+const BUSY_MS = 150;
+const params = fixedWindowParams({ limit: 2, period: 60 });
+
+/** Keeps the event loop busy, as parsing a thousand requests does. */
+function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+const afterSend = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('a busy app on a healthy Redis', () => {
+  let server: RedisServer;
+  let store: RedisStore;
+  let policyStore: FailurePolicyStore;
+  const allowed = (decisions: ({ allowed: boolean } | null)[]) =>
+    decisions.map((decision) => decision?.allowed ?? 'store-error');
+  const decideFive = (key: string) =>
+    Array.from({ length: 5 }, () => policyStore.decide(fixedWindow, key, params, undefined));
+
+  beforeAll(async () => {
+    server = await startRedisServer();
+    store = new RedisStore({ client: server.client() });
+    const logger = new Logger('test');
+    logger.warn = () => undefined;
+    policyStore = new FailurePolicyStore(store, 'allow', STORE_TIMEOUT_MS, logger);
+    // A first reply: the connection is up and the store's clock has a sample.
+    expect(allowed([await policyStore.decide(fixedWindow, 'warm-up', params, undefined)])).toEqual([
+      true,
+    ]);
+  });
+  afterAll(async () => {
+    await store.close();
+    await server.stop();
+  });
+
+  it('reads the replies waiting in the socket before it declares a timeout', async () => {
+    const decisions = decideFive('countLimit:waiting');
+    await afterSend();
+    busy(BUSY_MS); // Redis answers meanwhile; the timer comes due before the socket is read
+    expect(allowed(await Promise.all(decisions))).toEqual([true, true, false, false, false]);
+  });
+
+  it('counts the wait from when the decisions left, not from when a busy app queued them', async () => {
+    const decisions = decideFive('countLimit:queued');
+    busy(BUSY_MS); // before they are sent: their deadline passes while they wait in the app
+    expect(allowed(await Promise.all(decisions))).toEqual([true, true, false, false, false]);
+  });
+
+  it('never opens the circuit breaker on the app’s own lag', async () => {
+    for (let spell = 0; spell < 5; spell++) {
+      const decisions = decideFive(`countLimit:spell:${spell}`);
+      if (spell % 2) await afterSend();
+      busy(BUSY_MS);
+      await Promise.all(decisions);
+    }
+    const next = decideFive('countLimit:after-spells');
+    expect(allowed(await Promise.all(next))).toEqual([true, true, false, false, false]);
+  });
+});
