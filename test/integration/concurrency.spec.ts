@@ -131,7 +131,10 @@ describe('concurrency limit on real Redis', () => {
       "concurrencyLimiter: option 'lease' must be a finite number > 0, got 0",
     );
     expect(() => factory.concurrencyLimiter({ key: 'k', max: 1 }).decide('')).toThrow(
-      "concurrencyLimiter: option 'id' must be a non-empty string, got ''",
+      "concurrencyLimiter: option 'id' must be a non-empty string without NUL, got ''",
+    );
+    expect(() => factory.concurrencyLimiter({ key: 'k', max: 1 }).decide('a\u00002')).toThrow(
+      "concurrencyLimiter: option 'id' must be a non-empty string without NUL, got 'a\u00002'",
     );
   });
 });

@@ -16,7 +16,8 @@ export function ttlWithBlock(expiresAt: number | undefined, until: number, now: 
 
 /**
  * The algorithm with blocks (state-ops.model.ts): a blocked key denies at once; a block
- * past its end is dropped; a denial with `blockMicros` > 0 blocks the key for that long.
+ * past its end is dropped; a denial with `blockMicros` > 0 blocks the key for that long,
+ * unless the request could never pass (a cost above the limit says nothing of the key's rate).
  * Its argv starts with the block, then the algorithm's own.
  */
 export function blockable<P, R, S>(
@@ -33,7 +34,7 @@ if until_ then
   hide_block()
 end
 local reply = decide(key, now, rest)
-if tonumber(reply[1]) == 0 and block > 0 then
+if tonumber(reply[1]) == 0 and block > 0 and tonumber(reply[4]) >= 0 then
   write_block(now + block)
   return {0, reply[2], math.max(tonumber(reply[3]), block), math.max(tonumber(reply[4]), block), 0}
 end
@@ -66,7 +67,7 @@ function blockableStep<P, R, S>(
   let innerExpiresAt = inner.ttlMs === null ? expiresAt : now + inner.ttlMs * 1000;
   if (inner.state === undefined) innerExpiresAt = undefined;
   const block = params.blockMicros ?? 0;
-  if (inner.reply[0] === 0 && block > 0) {
+  if (inner.reply[0] === 0 && block > 0 && inner.reply[3] >= 0) {
     const [, remaining, reset, retryAfter] = inner.reply;
     return {
       state: { inner: inner.state, blockedUntilMicros: now + block },

@@ -69,6 +69,7 @@
  */
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
+import { checkPermits } from '../permits';
 
 /** Options of a token bucket, as `@RateLimit` and `factory.rateLimiter` take them (seconds). */
 export interface TokenBucketOptions {
@@ -151,38 +152,44 @@ export function tokenBucketParams(
 }
 
 /**
- * Checks one request's permits and timeout (seconds) against the bucket, and returns it
- * in the units the algorithm works in. `timeoutSeconds` Infinity waits as long as needed.
+ * Checks one request's permits (an integer >= 0) and timeout (seconds), and returns it in
+ * the units the algorithm works in. `timeoutSeconds` Infinity waits as long as needed.
  */
 export function tokenBucketRequest(
-  params: TokenBucketParams,
   permits: number,
   timeoutSeconds: number,
   where = 'rateLimiter',
 ): TokenBucketRequest {
-  if (!Number.isInteger(permits) || permits < 1) {
-    throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'permits', permits, 'an integer >= 1'),
-    );
-  }
+  checkPermits(permits, where);
   if (typeof timeoutSeconds !== 'number' || Number.isNaN(timeoutSeconds) || timeoutSeconds < 0) {
     throw new LimiterConfigError(
       limiterMessages.invalidOption(where, 'timeout', timeoutSeconds, 'a number >= 0'),
-    );
-  }
-  if (timeoutSeconds === 0 && permits > params.maxPermits) {
-    // Such a request can never be allowed: it needs more than the bucket can ever hold.
-    throw new LimiterConfigError(
-      limiterMessages.invalidOption(
-        where,
-        'permits',
-        permits,
-        `at most rate * burst (${params.maxPermits}) when timeout is 0`,
-      ),
     );
   }
   return {
     permits,
     timeoutMicros: timeoutSeconds === Infinity ? -1 : timeoutSeconds * 1_000_000,
   };
+}
+
+/**
+ * A decorator's static permits with no timeout: more than the bucket holds could never be
+ * served, which fails start-up. The same request from a factory call or a `permits`
+ * function is denied with `retryAfterMs` -1 instead.
+ */
+export function checkServable(
+  params: TokenBucketParams,
+  request: TokenBucketRequest,
+  where: string,
+): void {
+  if (request.timeoutMicros === 0 && request.permits > params.maxPermits) {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(
+        where,
+        'permits',
+        request.permits,
+        `at most rate * burst (${params.maxPermits}) when timeout is 0`,
+      ),
+    );
+  }
 }
