@@ -25,7 +25,7 @@ export class ApproximateSlidingWindowLimiter extends SlidingWindowLimiter {
    * Counts `permits` (an integer >= 0, default 1) if the estimate leaves room for them, and
    * returns the full decision. `0` peeks; more than the limit can never pass (`retryAfterMs` -1).
    */
-  override decide(permits = 1): Promise<Decision> {
+  override async decide(permits = 1): Promise<Decision> {
     const request = permitsRequest(permits, 'slidingWindowLimiter');
     return this.store.evaluate(approximateSlidingWindow, this.key, this.params, request);
   }

@@ -53,7 +53,7 @@ export class ConcurrencyLimiter {
    * (it can never pass). Lower level than {@link tryAcquire}: the caller must
    * {@link release} the same id and permits.
    */
-  decide(id: string, permits = 1): Promise<Decision> {
+  async decide(id: string, permits = 1): Promise<Decision> {
     const request = concurrencyRequest('acquire', id, undefined, permits);
     return this.store.evaluate(concurrency, this.key, this.params, request);
   }
@@ -63,7 +63,7 @@ export class ConcurrencyLimiter {
    * flight (already released, or its lease ended) changes nothing. The decision reports
    * the slots now free.
    */
-  release(id: string, permits = 1): Promise<Decision> {
+  async release(id: string, permits = 1): Promise<Decision> {
     const request = concurrencyRequest('release', id, undefined, permits);
     return this.store.evaluate(concurrency, this.key, this.params, request);
   }

@@ -21,7 +21,7 @@ export class CountLimiter extends KeyStateLimiter<FixedWindowParams> {
    * returns the full decision. A denial counts nothing; `0` peeks; more than the limit is
    * denied with `retryAfterMs` -1 (it can never pass).
    */
-  decide(permits = 1): Promise<Decision> {
+  async decide(permits = 1): Promise<Decision> {
     const request = permitsRequest(permits, 'countLimiter');
     return this.store.evaluate(fixedWindow, this.key, this.params, request);
   }

@@ -28,7 +28,7 @@ export class LeakyBucketLimiter extends KeyStateLimiter<LeakyBucketParams> {
    * fit, and returns the full decision. `0` peeks; more than the capacity is denied with
    * `retryAfterMs` -1 (it can never pass); a denial changes nothing.
    */
-  decide(permits = 1): Promise<Decision> {
+  async decide(permits = 1): Promise<Decision> {
     const request = permitsRequest(permits, 'leakyBucketLimiter');
     return this.store.evaluate(leakyBucket, this.key, this.params, request);
   }

@@ -32,7 +32,7 @@ export class SlidingWindowLimiter extends KeyStateLimiter<SlidingWindowParams> {
    * returns the full decision. `0` peeks; more than the limit can never pass
    * (`retryAfterMs` -1); a denial logs nothing.
    */
-  decide(permits = 1): Promise<Decision> {
+  async decide(permits = 1): Promise<Decision> {
     const request = { id: randomUUID(), permits: checkPermits(permits, 'slidingWindowLimiter') };
     return this.store.evaluate(slidingWindow, this.key, this.params, request);
   }

@@ -33,7 +33,7 @@ export class TokenBucketLimiter extends KeyStateLimiter<TokenBucketParams> {
    * permits peeks; more than even a full bucket serves within the timeout is denied with
    * `retryAfterMs` -1 (it can never pass).
    */
-  decide(permits = 1, timeout = 0): Promise<Decision> {
+  async decide(permits = 1, timeout = 0): Promise<Decision> {
     return this.store.evaluate(tokenBucket, this.key, this.params, this.request(permits, timeout));
   }
 
