@@ -24,6 +24,11 @@
  *   - otherwise it spends min(n, stored) saved permits, moves nextFree to earliest(n) and
  *     is told to wait earliest(n) - now.
  *
+ * Cost: n is any integer >= 0. n = 0 decides on the bucket as it is and writes nothing (a
+ * peek). A request that even a full bucket could not serve within its timeout,
+ * n * interval - maxPermits * interval > timeout, can never pass: it is denied with
+ * retryAfter -1 and writes nothing (with a longer timeout, or acquire, it waits instead).
+ *
  * Remembering the *next free* moment rather than the last refill is the key: the cost
  * of a reservation is paid by whoever comes next, so tryAcquire(timeout) answers at
  * once, and each waiter gets its own successive slot. Invariants: 0 <= spend <= stored,
