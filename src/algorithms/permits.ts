@@ -15,9 +15,15 @@ export function permitsOf(request: PermitsRequest | undefined | void): number {
   return request?.permits ?? 1;
 }
 
-/** A request's permits as the scripts read them (one string of argv). */
-export function permitsArgv(request: PermitsRequest | undefined | void): string {
-  return String(permitsOf(request));
+const NO_ARGS: readonly string[] = Object.freeze([]);
+
+/**
+ * A request's permits as the scripts read them: nothing for the usual 1 (the script reads
+ * a missing value as 1), so a batch carries no argument per decision for it.
+ */
+export function permitsArgv(request: PermitsRequest | undefined | void): readonly string[] {
+  const permits = permitsOf(request);
+  return permits === 1 ? NO_ARGS : [String(permits)];
 }
 
 /** An integer >= 0, or a configuration error naming `where` and the value. */

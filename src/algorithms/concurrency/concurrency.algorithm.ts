@@ -13,7 +13,7 @@ export const concurrency: LimiterAlgorithm<
   commandName: 'limiterConcurrency',
   lua: loadLua(__dirname, 'concurrency.lua'),
   paramsArgv: (params) => [String(params.max), exactString(params.leaseMicros)],
-  requestArgv: (request) => [request.op, request.id, permitsArgv(request)],
+  requestArgv: (request) => [request.op, request.id, ...permitsArgv(request)],
   step: concurrencyStep,
   limit: (params) => params.max,
   isDecision: (request) => request.op === 'acquire',

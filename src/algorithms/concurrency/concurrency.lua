@@ -7,7 +7,8 @@
 -- argv[2]  leaseMicros  lease length in whole µs
 -- argv[3]  op           'acquire' or 'release'
 -- argv[4]  id           the request's id
--- argv[5]  permits      the slots it takes or gives back together (integer >= 0; 0 peeks)
+-- argv[5]  permits      the slots it takes or gives back together (integer >= 0; 0 peeks;
+--                       absent: 1)
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; a release is allowed;
 --          retryAfter -1 for more slots than max (it can never pass)
 -- TTL      until the last lease expires: lease after an acquire; a release keeps it
@@ -16,7 +17,7 @@
 --          are denied until then, releases still run; dropped with the expired leases
 local max = tonumber(argv[1])
 local lease = tonumber(argv[2])
-local permits = tonumber(argv[5])
+local permits = tonumber(argv[5]) or 1
 local member = weighted_member(argv[4], permits)
 
 redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(now))

@@ -14,7 +14,7 @@ export const fixedWindowCore: LimiterAlgorithm<
   commandName: 'limiterFixedWindow',
   lua: loadLua(__dirname, 'fixed-window.lua'),
   paramsArgv: (params) => [String(params.limit), String(params.periodMs)],
-  requestArgv: (request) => [permitsArgv(request)],
+  requestArgv: permitsArgv,
   step: fixedWindowStep,
   limit: (params) => params.limit,
   // A denial of 4 permits says nothing of a request of 1.

@@ -4,13 +4,13 @@
 -- now      unused: windows are Redis TTLs, timed by Redis's own clock
 -- argv[1]  limit     permits per window
 -- argv[2]  periodMs  window length in whole milliseconds
--- argv[3]  permits   taken by this request (integer >= 0; 0 peeks)
+-- argv[3]  permits   taken by this request (integer >= 0; 0 peeks; absent: 1)
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; retryAfter -1 for a
 --          request above the limit (it can never pass)
 -- TTL      one period from the window's first request; a denial or a peek writes no count
 local limit = tonumber(argv[1])
 local period_ms = tonumber(argv[2])
-local permits = tonumber(argv[3])
+local permits = tonumber(argv[3]) or 1
 local count = tonumber(redis.call('GET', key))
 local ttl = 0
 if count then

@@ -14,7 +14,7 @@ export const leakyBucketCore: LimiterAlgorithm<
   commandName: 'limiterLeakyBucket',
   lua: loadLua(__dirname, 'leaky-bucket.lua'),
   paramsArgv: (params) => [String(params.capacity), exactString(params.intervalMicros)],
-  requestArgv: (request) => [permitsArgv(request)],
+  requestArgv: permitsArgv,
   step: leakyBucketStep,
   limit: (params) => params.capacity,
   // A denial of 4 permits says nothing of a request of 1.

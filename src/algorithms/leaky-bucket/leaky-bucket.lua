@@ -5,13 +5,13 @@
 -- now      the time in µs (Redis TIME, or the store's injected clock)
 -- argv[1]  capacity        requests that may arrive at once (integer >= 1)
 -- argv[2]  intervalMicros  T = 1 / rate, whole µs
--- argv[3]  permits         the request's quantity (integer >= 0; 0 peeks)
+-- argv[3]  permits         the request's quantity (integer >= 0; 0 peeks; absent: 1)
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; retryAfter -1 for a
 --          quantity above the capacity (it can never pass)
 -- TTL      newTat - now after an allowed request; a denial or a peek writes nothing
 local capacity = tonumber(argv[1])
 local interval = tonumber(argv[2])
-local permits = tonumber(argv[3])
+local permits = tonumber(argv[3]) or 1
 local tolerance = interval * capacity
 
 local tat = now

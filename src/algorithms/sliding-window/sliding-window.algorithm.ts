@@ -18,7 +18,7 @@ export const slidingWindowCore: LimiterAlgorithm<
   commandName: 'limiterSlidingWindow',
   lua: loadLua(__dirname, 'sliding-window.lua'),
   paramsArgv: (params) => [String(params.limit), exactString(params.windowMicros)],
-  requestArgv: (request) => [request.id, permitsArgv(request)],
+  requestArgv: (request) => [request.id, ...permitsArgv(request)],
   step: slidingWindowStep,
   limit: (params) => params.limit,
   // A denial of 4 permits says nothing of a request of 1.

@@ -7,13 +7,13 @@
 -- argv[2]  windowMicros  window length in whole µs
 -- argv[3]  id            unique per request (a UUID), so members never collide and a
 --                        refund can remove its own
--- argv[4]  permits       the request's weight (integer >= 0; 0 peeks)
+-- argv[4]  permits       the request's weight (integer >= 0; 0 peeks; absent: 1)
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; retryAfter -1 for a
 --          request above the limit (it can never pass)
 -- TTL      window, set on each allowed request; a denial or a peek keeps it
 local limit = tonumber(argv[1])
 local window = tonumber(argv[2])
-local permits = tonumber(argv[4])
+local permits = tonumber(argv[4]) or 1
 
 redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(now - window))
 -- At most `limit` members (each weighs at least 1): reading them all is O(limit).
