@@ -22,14 +22,16 @@
  *
  * A request at t leaves the window at t + window, so a denied request may retry when
  * enough weight has left, oldest first: for a request of 1 at count == limit, when the
- * oldest leaves, retryAfter = oldest + window - now. The window is empty again, reset, when the newest leaves: newest + window - now.
+ * oldest leaves, retryAfter = oldest + window - now. The window is empty again, reset, when
+ * the newest leaves: newest + window - now.
  * Denied requests are not logged: the log holds allowed requests only, so a client that
  * keeps retrying is not locked out for longer.
  *
  * Members must be unique even for two requests in the same microsecond from two servers
  * (a zset keeps one member once), so each request carries an id made in TypeScript
- * (`crypto.randomUUID()`) and the member is that id alone, so a refund removes exactly its
- * own request (state-ops.model.ts); decisions read only the scores.
+ * (`crypto.randomUUID()`) and the member is that id (with its weight above 1), so a refund
+ * removes exactly its own request (state-ops.model.ts); decisions read the scores and the
+ * weights.
  *
  * Example, limit 3, window 1 s:
  *
@@ -49,7 +51,7 @@ import { limiterMessages } from '../../rate-limiter.messages';
 
 /** Options of a sliding-window log, as `@SlidingWindowLimit` and `factory.slidingWindowLimiter` take them. */
 export interface SlidingWindowOptions {
-  /** Requests allowed within any window: an integer >= 1. */
+  /** Permits (requests, unless a request costs more) allowed within any window: an integer >= 1. */
   limit: number;
   /** Window length in seconds (fractions allowed), > 0. */
   window: number;
