@@ -27,7 +27,7 @@ export type { RateLimitOptions } from './algorithms/token-bucket/token-bucket.de
 export { CountLimit } from './algorithms/fixed-window/fixed-window.decorator';
 export type { CountLimitOptions } from './algorithms/fixed-window/fixed-window.decorator';
 export { SkipRateLimit } from './decorators/skip-rate-limit.decorator';
-export type { KeyOptions } from './decorators/limit-definition';
+export type { CostOptions, KeyOptions } from './decorators/limit-definition';
 export { LimitType } from './keys/limit-type.enum';
 export { KeyTemplateSyntaxError } from './keys/key-template.parser';
 export {

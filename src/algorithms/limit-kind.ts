@@ -21,8 +21,12 @@ export interface DecisionSource {
 export interface CompiledAlgorithm {
   algorithm: LimiterAlgorithm<unknown, unknown, unknown>;
   params: unknown;
-  /** The request argument of one decision (a new id where the algorithm needs one). */
-  newRequest(): unknown;
+  /**
+   * The request argument of one decision (a new id where the algorithm needs one), costing
+   * `permits` when given (a decorator's `permits` function, resolved for the request), else
+   * the decorator's static `permits` (default 1).
+   */
+  newRequest(permits?: number): unknown;
   /** The policy window in seconds, for the IETF `RateLimit-Policy` header. */
   windowSeconds?: number;
   /** Whether the slot is held until the work ends (concurrency). */

@@ -1,4 +1,4 @@
-import type { SkipPredicate } from '../guard/limit-context';
+import type { Resolvable, SkipPredicate } from '../guard/limit-context';
 import { LimitType } from '../keys/limit-type.enum';
 
 /** Options every limit decorator shares: where its key comes from, and when it applies. */
@@ -22,6 +22,23 @@ export interface KeyOptions {
   skip?: SkipPredicate;
   /** Evaluate and count, but never refuse or delay; report `shadow-denied` instead. */
   shadow?: boolean;
+}
+
+/** What one request costs, on every limit decorator (DESIGN §12). */
+export interface CostOptions {
+  /**
+   * Permits each request takes: an integer >= 0, default 1 (LLM tokens, an SMS batch's
+   * numbers, a query's complexity), or a function of the request that returns it. 0 checks
+   * the limit without taking anything. A cost above the limit is refused with 429 and no
+   * `Retry-After` (it can never pass); a static one fails start-up. A function that returns
+   * anything but an integer >= 0 answers 500 and logs the limit.
+   *
+   * @example
+   * ```ts
+   * @CountLimit({ limit: 100, period: 60, permits: (ctx) => ctx.request.body.numbers.length })
+   * ```
+   */
+  permits?: Resolvable<number>;
 }
 
 /** What a limit decorator records: read and compiled once at start-up. */

@@ -4,7 +4,10 @@ import { HttpException, HttpStatus } from '@nestjs/common';
 export interface RateLimitExceededBody {
   statusCode: 429;
   message: string;
-  /** Seconds until the request could be allowed, rounded up. */
+  /**
+   * Seconds until the request could be allowed, rounded up; -1 when it never can (it costs
+   * more permits than the limit holds), and then no `Retry-After` header is sent.
+   */
   retryAfter: number;
 }
 

@@ -121,7 +121,12 @@ function sfString(text: string): string {
   return `"${text.replace(/[^\x20-\x7e]/g, '?').replace(/["\\]/g, '\\$&')}"`;
 }
 
+/**
+ * Sets `Retry-After` (whole seconds, at least 1) and returns it; for a request that can never
+ * pass (`retryAfterMs` < 0, a cost above the limit) sets none and returns -1.
+ */
 export function setRetryAfter(response: any, retryAfterMs: number): number {
+  if (retryAfterMs < 0) return -1;
   const retryAfter = Math.max(1, seconds(retryAfterMs));
   setHeader(response, 'Retry-After', retryAfter);
   return retryAfter;

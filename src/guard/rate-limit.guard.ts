@@ -160,11 +160,11 @@ export class RateLimitGuard implements CanActivate {
       this.releaseSlots(outcomes);
       // All or nothing: a denied request keeps nothing any other limit gave it.
       await giveBack(this.store, outcomes, this.logger);
-      const retryAfterMs = Math.max(
-        ...denied.map(
-          ({ limit, decision }) => limit.retryAfterMs?.(decision) ?? decision.retryAfterMs,
-        ),
+      const retries = denied.map(
+        ({ limit, decision }) => limit.retryAfterMs?.(decision) ?? decision.retryAfterMs,
       );
+      // A request costing more than a limit holds can never pass: no retry time is true.
+      const retryAfterMs = retries.some((ms) => ms < 0) ? -1 : Math.max(...retries);
       const violated = denied.map((outcome) => outcome.limit.name);
       throw forContext(
         context,

@@ -1,5 +1,6 @@
 import { parseDuration } from '../algorithms/duration';
 import { CompiledAlgorithm, LimitKind } from '../algorithms/limit-kind';
+import { checkPermits } from '../algorithms/permits';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { LimitContext } from './limit-context';
 
@@ -25,7 +26,9 @@ const CACHE_MAX = 256;
  * When some are functions of the request, the statics are checked now, and each request
  * resolves the functions and compiles through the same `kind.compile` (the algorithm's own
  * validation), with the result cached per combination of values: the store caches script
- * arguments per params object, so a tier keeps one.
+ * arguments per params object, so a tier keeps one. A `permits` function is the request's
+ * cost, not a parameter of the limit: resolved on every request and checked alone (an
+ * integer >= 0), it changes only the request the run makes.
  */
 export function compileAlgorithm<T>(
   kind: LimitKind,
@@ -34,38 +37,33 @@ export function compileAlgorithm<T>(
   /** Turns a run into what the caller keeps (the limit), once per combination. */
   finish: (run: CompiledAlgorithm) => T,
 ): { run: T } | { resolve: Resolver<T> } {
-  const dynamic = kind.optionNames.filter((name) => typeof options[name] === 'function');
-  if (dynamic.length === 0) return { run: finish(kind.compile(options, where)) };
-  checkStatics(kind, options, where, dynamic);
-  const cache = new Map<string, T>();
+  const cost =
+    typeof options.permits === 'function'
+      ? (options.permits as (ctx: LimitContext) => unknown)
+      : undefined;
+  const dynamic = kind.optionNames.filter(
+    (name) => name !== 'permits' && typeof options[name] === 'function',
+  );
+  if (dynamic.length === 0 && !cost) return { run: finish(kind.compile(options, where)) };
+  let runFor: Resolver<CompiledAlgorithm>;
+  if (dynamic.length === 0) {
+    const fixed = kind.compile(options, where);
+    runFor = () => Promise.resolve(fixed);
+  } else {
+    checkStatics(kind, options, where, dynamic);
+    runFor = resolvingRun(kind, options, where, dynamic);
+  }
+  const finished = new WeakMap<CompiledAlgorithm, T>();
+  const finishOnce = (run: CompiledAlgorithm): T => {
+    let limit = finished.get(run);
+    if (limit === undefined) finished.set(run, (limit = finish(run)));
+    return limit;
+  };
+  if (!cost) return { resolve: async (ctx) => finishOnce(await runFor(ctx)) };
   return {
     resolve: async (ctx) => {
-      const returned = dynamic.map((name) =>
-        (options[name] as (ctx: LimitContext) => unknown)(ctx),
-      );
-      // Await only what is a promise: a sync function costs no extra turn per value.
-      const values = returned.some(isThenable) ? await Promise.all(returned) : returned;
-      // Numbers, duration strings, or arrays of them (escalating blocks), apart by `;`.
-      const id = values.every(isCacheable) ? values.map(show).join(';') : undefined;
-      const cached = id === undefined ? undefined : cache.get(id);
-      if (cached) return cached;
-      const resolved = { ...options };
-      dynamic.forEach((name, i) => (resolved[name] = values[i]));
-      let run: T;
-      try {
-        run = finish(kind.compile(resolved, where));
-      } catch (error) {
-        if (!(error instanceof LimiterConfigError)) throw error;
-        const shown = dynamic.map((name, i) => `${name} = ${show(values[i])}`);
-        throw new InvalidResolvedOptionError(
-          `${error.message} (resolved for this request: ${shown.join(', ')})`,
-        );
-      }
-      if (id !== undefined) {
-        if (cache.size >= CACHE_MAX) cache.clear();
-        cache.set(id, run);
-      }
-      return run;
+      const [run, permits] = await Promise.all([runFor(ctx), resolvedPermits(cost, ctx, where)]);
+      return finish({ ...run, newRequest: (p) => run.newRequest(p ?? permits) });
     },
   };
 }
@@ -75,6 +73,60 @@ const isScalar = (value: unknown) =>
   typeof value === 'number' || (typeof value === 'string' && parseDuration(value) !== undefined);
 const isCacheable = (value: unknown) =>
   isScalar(value) || (Array.isArray(value) && value.every(isScalar));
+
+/** A `permits` function's value for this request: an integer >= 0, else the guard's 500. */
+async function resolvedPermits(
+  cost: (ctx: LimitContext) => unknown,
+  ctx: LimitContext,
+  where: string,
+): Promise<number> {
+  const returned = cost(ctx);
+  const value = isThenable(returned) ? await returned : returned;
+  try {
+    return checkPermits(value, where);
+  } catch (error) {
+    if (!(error instanceof LimiterConfigError)) throw error;
+    throw new InvalidResolvedOptionError(
+      `${error.message} (resolved for this request: permits = ${show(value)})`,
+    );
+  }
+}
+
+/** The run for the values the functions return for a request, compiled once per combination. */
+function resolvingRun(
+  kind: LimitKind,
+  options: Record<string, unknown>,
+  where: string,
+  dynamic: readonly string[],
+): Resolver<CompiledAlgorithm> {
+  const cache = new Map<string, CompiledAlgorithm>();
+  return async (ctx) => {
+    const returned = dynamic.map((name) => (options[name] as (ctx: LimitContext) => unknown)(ctx));
+    // Await only what is a promise: a sync function costs no extra turn per value.
+    const values = returned.some(isThenable) ? await Promise.all(returned) : returned;
+    // Numbers, duration strings, or arrays of them (escalating blocks), apart by `;`.
+    const id = values.every(isCacheable) ? values.map(show).join(';') : undefined;
+    const cached = id === undefined ? undefined : cache.get(id);
+    if (cached) return cached;
+    const resolved = { ...options };
+    dynamic.forEach((name, i) => (resolved[name] = values[i]));
+    let run: CompiledAlgorithm;
+    try {
+      run = kind.compile(resolved, where);
+    } catch (error) {
+      if (!(error instanceof LimiterConfigError)) throw error;
+      const shown = dynamic.map((name, i) => `${name} = ${show(values[i])}`);
+      throw new InvalidResolvedOptionError(
+        `${error.message} (resolved for this request: ${shown.join(', ')})`,
+      );
+    }
+    if (id !== undefined) {
+      if (cache.size >= CACHE_MAX) cache.clear();
+      cache.set(id, run);
+    }
+    return run;
+  };
+}
 
 const isThenable = (value: unknown) => typeof (value as Promise<unknown>)?.then === 'function';
 

@@ -101,12 +101,12 @@ describe('several limits on real Redis: one key each', () => {
     expect(await statuses(port, '/windows', 3)).toEqual([200, 200, 429]);
     await pause(1100);
     // The second window opened. The request the second refused took nothing from the minute
-    // (all or nothing, DESIGN §9), so the minute has 2 left; a limit counts its own denials
-    // (a fixed window's rule), and both deny the 5th.
+    // (all or nothing, DESIGN §9), so the minute has 2 left; both deny the 5th, and a denial
+    // counts nothing.
     expect(await statuses(port, '/windows', 3)).toEqual([200, 200, 429]);
     // Decorators apply bottom-up: the minute limit is the first, the second gets `#2:`.
-    expect(await admin.get('countLimit:~TwoWindowsController.twoWindows')).toBe('5');
-    expect(await admin.get('countLimit:#2:~TwoWindowsController.twoWindows')).toBe('3');
+    expect(await admin.get('countLimit:~TwoWindowsController.twoWindows')).toBe('4');
+    expect(await admin.get('countLimit:#2:~TwoWindowsController.twoWindows')).toBe('2');
   });
 
   it('a handler inherited by two controllers is limited per controller', async () => {
@@ -122,8 +122,8 @@ describe('several limits on real Redis: one key each', () => {
   it("a denial remembered for one limit does not answer another limit's request on the same key", async () => {
     const port = await start({ redis: redis.url }, [SharedKeyController]);
     expect(await statuses(port, '/shared/strict', 2)).toEqual([200, 429]);
-    // Same key, limit 5: the shared count is 3, so Redis allows it.
+    // Same key, limit 5: the shared count is 1 (the denial counted nothing), so Redis allows it.
     expect(await statuses(port, '/shared/loose', 1)).toEqual([200]);
-    expect(await admin.get('countLimit:shared')).toBe('3');
+    expect(await admin.get('countLimit:shared')).toBe('2');
   });
 });

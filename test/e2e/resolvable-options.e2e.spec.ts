@@ -99,7 +99,7 @@ describe('options that are functions of the request', () => {
   });
 
   it.each([
-    ['0', 0],
+    ['-1', -1],
     ['nan', 'NaN'],
     ['string', "'2'"],
   ])(
@@ -114,7 +114,7 @@ describe('options that are functions of the request', () => {
         logger.count(
           'error',
           new RegExp(
-            `^@RateLimit on TiersController\\.bad: option 'permits' must be an integer >= 1, got ${shown} \\(resolved for this request: permits = ${shown}\\)$`,
+            `^@RateLimit on TiersController\\.bad: option 'permits' must be an integer >= 0, got ${shown} \\(resolved for this request: permits = ${shown}\\)$`,
           ),
         ),
       ).toBe(1);

@@ -123,15 +123,20 @@ describe('concurrency limit on real Redis', () => {
     expect(await client.exists('concurrency:cc:exact')).toBe(0);
   });
 
-  it('rejects invalid options with the option named', () => {
+  it('rejects invalid options with the option named', async () => {
     expect(() => factory.concurrencyLimiter({ key: 'k', max: 1.5 })).toThrow(
       new LimiterConfigError("concurrencyLimiter: option 'max' must be an integer >= 1, got 1.5"),
     );
     expect(() => factory.concurrencyLimiter({ key: 'k', max: 1, lease: 0 })).toThrow(
       "concurrencyLimiter: option 'lease' must be a finite number > 0, got 0",
     );
-    expect(() => factory.concurrencyLimiter({ key: 'k', max: 1 }).decide('')).toThrow(
-      "concurrencyLimiter: option 'id' must be a non-empty string, got ''",
+    await expect(factory.concurrencyLimiter({ key: 'k', max: 1 }).decide('')).rejects.toThrow(
+      "concurrencyLimiter: option 'id' must be a non-empty string without NUL, got ''",
+    );
+    await expect(
+      factory.concurrencyLimiter({ key: 'k', max: 1 }).decide('a\u00002'),
+    ).rejects.toThrow(
+      "concurrencyLimiter: option 'id' must be a non-empty string without NUL, got 'a\u00002'",
     );
   });
 });

@@ -26,7 +26,7 @@ type Kind = {
   name: string;
   algorithm: LimiterAlgorithm<any, any, any>;
   params: unknown;
-  request: (op: Op, i: number) => unknown;
+  request: (op: Op, i: number, ops: readonly Op[]) => unknown;
 };
 
 const KINDS: Kind[] = [
@@ -40,35 +40,37 @@ const KINDS: Kind[] = [
     name: 'fw',
     algorithm: fixedWindow,
     params: fixedWindowParams({ limit: 3, period: 600 }),
-    request: () => undefined,
+    request: (op) => ({ permits: op.permits }),
   },
   {
     name: 'sw',
     algorithm: slidingWindow,
     params: slidingWindowParams({ limit: 3, window: 1 }),
-    request: (_op, i) => ({ id: `r${i}` }),
+    request: (op, i) => ({ id: `r${i}`, permits: op.permits }),
   },
   {
     name: 'cc',
     algorithm: concurrency,
     params: concurrencyParams({ max: 2, lease: 1 }),
-    // Releases pick an id acquired earlier on the same key (or none, which is a no-op).
-    request: (op, i) => ({
+    // Releases pick an id acquired earlier on the same key (or none, which is a no-op),
+    // with the slots it asked for.
+    request: (op, i, ops) => ({
       op: op.release ? 'release' : 'acquire',
       id: `c${op.release ? i - 1 : i}`,
+      permits: op.release ? (ops[i - 1]?.permits ?? 1) : op.permits,
     }),
   },
   {
     name: 'lb',
     algorithm: leakyBucket,
     params: leakyBucketParams({ capacity: 2, rate: 4 }),
-    request: () => undefined,
+    request: (op) => ({ permits: op.permits }),
   },
   {
     name: 'asw',
     algorithm: approximateSlidingWindow,
     params: slidingWindowParams({ limit: 4, window: 1 }),
-    request: (op) => ({ permits: Math.min(op.permits, 4) }),
+    request: (op) => ({ permits: op.permits }),
   },
 ];
 
@@ -103,7 +105,11 @@ describe('batched decisions equal the same decisions made one by one (Lua and me
     ),
     limit: fc.integer({ min: 0, max: KINDS.length - 1 }),
     key: fc.integer({ min: 0, max: 1 }),
-    permits: fc.integer({ min: 1, max: 3 }),
+    // Mostly 1; else 0 (a peek) to 6, beyond every limit here (a request that can never pass).
+    permits: fc.oneof(
+      { arbitrary: fc.constant(1), weight: 3 },
+      { arbitrary: fc.integer({ min: 0, max: 6 }), weight: 2 },
+    ),
     release: fc.boolean(),
   });
 
@@ -117,7 +123,8 @@ describe('batched decisions equal the same decisions made one by one (Lua and me
           `prop:${run}:${store}:${KINDS[o.limit].name}:${o.key}`;
         const decide = (store: LimiterStore, name: string, o: Op, i: number) => {
           const kind = KINDS[o.limit];
-          return store.evaluate(kind.algorithm, keyOf(name, o), kind.params, kind.request(o, i));
+          const request = kind.request(o, i, ops);
+          return store.evaluate(kind.algorithm, keyOf(name, o), kind.params, request);
         };
 
         // All in one turn: the clock moves between calls, each entry keeps its own time.

@@ -33,6 +33,16 @@ describe('Lua and memory twins agree step by step (sliding window, concurrency, 
     { arbitrary: fc.double({ min: 0, max: 400, noNaN: true }), weight: 1 },
   );
 
+  /**
+   * A request's volume: mostly 1, else 0 (a peek) to limit + 2 (beyond the limit: it can
+   * never pass), so weighted members, peeks and refusals all occur.
+   */
+  const volume = fc.oneof(
+    { arbitrary: fc.constant(-1), weight: 2 },
+    { arbitrary: fc.nat(100), weight: 3 },
+  );
+  const volumeOf = (pick: number, limit: number) => (pick < 0 ? 1 : pick % (limit + 3));
+
   /** Both outcomes must occur, or the property proved little. */
   let seen: { allowed: number; denied: number };
   beforeEach(() => {
@@ -61,13 +71,13 @@ describe('Lua and memory twins agree step by step (sliding window, concurrency, 
       fc.asyncProperty(
         fc.integer({ min: 1, max: 6 }),
         fc.constantFrom(0.5, 1, 2.5, 10),
-        fc.array(advanceMs, { minLength: 1, maxLength: 40 }),
-        async (limit, window, advances) => {
+        fc.array(fc.tuple(advanceMs, volume), { minLength: 1, maxLength: 40 }),
+        async (limit, window, steps) => {
           const key = `twin:sw:${++run}`;
           const params = slidingWindowParams({ limit, window });
-          for (const [i, advance] of advances.entries()) {
+          for (const [i, [advance, pick]] of steps.entries()) {
             twins.nowMs += advance;
-            await both(slidingWindow, key, params, { id: `r${i}` });
+            await both(slidingWindow, key, params, { id: `r${i}`, permits: volumeOf(pick, limit) });
           }
         },
       ),
@@ -80,6 +90,7 @@ describe('Lua and memory twins agree step by step (sliding window, concurrency, 
       advance: advanceMs,
       kind: fc.constantFrom('acquire', 'acquire', 'renew', 'release', 'release-unknown'),
       pick: fc.nat(),
+      volume,
     });
     await fc.assert(
       fc.asyncProperty(
@@ -89,16 +100,17 @@ describe('Lua and memory twins agree step by step (sliding window, concurrency, 
         async (max, lease, ops) => {
           const key = `twin:cc:${++run}`;
           const params = concurrencyParams({ max, lease });
-          const ids: string[] = [];
-          for (const { advance, kind, pick } of ops) {
+          // Each id with the slots it asked for: a renewal or a release names both.
+          const ids: { id: string; permits: number }[] = [];
+          for (const { advance, kind, pick, volume: slots } of ops) {
             twins.nowMs += advance;
-            const known = ids.length ? ids[pick % ids.length] : 'none';
+            const known = ids.length ? ids[pick % ids.length] : { id: 'none', permits: 1 };
             let request: ConcurrencyRequest;
             if (kind === 'acquire') {
-              ids.push(`id${ids.length}`);
-              request = { op: 'acquire', id: ids[ids.length - 1] };
-            } else if (kind === 'renew') request = { op: 'acquire', id: known };
-            else if (kind === 'release') request = { op: 'release', id: known };
+              ids.push({ id: `id${ids.length}`, permits: volumeOf(slots, max) });
+              request = { op: 'acquire', ...ids[ids.length - 1] };
+            } else if (kind === 'renew') request = { op: 'acquire', ...known };
+            else if (kind === 'release') request = { op: 'release', ...known };
             else request = { op: 'release', id: 'never-acquired' };
             await both(concurrency, key, params, request);
           }
@@ -113,13 +125,13 @@ describe('Lua and memory twins agree step by step (sliding window, concurrency, 
       fc.asyncProperty(
         fc.integer({ min: 1, max: 6 }),
         fc.constantFrom(0.1, 1 / 60, 0.5, 1, 3),
-        fc.array(advanceMs, { minLength: 1, maxLength: 40 }),
-        async (capacity, rate, advances) => {
+        fc.array(fc.tuple(advanceMs, volume), { minLength: 1, maxLength: 40 }),
+        async (capacity, rate, steps) => {
           const key = `twin:lb:${++run}`;
           const params = leakyBucketParams({ capacity, rate });
-          for (const advance of advances) {
+          for (const [advance, pick] of steps) {
             twins.nowMs += advance;
-            await both(leakyBucket, key, params, undefined);
+            await both(leakyBucket, key, params, { permits: volumeOf(pick, capacity) });
           }
         },
       ),

@@ -27,14 +27,24 @@ describe('Lua and memory twins agree on peek, reset, refund and block', () => {
   let run = 0;
 
   type Op =
-    | { op: 'acquire' }
+    | { op: 'acquire'; volume: number }
     | { op: 'refund'; which: number; own: boolean }
     | { op: 'charge'; permits: number }
     | { op: 'peek' }
     | { op: 'block'; ms: number }
     | { op: 'reset' };
   const op: fc.Arbitrary<Op> = fc.oneof(
-    { arbitrary: fc.constant({ op: 'acquire' as const }), weight: 6 },
+    {
+      // Mostly 1; else 0 (a peek) to 7, beyond every limit here (it can never pass).
+      arbitrary: fc.record({
+        op: fc.constant('acquire' as const),
+        volume: fc.oneof(
+          { arbitrary: fc.constant(1), weight: 3 },
+          { arbitrary: fc.nat(7), weight: 2 },
+        ),
+      }),
+      weight: 6,
+    },
     {
       arbitrary: fc.record({
         op: fc.constant('refund' as const),
@@ -81,7 +91,7 @@ describe('Lua and memory twins agree on peek, reset, refund and block', () => {
     acquire: LimiterAlgorithm<any, any, any>,
     ops: StateOps<any, any, any>,
     params: unknown,
-    newRequest: () => any,
+    newRequest: (permits: number) => any,
     peekRequest: unknown,
     plan: { advanceMs: number; op: Op }[],
   ) {
@@ -91,7 +101,7 @@ describe('Lua and memory twins agree on peek, reset, refund and block', () => {
     for (const { advanceMs: advance, op: step } of plan) {
       twins.nowMs += advance;
       if (step.op === 'acquire') {
-        const request = newRequest();
+        const request = newRequest(step.volume);
         const decision = await both(acquire, key, params, request);
         if (decision.allowed) taken.push({ request, decision, atMs: twins.nowMs });
       } else if (step.op === 'refund') {
@@ -132,21 +142,16 @@ describe('Lua and memory twins agree on peek, reset, refund and block', () => {
       fc.asyncProperty(
         fc.constantFrom(1, 3, 10),
         fc.constantFrom(0.5, 1, 2.5),
-        fc.integer({ min: 1, max: 3 }),
         blockMicros,
         steps,
-        async (rate, burst, permits, block, plan) => {
+        async (rate, burst, block, plan) => {
           const base = tokenBucketParams({ rate, burst, expire: 1e6 });
           const params = { ...base, ...block };
-          const request = {
-            permits: Math.min(permits, Math.max(1, Math.floor(base.maxPermits))),
-            timeoutMicros: 0,
-          };
           await play(
             tokenBucket,
             tokenBucketOps,
             params,
-            () => request,
+            (permits) => ({ permits, timeoutMicros: 0 }),
             { permits: 1, timeoutMicros: 0 },
             plan,
           );
@@ -165,7 +170,8 @@ describe('Lua and memory twins agree on peek, reset, refund and block', () => {
         steps,
         async (capacity, rate, block, plan) => {
           const params = { ...leakyBucketParams({ capacity, rate }), ...block };
-          await play(leakyBucket, leakyBucketOps, params, () => undefined, undefined, plan);
+          const newRequest = (permits: number) => ({ permits });
+          await play(leakyBucket, leakyBucketOps, params, newRequest, undefined, plan);
         },
       ),
       { numRuns: 60 },
@@ -182,7 +188,7 @@ describe('Lua and memory twins agree on peek, reset, refund and block', () => {
         steps,
         async (limit, window, block, plan) => {
           const params = { ...slidingWindowParams({ limit, window }), ...block };
-          const newRequest = () => ({ id: `r${++id}` });
+          const newRequest = (permits: number) => ({ id: `r${++id}`, permits });
           await play(slidingWindow, slidingWindowOps, params, newRequest, { id: 'peek' }, plan);
         },
       ),
@@ -199,13 +205,12 @@ describe('Lua and memory twins agree on peek, reset, refund and block', () => {
         steps,
         async (limit, window, block, plan) => {
           const params = { ...slidingWindowParams({ limit, window }), ...block };
-          const one = { permits: 1 };
           await play(
             approximateSlidingWindow,
             approximateSlidingWindowOps,
             params,
-            () => one,
-            one,
+            (permits) => ({ permits }),
+            { permits: 1 },
             plan,
           );
         },

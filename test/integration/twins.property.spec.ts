@@ -21,7 +21,8 @@ describe('Lua and memory twins agree step by step', () => {
       fc.integer({ min: 1, max: 5_000 }),
       fc.double({ min: 0, max: 500, noNaN: true }),
     ),
-    permits: fc.integer({ min: 1, max: 4 }),
+    // Volumes 0 (a peek) to beyond the bucket (a request that can never pass).
+    permits: fc.integer({ min: 0, max: 12 }),
     timeoutSeconds: fc.constantFrom(0, 0.05, 0.5, 3, Infinity),
   });
 
@@ -42,12 +43,9 @@ describe('Lua and memory twins agree step by step', () => {
           twins.nowMs = 1_700_000_000_000 + run * 1_000_000;
           for (const { advanceMs, permits, timeoutSeconds } of steps) {
             twins.nowMs += advanceMs;
-            // A request that can never be served without waiting is refused before any store.
-            const timeout =
-              permits > params.maxPermits && timeoutSeconds === 0 ? Infinity : timeoutSeconds;
             const request = {
               permits,
-              timeoutMicros: timeout === Infinity ? -1 : timeout * 1_000_000,
+              timeoutMicros: timeoutSeconds === Infinity ? -1 : timeoutSeconds * 1_000_000,
             };
             const fromLua: Decision = await twins.redis.evaluate(tokenBucket, key, params, request);
             const fromMemory = await twins.memory.evaluate(tokenBucket, key, params, request);
@@ -63,14 +61,22 @@ describe('Lua and memory twins agree step by step', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 6 }),
-        fc.array(fc.integer({ min: 0, max: 10 }), { minLength: 1, maxLength: 15 }),
-        async (limit, advances) => {
+        fc.array(fc.record({ advanceMs: fc.integer({ min: 0, max: 10 }), volume: fc.nat(8) }), {
+          minLength: 1,
+          maxLength: 15,
+        }),
+        async (limit, steps) => {
           const key = `twin:fw:${++run}`;
           const params = fixedWindowParams({ limit, period: 1_000 });
-          for (const advanceMs of advances) {
+          // The model: within one window, a request fits while what was allowed plus its
+          // permits stays within the limit; a denial counts nothing.
+          let counted = 0;
+          for (const { advanceMs, volume } of steps) {
             twins.nowMs += advanceMs;
-            const fromLua = await twins.redis.evaluate(fixedWindow, key, params, undefined);
-            const fromMemory = await twins.memory.evaluate(fixedWindow, key, params, undefined);
+            // Volumes 0 (a peek) to limit + 2 (a request that can never pass).
+            const request = { permits: volume % (limit + 3) };
+            const fromLua = await twins.redis.evaluate(fixedWindow, key, params, request);
+            const fromMemory = await twins.memory.evaluate(fixedWindow, key, params, request);
             // PTTL in Redis runs on the real clock, the twin on the injected one: compare the
             // decisions and counts; the time left is checked on real time in fixed-window.spec.
             const counts = ({ allowed, limit, remaining, waitMs }: Decision) => ({
@@ -80,8 +86,21 @@ describe('Lua and memory twins agree step by step', () => {
               waitMs,
             });
             expect(counts(fromMemory)).toEqual(counts(fromLua));
-            expect(fromMemory.retryAfterMs > 0).toBe(!fromMemory.allowed);
-            expect(fromLua.retryAfterMs > 0).toBe(!fromLua.allowed);
+            const fits = counted + request.permits <= limit;
+            expect(counts(fromLua)).toEqual({
+              allowed: fits,
+              limit,
+              remaining: limit - counted - (fits ? request.permits : 0),
+              waitMs: 0,
+            });
+            if (fits) counted += request.permits;
+            // Allowed: 0; denied: the time left in the window, or -1 when it can never pass.
+            const never = request.permits > limit;
+            for (const { allowed, retryAfterMs } of [fromLua, fromMemory]) {
+              if (never) expect(retryAfterMs).toBe(-1);
+              else if (allowed) expect(retryAfterMs).toBe(0);
+              else expect(retryAfterMs).toBeGreaterThan(0);
+            }
           }
         },
       ),

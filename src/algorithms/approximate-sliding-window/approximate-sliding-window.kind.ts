@@ -1,13 +1,12 @@
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
 import { anyAlgorithm, LimitKind } from '../limit-kind';
+import { permitsRequests, staticPermits } from '../permits';
 import { blockParams, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
 import { approximateSlidingWindowOps } from './approximate-sliding-window.ops';
 import { SlidingWindowOptions, slidingWindowParams } from '../sliding-window/sliding-window.model';
 import { approximateSlidingWindow } from './approximate-sliding-window.algorithm';
 import { ApproximateSlidingWindowLimiter } from './approximate-sliding-window.limiter';
-
-const ONE_PERMIT = Object.freeze({ permits: 1 });
 
 function paramsOf(options: SlidingWindowOptions, where: string) {
   if (options.approximate !== true) {
@@ -30,7 +29,7 @@ export const approximateSlidingWindowKind: LimitKind<
   name: 'approximateSlidingWindow',
   decorator: '@SlidingWindowLimit',
   defaultPrefix: 'slidingWindowApprox:',
-  optionNames: ['limit', 'window', 'approximate', ...STATE_OPTION_NAMES],
+  optionNames: ['limit', 'window', 'approximate', 'permits', ...STATE_OPTION_NAMES],
   ops: approximateSlidingWindowOps,
   algorithm: approximateSlidingWindow,
   variant: { of: 'slidingWindow', when: 'approximate' },
@@ -44,7 +43,7 @@ export const approximateSlidingWindowKind: LimitKind<
       params,
       ops: approximateSlidingWindowOps,
       count: countOption(options.count, where),
-      newRequest: () => ONE_PERMIT,
+      newRequest: permitsRequests(staticPermits(options.permits, params.limit, where)),
       windowSeconds: params.windowMicros / 1_000_000,
     };
   },

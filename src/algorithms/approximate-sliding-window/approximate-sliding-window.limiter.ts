@@ -1,4 +1,5 @@
 import { Decision } from '../decision';
+import { permitsRequest } from '../permits';
 import { SlidingWindowLimiter } from '../sliding-window/sliding-window.limiter';
 import { approximateSlidingWindow } from './approximate-sliding-window.algorithm';
 import { ApproximateSlidingWindowRequest } from './approximate-sliding-window.model';
@@ -20,8 +21,12 @@ export class ApproximateSlidingWindowLimiter extends SlidingWindowLimiter {
     return { ops: approximateSlidingWindowOps, peekRequest: ONE_PERMIT };
   }
 
-  /** Counts one request if the estimate leaves room for it, and returns the full decision. */
-  override decide(): Promise<Decision> {
-    return this.store.evaluate(approximateSlidingWindow, this.key, this.params, ONE_PERMIT);
+  /**
+   * Counts `permits` (an integer >= 0, default 1) if the estimate leaves room for them, and
+   * returns the full decision. `0` peeks; more than the limit can never pass (`retryAfterMs` -1).
+   */
+  override async decide(permits = 1): Promise<Decision> {
+    const request = permitsRequest(permits, 'slidingWindowLimiter');
+    return this.store.evaluate(approximateSlidingWindow, this.key, this.params, request);
   }
 }

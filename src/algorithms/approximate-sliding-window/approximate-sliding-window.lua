@@ -5,9 +5,10 @@
 -- now      the time in µs (Redis TIME, or the store's injected clock)
 -- argv[1]  limit         requests allowed within a window (integer >= 1)
 -- argv[2]  windowMicros  window length in whole µs
--- argv[3]  permits       taken by this request (integer, <= limit)
--- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}
--- TTL      until the end of the next window, set when allowed; a denial writes nothing
+-- argv[3]  permits       taken by this request (integer >= 0; 0 peeks)
+-- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; retryAfter -1 for a
+--          request above the limit (it can never pass)
+-- TTL      until the end of the next window, set when allowed; a denial or a peek writes nothing
 local limit = tonumber(argv[1])
 local window = tonumber(argv[2])
 local permits = tonumber(argv[3])
@@ -26,7 +27,23 @@ if found then
   end
 end
 local used = prev * (window - elapsed) + curr * window
+-- The reset of a decision that writes nothing: when the counts stop weighing.
+local function reset_as_is()
+  if curr > 0 then
+    return (index + 2) * window - now
+  elseif prev > 0 then
+    return (index + 1) * window - now
+  end
+  return 0
+end
+local remaining_as_is = math.max(0, math.floor((limit * window - used) / window))
 
+if permits > limit then
+  return {0, remaining_as_is, reset_as_is(), -1, 0}
+end
+if permits == 0 and used <= limit * window then
+  return {1, remaining_as_is, reset_as_is(), 0, 0}
+end
 if used + permits * window <= limit * window then
   local reset = (index + 2) * window - now
   redis.call('SET', key, exact(index) .. ' ' .. exact(curr + permits) .. ' ' .. exact(prev),
@@ -55,10 +72,4 @@ if curr + permits <= limit then
 else
   retry_after = window - elapsed + first_elapsed_with_room(curr, limit - permits)
 end
-local reset
-if curr > 0 then
-  reset = (index + 2) * window - now
-else
-  reset = (index + 1) * window - now
-end
-return {0, math.max(0, math.floor((limit * window - used) / window)), reset, retry_after, 0}
+return {0, remaining_as_is, reset_as_is(), retry_after, 0}

@@ -1,3 +1,4 @@
+import { NEVER_MICROS } from '../decision';
 import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
 import {
   ApproximateSlidingWindowParams,
@@ -21,6 +22,17 @@ export function approximateSlidingWindowStep(
   const { curr, prev } = rollForward(state, index);
   // The estimate, multiplied by the window: whole numbers only.
   const used = prev * (window - elapsed) + curr * window;
+  // A decision that writes nothing: when the counts stop weighing, and what is left.
+  const resetAsIs =
+    curr > 0 ? (index + 2) * window - now : prev > 0 ? (index + 1) * window - now : 0;
+  const remainingAsIs = Math.max(0, Math.floor((limit * window - used) / window));
+
+  if (permits > limit) {
+    return { state, ttlMs: null, reply: [0, remainingAsIs, resetAsIs, NEVER_MICROS, 0] };
+  }
+  if (permits === 0 && used <= limit * window) {
+    return { state, ttlMs: null, reply: [1, remainingAsIs, resetAsIs, 0, 0] };
+  }
 
   if (used + permits * window <= limit * window) {
     const reset = (index + 2) * window - now;
@@ -36,7 +48,5 @@ export function approximateSlidingWindowStep(
     curr + permits <= limit
       ? firstElapsedWithRoom(prev, limit - curr - permits, window) - elapsed
       : window - elapsed + firstElapsedWithRoom(curr, limit - permits, window);
-  const reset = curr > 0 ? (index + 2) * window - now : (index + 1) * window - now;
-  const remaining = Math.max(0, Math.floor((limit * window - used) / window));
-  return { state, ttlMs: null, reply: [0, remaining, reset, retryAfter, 0] };
+  return { state, ttlMs: null, reply: [0, remainingAsIs, resetAsIs, retryAfter, 0] };
 }

@@ -22,7 +22,9 @@
  *   estimate = prev * (window - elapsed) / window + curr
  *
  * and the request is allowed when estimate + permits <= limit (then curr += permits);
- * otherwise it is denied and nothing changes. Every comparison is made multiplied out by
+ * otherwise it is denied and nothing changes. `permits` 0 decides on the estimate and
+ * writes nothing (a peek); more than `limit` is denied at once and can never pass
+ * (retry-after -1, as redis-cell answers a quantity above its burst). Every comparison is made multiplied out by
  * `window`, in whole µs, so Lua and TypeScript agree to the unit and no rounding ever
  * allows a request (exact while limit * window in µs stays below 2^53: a limit of 100,000
  * a day is fine).
@@ -47,7 +49,7 @@
  *   t=20 s  prev 5, curr 0      -> estimate 5: 5 more allowed
  *
  * Reset (the limit fully restored if nothing else comes): the end of the next window when
- * curr > 0, the end of this one when only prev > 0. TTL: `curr` still weighs in the next
+ * curr > 0, the end of this one when only prev > 0, now (0) when neither. TTL: `curr` still weighs in the next
  * window, and nothing after it, so the key lives until the end of the next window,
  * (index + 2) * window - now; a denial writes nothing and keeps the TTL. The state is one
  * short string, whatever the limit. The estimate errs when requests in the previous window
@@ -90,7 +92,7 @@ export function firstElapsedWithRoom(weight: number, room: number, window: numbe
   return e;
 }
 
-/** One request: how many permits it takes (1 from the decorator and the limiter). */
+/** One request: how many permits it takes (an integer >= 0; default 1). */
 export interface ApproximateSlidingWindowRequest {
   permits: number;
 }

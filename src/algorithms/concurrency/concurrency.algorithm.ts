@@ -1,5 +1,6 @@
 import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
 import { loadLua } from '../lua-source';
+import { permitsArgv } from '../permits';
 import { concurrencyStep } from './concurrency.memory';
 import { ConcurrencyParams, ConcurrencyRequest, ConcurrencyState } from './concurrency.model';
 
@@ -12,7 +13,7 @@ export const concurrency: LimiterAlgorithm<
   commandName: 'limiterConcurrency',
   lua: loadLua(__dirname, 'concurrency.lua'),
   paramsArgv: (params) => [String(params.max), exactString(params.leaseMicros)],
-  requestArgv: (request) => [request.op, request.id],
+  requestArgv: (request) => [request.op, request.id, ...permitsArgv(request)],
   step: concurrencyStep,
   limit: (params) => params.max,
   isDecision: (request) => request.op === 'acquire',

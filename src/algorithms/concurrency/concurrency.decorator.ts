@@ -1,13 +1,13 @@
 import { applyDecorators, UseInterceptors } from '@nestjs/common';
 import { ConcurrencyOptions } from './concurrency.model';
 import { ConcurrencyReleaseInterceptor } from './concurrency-release.interceptor';
-import { KeyOptions } from '../../decorators/limit-definition';
+import { CostOptions, KeyOptions } from '../../decorators/limit-definition';
 import { ResolvableOptions } from '../../guard/limit-context';
 import { limitDecorator } from '../../decorators/limit-metadata.accessor';
 
 /** Options of {@link ConcurrencyLimit}: at most `max` requests in flight; `lease` seconds at most each. */
 export interface ConcurrencyLimitOptions
-  extends ResolvableOptions<ConcurrencyOptions>, KeyOptions {}
+  extends ResolvableOptions<ConcurrencyOptions>, KeyOptions, CostOptions {}
 
 /**
  * At most `max` requests in flight per key across all servers. The slot is taken by the

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { anyAlgorithm, LimitKind } from '../limit-kind';
+import { staticPermits } from '../permits';
 import { concurrency } from './concurrency.algorithm';
 import { ConcurrencyLimiter } from './concurrency.limiter';
 import { concurrencyOps } from './concurrency.ops';
@@ -13,23 +14,32 @@ export const concurrencyKind: LimitKind<ConcurrencyOptions, ConcurrencyLimiter> 
   name: 'concurrency',
   decorator: '@ConcurrencyLimit',
   defaultPrefix: 'concurrency:',
-  optionNames: ['max', 'lease'],
+  optionNames: ['max', 'lease', 'permits'],
   algorithm: concurrency,
   // Built into the engine with the acquire; the guard never refunds a slot (it releases).
   ops: concurrencyOps,
   compile(options, where) {
     const params = concurrencyParams(options as unknown as ConcurrencyOptions, where);
+    const cost = staticPermits(options.permits, params.max, where);
     return {
       algorithm: anyAlgorithm(concurrency),
       params,
-      newRequest: (): ConcurrencyRequest => ({ op: 'acquire', id: randomUUID() }),
+      newRequest: (permits = cost): ConcurrencyRequest => ({
+        op: 'acquire',
+        id: randomUUID(),
+        permits,
+      }),
       holdsSlot: true,
-      // A denial that outlasts any lease comes from a block(): its end is the real answer.
+      // A denial that outlasts any lease comes from a block(): its end is the real answer;
+      // one that can never pass (more slots than max) has none.
       retryAfterMs: (decision) =>
-        decision.retryAfterMs > params.leaseMicros / 1000
+        decision.retryAfterMs < 0 || decision.retryAfterMs > params.leaseMicros / 1000
           ? decision.retryAfterMs
           : CONCURRENCY_RETRY_AFTER_MS,
-      releaseRequest: (acquire) => ({ op: 'release', id: (acquire as ConcurrencyRequest).id }),
+      releaseRequest: (acquire) => {
+        const { id, permits } = acquire as ConcurrencyRequest;
+        return { op: 'release', id, permits };
+      },
     };
   },
   createLimiter: (source, key, options, where) =>

@@ -8,8 +8,8 @@ import { concurrencyOps } from './concurrency.ops';
 import { Seconds } from '../duration';
 
 /**
- * A slot held by one in-flight request. Give it back with {@link release} when the work
- * is done; a slot never released (a crashed server) is freed when its lease ends.
+ * The slots held by one in-flight request. Give them back with {@link release} when the
+ * work is done; slots never released (a crashed server) are freed when their lease ends.
  *
  * @publicApi
  */
@@ -18,7 +18,7 @@ export interface ConcurrencySlot {
   readonly id: string;
   /** The decision that granted the slot. */
   readonly decision: Decision;
-  /** Gives the slot back. Idempotent: a second call waits for the first and sends nothing. */
+  /** Gives the slots back. Idempotent: a second call waits for the first and sends nothing. */
   release(): Promise<void>;
 }
 
@@ -48,37 +48,35 @@ export class ConcurrencyLimiter {
   ) {}
 
   /**
-   * Takes a slot for `id` if one is free and returns the full decision. An `id` already in
-   * flight renews its lease and keeps its slot. Lower level than {@link tryAcquire}: the
-   * caller must {@link release} the same id.
+   * Takes `permits` slots (an integer >= 0, default 1) for `id` if that many are free, and
+   * returns the full decision. An `id` already in flight with the same permits renews its
+   * lease and keeps its slots; `0` peeks; more than `max` is denied with `retryAfterMs` -1
+   * (it can never pass). Lower level than {@link tryAcquire}: the caller must
+   * {@link release} the same id and permits.
    */
-  decide(id: string): Promise<Decision> {
-    return this.store.evaluate(
-      concurrency,
-      this.key,
-      this.params,
-      concurrencyRequest('acquire', id),
-    );
+  async decide(id: string, permits = 1): Promise<Decision> {
+    const request = concurrencyRequest('acquire', id, undefined, permits);
+    return this.store.evaluate(concurrency, this.key, this.params, request);
   }
 
   /**
-   * Gives back the slot of `id`; releasing an id not in flight (already released, or its
-   * lease ended) changes nothing. The decision reports the slots now free.
+   * Gives back the `permits` slots (default 1) `id` took, together; releasing an id not in
+   * flight (already released, or its lease ended) changes nothing. The decision reports
+   * the slots now free.
    */
-  release(id: string): Promise<Decision> {
-    return this.store.evaluate(
-      concurrency,
-      this.key,
-      this.params,
-      concurrencyRequest('release', id),
-    );
+  async release(id: string, permits = 1): Promise<Decision> {
+    const request = concurrencyRequest('release', id, undefined, permits);
+    return this.store.evaluate(concurrency, this.key, this.params, request);
   }
 
-  /** Takes a slot under a new id; resolves null, taking nothing, when all `max` are in use. */
-  async tryAcquire(): Promise<ConcurrencySlot | null> {
+  /**
+   * Takes `permits` slots (default 1) under a new id, held and released together; resolves
+   * null, taking nothing, when fewer are free.
+   */
+  async tryAcquire(permits = 1): Promise<ConcurrencySlot | null> {
     const id = randomUUID();
-    const decision = await this.decide(id);
-    return decision.allowed ? new Slot(this, id, decision) : null;
+    const decision = await this.decide(id, permits);
+    return decision.allowed ? new Slot(this, id, permits, decision) : null;
   }
 
   /** The slots free now and how long the key stays blocked, taking none. */
@@ -109,11 +107,12 @@ class Slot implements ConcurrencySlot {
   constructor(
     private readonly limiter: ConcurrencyLimiter,
     readonly id: string,
+    private readonly permits: number,
     readonly decision: Decision,
   ) {}
 
   release(): Promise<void> {
-    this.released ??= this.limiter.release(this.id).then(
+    this.released ??= this.limiter.release(this.id, this.permits).then(
       () => undefined,
       (error: unknown) => {
         // Nothing was released: let a later call try again (the lease frees it regardless).

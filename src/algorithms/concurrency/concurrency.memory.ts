@@ -1,8 +1,9 @@
-import { RawReply } from '../decision';
+import { NEVER_MICROS, RawReply } from '../decision';
 import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
+import { memberWeight, permitsOf, weightedMember } from '../permits';
 import { ConcurrencyParams, ConcurrencyRequest, ConcurrencyState } from './concurrency.model';
 
-/** The TypeScript twin of concurrency.lua, on a map of id -> lease expiry (µs). */
+/** The TypeScript twin of concurrency.lua, on a map of member -> lease expiry (µs). */
 export function concurrencyStep(
   state: ConcurrencyState | undefined,
   now: number,
@@ -10,6 +11,8 @@ export function concurrencyStep(
   request: ConcurrencyRequest,
 ): MemoryStep<ConcurrencyState> {
   const { max, leaseMicros: lease } = params;
+  const permits = permitsOf(request);
+  const member = weightedMember(request.id, permits);
   const leases = new Map<string, number>();
   for (const [id, expiry] of state ? state.leases : []) {
     if (expiry > now) leases.set(id, expiry);
@@ -24,12 +27,17 @@ export function concurrencyStep(
     for (const expiry of leases.values()) last = Math.max(last, expiry);
     return last - now;
   };
+  const slotsHeld = (): number => {
+    let count = 0;
+    for (const id of leases.keys()) count += memberWeight(id);
+    return count;
+  };
   const next = (): ConcurrencyState =>
     blockedUntil === undefined ? { leases } : { leases, blockedUntilMicros: blockedUntil };
 
   if (request.op === 'release') {
-    leases.delete(request.id);
-    const reply: RawReply = [1, max - leases.size, untilLastExpiry(), 0, 0];
+    leases.delete(member);
+    const reply: RawReply = [1, max - slotsHeld(), untilLastExpiry(), 0, 0];
     // Redis keeps the key's TTL; expiring with the last lease instead changes no decision.
     if (leases.size === 0 && blockedUntil === undefined) {
       return { state: undefined, ttlMs: null, reply };
@@ -41,18 +49,33 @@ export function concurrencyStep(
     return { state, ttlMs: null, reply: [0, 0, untilLastExpiry(), blockedUntil - now, 0] };
   }
 
-  if (leases.has(request.id) || leases.size < max) {
-    leases.set(request.id, now + lease);
+  let count = slotsHeld();
+  const remaining = Math.max(0, max - count);
+  if (permits > max) {
+    return { state, ttlMs: null, reply: [0, remaining, untilLastExpiry(), NEVER_MICROS, 0] };
+  }
+  const holding = leases.has(member);
+  if (holding || count + permits <= max) {
+    if (permits === 0)
+      return { state, ttlMs: null, reply: [1, max - count, untilLastExpiry(), 0, 0] };
+    leases.set(member, now + lease);
+    if (!holding) count += permits;
     const untilLast = untilLastExpiry();
     return {
       state: next(),
       ttlMs: ttlMsFromMicros(untilLast),
-      reply: [1, max - leases.size, untilLast, 0, 0],
+      reply: [1, max - count, untilLast, 0, 0],
     };
   }
 
   // Redis also drops the expired leases here; keeping them changes no later decision.
-  const expiries = [...leases.values()].sort((a, b) => a - b);
-  const retryAfter = expiries[leases.size - max] - now;
-  return { state, ttlMs: null, reply: [0, 0, untilLastExpiry(), retryAfter, 0] };
+  const earliestFirst = [...leases].sort(([a, x], [b, y]) => x - y || (a < b ? -1 : a > b ? 1 : 0));
+  let freed = 0;
+  for (const [id, expiry] of earliestFirst) {
+    freed += memberWeight(id);
+    if (count - freed + permits <= max) {
+      return { state, ttlMs: null, reply: [0, remaining, untilLastExpiry(), expiry - now, 0] };
+    }
+  }
+  throw new Error('unreachable: the slots held free enough room for a request within max');
 }

@@ -7,19 +7,22 @@
  * decrements, and every slot it held is lost for good, until someone resets the key.
  *
  * We keep the in-flight requests themselves, each with a lease: one sorted set per key,
- * member = the request's id, score = the moment (µs) its lease expires.
+ * member = the request's id, score = the moment (µs) its lease expires. A request may hold
+ * several slots at once (`permits`): its member carries how many (`<id>\0<n>` above 1), and
+ * they are taken and given back together.
  *
- *   acquire(id):  drop every score <= now                 (ZREMRANGEBYSCORE -inf now)
- *                 id already in flight: renew its lease, allowed (it holds its slot)
- *                 count < max: add id with score now + lease, allowed
- *                 otherwise: denied, nothing added
- *   release(id):  remove id (ZREM), allowed; releasing an absent id changes nothing
+ *   acquire(id, n): drop every score <= now                 (ZREMRANGEBYSCORE -inf now)
+ *                   n > max: denied, can never pass (retryAfter -1)
+ *                   id already in flight with n: renew its lease, allowed (it holds its slots)
+ *                   held + n <= max: add id with score now + lease (n = 0 peeks: nothing added)
+ *                   otherwise: denied, nothing added
+ *   release(id, n): remove id's member (ZREM), allowed; releasing an absent id changes nothing
  *
- * remaining = max - in-flight count after the decision; reset = time until the last
- * lease expires (then every slot is free even if nobody releases). A denied request gets
- * retryAfter = time until the earliest lease expires (with more than `max` in flight,
- * after a configuration change on the same key, the (count - max)-th earliest). That is
- * an upper bound: slots are normally freed sooner, by release, when handlers complete.
+ * held is the sum of the slots of every member, O(max) to read. remaining = max - held
+ * after the decision; reset = time until the last lease expires (then every slot is free
+ * even if nobody releases). A denied request gets retryAfter = time until enough leases
+ * expire, earliest first (for one slot at held == max, the earliest). That is an upper
+ * bound: slots are normally freed sooner, by release, when handlers complete.
  *
  * Example, max 2, lease 60 s:
  *
@@ -44,6 +47,7 @@
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
 import { Seconds, secondsOption } from '../duration';
+import { checkPermits } from '../permits';
 
 /** Options of a concurrency limit, as `@ConcurrencyLimit` and `factory.concurrencyLimiter` take them. */
 export interface ConcurrencyOptions {
@@ -64,10 +68,11 @@ export interface ConcurrencyParams {
 
 export type ConcurrencyOp = 'acquire' | 'release';
 
-/** One request: take or give back the slot of `id`. */
+/** One request: take or give back the slots of `id`: `permits` of them (default 1), together. */
 export interface ConcurrencyRequest {
   op: ConcurrencyOp;
   id: string;
+  permits?: number;
 }
 
 /** The memory twin's in-flight requests: id -> lease expiry in µs. */
@@ -99,16 +104,20 @@ export function concurrencyParams(
   return { max, leaseMicros: Math.max(1, Math.round(lease * 1_000_000)) };
 }
 
-/** Checks a request's id: a non-empty string (it becomes a zset member). */
+/**
+ * Checks a request's id (a non-empty string without NUL: it becomes a zset member, NUL
+ * separating the slots it holds) and its permits (an integer >= 0).
+ */
 export function concurrencyRequest(
   op: ConcurrencyOp,
   id: string,
   where = 'concurrencyLimiter',
+  permits = 1,
 ): ConcurrencyRequest {
-  if (typeof id !== 'string' || id === '') {
+  if (typeof id !== 'string' || id === '' || id.includes('\u0000')) {
     throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'id', id, 'a non-empty string'),
+      limiterMessages.invalidOption(where, 'id', id, 'a non-empty string without NUL'),
     );
   }
-  return { op, id };
+  return permits === 1 ? { op, id } : { op, id, permits: checkPermits(permits, where) };
 }

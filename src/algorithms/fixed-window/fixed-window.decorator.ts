@@ -1,12 +1,12 @@
 import { FixedWindowOptions } from './fixed-window.model';
-import { KeyOptions } from '../../decorators/limit-definition';
+import { CostOptions, KeyOptions } from '../../decorators/limit-definition';
 import { ResolvableOptions } from '../../guard/limit-context';
 import { stateLimitDecorator } from '../state-ops/state-limit-decorator';
 import { StateOptions } from '../state-ops/state-options';
 
 /** Options of {@link CountLimit}: `limit` requests per `period` seconds. */
 export interface CountLimitOptions
-  extends ResolvableOptions<FixedWindowOptions>, KeyOptions, StateOptions {}
+  extends ResolvableOptions<FixedWindowOptions>, KeyOptions, CostOptions, StateOptions {}
 
 /**
  * Fixed-window counter: at most `limit` requests per `period` seconds.

@@ -1,4 +1,5 @@
 import { anyAlgorithm, LimitKind } from '../limit-kind';
+import { permitsRequests, staticPermits } from '../permits';
 import { blockParams, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
 import { fixedWindowOps } from './fixed-window.ops';
 import { fixedWindow } from './fixed-window.algorithm';
@@ -10,7 +11,7 @@ export const fixedWindowKind: LimitKind<FixedWindowOptions, CountLimiter> = {
   name: 'fixedWindow',
   decorator: '@CountLimit',
   defaultPrefix: 'countLimit:',
-  optionNames: ['limit', 'period', ...STATE_OPTION_NAMES],
+  optionNames: ['limit', 'period', 'permits', ...STATE_OPTION_NAMES],
   ops: fixedWindowOps,
   algorithm: fixedWindow,
   compile(options, where) {
@@ -23,7 +24,7 @@ export const fixedWindowKind: LimitKind<FixedWindowOptions, CountLimiter> = {
       params,
       ops: fixedWindowOps,
       count: countOption(options.count, where),
-      newRequest: () => undefined,
+      newRequest: permitsRequests(staticPermits(options.permits, params.limit, where)),
       windowSeconds: params.periodMs / 1000,
     };
   },

@@ -2,20 +2,25 @@
  * How the fixed-window counter decides
  * ====================================
  *
- * One counter per key and window. The first request of a window creates it with a TTL
- * of one period; every request increments it and is allowed while count <= limit. When
- * the key expires, the next request opens a new window. The time left in the window
- * (PTTL) is the reset time and, for a denied request, the retry-after.
+ * One counter per key and window. A request of `permits` reads the count (GET) and is
+ * allowed while count + permits <= limit: then the count grows by its permits (INCRBY;
+ * the first request of a window creates it with a TTL of one period). A denial writes no
+ * count, so a refund after denials gives back exactly what allowed requests took. When the
+ * key expires, the next request opens a new window. The time left in the window (PTTL) is
+ * the reset time and, for a denied request, the retry-after.
  *
- * It costs one INCR (plus PTTL) and is exact under any concurrency, but it is a fixed
- * window: a client may spend `limit` at the end of one window and `limit` again at the
- * start of the next, 2 * limit within one period across the boundary. Use
- * `@SlidingWindowLimit` where that matters.
+ * Cost: `permits` 0 reads the state and writes nothing; more than `limit` is denied at once
+ * and can never pass (retry-after -1, the count untouched), as redis-cell answers a quantity
+ * above its burst. A denial reports what is left: 10 - 8 = 2 remaining for a request of 4.
+ *
+ * It costs one GET (plus PTTL and the INCRBY) and is exact under any concurrency (one
+ * script), but it is a fixed window: a client may spend `limit` at the end of one window
+ * and `limit` again at the start of the next, 2 * limit within one period across the
+ * boundary. Use `@SlidingWindowLimit` where that matters.
  *
  * Self-healing: a counter found without a TTL (a crash between INCR and PEXPIRE cannot
  * happen inside one script, but a manual SET or a restore can) gets one period again,
- * so it never blocks a key forever. Denied requests still increment the counter: that
- * is harmless (the window still ends at its TTL) and saves a read.
+ * so it never blocks a key forever.
  */
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
@@ -23,7 +28,7 @@ import { Seconds, secondsOption } from '../duration';
 
 /** Options of a fixed-window counter, as `@CountLimit` and `factory.countLimiter` take them. */
 export interface FixedWindowOptions {
-  /** Requests allowed per window: an integer >= 1. Default 1. */
+  /** Permits (requests, unless a request costs more) allowed per window: an integer >= 1. Default 1. */
   limit?: number;
   /** Window length: seconds (fractions allowed) or a duration such as '1m', > 0. Default 1. */
   period?: Seconds;

@@ -1,12 +1,12 @@
 import { LeakyBucketOptions } from './leaky-bucket.model';
-import { KeyOptions } from '../../decorators/limit-definition';
+import { CostOptions, KeyOptions } from '../../decorators/limit-definition';
 import { ResolvableOptions } from '../../guard/limit-context';
 import { stateLimitDecorator } from '../state-ops/state-limit-decorator';
 import { StateOptions } from '../state-ops/state-options';
 
 /** Options of {@link LeakyBucketLimit}: `capacity` requests may burst, drained at `rate` per second. */
 export interface LeakyBucketLimitOptions
-  extends ResolvableOptions<LeakyBucketOptions>, KeyOptions, StateOptions {}
+  extends ResolvableOptions<LeakyBucketOptions>, KeyOptions, CostOptions, StateOptions {}
 
 /**
  * Leaky bucket as GCRA (redis-cell's `CL.THROTTLE` semantics): `capacity` requests may

@@ -1,4 +1,5 @@
 import { anyAlgorithm, LimitKind } from '../limit-kind';
+import { permitsRequests, staticPermits } from '../permits';
 import { blockParams, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
 import { leakyBucketOps } from './leaky-bucket.ops';
 import { leakyBucket } from './leaky-bucket.algorithm';
@@ -10,7 +11,7 @@ export const leakyBucketKind: LimitKind<LeakyBucketOptions, LeakyBucketLimiter> 
   name: 'leakyBucket',
   decorator: '@LeakyBucketLimit',
   defaultPrefix: 'leakyBucket:',
-  optionNames: ['capacity', 'rate', ...STATE_OPTION_NAMES],
+  optionNames: ['capacity', 'rate', 'permits', ...STATE_OPTION_NAMES],
   ops: leakyBucketOps,
   algorithm: leakyBucket,
   compile(options, where) {
@@ -23,7 +24,7 @@ export const leakyBucketKind: LimitKind<LeakyBucketOptions, LeakyBucketLimiter> 
       params,
       ops: leakyBucketOps,
       count: countOption(options.count, where),
-      newRequest: () => undefined,
+      newRequest: permitsRequests(staticPermits(options.permits, params.capacity, where)),
       windowSeconds: (params.capacity * params.intervalMicros) / 1_000_000,
     };
   },

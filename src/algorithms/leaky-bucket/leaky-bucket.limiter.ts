@@ -1,4 +1,5 @@
 import { Decision } from '../decision';
+import { permitsRequest } from '../permits';
 import { leakyBucket } from './leaky-bucket.algorithm';
 import { LeakyBucketParams } from './leaky-bucket.model';
 import { KeyStateAccess, KeyStateLimiter } from '../state-ops/key-state-limiter';
@@ -22,13 +23,18 @@ export class LeakyBucketLimiter extends KeyStateLimiter<LeakyBucketParams> {
     return { ops: leakyBucketOps, peekRequest: undefined };
   }
 
-  /** Adds one request to the bucket if it fits, and returns the full decision (CL.THROTTLE's reply). */
-  decide(): Promise<Decision> {
-    return this.store.evaluate(leakyBucket, this.key, this.params, undefined);
+  /**
+   * Adds `permits` (CL.THROTTLE's quantity: an integer >= 0, default 1) to the bucket if they
+   * fit, and returns the full decision. `0` peeks; more than the capacity is denied with
+   * `retryAfterMs` -1 (it can never pass); a denial changes nothing.
+   */
+  async decide(permits = 1): Promise<Decision> {
+    const request = permitsRequest(permits, 'leakyBucketLimiter');
+    return this.store.evaluate(leakyBucket, this.key, this.params, request);
   }
 
-  /** Adds one request; resolves true when it fits, false (changing nothing) when the bucket is full. */
-  async tryAcquire(): Promise<boolean> {
-    return (await this.decide()).allowed;
+  /** Adds `permits` (default 1); resolves true when they fit, false (changing nothing) when not. */
+  async tryAcquire(permits = 1): Promise<boolean> {
+    return (await this.decide(permits)).allowed;
   }
 }

@@ -1,4 +1,6 @@
+import { NEVER_MICROS } from '../decision';
 import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
+import { permitsOf, PermitsRequest } from '../permits';
 import { LeakyBucketParams, LeakyBucketState } from './leaky-bucket.model';
 
 /** The TypeScript twin of leaky-bucket.lua: same operations in the same order. */
@@ -6,22 +8,30 @@ export function leakyBucketStep(
   state: LeakyBucketState | undefined,
   now: number,
   params: LeakyBucketParams,
+  request: PermitsRequest | undefined,
 ): MemoryStep<LeakyBucketState> {
   const { capacity, intervalMicros: interval } = params;
+  const permits = permitsOf(request);
   const tolerance = interval * capacity;
   const tat = state ? Math.max(now, state.tatMicros) : now;
-  const newTat = tat + interval;
-  const allowAt = newTat - tolerance;
+  const remainingAt = (reset: number) => Math.max(0, Math.floor((tolerance - reset) / interval));
 
+  if (permits > capacity) {
+    return { state, ttlMs: null, reply: [0, remainingAt(tat - now), tat - now, NEVER_MICROS, 0] };
+  }
+  const newTat = tat + permits * interval;
+  const allowAt = newTat - tolerance;
   if (now < allowAt) {
-    return { state, ttlMs: null, reply: [0, 0, tat - now, allowAt - now, 0] };
+    return { state, ttlMs: null, reply: [0, remainingAt(tat - now), tat - now, allowAt - now, 0] };
+  }
+  if (permits === 0) {
+    return { state, ttlMs: null, reply: [1, remainingAt(tat - now), tat - now, 0, 0] };
   }
 
   const reset = newTat - now;
-  const remaining = Math.floor((tolerance - reset) / interval);
   return {
     state: { tatMicros: newTat },
     ttlMs: ttlMsFromMicros(reset),
-    reply: [1, remaining, reset, 0, 0],
+    reply: [1, remainingAt(reset), reset, 0, 0],
   };
 }

@@ -9,20 +9,21 @@
  * GCRA (the generic cell rate algorithm, as redis-cell's CL.THROTTLE implements it) keeps
  * one number: the theoretical arrival time `tat` (µs), when the bucket would be empty if
  * requests kept arriving exactly at the rate. With the emission interval T = 1 / rate and
- * the delay tolerance tau = T * capacity, a request (quantity 1) at `now`:
+ * the delay tolerance tau = T * capacity, a request of quantity n (its permits) at `now`:
  *
  *   tat     = max(now, stored tat, or now when there is none)
- *   newTat  = tat + T
+ *   newTat  = tat + n * T
  *   allowAt = newTat - tau
- *   now < allowAt:  denied, retryAfter = allowAt - now, reset = tat - now, remaining 0,
- *                   nothing written
- *   otherwise:      allowed, store newTat, reset = newTat - now,
- *                   remaining = floor((tau - reset) / T)
+ *   n > capacity:   denied, can never pass (retryAfter -1), nothing written
+ *   now < allowAt:  denied, retryAfter = allowAt - now, nothing written
+ *   n = 0:          allowed, nothing written (a peek)
+ *   otherwise:      allowed, store newTat
+ *   reset = (newTat if written, else tat) - now,  remaining = max(0, floor((tau - reset) / T))
  *
  * So `capacity` requests may arrive at once and then one every T: the bucket holds
  * `capacity`, leaks one every T, and `tat - now` is its level measured in time.
- * Invariants: allowed implies 0 <= reset <= tau, hence 0 <= remaining <= capacity - 1;
- * denied implies 0 < retryAfter <= T.
+ * Invariants: allowed implies 0 <= reset <= tau, hence 0 <= remaining <= capacity;
+ * a denied request of n <= capacity has 0 < retryAfter <= n * T.
  *
  * Example, capacity 3, rate 1/s (T = 1 s, tau = 3 s):
  *
@@ -33,10 +34,12 @@
  *   t=1    tat 3 -> newTat 4, allowAt  1: allowed, reset 3 s, remaining 0
  *   t=3.5  tat 4 -> newTat 5, allowAt  2: allowed, reset 1.5 s, remaining 1
  *
- * Mapping to `CL.THROTTLE key max_burst count period 1`: capacity = max_burst + 1 and
- * rate = count / period; its reply [limited, limit, remaining, retry_after, reset_after]
- * is our [!allowed, limit (= capacity), remaining, retryAfterMs (0 instead of -1 when
- * allowed), resetMs], in ms rather than whole seconds.
+ * Mapping to `CL.THROTTLE key max_burst count period quantity`: capacity = max_burst + 1,
+ * rate = count / period, permits = quantity; its reply [limited, limit, remaining,
+ * retry_after, reset_after] is our [!allowed, limit (= capacity), remaining, retryAfterMs
+ * (0 instead of -1 when allowed; -1 for a quantity it can never serve), resetMs], in ms
+ * rather than whole seconds. redis-cell's own test table (`it_rate_limits`) runs against
+ * both stores in test/integration/redis-cell-table.spec.ts.
  *
  * Units: redis-cell works in integer nanoseconds; we keep integer microseconds, rounding
  * T to the nearest whole µs (at least 1). That bends a rate by under 0.5 µs per request

@@ -1,5 +1,6 @@
 import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
 import { loadLua } from '../lua-source';
+import { permitsArgv, permitsOf } from '../permits';
 import { blockable } from '../state-ops/blockable';
 import { slidingWindowStep } from './sliding-window.memory';
 import {
@@ -17,10 +18,11 @@ export const slidingWindowCore: LimiterAlgorithm<
   commandName: 'limiterSlidingWindow',
   lua: loadLua(__dirname, 'sliding-window.lua'),
   paramsArgv: (params) => [String(params.limit), exactString(params.windowMicros)],
-  requestArgv: (request) => [request.id],
+  requestArgv: (request) => [request.id, ...permitsArgv(request)],
   step: slidingWindowStep,
   limit: (params) => params.limit,
-  denialScope: () => '',
+  // A denial of 4 permits says nothing of a request of 1.
+  denialScope: (request) => String(permitsOf(request)),
 };
 
 /** The same with blocks kept in its key (state-ops.model.ts): what the limits run. */

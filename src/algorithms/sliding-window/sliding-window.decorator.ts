@@ -1,12 +1,12 @@
 import { SlidingWindowOptions } from './sliding-window.model';
-import { KeyOptions } from '../../decorators/limit-definition';
+import { CostOptions, KeyOptions } from '../../decorators/limit-definition';
 import { ResolvableOptions } from '../../guard/limit-context';
 import { stateLimitDecorator } from '../state-ops/state-limit-decorator';
 import { StateOptions } from '../state-ops/state-options';
 
 /** Options of {@link SlidingWindowLimit}: `limit` requests within any `window` seconds. */
 export interface SlidingWindowLimitOptions
-  extends ResolvableOptions<SlidingWindowOptions>, KeyOptions, StateOptions {}
+  extends ResolvableOptions<SlidingWindowOptions>, KeyOptions, CostOptions, StateOptions {}
 
 /**
  * Exact sliding window: never more than `limit` requests within any `window` seconds,

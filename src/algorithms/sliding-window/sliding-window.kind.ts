@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { anyAlgorithm, LimitKind } from '../limit-kind';
+import { staticPermits } from '../permits';
 import { blockParams, countOption, STATE_OPTION_NAMES } from '../state-ops/state-options';
 import { slidingWindowOps } from './sliding-window.ops';
 import { slidingWindow } from './sliding-window.algorithm';
@@ -11,7 +12,7 @@ export const slidingWindowKind: LimitKind<SlidingWindowOptions, SlidingWindowLim
   name: 'slidingWindow',
   decorator: '@SlidingWindowLimit',
   defaultPrefix: 'slidingWindow:',
-  optionNames: ['limit', 'window', ...STATE_OPTION_NAMES],
+  optionNames: ['limit', 'window', 'permits', ...STATE_OPTION_NAMES],
   ops: slidingWindowOps,
   algorithm: slidingWindow,
   compile(options, where) {
@@ -19,13 +20,14 @@ export const slidingWindowKind: LimitKind<SlidingWindowOptions, SlidingWindowLim
       ...slidingWindowParams(options as unknown as SlidingWindowOptions, where),
       ...blockParams(options.block, where),
     };
+    const cost = staticPermits(options.permits, params.limit, where);
     return {
       algorithm: anyAlgorithm(slidingWindow),
       params,
       ops: slidingWindowOps,
       count: countOption(options.count, where),
       // Members must be unique across servers even within one microsecond.
-      newRequest: () => ({ id: randomUUID() }),
+      newRequest: (permits = cost) => ({ id: randomUUID(), permits }),
       windowSeconds: params.windowMicros / 1_000_000,
     };
   },

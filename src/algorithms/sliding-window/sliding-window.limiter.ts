@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Decision } from '../decision';
+import { checkPermits } from '../permits';
 import { slidingWindow } from './sliding-window.algorithm';
 import { SlidingWindowParams } from './sliding-window.model';
 import { KeyStateAccess, KeyStateLimiter } from '../state-ops/key-state-limiter';
@@ -26,13 +27,18 @@ export class SlidingWindowLimiter extends KeyStateLimiter<SlidingWindowParams> {
     return { ops: slidingWindowOps, peekRequest: PEEK_REQUEST };
   }
 
-  /** Logs one request if it fits in the window, and returns the full decision. */
-  decide(): Promise<Decision> {
-    return this.store.evaluate(slidingWindow, this.key, this.params, { id: randomUUID() });
+  /**
+   * Logs a request of `permits` (an integer >= 0, default 1) if it fits in the window, and
+   * returns the full decision. `0` peeks; more than the limit can never pass
+   * (`retryAfterMs` -1); a denial logs nothing.
+   */
+  async decide(permits = 1): Promise<Decision> {
+    const request = { id: randomUUID(), permits: checkPermits(permits, 'slidingWindowLimiter') };
+    return this.store.evaluate(slidingWindow, this.key, this.params, request);
   }
 
-  /** Logs one request; resolves true when it fits in the window, false (logging nothing) when not. */
-  async tryAcquire(): Promise<boolean> {
-    return (await this.decide()).allowed;
+  /** Logs a request of `permits` (default 1); resolves true when it fits, false (logging nothing) when not. */
+  async tryAcquire(permits = 1): Promise<boolean> {
+    return (await this.decide(permits)).allowed;
   }
 }

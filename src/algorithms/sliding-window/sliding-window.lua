@@ -1,28 +1,51 @@
 -- Sliding-window log. The math and its reasons: sliding-window.model.ts.
 -- The body of function(key, now, argv), run by the store's engine script (stores/engine).
--- key      the log: a zset, member = the request id, score = request time in µs
+-- key      the log: a zset, one member per allowed request (its id, with its weight when
+--          above 1: the prelude's weighted_member), score = request time in µs
 -- now      the time in µs (Redis TIME, or the store's injected clock)
--- argv[1]  limit         requests allowed within any window (integer >= 1)
+-- argv[1]  limit         permits allowed within any window (integer >= 1)
 -- argv[2]  windowMicros  window length in whole µs
 -- argv[3]  id            unique per request (a UUID), so members never collide and a
 --                        refund can remove its own
--- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}
--- TTL      window, set on each allowed request; a denial keeps it
+-- argv[4]  permits       the request's weight (integer >= 0; 0 peeks; absent: 1)
+-- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; retryAfter -1 for a
+--          request above the limit (it can never pass)
+-- TTL      window, set on each allowed request; a denial or a peek keeps it
 local limit = tonumber(argv[1])
 local window = tonumber(argv[2])
+local permits = tonumber(argv[4]) or 1
 
 redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(now - window))
-local count = redis.call('ZCARD', key)
-
-if count < limit then
-  redis.call('ZADD', key, exact(now), argv[3])
-  redis.call('PEXPIRE', key, ttl_ms(window))
-  return {1, limit - count - 1, window, 0, 0}
+-- At most `limit` members (each weighs at least 1): reading them all is O(limit).
+local log = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+local count = 0
+for i = 1, #log, 2 do
+  count = count + member_weight(log[i])
+end
+local remaining = math.max(0, limit - count)
+local reset = 0
+if #log > 0 then
+  reset = tonumber(log[#log]) + window - now
 end
 
--- The request that must leave before one more fits: the oldest when count == limit.
-local freeing = redis.call('ZRANGE', key, count - limit, count - limit, 'WITHSCORES')
-local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-local retry_after = tonumber(freeing[2]) + window - now
-local reset = tonumber(newest[2]) + window - now
-return {0, 0, reset, retry_after, 0}
+if permits > limit then
+  return {0, remaining, reset, -1, 0}
+end
+if count + permits <= limit then
+  if permits == 0 then
+    return {1, remaining, reset, 0, 0}
+  end
+  redis.call('ZADD', key, exact(now), weighted_member(argv[3], permits))
+  redis.call('PEXPIRE', key, ttl_ms(window))
+  return {1, limit - count - permits, window, 0, 0}
+end
+
+-- The request that must leave before this one fits: oldest first, until enough weight has
+-- gone (the oldest for a request of 1 when count == limit).
+local freed = 0
+for i = 1, #log, 2 do
+  freed = freed + member_weight(log[i])
+  if count - freed + permits <= limit then
+    return {0, remaining, reset, tonumber(log[i + 1]) + window - now, 0}
+  end
+end

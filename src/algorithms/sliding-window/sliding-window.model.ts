@@ -8,25 +8,30 @@
  * between two counters (the "sliding window counter") only estimates the count.
  *
  * We keep the log itself: one sorted set per key, one member per allowed request, scored
- * by the request's time in µs. A request at `now` counts the requests of the last
- * `window`, i.e. with time t > now - window:
+ * by the request's time in µs. A request may weigh more than one permit: its member carries
+ * its weight (`<id>`, or `<id>\0<weight>` above 1), so the log still has one member per
+ * request and at most `limit` members. A request of `permits` at `now` counts the weight
+ * of the last `window`, i.e. of the members with time t > now - window:
  *
  *   drop every t <= now - window                     (ZREMRANGEBYSCORE -inf now-window)
- *   count = what remains                             (ZCARD)
- *   count < limit:  add now, allowed,  remaining = limit - count - 1
- *   otherwise:      denied, nothing added, remaining = 0
+ *   count = the weight of what remains               (ZRANGE, O(limit))
+ *   permits > limit:          denied, can never pass (retryAfter -1), nothing added
+ *   count + permits <= limit: add now (unless permits is 0, a peek), allowed,
+ *                             remaining = limit - count - permits
+ *   otherwise:                denied, nothing added, remaining = limit - count (>= 0)
  *
  * A request at t leaves the window at t + window, so a denied request may retry when
- * the oldest counted request leaves: retryAfter = oldest + window - now (with more than
- * `limit` members, after a configuration change on the same key, the (count - limit)-th
- * oldest). The window is empty again, reset, when the newest leaves: newest + window - now.
+ * enough weight has left, oldest first: for a request of 1 at count == limit, when the
+ * oldest leaves, retryAfter = oldest + window - now. The window is empty again, reset, when
+ * the newest leaves: newest + window - now.
  * Denied requests are not logged: the log holds allowed requests only, so a client that
  * keeps retrying is not locked out for longer.
  *
  * Members must be unique even for two requests in the same microsecond from two servers
  * (a zset keeps one member once), so each request carries an id made in TypeScript
- * (`crypto.randomUUID()`) and the member is that id alone, so a refund removes exactly its
- * own request (state-ops.model.ts); decisions read only the scores.
+ * (`crypto.randomUUID()`) and the member is that id (with its weight above 1), so a refund
+ * removes exactly its own request (state-ops.model.ts); decisions read the scores and the
+ * weights.
  *
  * Example, limit 3, window 1 s:
  *
@@ -47,7 +52,7 @@ import { Seconds, secondsOption } from '../duration';
 
 /** Options of a sliding-window log, as `@SlidingWindowLimit` and `factory.slidingWindowLimiter` take them. */
 export interface SlidingWindowOptions {
-  /** Requests allowed within any window: an integer >= 1. */
+  /** Permits (requests, unless a request costs more) allowed within any window: an integer >= 1. */
   limit: number;
   /** Window length: seconds (fractions allowed) or a duration such as '1m', > 0. */
   window: Seconds;
@@ -65,12 +70,13 @@ export interface SlidingWindowParams {
   windowMicros: number;
 }
 
-/** One request: `id` makes its zset member unique (see above). */
+/** One request: `id` makes its zset member unique (see above); `permits` is its weight (default 1). */
 export interface SlidingWindowRequest {
   id: string;
+  permits?: number;
 }
 
-/** The memory twin's log: request times in µs, ascending, and each request's id (its member). */
+/** The memory twin's log: request times in µs, ascending, and each request's member (its id, with its weight above 1). */
 export interface SlidingWindowState {
   timesMicros: readonly number[];
   ids: readonly string[];

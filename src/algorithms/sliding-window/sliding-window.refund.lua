@@ -1,18 +1,28 @@
 -- Sliding-window log refund: removes the acquire's own member, or, without an id, the
--- newest requests (never a block). Reasons: state-ops.model.ts. The body of
--- function(key, now, argv): argv[1] limit, argv[2] windowMicros, argv[3] permits,
+-- newest requests' weight (never a block); a member refunded in part keeps the rest of its
+-- weight at its time. Reasons: state-ops.model.ts. The body of function(key, now, argv):
+-- argv[1] limit, argv[2] windowMicros, argv[3] permits (the acquire's, with an id),
 -- argv[4] the acquire's id or ''. Redis deletes a zset left empty.
+local permits = tonumber(argv[3])
 if argv[4] ~= '' then
-  redis.call('ZREM', key, argv[4])
+  redis.call('ZREM', key, weighted_member(argv[4], permits))
   return {1, 0, 0, 0, 0}
 end
 redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(now - tonumber(argv[2])))
-local newest = redis.call('ZREVRANGEBYSCORE', key, exact(now), '-inf', 'LIMIT', 0, tonumber(argv[3]) + 1)
-local left = tonumber(argv[3])
-for _, member in ipairs(newest) do
+local newest = redis.call('ZREVRANGEBYSCORE', key, exact(now), '-inf', 'WITHSCORES', 'LIMIT', 0, permits + 1)
+local left = permits
+for i = 1, #newest, 2 do
+  local member = newest[i]
   if left > 0 and member ~= '#block' then
+    local weight = member_weight(member)
     redis.call('ZREM', key, member)
-    left = left - 1
+    if weight > left then
+      local id = string.match(member, '^(.*)%z%d+$')
+      redis.call('ZADD', key, newest[i + 1], weighted_member(id, weight - left))
+      left = 0
+    else
+      left = left - weight
+    end
   end
 end
 return {1, 0, 0, 0, 0}

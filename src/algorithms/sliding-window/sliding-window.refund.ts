@@ -1,5 +1,6 @@
 import { LimiterAlgorithm } from '../limiter-algorithm';
 import { loadLua } from '../lua-source';
+import { memberId, memberWeight, weightedMember } from '../permits';
 import { RefundRequest } from '../state-ops/state-ops.model';
 import { slidingWindowCore } from './sliding-window.algorithm';
 import { SlidingWindowParams, SlidingWindowState } from './sliding-window.model';
@@ -17,22 +18,37 @@ export const slidingWindowRefund: LimiterAlgorithm<
     const done = [1, 0, 0, 0, 0] as const;
     if (!state) return { state, ttlMs: null, reply: done };
     const removed = new Set<number>();
+    const ids = [...state.ids];
+    let changed = false;
     if (request.id !== undefined) {
-      const at = state.ids.indexOf(request.id);
+      const at = ids.indexOf(weightedMember(request.id, request.permits));
       if (at >= 0) removed.add(at);
     } else {
-      // The newest first, by time then id, as ZREVRANGEBYSCORE orders them.
+      // The newest first, by time then member, as ZREVRANGEBYSCORE orders them.
       const order = state.timesMicros
         .map((_, i) => i)
         .filter(
           (i) => state.timesMicros[i] <= now && state.timesMicros[i] > now - params.windowMicros,
         )
         .sort((a, b) => compare(state, b, a));
-      for (const i of order.slice(0, request.permits)) removed.add(i);
+      let left = request.permits;
+      for (const i of order) {
+        if (left === 0) break;
+        const weight = memberWeight(ids[i]);
+        if (weight > left) {
+          // Refunded in part: the rest of its weight stays, at its time.
+          ids[i] = weightedMember(memberId(ids[i]), weight - left);
+          changed = true;
+          left = 0;
+        } else {
+          removed.add(i);
+          left -= weight;
+        }
+      }
     }
-    if (removed.size === 0) return { state, ttlMs: null, reply: done };
+    if (removed.size === 0 && !changed) return { state, ttlMs: null, reply: done };
     const keep = (_: unknown, i: number) => !removed.has(i);
-    const next = { timesMicros: state.timesMicros.filter(keep), ids: state.ids.filter(keep) };
+    const next = { timesMicros: state.timesMicros.filter(keep), ids: ids.filter(keep) };
     if (next.ids.length === 0) return { state: undefined, ttlMs: null, reply: done };
     return { state: next, ttlMs: (expiresAt! - now) / 1000, reply: done };
   },

@@ -42,7 +42,9 @@ if until_ then
   end
 end
 local reply = decide(key, now, rest)
-if tonumber(reply[1]) == 0 and block > 0 then
+-- A request that can never pass (retry -1: a cost above the limit) says nothing of the
+-- key's rate: it blocks nothing.
+if tonumber(reply[1]) == 0 and block > 0 and tonumber(reply[4]) >= 0 then
   local keep_until = nil
   if steps then
     level = math.min((level or 0) + 1, #steps)
@@ -61,8 +63,9 @@ return reply`;
 /**
  * The algorithm with blocks (state-ops.model.ts): a blocked key denies at once; a block
  * past its end is dropped; a denial with `blockMicros` > 0 blocks the key for that long, or
- * with `blockStepsMicros` for the step after the last block's. Its argv starts with the
- * block, then the algorithm's own.
+ * with `blockStepsMicros` for the step after the last block's, unless the request could
+ * never pass (a cost above the limit says nothing of the key's rate). Its argv starts with
+ * the block, then the algorithm's own.
  */
 export function blockable<P, R, S>(
   algorithm: LimiterAlgorithm<P, R, S>,
@@ -113,7 +116,7 @@ function blockableStep<P, R, S>(
   let afterExpiresAt = inner.ttlMs === null ? innerExpiresAt : now + inner.ttlMs * 1000;
   if (inner.state === undefined) afterExpiresAt = undefined;
   let block = params.blockMicros ?? 0;
-  if (inner.reply[0] === 0 && block > 0) {
+  if (inner.reply[0] === 0 && block > 0 && inner.reply[3] >= 0) {
     let keepUntil: number | undefined;
     if (steps) {
       level = Math.min((level ?? 0) + 1, steps.length);

@@ -1,5 +1,5 @@
 import { TokenBucketOptions } from './token-bucket.model';
-import { KeyOptions } from '../../decorators/limit-definition';
+import { CostOptions, KeyOptions } from '../../decorators/limit-definition';
 import { Resolvable, ResolvableOptions } from '../../guard/limit-context';
 import { stateLimitDecorator } from '../state-ops/state-limit-decorator';
 import { StateOptions } from '../state-ops/state-options';
@@ -7,9 +7,7 @@ import { Seconds } from '../duration';
 
 /** Options of {@link RateLimit}; rates in permits per second, times in seconds. */
 export interface RateLimitOptions
-  extends ResolvableOptions<TokenBucketOptions>, KeyOptions, StateOptions {
-  /** Permits each request takes, default 1. */
-  permits?: Resolvable<number>;
+  extends ResolvableOptions<TokenBucketOptions>, KeyOptions, CostOptions, StateOptions {
   /**
    * How long a request may wait for its permits instead of being refused: seconds or a
    * duration such as '500ms'. Default 0.

@@ -6,6 +6,7 @@ import { tokenBucket } from './token-bucket.algorithm';
 import { TokenBucketLimiter } from './token-bucket.limiter';
 import {
   burstSeconds,
+  checkServable,
   TokenBucketOptions,
   tokenBucketParams,
   tokenBucketRequest,
@@ -33,18 +34,17 @@ export const tokenBucketKind: LimitKind<TokenBucketOptions, TokenBucketLimiter> 
       ...tokenBucketParams(options, where),
       ...blockParams(options.block, where),
     };
-    const request = tokenBucketRequest(
-      params,
-      (options.permits as number) ?? 1,
-      (options.timeout as Seconds) ?? 0,
-      where,
-    );
+    // A `permits` function is resolved per request (resolvable-options.ts).
+    const permits = typeof options.permits === 'function' ? 1 : (options.permits ?? 1);
+    const request = tokenBucketRequest(permits as number, (options.timeout as Seconds) ?? 0, where);
+    checkServable(params, request, where);
     return {
       algorithm: anyAlgorithm(tokenBucket),
       params,
       ops: tokenBucketOps,
       count: countOption(options.count, where),
-      newRequest: () => request,
+      newRequest: (cost?: number) =>
+        cost === undefined ? request : { permits: cost, timeoutMicros: request.timeoutMicros },
       windowSeconds: burstSeconds(params),
     };
   },

@@ -31,11 +31,13 @@ export class TokenBucketLimiter extends KeyStateLimiter<TokenBucketParams> {
   }
 
   /**
-   * Decides without waiting: the decision says whether `permits` are granted within
-   * `timeout` seconds and, if so, how long to wait for them (`waitMs`). The permits are
-   * reserved when allowed. Infinity as timeout reserves whatever the wait.
+   * Decides without waiting: the decision says whether `permits` (an integer >= 0) are
+   * granted within `timeout` seconds and, if so, how long to wait for them (`waitMs`). The
+   * permits are reserved when allowed. Infinity as timeout reserves whatever the wait. `0`
+   * permits peeks; more than even a full bucket serves within the timeout is denied with
+   * `retryAfterMs` -1 (it can never pass).
    */
-  decide(permits = 1, timeout: Seconds = 0): Promise<Decision> {
+  async decide(permits = 1, timeout: Seconds = 0): Promise<Decision> {
     return this.store.evaluate(tokenBucket, this.key, this.params, this.request(permits, timeout));
   }
 
@@ -43,7 +45,7 @@ export class TokenBucketLimiter extends KeyStateLimiter<TokenBucketParams> {
   private request(permits: number, timeout: Seconds): TokenBucketRequest {
     const last = this.lastRequest;
     if (last && last.permits === permits && last.timeout === timeout) return last.request;
-    const request = tokenBucketRequest(this.params, permits, timeout);
+    const request = tokenBucketRequest(permits, timeout);
     this.lastRequest = { permits, timeout, request };
     return request;
   }

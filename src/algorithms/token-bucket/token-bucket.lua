@@ -7,10 +7,12 @@
 -- argv[2]  intervalMicros   = 1e6 / rate
 -- argv[3]  initialPermits   permits of a new bucket
 -- argv[4]  expireMicros     the TTL is never shorter than this
--- argv[5]  permits          requested now (integer >= 1)
+-- argv[5]  permits          requested now (integer >= 0; 0 peeks and writes nothing)
 -- argv[6]  timeoutMicros    longest acceptable wait; < 0 waits as long as needed
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, waitMicros} as integers:
---          whole permits (rounded down) and whole µs (rounded up), never in the caller's favour
+--          whole permits (rounded down) and whole µs (rounded up), never in the caller's
+--          favour; retryAfter -1 when even a full bucket could not serve the permits
+--          within the timeout (it can never pass)
 -- TTL      max(expire, time until full with nothing reserved)
 local max_permits = tonumber(argv[1])
 local interval = tonumber(argv[2])
@@ -31,11 +33,17 @@ local wait = earliest - now
 
 if timeout >= 0 and wait > timeout then
   local until_full = empty_at + full_span - now
-  if not found then
+  local retry_after = math.ceil(wait - timeout)
+  if permits * interval - full_span > timeout then
+    retry_after = -1
+  elseif not found then
     -- A new bucket's refill clock must start now, or one that starts empty never fills.
     redis.call('SET', key, exact(math.ceil(empty_at)), 'PX', ttl_ms(math.max(expire, until_full)))
   end
-  return {0, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), math.ceil(wait - timeout), 0}
+  return {0, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), retry_after, 0}
+end
+if permits == 0 then
+  return {1, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(empty_at + full_span - now), 0, math.ceil(wait)}
 end
 
 empty_at = math.ceil(empty_at + permits * interval)

@@ -1,3 +1,4 @@
+import { NEVER_MICROS, RawReply } from '../decision';
 import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
 import { TokenBucketParams, TokenBucketRequest, TokenBucketState } from './token-bucket.model';
 
@@ -22,18 +23,28 @@ export function tokenBucketStep(
   if (request.timeoutMicros >= 0 && wait > request.timeoutMicros) {
     const untilFull = emptyAt + fullSpan - now;
     const stored = Math.max(0, (now - emptyAt) / interval);
+    // More than a full bucket serves within the timeout: it can never pass.
+    const never = request.permits * interval - fullSpan > request.timeoutMicros;
+    const reply = [
+      0,
+      Math.floor(stored),
+      Math.ceil(untilFull),
+      never ? NEVER_MICROS : Math.ceil(wait - request.timeoutMicros),
+      0,
+    ] as const;
+    if (state || never) return { state, ttlMs: null, reply };
     // A denial changes nothing, but a new bucket's refill clock must start now.
     return {
-      state: state ?? { emptyAtMicros: Math.ceil(emptyAt) },
-      ttlMs: state ? null : ttlMsFromMicros(Math.max(expire, untilFull)),
-      reply: [
-        0,
-        Math.floor(stored),
-        Math.ceil(untilFull),
-        Math.ceil(wait - request.timeoutMicros),
-        0,
-      ],
+      state: { emptyAtMicros: Math.ceil(emptyAt) },
+      ttlMs: ttlMsFromMicros(Math.max(expire, untilFull)),
+      reply,
     };
+  }
+  if (request.permits === 0) {
+    const stored = Math.max(0, (now - emptyAt) / interval);
+    const untilFull = Math.ceil(emptyAt + fullSpan - now);
+    const reply: RawReply = [1, Math.floor(stored), untilFull, 0, Math.ceil(wait)];
+    return { state, ttlMs: null, reply };
   }
 
   emptyAt = Math.ceil(emptyAt + request.permits * interval);

@@ -24,6 +24,11 @@
  *   - otherwise it spends min(n, stored) saved permits, moves nextFree to earliest(n) and
  *     is told to wait earliest(n) - now.
  *
+ * Cost: n is any integer >= 0. n = 0 decides on the bucket as it is and writes nothing (a
+ * peek). A request that even a full bucket could not serve within its timeout,
+ * n * interval - maxPermits * interval > timeout, can never pass: it is denied with
+ * retryAfter -1 and writes nothing (with a longer timeout, or acquire, it waits instead).
+ *
  * Remembering the *next free* moment rather than the last refill is the key: the cost
  * of a reservation is paid by whoever comes next, so tryAcquire(timeout) answers at
  * once, and each waiter gets its own successive slot. Invariants: 0 <= spend <= stored,
@@ -70,6 +75,7 @@
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
 import { Seconds, secondsOption } from '../duration';
+import { checkPermits } from '../permits';
 
 /** Options of a token bucket, as `@RateLimit` and `factory.rateLimiter` take them (seconds). */
 export interface TokenBucketOptions {
@@ -172,39 +178,45 @@ export function burstSeconds(params: TokenBucketParams): number {
 }
 
 /**
- * Checks one request's permits and timeout (seconds or a duration) against the bucket, and
+ * Checks one request's permits (an integer >= 0) and timeout (seconds or a duration), and
  * returns it in the units the algorithm works in. A timeout of Infinity waits as long as needed.
  */
 export function tokenBucketRequest(
-  params: TokenBucketParams,
   permits: number,
   timeout: Seconds,
   where = 'rateLimiter',
 ): TokenBucketRequest {
   const timeoutSeconds = secondsOption(timeout, where, 'timeout') as number;
-  if (!Number.isInteger(permits) || permits < 1) {
-    throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'permits', permits, 'an integer >= 1'),
-    );
-  }
+  checkPermits(permits, where);
   if (typeof timeoutSeconds !== 'number' || Number.isNaN(timeoutSeconds) || timeoutSeconds < 0) {
     throw new LimiterConfigError(
       limiterMessages.invalidOption(where, 'timeout', timeout, 'a number >= 0'),
-    );
-  }
-  if (timeoutSeconds === 0 && permits > params.maxPermits) {
-    // Such a request can never be allowed: it needs more than the bucket can ever hold.
-    throw new LimiterConfigError(
-      limiterMessages.invalidOption(
-        where,
-        'permits',
-        permits,
-        `at most ${params.sizedBy ?? 'rate * burst'} (${params.maxPermits}) when timeout is 0`,
-      ),
     );
   }
   return {
     permits,
     timeoutMicros: timeoutSeconds === Infinity ? -1 : timeoutSeconds * 1_000_000,
   };
+}
+
+/**
+ * A decorator's static permits with no timeout: more than the bucket holds could never be
+ * served, which fails start-up. The same request from a factory call or a `permits`
+ * function is denied with `retryAfterMs` -1 instead.
+ */
+export function checkServable(
+  params: TokenBucketParams,
+  request: TokenBucketRequest,
+  where: string,
+): void {
+  if (request.timeoutMicros === 0 && request.permits > params.maxPermits) {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(
+        where,
+        'permits',
+        request.permits,
+        `at most ${params.sizedBy ?? 'rate * burst'} (${params.maxPermits}) when timeout is 0`,
+      ),
+    );
+  }
 }

@@ -11,6 +11,24 @@ local function ttl_ms(micros)
   return math.max(1, math.ceil(micros / 1000))
 end
 
+-- A member of a sliding log or of the in-flight set: the request's id, then NUL and its
+-- weight when it takes more than one permit (ids never contain NUL), so one member per
+-- request carries its cost and a weight-1 member is the id alone.
+local function weighted_member(id, weight)
+  if weight == 1 then
+    return id
+  end
+  return id .. '\0' .. weight
+end
+
+local function member_weight(member)
+  local weight = string.match(member, '%z(%d+)$')
+  if weight then
+    return tonumber(weight)
+  end
+  return 1
+end
+
 -- A key's value and exact expiry, to put back after running a decision on it: a peek, or
 -- the allowed members of a group one of whose members was denied. DUMP, and the absolute
 -- expiry where Redis has PEXPIRETIME (7.0), else PTTL.

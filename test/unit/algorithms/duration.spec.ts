@@ -11,6 +11,8 @@ import {
   burstSeconds,
   tokenBucketParams,
   tokenBucketRequest,
+  checkServable,
+  TokenBucketParams,
 } from '../../../src/algorithms/token-bucket/token-bucket.model';
 import { blockOption } from '../../../src/algorithms/state-ops/state-options';
 import { manualBlockMicros } from '../../../src/algorithms/state-ops/state-ops.model';
@@ -86,7 +88,7 @@ describe('every time option takes a duration', () => {
     const params = tokenBucketParams({ rate: 1 / 60, burst: '1h', expire: '2m' });
     expect(params.maxPermits).toBe(60);
     expect(params.expireMicros).toBe(120_000_000);
-    expect(tokenBucketRequest(params, 1, '1.5s')).toEqual({ permits: 1, timeoutMicros: 1_500_000 });
+    expect(tokenBucketRequest(1, '1.5s')).toEqual({ permits: 1, timeoutMicros: 1_500_000 });
     expect(blockOption('15m', 'w')).toBe(900_000_000);
     expect(manualBlockMicros('500ms')).toBe(500_000);
   });
@@ -107,7 +109,7 @@ describe('every time option takes a duration', () => {
     expect(() => tokenBucketParams({ expire: 'soon' as never })).toThrow(
       `rateLimiter: option 'expire' must be ${EXPECTED}, got 'soon'`,
     );
-    expect(() => tokenBucketRequest(tokenBucketParams({}), 1, '1sec' as never)).toThrow(
+    expect(() => tokenBucketRequest(1, '1sec' as never)).toThrow(
       `rateLimiter: option 'timeout' must be ${EXPECTED}, got '1sec'`,
     );
     expect(() => blockOption('0ms', '@CountLimit on A.b')).toThrow(
@@ -141,10 +143,12 @@ describe('capacity, the alternative to burst', () => {
   });
 
   it('names the option the user set when permits exceed the bucket', () => {
-    expect(() => tokenBucketRequest(tokenBucketParams({ rate: 1, capacity: 3 }), 4, 0)).toThrow(
+    const servable = (params: TokenBucketParams) =>
+      checkServable(params, tokenBucketRequest(4, 0), 'rateLimiter');
+    expect(() => servable(tokenBucketParams({ rate: 1, capacity: 3 }))).toThrow(
       "rateLimiter: option 'permits' must be at most capacity (3) when timeout is 0, got 4",
     );
-    expect(() => tokenBucketRequest(tokenBucketParams({ rate: 1, burst: 3 }), 4, 0)).toThrow(
+    expect(() => servable(tokenBucketParams({ rate: 1, burst: 3 }))).toThrow(
       "rateLimiter: option 'permits' must be at most rate * burst (3) when timeout is 0, got 4",
     );
     expect(() => tokenBucketParams({ rate: 1, capacity: 3, initialPermits: 4 })).toThrow(

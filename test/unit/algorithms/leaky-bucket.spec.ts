@@ -4,7 +4,8 @@ import { twinTrace } from './twin-trace';
 
 describe('leaky bucket (GCRA): the model and its memory twin', () => {
   it('lets `capacity` through at once, then one per 1 / rate', () => {
-    const step = (state: any, now: number, params: any) => leakyBucketStep(state, now, params);
+    const step = (state: any, now: number, params: any, request: any) =>
+      leakyBucketStep(state, now, params, request);
     const bucket = twinTrace(step, leakyBucketParams({ capacity: 2, rate: 1 }));
     expect(bucket.at(0, undefined, undefined, undefined)).toBe('A1 A0 D0/1s');
     expect(bucket.at(1, undefined)).toBe('A0');

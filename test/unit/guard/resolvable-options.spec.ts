@@ -14,11 +14,11 @@ const VALUES: Record<string, Record<string, number>> = {
     initialPermits: 4,
     block: 60,
   },
-  fixedWindow: { limit: 3, period: 7, block: 60 },
-  slidingWindow: { limit: 3, window: 7, block: 60 },
-  concurrency: { max: 3, lease: 7 },
-  leakyBucket: { capacity: 3, rate: 2, block: 60 },
-  approximateSlidingWindow: { limit: 3, window: 7, block: 60 },
+  fixedWindow: { limit: 3, period: 7, permits: 2, block: 60 },
+  slidingWindow: { limit: 3, window: 7, permits: 2, block: 60 },
+  concurrency: { max: 3, lease: 7, permits: 2 },
+  leakyBucket: { capacity: 3, rate: 2, permits: 2, block: 60 },
+  approximateSlidingWindow: { limit: 3, window: 7, permits: 2, block: 60 },
 };
 /** Options that size a limit in place of another (capacity instead of burst): their own set. */
 const INSTEAD: Record<string, Record<string, Record<string, number>>> = {
@@ -74,6 +74,8 @@ describe('every numeric option of every decorator may be a function of the reque
       expect(run.params).toEqual(fixed.params);
       expect(run.windowSeconds).toEqual(fixed.windowSeconds);
       if (kind === 'tokenBucket') expect(run.newRequest()).toEqual(fixed.newRequest());
+      const cost = (limit: CompiledLimit) => (limit.newRequest() as { permits?: number }).permits;
+      expect(cost(run)).toBe(cost(fixed));
     }
   });
 });

@@ -34,13 +34,16 @@ describe('RateLimiterFactory', () => {
     );
   });
 
-  it('rejects a request that can never be served without waiting', async () => {
+  it('denies a request that can never be served without waiting, and rejects bad permits', async () => {
     const limiter = factory.rateLimiter({ key: 'k', rate: 1, burst: 2 });
-    await expect(limiter.tryAcquire({ permits: 3 })).rejects.toThrow(
-      "rateLimiter: option 'permits' must be at most rate * burst (2) when timeout is 0, got 3",
-    );
+    expect(await limiter.tryAcquire({ permits: 3 })).toBe(false);
+    expect(await limiter.decide(3)).toMatchObject({
+      allowed: false,
+      remaining: 2,
+      retryAfterMs: -1,
+    });
     await expect(limiter.tryAcquire({ permits: 1.5 })).rejects.toThrow(
-      "rateLimiter: option 'permits' must be an integer >= 1, got 1.5",
+      "rateLimiter: option 'permits' must be an integer >= 0, got 1.5",
     );
     // With a timeout the bucket may go into debt: 3 permits on a 2-permit bucket wait 1 s.
     expect(await limiter.reserve(3)).toBe(1000);

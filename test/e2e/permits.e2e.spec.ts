@@ -1,0 +1,160 @@
+import { Body, Controller, INestApplication, Module, Post } from '@nestjs/common';
+import Redis from 'ioredis';
+import {
+  ConcurrencyLimit,
+  CountLimit,
+  LeakyBucketLimit,
+  LimitContext,
+  RateLimit,
+  RateLimiterModule,
+  SlidingWindowLimit,
+} from '../../src';
+import { CaptureLogger } from '../helpers/capture-logger';
+import { afterStartUpCheck, scriptCalls } from '../helpers/command-stats';
+import { call, PLATFORMS, startApp } from '../helpers/http';
+import { RedisServer, startRedisServer } from '../helpers/redis-server';
+
+/** An SMS batch costs one permit per number; `cost` sends a raw value, wrong ones included. */
+function costOf(ctx: LimitContext): number {
+  const { numbers, cost } = ctx.request.body ?? {};
+  if (Array.isArray(numbers)) return numbers.length;
+  return cost === 'nan' ? NaN : cost;
+}
+
+const HOUR = 3600;
+
+@Controller('sms')
+class SmsController {
+  @Post('count')
+  @CountLimit({ limit: 10, period: HOUR, permits: costOf })
+  count(@Body() body: unknown) {
+    return body;
+  }
+
+  @Post('log')
+  @SlidingWindowLimit({ limit: 10, window: HOUR, permits: costOf })
+  log() {
+    return 'sent';
+  }
+
+  @Post('approximate')
+  @SlidingWindowLimit({ limit: 10, window: HOUR, approximate: true, permits: costOf })
+  approximate() {
+    return 'sent';
+  }
+
+  @Post('leaky')
+  @LeakyBucketLimit({ capacity: 10, rate: 1 / HOUR, permits: costOf })
+  leaky() {
+    return 'sent';
+  }
+
+  @Post('bucket')
+  @RateLimit({ rate: 1 / HOUR, burst: 10 * HOUR, permits: costOf })
+  bucket() {
+    return 'sent';
+  }
+
+  @Post('slots')
+  @ConcurrencyLimit({ max: 10, permits: costOf })
+  slots() {
+    return 'sent';
+  }
+
+  @Post('never')
+  @CountLimit({ limit: 10, period: HOUR, permits: costOf })
+  never() {
+    return 'sent';
+  }
+}
+
+const numbers = (n: number) => Array.from({ length: n }, (_, i) => `+1555000${i}`);
+
+describe.each(PLATFORMS)('a cost from the request (%s)', (platform) => {
+  let redis: RedisServer;
+  let admin: Redis;
+  let app: INestApplication;
+  let port: number;
+  const logger = new CaptureLogger();
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    admin = redis.client();
+    @Module({
+      imports: [RateLimiterModule.forRoot({ redis: redis.url })],
+      controllers: [SmsController],
+    })
+    class AppModule {}
+    ({ app, port } = await startApp(AppModule, platform, logger));
+  });
+  afterAll(async () => {
+    await app?.close();
+    await redis?.stop();
+  });
+
+  const send = (path: string, json: unknown) =>
+    call(port, { method: 'POST', path: `/sms/${path}`, json });
+
+  it.each(['count', 'log', 'approximate', 'leaky', 'bucket'])(
+    '%s: batches of 4, 4, 4, 2, 1 on a limit of 10 answer 201, 201, 429, 201, 429',
+    async (path) => {
+      const replies = [];
+      for (const n of [4, 4, 4, 2, 1]) replies.push(await send(path, { numbers: numbers(n) }));
+      expect(replies.map((reply) => reply.status)).toEqual([201, 201, 429, 201, 429]);
+      expect(replies.map((reply) => reply.headers['x-ratelimit-remaining'])).toEqual([
+        '6',
+        '2',
+        '2',
+        '0',
+        '0',
+      ]);
+      // A batch that would fit later gets a real Retry-After (an hour's refill or window).
+      expect(Number(replies[2].headers['retry-after'])).toBeGreaterThan(0);
+      expect(replies[2].body.retryAfter).toBe(Number(replies[2].headers['retry-after']));
+    },
+  );
+
+  it('concurrency: a request of 11 slots on 10 is refused; one of 10 runs', async () => {
+    const refused = await send('slots', { numbers: numbers(11) });
+    expect(refused.status).toBe(429);
+    // Not the 1 s hint of a busy concurrency limit: it can never pass.
+    expect(refused.headers['retry-after']).toBeUndefined();
+    expect(refused.body.retryAfter).toBe(-1);
+    expect((await send('slots', { numbers: numbers(10) })).status).toBe(201);
+    expect(await admin.zcard('concurrency:~SmsController.slots')).toBe(0);
+  });
+
+  it('refuses a batch above the limit with 429 and no Retry-After, counting nothing', async () => {
+    const reply = await send('never', { numbers: numbers(11) });
+    expect(reply.status).toBe(429);
+    expect(reply.headers['retry-after']).toBeUndefined();
+    expect(reply.body).toEqual({ statusCode: 429, message: 'Too Many Requests', retryAfter: -1 });
+    expect(reply.headers['x-ratelimit-remaining']).toBe('10');
+    expect((await send('never', { numbers: numbers(10) })).status).toBe(201);
+  });
+
+  it('counts nothing for a cost of 0', async () => {
+    expect((await send('count', { numbers: [] })).status).toBe(201);
+    expect(await admin.get('countLimit:~SmsController.count')).toBe('10');
+  });
+
+  it.each([
+    [-1, '-1'],
+    [1.5, '1.5'],
+    ['nan', 'NaN'],
+    ['3', "'3'"],
+  ])(
+    'answers 500 for a cost of %j, logs it once naming the limit, counts nothing',
+    async (cost, shown) => {
+      await afterStartUpCheck(admin);
+      const before = await scriptCalls(admin);
+      const reply = await send('never', { cost });
+      expect(reply.status).toBe(500);
+      expect(await scriptCalls(admin)).toBe(before);
+      const line = new RegExp(
+        `^@CountLimit on SmsController\\.never: option 'permits' must be an integer >= 0, got ${shown.replace('.', '\\.')} \\(resolved for this request: permits = ${shown.replace('.', '\\.')}\\)$`,
+      );
+      expect(logger.count('error', line)).toBe(1);
+    },
+  );
+});
