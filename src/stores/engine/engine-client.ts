@@ -23,6 +23,8 @@ export interface EngineEntry {
   group?: DecisionGroup;
   /** The entry's reply: 5 values of `reply` from `base`. */
   settle(reply: readonly unknown[], base: number): void;
+  /** Answers an entry not sent: its group was denied locally after it was added. */
+  withdraw(): void;
   fail(error: unknown): void;
 }
 
@@ -62,10 +64,12 @@ export class EngineClient {
     }
     this.batcher = new TickBatcher(maxBatchSize, (entries) => {
       // Sent from setImmediate: a synchronous throw would be an uncaught exception.
+      const live = withoutWithdrawn(entries);
+      if (live.length === 0) return;
       try {
-        this.send(entries);
+        this.send(live);
       } catch (error) {
-        this.fail(entries, error);
+        this.fail(live, error);
       }
     });
   }
@@ -241,4 +245,17 @@ export class EngineClient {
     }
     for (const entry of entries) entry.fail(error);
   }
+}
+
+/**
+ * The entries still to send: a group member added before another member of its group was
+ * answered denied locally (the denial cache) is withdrawn, so it takes nothing.
+ */
+function withoutWithdrawn(entries: EngineEntry[]): EngineEntry[] {
+  if (!entries.some((entry) => entry.group?.deniedLocally)) return entries;
+  return entries.filter((entry) => {
+    if (!entry.group?.deniedLocally) return true;
+    entry.withdraw();
+    return false;
+  });
 }
