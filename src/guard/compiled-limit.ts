@@ -171,6 +171,7 @@ export function compileLimit(
       handlerName,
       keyPrefix + prefix + (occurrence > 1 ? `#${occurrence}:` : ''),
       warn,
+      kind.name,
     ),
   };
   const compiled = compileAlgorithm(kind, options, where, (run): CompiledLimit =>
@@ -190,6 +191,7 @@ function compileKey(
   handlerName: string,
   base: string,
   warn: (message: string) => void,
+  kindName: string,
 ): CompiledKey {
   const template = options.key ?? '';
   const limitType = limitTypeOf(options);
@@ -213,7 +215,7 @@ function compileKey(
       );
     }
     if (limitType === LimitType.METHOD) {
-      const fixed = base + keyPart(LimitType.METHOD, handlerName, { ip: '' });
+      const fixed = base + keyPart(LimitType.METHOD, handlerName, { ip: '' }, kindName);
       return { key: () => fixed, keyForm: [fixed] };
     }
     const checkIp = warnOnEmptyIp(where, warn);
@@ -221,10 +223,10 @@ function compileKey(
       key: (facts) => {
         const userId = limitType === LimitType.USER ? facts.userId : undefined;
         if (userId === undefined) checkIp(facts);
-        return base + keyPart(limitType, handlerName, { ip: facts.keyIp, userId });
+        return base + keyPart(limitType, handlerName, { ip: facts.keyIp, userId }, kindName);
       },
       // An IP, a user id, or `ip:` and an IP for an anonymous user, after the derived part.
-      keyForm: [base + keyPart(LimitType.METHOD, handlerName, { ip: '' }) + ':', ''],
+      keyForm: [base + keyPart(LimitType.METHOD, handlerName, { ip: '' }, kindName) + ':', ''],
     };
   }
   if (!template) {
@@ -240,7 +242,8 @@ function compileKey(
     throw new LimiterConfigError(`${where}: ${error.message}`, { cause: error });
   }
   if (compiled.isConstant) {
-    const fixed = base + keyPart(LimitType.CUSTOM, handlerName, { ip: '', custom: template });
+    const fixed =
+      base + keyPart(LimitType.CUSTOM, handlerName, { ip: '', custom: template }, kindName);
     return { key: () => fixed, keyForm: [fixed] };
   }
   // The evaluated text is escaped character by character: so are its literals.
@@ -248,10 +251,12 @@ function compileKey(
   return {
     key: (facts) =>
       base +
-      keyPart(LimitType.CUSTOM, handlerName, {
-        ip: facts.ip,
-        custom: evaluateKeyTemplate(compiled, facts.keyContext),
-      }),
+      keyPart(
+        LimitType.CUSTOM,
+        handlerName,
+        { ip: facts.ip, custom: evaluateKeyTemplate(compiled, facts.keyContext) },
+        kindName,
+      ),
     keyForm: [base + literals[0], ...literals.slice(1)],
   };
 }

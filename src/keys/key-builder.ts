@@ -35,13 +35,22 @@ export function normalizeIp(ip: string): string {
 }
 
 /**
- * Keeps Redis keys bounded whatever the client sends: a part up to
- * {@link MAX_KEY_PART_LENGTH} characters is returned unchanged, a longer one becomes its
- * SHA-1 hex digest (40 characters).
+ * Starts a hashed part. Escaped text never holds a `%` followed by `#` (a `%` is always the
+ * start of `%25`, `%7B`, `%7D` or `%7E`), so no part kept as is can equal a hashed one: a
+ * client cannot send a digest as a value to reach the state of a long key.
  */
-export function boundKeyPart(part: string): string {
+export const HASHED_PART_MARKER = '%#';
+
+/**
+ * Keeps Redis keys bounded whatever the client sends: a part up to
+ * {@link MAX_KEY_PART_LENGTH} characters is returned unchanged, a longer one becomes
+ * `%#<kind>:<SHA-1 hex>` ({@link HASHED_PART_MARKER}), `kind` being the limit's kind
+ * (`fixedWindow`): hashed parts of two kinds never meet on one key, and of one kind they
+ * are the keys their limits share on purpose.
+ */
+export function boundKeyPart(part: string, kind: string): string {
   if (part.length <= MAX_KEY_PART_LENGTH) return part;
-  return createHash('sha1').update(part).digest('hex');
+  return `${HASHED_PART_MARKER}${kind}:${createHash('sha1').update(part).digest('hex')}`;
 }
 
 /**
@@ -72,13 +81,13 @@ export function escapeKeyText(text: string): string {
  * The key part of a template's value or a factory key: escaped, then bounded. A factory key
  * and a template that evaluates to the same text therefore share state (DESIGN §4).
  */
-export function customKeyPart(text: string): string {
-  return boundKeyPart(escapeKeyText(text));
+export function customKeyPart(text: string, kind: string): string {
+  return boundKeyPart(escapeKeyText(text), kind);
 }
 
 /** A derived part: the marker, then the escaped and bounded text (the marker survives hashing). */
-function derivedKeyPart(text: string): string {
-  return DERIVED_KEY_MARKER + boundKeyPart(escapeKeyText(text));
+function derivedKeyPart(text: string, kind: string): string {
+  return DERIVED_KEY_MARKER + boundKeyPart(escapeKeyText(text), kind);
 }
 
 /**
@@ -98,7 +107,8 @@ function derivedKeyPart(text: string): string {
  * which is unambiguous because the part ends the key. An empty IP (a non-HTTP context
  * without an address) leaves the part ending in `:`, i.e. one limit shared by those requests.
  * Derived parts start with {@link DERIVED_KEY_MARKER}; every part is escaped
- * ({@link escapeKeyText}) and bounded ({@link boundKeyPart}).
+ * ({@link escapeKeyText}) and bounded ({@link boundKeyPart}, which names `kind` in a
+ * hashed part).
  *
  * @throws Error for `LimitType.CUSTOM` without `request.custom`.
  */
@@ -106,23 +116,25 @@ export function keyPart(
   limitType: LimitType,
   handlerName: string,
   request: KeyPartRequest,
+  /** The limit's kind, which a hashed part carries ({@link boundKeyPart}). */
+  kind: string,
 ): string {
   switch (limitType) {
     case LimitType.METHOD:
-      return derivedKeyPart(handlerName);
+      return derivedKeyPart(handlerName, kind);
     case LimitType.IP:
-      return derivedKeyPart(`${handlerName}:${normalizeIp(request.ip)}`);
+      return derivedKeyPart(`${handlerName}:${normalizeIp(request.ip)}`, kind);
     case LimitType.USER: {
       const { userId } = request;
       return userId === undefined || userId === null || userId === ''
-        ? derivedKeyPart(`${handlerName}:ip:${normalizeIp(request.ip)}`)
-        : derivedKeyPart(`${handlerName}:${userId}`);
+        ? derivedKeyPart(`${handlerName}:ip:${normalizeIp(request.ip)}`, kind)
+        : derivedKeyPart(`${handlerName}:${userId}`, kind);
     }
     case LimitType.CUSTOM:
       if (request.custom === undefined) {
         throw new Error(`A CUSTOM limit on ${handlerName} needs its evaluated key template`);
       }
-      return customKeyPart(request.custom);
+      return customKeyPart(request.custom, kind);
     default:
       // Reachable only from untyped JavaScript; a silent `undefined` key would merge limits.
       throw new Error(`Unknown limitType '${String(limitType)}' on ${handlerName}`);
