@@ -9,7 +9,7 @@ import {
   KeyValueInvalidError,
   KeyValueMissingError,
 } from '../keys/key-template.evaluator';
-import { UserIdInvalidError } from '../keys/user-id';
+import { UserIdInvalidError, UserIdMalformedError } from '../keys/user-id';
 import { CompiledLimit, RequestFacts } from './compiled-limit';
 import { forContext } from './context-exception';
 
@@ -32,7 +32,8 @@ export function keysOf(
       if (
         error instanceof KeyValueMissingError ||
         error instanceof KeyValueInvalidError ||
-        error instanceof KeyValueConflictError
+        error instanceof KeyValueConflictError ||
+        error instanceof UserIdMalformedError
       ) {
         throw forContext(context, new BadRequestException(error.message));
       }
