@@ -11,6 +11,7 @@ import {
 } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { LimitExplorer } from './guard/limit.explorer';
+import { PeerAddressCapture } from './guard/peer-address.capture';
 import { RateLimitGuard } from './guard/rate-limit.guard';
 import { UncoveredLimitsCheck } from './guard/uncovered-limits.check';
 import { RateLimiterFactory } from './limiter/rate-limiter.factory';
@@ -86,6 +87,7 @@ class GlobalRateLimitGuard implements CanActivate {
     RateLimitGuard,
     GlobalRateLimitGuard,
     UncoveredLimitsCheck,
+    PeerAddressCapture,
     { provide: APP_GUARD, useExisting: GlobalRateLimitGuard },
   ],
   // The guard's own dependencies are exported so `@UseGuards(RateLimitGuard)` resolves anywhere.

@@ -27,7 +27,7 @@ const IPV4_TAIL = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
  * The eight 16-bit groups of a valid IPv6 address (zone dropped, IPv4 tail converted), or
  * undefined for anything else.
  */
-function parseIpv6(address: string): number[] | undefined {
+export function parseIpv6(address: string): number[] | undefined {
   let text = address.split('%')[0];
   const lastColon = text.lastIndexOf(':');
   const tail = text.slice(lastColon + 1);
@@ -51,7 +51,7 @@ function parseIpv6(address: string): number[] | undefined {
 }
 
 /** RFC 5952 text: lowercase, no leading zeros, the longest run of two or more zero groups as `::`. */
-function formatIpv6(groups: number[]): string {
+export function formatIpv6(groups: readonly number[]): string {
   let bestStart = -1;
   let bestLength = 1;
   for (let start = 0; start < 8; start++) {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
+import { normalizeClientIp } from './client-ip';
 import { LimitType } from './limit-type.enum';
 
-/** Longest key part kept as is; a longer one is replaced by its 40-character SHA-1 hex. */
+/** Longest key part kept as is; a longer one is hashed ({@link boundKeyPart}). */
 export const MAX_KEY_PART_LENGTH = 256;
 
 /** What a key part may depend on, already resolved from the request by the guard. */
@@ -12,26 +13,6 @@ export interface KeyPartRequest {
   userId?: string | number | null;
   /** The evaluated `key` template; required for `LimitType.CUSTOM`. */
   custom?: string;
-}
-
-const IPV4_MAPPED_PREFIX = '::ffff:';
-
-/**
- * Returns the address a client is counted under. An IPv4-mapped IPv6 address
- * (`::ffff:1.2.3.4`, what a dual-stack server reports for IPv4 clients) becomes `1.2.3.4`, so
- * one client has one key whichever socket family accepted it. Any other address, IPv6
- * included, is returned unchanged: Node already reports IPv6 in canonical compressed form.
- */
-export function normalizeIp(ip: string): string {
-  if (
-    ip.length > IPV4_MAPPED_PREFIX.length &&
-    ip.slice(0, IPV4_MAPPED_PREFIX.length).toLowerCase() === IPV4_MAPPED_PREFIX
-  ) {
-    const rest = ip.slice(IPV4_MAPPED_PREFIX.length);
-    // `::ffff:102:304` is the hex spelling of a mapped address; only the dotted one is unwrapped.
-    if (rest.includes('.') && !rest.includes(':')) return rest;
-  }
-  return ip;
 }
 
 /**
@@ -102,7 +83,7 @@ function derivedKeyPart(text: string, kind: string): string {
  * |           | `null` or `''`: `~ClassName.methodName:ip:<ip>` (anonymous)        |
  * | CUSTOM    | `request.custom`, the evaluated key template, escaped              |
  *
- * `<ip>` goes through {@link normalizeIp}; the caller has already reduced an IPv6 address
+ * `<ip>` goes through {@link normalizeClientIp}; the caller has already reduced an IPv6 address
  * to its subnet (`ipForKey`). IPv6 addresses keep their colons (`~Cls.m:2001:db8::/56`),
  * which is unambiguous because the part ends the key. An empty IP (a non-HTTP context
  * without an address) leaves the part ending in `:`, i.e. one limit shared by those requests.
@@ -123,11 +104,11 @@ export function keyPart(
     case LimitType.METHOD:
       return derivedKeyPart(handlerName, kind);
     case LimitType.IP:
-      return derivedKeyPart(`${handlerName}:${normalizeIp(request.ip)}`, kind);
+      return derivedKeyPart(`${handlerName}:${normalizeClientIp(request.ip)}`, kind);
     case LimitType.USER: {
       const { userId } = request;
       return userId === undefined || userId === null || userId === ''
-        ? derivedKeyPart(`${handlerName}:ip:${normalizeIp(request.ip)}`, kind)
+        ? derivedKeyPart(`${handlerName}:ip:${normalizeClientIp(request.ip)}`, kind)
         : derivedKeyPart(`${handlerName}:${userId}`, kind);
     }
     case LimitType.CUSTOM:

@@ -5,7 +5,6 @@ import {
   escapeKeyText,
   keyPart,
   MAX_KEY_PART_LENGTH,
-  normalizeIp,
 } from '../../../src/keys/key-builder';
 import { LimitType } from '../../../src/keys/limit-type.enum';
 
@@ -117,21 +116,6 @@ describe('boundKeyPart', () => {
 
   it('two kinds hash one long part to two keys', () => {
     expect(boundKeyPart('a'.repeat(300), 'slidingWindow')).toBe(`%#slidingWindow:${SHA1_OF_300_A}`);
-  });
-});
-
-describe('normalizeIp', () => {
-  it.each([
-    ['::ffff:127.0.0.1', '127.0.0.1'],
-    ['::FFFF:192.168.1.2', '192.168.1.2'],
-    ['127.0.0.1', '127.0.0.1'],
-    ['::1', '::1'],
-    ['2001:db8::ff00:42:8329', '2001:db8::ff00:42:8329'],
-    ['::ffff:7f00:1', '::ffff:7f00:1'],
-    ['::ffff:', '::ffff:'],
-    ['', ''],
-  ])('%p -> %p', (ip, expected) => {
-    expect(normalizeIp(ip)).toBe(expected);
   });
 });
 
