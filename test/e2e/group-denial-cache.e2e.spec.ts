@@ -1,6 +1,14 @@
 import { Controller, Get, Module } from '@nestjs/common';
-import { CountLimit, RateLimiterModule, SlidingWindowLimit } from '../../src';
+import {
+  ConcurrencyLimit,
+  CountLimit,
+  RateLimit,
+  RateLimiterFactory,
+  RateLimiterModule,
+  SlidingWindowLimit,
+} from '../../src';
 import { useAppOnRedis } from '../helpers/app-on-redis';
+import { afterStartUpCheck, scriptCalls } from '../helpers/command-stats';
 import { call, HttpReply, PLATFORMS, startApp } from '../helpers/http';
 import { RedisClusterHandle, startRedisCluster } from '../helpers/redis-cluster';
 
@@ -14,6 +22,24 @@ function groupController(hourly: number) {
     @SlidingWindowLimit({ limit: 2, window: 5 })
     @CountLimit({ limit: hourly, period: 3600 })
     hit() {
+      this.runs++;
+      return 'ok';
+    }
+
+    /** A slot and a window: the slot is no member to release once the window denies. */
+    @Get('slot')
+    @ConcurrencyLimit({ max: 5 })
+    @SlidingWindowLimit({ limit: 1, window: 60 })
+    slot() {
+      this.runs++;
+      return 'ok';
+    }
+
+    /** A bucket whose denials write nothing: what the window's denials leave in it is exact. */
+    @Get('bucket')
+    @SlidingWindowLimit({ limit: 2, window: 5 })
+    @RateLimit({ key: 'bucket', rate: 20 / 3600, burst: 3600 })
+    bucket() {
       this.runs++;
       return 'ok';
     }
@@ -69,6 +95,16 @@ describe.each(PLATFORMS)('all or nothing under the denial cache on %s', (platfor
     },
     60_000,
   );
+
+  it('a window known denied locally costs Redis nothing, not even a slot release', async () => {
+    await afterStartUpCheck(env.admin);
+    expect((await wave(env.port, 2, '/slot')).map((r) => r.status).sort()).toEqual([200, 429]);
+    const callsBefore = await scriptCalls(env.admin);
+    const replies = await wave(env.port, 100, '/slot');
+    expect(count(replies, 429)).toBe(100);
+    expect((await scriptCalls(env.admin)) - callsBefore).toBe(0);
+    expect(await env.admin.zcard('concurrency:~GroupController.slot')).toBe(0);
+  });
 });
 
 /**
@@ -108,5 +144,17 @@ describe('all or nothing under the denial cache on a 3-master Cluster', () => {
     expect(count(replies, 429)).toBe(601);
     expect(await cluster.client().get(HOURLY_KEY)).toBe('2');
     for (const seconds of retryAfters(replies)) expect(seconds).toBeLessThanOrEqual(5);
+  }, 60_000);
+
+  it('what the allowed members took is given back before the answer: nothing stays taken', async () => {
+    // 10 at once, fewer than the bucket's 20: the window alone denies, on another master.
+    const replies = await wave(port, 10, '/bucket');
+    expect(count(replies, 200)).toBe(2);
+    const bucket = app.get(RateLimiterFactory).rateLimiter({
+      key: 'bucket',
+      rate: 20 / 3600,
+      burst: 3600,
+    });
+    expect((await bucket.peek()).remaining).toBe(18);
   }, 60_000);
 });
