@@ -2,7 +2,7 @@ import { CompiledAlgorithm, LimitKind } from '../algorithms/limit-kind';
 import { limitKindFor, variantSwitches } from '../algorithms/registry';
 import { LimitDefinition } from '../decorators/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
-import { escapeKeyText, keyPart } from '../keys/key-builder';
+import { DERIVED_KEY_MARKER, escapeKeyText, hashedPartHead, keyPart } from '../keys/key-builder';
 import { KeyForm } from '../keys/key-form';
 import { KeyContext, evaluateKeyTemplate } from '../keys/key-template.evaluator';
 import {
@@ -35,6 +35,8 @@ interface LimitBase {
   name: string;
   /** Every key {@link key} can return, to find limits of two kinds that could share one. */
   keyForm: KeyForm;
+  /** Every key it returns for a value hashed for length, when a request value can be long. */
+  hashedKeyForm?: KeyForm;
   /** The policy name in IETF headers: the decorator's prefix without its colon. */
   policyName: string;
   key(facts: RequestFacts): string;
@@ -183,6 +185,7 @@ export function compileLimit(
 interface CompiledKey {
   key: (facts: RequestFacts) => string;
   keyForm: KeyForm;
+  hashedKeyForm?: KeyForm;
 }
 
 function compileKey(
@@ -227,6 +230,7 @@ function compileKey(
       },
       // An IP, a user id, or `ip:` and an IP for an anonymous user, after the derived part.
       keyForm: [base + keyPart(LimitType.METHOD, handlerName, { ip: '' }, kindName) + ':', ''],
+      hashedKeyForm: [base + DERIVED_KEY_MARKER + hashedPartHead(kindName), ''],
     };
   }
   if (!template) {
@@ -258,6 +262,7 @@ function compileKey(
         kindName,
       ),
     keyForm: [base + literals[0], ...literals.slice(1)],
+    hashedKeyForm: [base + hashedPartHead(kindName), ''],
   };
 }
 

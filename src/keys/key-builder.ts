@@ -31,7 +31,12 @@ export const HASHED_PART_MARKER = '%#';
  */
 export function boundKeyPart(part: string, kind: string): string {
   if (part.length <= MAX_KEY_PART_LENGTH) return part;
-  return `${HASHED_PART_MARKER}${kind}:${createHash('sha1').update(part).digest('hex')}`;
+  return hashedPartHead(kind) + createHash('sha1').update(part).digest('hex');
+}
+
+/** What every hashed part of a kind starts with: `%#<kind>:`. */
+export function hashedPartHead(kind: string): string {
+  return `${HASHED_PART_MARKER}${kind}:`;
 }
 
 /**

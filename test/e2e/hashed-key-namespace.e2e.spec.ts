@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { Controller, HttpCode, Post } from '@nestjs/common';
-import { CountLimit, SlidingWindowLimit } from '../../src';
+import { Controller, Get, HttpCode, Module, Post } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { CountLimit, MemoryStore, RateLimiterModule, SlidingWindowLimit } from '../../src';
 import { useAppOnRedis } from '../helpers/app-on-redis';
 import { call, PLATFORMS } from '../helpers/http';
 
@@ -53,5 +54,31 @@ describe.each(PLATFORMS)('hashed key parts live apart from other kinds on %s', (
     expect(await statuses('/a', { v }, 1)).toEqual([429]);
     expect(await env.admin.type(`shared:%#fixedWindow:${digest}`)).toBe('string');
     expect(await env.admin.type(`shared:${digest}`)).toBe('zset');
+  });
+});
+
+/** A prefix that spells another kind's hashed keys: its values would be their digests. */
+@Controller()
+class MimicController {
+  @Get('mimic')
+  @SlidingWindowLimit({ prefix: 'shared:%#fixedWindow:', key: '#{query.h}', limit: 1, window: 60 })
+  mimic() {
+    return 'mimic';
+  }
+}
+
+describe('the start-up check of shared keys', () => {
+  it('sees the hashed keys too: a prefix that spells them fails start-up naming both', async () => {
+    @Module({
+      imports: [RateLimiterModule.forRoot({ store: new MemoryStore() })],
+      controllers: [SharedPrefixController, MimicController],
+    })
+    class AppModule {}
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await expect(app.init()).rejects.toThrow(
+      "@CountLimit on SharedPrefixController.a and @SlidingWindowLimit on MimicController.mimic can write the same Redis key ('shared:%#fixedWindow:*' and 'shared:%#fixedWindow:*', * being a request value)",
+    );
+    await app.close();
   });
 });
