@@ -44,6 +44,15 @@ function groupController(hourly: number) {
       return 'ok';
     }
 
+    /** Keys chosen by the test: on one master, or on two. */
+    @Get('chosen')
+    @SlidingWindowLimit({ key: 'w:#{query.k}', limit: 2, window: 60 })
+    @CountLimit({ key: 'c:#{query.k}', limit: hourly, period: 3600 })
+    chosen() {
+      this.runs++;
+      return 'ok';
+    }
+
     /** The same limits declared the other way round: the cached one is decided first. */
     @Get('tih')
     @CountLimit({ limit: hourly, period: 3600 })
@@ -144,6 +153,19 @@ describe('all or nothing under the denial cache on a 3-master Cluster', () => {
     expect(count(replies, 429)).toBe(601);
     expect(await cluster.client().get(HOURLY_KEY)).toBe('2');
     for (const seconds of retryAfters(replies)) expect(seconds).toBeLessThanOrEqual(5);
+  }, 60_000);
+
+  it('keys on one master are decided together: no request is denied by what others took', async () => {
+    let k = 0;
+    const master = (prefix: string) => cluster.masterForKey(`${prefix}${k}`);
+    while ((await master('slidingWindow:w:')) !== (await master('countLimit:c:'))) k++;
+    const runsBefore = app.get(Group).runs;
+    const replies = await wave(port, 300, `/chosen?k=${k}`);
+    expect(app.get(Group).runs - runsBefore).toBe(2);
+    expect(count(replies, 429)).toBe(298);
+    // Every denial is the window's: the hour's 3 were never found taken by a denied request.
+    for (const seconds of retryAfters(replies)) expect(seconds).toBeLessThanOrEqual(60);
+    expect(await cluster.client().get(`countLimit:c:${k}`)).toBe('2');
   }, 60_000);
 
   it('what the allowed members took is given back before the answer: nothing stays taken', async () => {

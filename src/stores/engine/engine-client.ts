@@ -6,7 +6,7 @@ import { BUILT_IN_ENGINE, EngineScript } from './engine-script';
 import { RedisClock } from './redis-clock';
 import { TickBatcher } from './tick-batcher';
 import { DecisionGroup } from '../decision-group';
-import { groupStarts } from './engine-groups';
+import { groupStarts, groupsTogether, withoutWithdrawn } from './engine-groups';
 
 /** One decision waiting for the engine: its fields of the script's ARGV, and its callbacks. */
 export interface EngineEntry {
@@ -152,7 +152,9 @@ export class EngineClient {
   }
 
   /** One node's entries in one call; per slot again if this Cluster refuses script flags. */
-  private sendCrossSlot(cluster: Cluster, entries: EngineEntry[]): void {
+  private sendCrossSlot(cluster: Cluster, bySlot: EngineEntry[]): void {
+    // A group whose keys this node serves is decided together, as on a standalone Redis.
+    const entries = groupsTogether(bySlot);
     this.call(cluster, entries, this.crossSlotEngine).catch((error: unknown) => {
       if (!SCRIPT_FLAGS_REFUSED.test((error as Error | undefined)?.message ?? '')) {
         return this.fail(entries, error);
@@ -190,8 +192,10 @@ export class EngineClient {
     engine = this.engine,
   ): Promise<void> {
     const command = (target as unknown as Commands)[engine.commandName]!;
-    // On a Cluster a group's keys are in several slots: the caller gives back instead.
-    const starts = target.isCluster ? new Map<number, number>() : groupStarts(entries);
+    // Every entry of a call is on one node: a group found whole in it is decided together.
+    // A group split over several calls (its keys on several Cluster nodes) is not: its
+    // caller gives back what the allowed members took.
+    const starts = groupStarts(entries);
     let args = this.args(entries, starts);
     // engine-script.ts: the first key declared, then every key at the head of ARGV.
     if (engine.crossSlot) args = ['1', entries[0].key, ...args];
@@ -245,17 +249,4 @@ export class EngineClient {
     }
     for (const entry of entries) entry.fail(error);
   }
-}
-
-/**
- * The entries still to send: a group member added before another member of its group was
- * answered denied locally (the denial cache) is withdrawn, so it takes nothing.
- */
-function withoutWithdrawn(entries: EngineEntry[]): EngineEntry[] {
-  if (!entries.some((entry) => entry.group?.deniedLocally)) return entries;
-  return entries.filter((entry) => {
-    if (!entry.group?.deniedLocally) return true;
-    entry.withdraw();
-    return false;
-  });
 }
