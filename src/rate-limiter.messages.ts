@@ -47,6 +47,10 @@ export const limiterMessages = {
   unguardedGateway: (handler: string): string =>
     `${handler} has rate limits, but Nest runs no global guard on WebSocket gateways: add ` +
     `@UseGuards(RateLimitGuard) to the gateway or the method, or its limits are not enforced`,
+  limitsOnProvider: (where: string): string =>
+    `${where} has rate limits, but it is a provider, not a controller, resolver or gateway: ` +
+    `no guard runs when its methods are called, so its limits are not enforced. Use ` +
+    `RateLimiterFactory inside the method to limit it`,
   uncoveredHandler: (handler: string): string =>
     `${handler} has rate limits, but no RateLimitGuard covers it (global: false, and no ` +
     `@UseGuards(RateLimitGuard) on the method or its class): its limits are not enforced`,

@@ -15,6 +15,7 @@ import { RateLimitProblemFilter } from './guard/rate-limit-problem.filter';
 import { DecisionListeners } from './guard/decision-listeners';
 import { LimitExplorer } from './guard/limit.explorer';
 import { NetworkPolicy } from './keys/network-policy';
+import { PeerAddressCapture } from './guard/peer-address.capture';
 import { RateLimitGuard } from './guard/rate-limit.guard';
 import { RateLimitInterceptor } from './guard/rate-limit.interceptor';
 import { UncoveredLimitsCheck } from './guard/uncovered-limits.check';
@@ -99,6 +100,7 @@ class GlobalRateLimitGuard implements CanActivate {
     RateLimitGuard,
     GlobalRateLimitGuard,
     UncoveredLimitsCheck,
+    PeerAddressCapture,
     { provide: APP_GUARD, useExisting: GlobalRateLimitGuard },
     // Catches only the 429 of `problemDetails: true`.
     { provide: APP_FILTER, useClass: RateLimitProblemFilter },

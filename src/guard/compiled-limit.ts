@@ -2,7 +2,13 @@ import { CompiledAlgorithm, LimitKind } from '../algorithms/limit-kind';
 import { limitKindFor, variantSwitches } from '../algorithms/registry';
 import { LimitDefinition } from '../decorators/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
-import { boundKeyPart, escapeKeyText, keyPart } from '../keys/key-builder';
+import {
+  boundKeyPart,
+  DERIVED_KEY_MARKER,
+  escapeKeyText,
+  hashedPartHead,
+  keyPart,
+} from '../keys/key-builder';
 import { KeyForm } from '../keys/key-form';
 import { KeyContext, evaluateKeyTemplate, evaluateKeyText } from '../keys/key-template.evaluator';
 import {
@@ -35,6 +41,8 @@ interface LimitBase {
   name: string;
   /** Every key {@link key} can return, to find limits of two kinds that could share one. */
   keyForm: KeyForm;
+  /** Every key it returns for a value hashed for length, when a request value can be long. */
+  hashedKeyForm?: KeyForm;
   key(facts: RequestFacts): string;
   /** The decorator's `skip` predicate, if any. */
   skip?: SkipPredicate;
@@ -172,6 +180,7 @@ export function compileLimit(
       handlerName,
       keyPrefix + prefix + (occurrence > 1 ? `#${occurrence}:` : ''),
       warn,
+      kind.name,
     ),
   };
   const compiled = compileAlgorithm(kind, options, where, (run): CompiledLimit =>
@@ -201,6 +210,7 @@ interface CompiledKey {
   key: (facts: RequestFacts) => string;
   keyForm: KeyForm;
   readsUser: boolean;
+  hashedKeyForm?: KeyForm;
 }
 
 function compileKey(
@@ -209,6 +219,7 @@ function compileKey(
   handlerName: string,
   base: string,
   warn: (message: string) => void,
+  kindName: string,
 ): CompiledKey {
   const template = options.key ?? '';
   const limitType = limitTypeOf(options);
@@ -232,7 +243,7 @@ function compileKey(
       );
     }
     if (limitType === LimitType.METHOD) {
-      const fixed = base + keyPart(LimitType.METHOD, handlerName, { ip: '' });
+      const fixed = base + keyPart(LimitType.METHOD, handlerName, { ip: '' }, kindName);
       return { key: () => fixed, keyForm: [fixed], readsUser: false };
     }
     const checkIp = warnOnEmptyIp(where, warn);
@@ -240,10 +251,11 @@ function compileKey(
       key: (facts) => {
         const userId = limitType === LimitType.USER ? facts.userId : undefined;
         if (userId === undefined) checkIp(facts);
-        return base + keyPart(limitType, handlerName, { ip: facts.keyIp, userId });
+        return base + keyPart(limitType, handlerName, { ip: facts.keyIp, userId }, kindName);
       },
       // An IP, a user id, or `ip:` and an IP for an anonymous user, after the derived part.
-      keyForm: [base + keyPart(LimitType.METHOD, handlerName, { ip: '' }) + ':', ''],
+      keyForm: [base + keyPart(LimitType.METHOD, handlerName, { ip: '' }, kindName) + ':', ''],
+      hashedKeyForm: [base + DERIVED_KEY_MARKER + hashedPartHead(kindName), ''],
       readsUser: limitType === LimitType.USER,
     };
   }
@@ -260,7 +272,8 @@ function compileKey(
     throw new LimiterConfigError(`${where}: ${error.message}`, { cause: error });
   }
   if (compiled.isConstant) {
-    const fixed = base + keyPart(LimitType.CUSTOM, handlerName, { ip: '', custom: template });
+    const fixed =
+      base + keyPart(LimitType.CUSTOM, handlerName, { ip: '', custom: template }, kindName);
     return { key: () => fixed, keyForm: [fixed], readsUser: false };
   }
   // The evaluated text is escaped character by character: so are its literals.
@@ -271,19 +284,23 @@ function compileKey(
   if (compiled.expressions.some((expression) => expression.fallbacks)) {
     // Escaped as it is built, so a fallback's value can carry its mark (FALLBACK_MARKER).
     return {
-      key: (facts) => base + boundKeyPart(evaluateKeyText(compiled, facts.keyContext)),
+      key: (facts) => base + boundKeyPart(evaluateKeyText(compiled, facts.keyContext), kindName),
       keyForm: [base + literals[0], ...literals.slice(1)],
+      hashedKeyForm: [base + hashedPartHead(kindName), ''],
       readsUser,
     };
   }
   return {
     key: (facts) =>
       base +
-      keyPart(LimitType.CUSTOM, handlerName, {
-        ip: facts.ip,
-        custom: evaluateKeyTemplate(compiled, facts.keyContext),
-      }),
+      keyPart(
+        LimitType.CUSTOM,
+        handlerName,
+        { ip: facts.ip, custom: evaluateKeyTemplate(compiled, facts.keyContext) },
+        kindName,
+      ),
     keyForm: [base + literals[0], ...literals.slice(1)],
+    hashedKeyForm: [base + hashedPartHead(kindName), ''],
     readsUser,
   };
 }

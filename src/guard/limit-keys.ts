@@ -9,7 +9,7 @@ import {
   KeyValueInvalidError,
   KeyValueMissingError,
 } from '../keys/key-template.evaluator';
-import { UserIdInvalidError } from '../keys/user-id';
+import { UserIdInvalidError, UserIdMalformedError } from '../keys/user-id';
 import { CompiledLimit, RequestFacts } from './compiled-limit';
 import { forContext } from './context-exception';
 
@@ -47,7 +47,11 @@ export function keysOf(
         }
         throw forContext(context, new BadRequestException(MISSING_KEY_VALUE));
       }
-      if (error instanceof KeyValueInvalidError || error instanceof KeyValueConflictError) {
+      if (
+        error instanceof KeyValueInvalidError ||
+        error instanceof KeyValueConflictError ||
+        error instanceof UserIdMalformedError
+      ) {
         throw forContext(context, new BadRequestException(error.message));
       }
       if (error instanceof UserIdInvalidError) {

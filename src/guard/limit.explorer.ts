@@ -7,7 +7,7 @@ import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { LimitDefinition } from '../decorators/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
-import { describeKeyForm, keyFormsOverlap } from '../keys/key-form';
+import { describeKeyForm, KeyForm, keyFormsOverlap } from '../keys/key-form';
 import { limiterMessages } from '../rate-limiter.messages';
 import { durationOfMilliseconds, millisecondsSuspect } from '../algorithms/duration';
 import { compileLimit, keySpecOf, PlannedLimit } from './compiled-limit';
@@ -107,13 +107,16 @@ export class LimitExplorer implements OnModuleInit {
     for (let i = 0; i < limits.length; i++) {
       for (let j = i + 1; j < limits.length; j++) {
         const [a, b] = [limits[i], limits[j]];
-        if (a.kind !== b.kind && keyFormsOverlap(a.keyForm, b.keyForm)) {
+        if (a.kind === b.kind) continue;
+        for (const formA of keyFormsOf(a)) {
+          const formB = keyFormsOf(b).find((form) => keyFormsOverlap(formA, form));
+          if (!formB) continue;
           throw new LimiterConfigError(
             limiterMessages.sharedKey(
               a.where,
-              describeKeyForm(a.keyForm),
+              describeKeyForm(formA),
               b.where,
-              describeKeyForm(b.keyForm),
+              describeKeyForm(formB),
             ),
           );
         }
@@ -242,4 +245,9 @@ export class LimitExplorer implements OnModuleInit {
       ),
     );
   }
+}
+
+/** A limit's key forms: its keys as built, and those whose long value was hashed. */
+function keyFormsOf(limit: PlannedLimit): KeyForm[] {
+  return limit.hashedKeyForm ? [limit.keyForm, limit.hashedKeyForm] : [limit.keyForm];
 }

@@ -293,7 +293,9 @@ export class RateLimitGuard implements CanActivate {
 
   private releaseSlots(outcomes: Outcome[]): void {
     for (const outcome of outcomes) {
-      if (outcome.limit.holdsSlot && outcome.decision.allowed) this.releaseQuietly(outcome);
+      // An undone member holds no slot: the store put it back, or never sent it.
+      if (!outcome.limit.holdsSlot || !outcome.decision.allowed) continue;
+      if (!outcome.group?.undone.has(outcome.key)) this.releaseQuietly(outcome);
     }
   }
 

@@ -1,6 +1,6 @@
 import { ExecutionContext } from '@nestjs/common';
 import { DEFAULT_IPV6_SUBNET, ipForKey } from '../keys/ip-subnet';
-import { normalizeIp } from '../keys/key-builder';
+import { normalizeClientIp } from '../keys/client-ip';
 import { KeyContext } from '../keys/key-template.evaluator';
 import { toUserId } from '../keys/user-id';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
@@ -63,7 +63,7 @@ export class LazyFacts implements RequestFacts {
   ) {}
 
   get ip(): string {
-    return (this.ipValue ??= normalizeIp(String(this.readIp() ?? '')));
+    return (this.ipValue ??= normalizeClientIp(String(this.readIp() ?? '')));
   }
 
   get keyIp(): string {

@@ -43,8 +43,12 @@ export function refundRequestFor(
 /**
  * Gives back what allowed limits took for a request that will not run (DESIGN §9, all or
  * nothing), where the store has not already undone it inside the decision (a
- * {@link DecisionGroup} on standalone Redis or in memory). Concurrency slots are released
- * by the guard. Never rejects (see {@link correctTaken}).
+ * {@link DecisionGroup} on standalone Redis, on the one Cluster node serving every key, or in
+ * memory) or never sent it (a member denied from the denial cache): each limit's refund, all
+ * at once (on a Cluster whose nodes share the keys). Concurrency slots are released by the
+ * guard.
+ * Never rejects: the store's policy layer answers null on failure, and a refund that could
+ * not be made leaves the permits to expire with their window.
  */
 export function giveBack(
   store: FailurePolicyStore,

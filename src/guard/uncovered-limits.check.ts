@@ -6,6 +6,7 @@ import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { limiterMessages } from '../rate-limiter.messages';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { RateLimitGuard } from './rate-limit.guard';
+import { isPlainProvider, warnLimitsOnProviders } from './provider-limits.check';
 
 /** A guard as `@UseGuards` or APP_GUARD holds it: a class or an instance. */
 function isRateLimitGuard(guard: unknown): boolean {
@@ -27,7 +28,8 @@ const GATEWAY_METADATA = 'websockets:is_gateway';
  * With `global: false`, a limit decorator works only where `@UseGuards(RateLimitGuard)`
  * stands; forgetting it leaves the handler silently unlimited. The same holds for WebSocket
  * gateways whatever `global` says: Nest runs no APP_GUARD there. Logs one warning per
- * decorated handler that no RateLimitGuard covers, at start-up.
+ * decorated handler that no RateLimitGuard covers, at start-up; and one per provider
+ * method with limits, which no guard ever covers.
  */
 @Injectable()
 export class UncoveredLimitsCheck implements OnApplicationBootstrap {
@@ -40,7 +42,12 @@ export class UncoveredLimitsCheck implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    const wrappers = [...this.discovery.getControllers(), ...this.discovery.getProviders()];
+    warnLimitsOnProviders(this.discovery, this.scanner, this.logger);
+    // A plain provider's limits were warned about above: no guard could cover them.
+    const wrappers = [
+      ...this.discovery.getControllers(),
+      ...this.discovery.getProviders().filter((wrapper) => !isPlainProvider(wrapper.metatype)),
+    ];
     // An app may register RateLimitGuard as its own APP_GUARD: then everything is covered.
     const globallyGuarded =
       this.options.global !== false ||

@@ -51,7 +51,7 @@ export function parseIpv6(address: string): number[] | undefined {
 }
 
 /** RFC 5952 text: lowercase, no leading zeros, the longest run of two or more zero groups as `::`. */
-function formatIpv6(groups: number[]): string {
+export function formatIpv6(groups: readonly number[]): string {
   let bestStart = -1;
   let bestLength = 1;
   for (let start = 0; start < 8; start++) {

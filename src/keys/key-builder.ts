@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
+import { normalizeClientIp } from './client-ip';
 import { LimitType } from './limit-type.enum';
 
-/** Longest key part kept as is; a longer one is replaced by its 40-character SHA-1 hex. */
+/** Longest key part kept as is; a longer one is hashed ({@link boundKeyPart}). */
 export const MAX_KEY_PART_LENGTH = 256;
 
 /** What a key part may depend on, already resolved from the request by the guard. */
@@ -14,34 +15,28 @@ export interface KeyPartRequest {
   custom?: string;
 }
 
-const IPV4_MAPPED_PREFIX = '::ffff:';
-
 /**
- * Returns the address a client is counted under. An IPv4-mapped IPv6 address
- * (`::ffff:1.2.3.4`, what a dual-stack server reports for IPv4 clients) becomes `1.2.3.4`, so
- * one client has one key whichever socket family accepted it. Any other address, IPv6
- * included, is returned unchanged: Node already reports IPv6 in canonical compressed form.
+ * Starts a hashed part. Escaped text never holds a `%` followed by `#` (a `%` is always the
+ * start of `%25`, `%7B`, `%7D` or `%7E`), so no part kept as is can equal a hashed one: a
+ * client cannot send a digest as a value to reach the state of a long key.
  */
-export function normalizeIp(ip: string): string {
-  if (
-    ip.length > IPV4_MAPPED_PREFIX.length &&
-    ip.slice(0, IPV4_MAPPED_PREFIX.length).toLowerCase() === IPV4_MAPPED_PREFIX
-  ) {
-    const rest = ip.slice(IPV4_MAPPED_PREFIX.length);
-    // `::ffff:102:304` is the hex spelling of a mapped address; only the dotted one is unwrapped.
-    if (rest.includes('.') && !rest.includes(':')) return rest;
-  }
-  return ip;
-}
+export const HASHED_PART_MARKER = '%#';
 
 /**
  * Keeps Redis keys bounded whatever the client sends: a part up to
- * {@link MAX_KEY_PART_LENGTH} characters is returned unchanged, a longer one becomes its
- * SHA-1 hex digest (40 characters).
+ * {@link MAX_KEY_PART_LENGTH} characters is returned unchanged, a longer one becomes
+ * `%#<kind>:<SHA-1 hex>` ({@link HASHED_PART_MARKER}), `kind` being the limit's kind
+ * (`fixedWindow`): hashed parts of two kinds never meet on one key, and of one kind they
+ * are the keys their limits share on purpose.
  */
-export function boundKeyPart(part: string): string {
+export function boundKeyPart(part: string, kind: string): string {
   if (part.length <= MAX_KEY_PART_LENGTH) return part;
-  return createHash('sha1').update(part).digest('hex');
+  return hashedPartHead(kind) + createHash('sha1').update(part).digest('hex');
+}
+
+/** What every hashed part of a kind starts with: `%#<kind>:`. */
+export function hashedPartHead(kind: string): string {
+  return `${HASHED_PART_MARKER}${kind}:`;
 }
 
 /**
@@ -72,13 +67,13 @@ export function escapeKeyText(text: string): string {
  * The key part of a template's value or a factory key: escaped, then bounded. A factory key
  * and a template that evaluates to the same text therefore share state (DESIGN §4).
  */
-export function customKeyPart(text: string): string {
-  return boundKeyPart(escapeKeyText(text));
+export function customKeyPart(text: string, kind: string): string {
+  return boundKeyPart(escapeKeyText(text), kind);
 }
 
 /** A derived part: the marker, then the escaped and bounded text (the marker survives hashing). */
-function derivedKeyPart(text: string): string {
-  return DERIVED_KEY_MARKER + boundKeyPart(escapeKeyText(text));
+function derivedKeyPart(text: string, kind: string): string {
+  return DERIVED_KEY_MARKER + boundKeyPart(escapeKeyText(text), kind);
 }
 
 /**
@@ -93,12 +88,13 @@ function derivedKeyPart(text: string): string {
  * |           | `null` or `''`: `~ClassName.methodName:ip:<ip>` (anonymous)        |
  * | CUSTOM    | `request.custom`, the evaluated key template, escaped              |
  *
- * `<ip>` goes through {@link normalizeIp}; the caller has already reduced an IPv6 address
+ * `<ip>` goes through {@link normalizeClientIp}; the caller has already reduced an IPv6 address
  * to its subnet (`ipForKey`). IPv6 addresses keep their colons (`~Cls.m:2001:db8::/56`),
  * which is unambiguous because the part ends the key. An empty IP (a non-HTTP context
  * without an address) leaves the part ending in `:`, i.e. one limit shared by those requests.
  * Derived parts start with {@link DERIVED_KEY_MARKER}; every part is escaped
- * ({@link escapeKeyText}) and bounded ({@link boundKeyPart}).
+ * ({@link escapeKeyText}) and bounded ({@link boundKeyPart}, which names `kind` in a
+ * hashed part).
  *
  * @throws Error for `LimitType.CUSTOM` without `request.custom`.
  */
@@ -106,23 +102,25 @@ export function keyPart(
   limitType: LimitType,
   handlerName: string,
   request: KeyPartRequest,
+  /** The limit's kind, which a hashed part carries ({@link boundKeyPart}). */
+  kind: string,
 ): string {
   switch (limitType) {
     case LimitType.METHOD:
-      return derivedKeyPart(handlerName);
+      return derivedKeyPart(handlerName, kind);
     case LimitType.IP:
-      return derivedKeyPart(`${handlerName}:${normalizeIp(request.ip)}`);
+      return derivedKeyPart(`${handlerName}:${normalizeClientIp(request.ip)}`, kind);
     case LimitType.USER: {
       const { userId } = request;
       return userId === undefined || userId === null || userId === ''
-        ? derivedKeyPart(`${handlerName}:ip:${normalizeIp(request.ip)}`)
-        : derivedKeyPart(`${handlerName}:${userId}`);
+        ? derivedKeyPart(`${handlerName}:ip:${normalizeClientIp(request.ip)}`, kind)
+        : derivedKeyPart(`${handlerName}:${userId}`, kind);
     }
     case LimitType.CUSTOM:
       if (request.custom === undefined) {
         throw new Error(`A CUSTOM limit on ${handlerName} needs its evaluated key template`);
       }
-      return customKeyPart(request.custom);
+      return customKeyPart(request.custom, kind);
     default:
       // Reachable only from untyped JavaScript; a silent `undefined` key would merge limits.
       throw new Error(`Unknown limitType '${String(limitType)}' on ${handlerName}`);

@@ -5,7 +5,8 @@ import { DERIVED_KEY_MARKER } from './key-builder';
  * like a template's, with a request value (a template's `#{expr}`, the client IP, the user
  * id) between each two. A value stands for any non-empty text without the derived-key
  * marker: a missing or empty value is refused, and values are escaped. A constant key is a
- * form of one literal. (Parts longer than 256 characters, hashed, are not modelled.)
+ * form of one literal. A part longer than 256 characters is hashed (`boundKeyPart`): a limit
+ * whose values can be long has a second form for those keys, its base then `%#<kind>:`.
  */
 export type KeyForm = readonly string[];
 

@@ -109,8 +109,15 @@ export class RedisStore extends LimiterStore {
       let sentAtMs = -Infinity;
       if (scope !== undefined) {
         const denied = this.broadcast?.listening && this.denials?.get(key, fixed.limitId, scope);
-        if (denied) return resolve(denied);
+        if (denied) {
+          // All or nothing: the request's other limits must take nothing, not even for the
+          // moment it would take to give it back (others would find it taken).
+          if (group) group.deniedLocally = true;
+          return resolve(denied);
+        }
       }
+      const withdraw = (): void => resolve(untaken(algorithm.limit(params), key, group!));
+      if (group?.deniedLocally) return withdraw();
       this.engine.add({
         key,
         algorithm: this.engine.indexOf(algorithm),
@@ -123,6 +130,7 @@ export class RedisStore extends LimiterStore {
           onSent?.(atMs);
         },
         group: group && group.size > 1 ? group : undefined,
+        withdraw,
         settle: (reply, base) => {
           try {
             const decision = toDecision(entryReply(reply, base), algorithm.limit(params));
@@ -200,6 +208,16 @@ export class RedisStore extends LimiterStore {
       this.client.disconnect();
     }
   }
+}
+
+/**
+ * The answer of a group member never sent, because another member was found denied
+ * locally: it took nothing, so it is undone (nothing to give back). Its counts are unknown
+ * and unchanged; the request is denied by the member that was.
+ */
+function untaken(limit: number, key: string, group: DecisionGroup): Decision {
+  group.undone.add(key);
+  return { allowed: true, limit, remaining: limit, resetMs: 0, retryAfterMs: 0, waitMs: 0 };
 }
 
 /** One entry of the engine's reply: a decision, or why there is none. */

@@ -6,7 +6,7 @@ import { BUILT_IN_ENGINE, EngineScript } from './engine-script';
 import { RedisClock } from './redis-clock';
 import { TickBatcher } from './tick-batcher';
 import { DecisionGroup } from '../decision-group';
-import { groupStarts } from './engine-groups';
+import { groupStarts, groupsTogether, withoutWithdrawn } from './engine-groups';
 
 /** One decision waiting for the engine: its fields of the script's ARGV, and its callbacks. */
 export interface EngineEntry {
@@ -25,6 +25,8 @@ export interface EngineEntry {
   group?: DecisionGroup;
   /** The entry's reply: 5 values of `reply` from `base`. */
   settle(reply: readonly unknown[], base: number): void;
+  /** Answers an entry not sent: its group was denied locally after it was added. */
+  withdraw(): void;
   fail(error: unknown): void;
 }
 
@@ -66,10 +68,12 @@ export class EngineClient {
     }
     this.batcher = new TickBatcher(maxBatchSize, (entries) => {
       // Sent from setImmediate: a synchronous throw would be an uncaught exception.
+      const live = withoutWithdrawn(entries);
+      if (live.length === 0) return;
       try {
-        this.send(entries);
+        this.send(live);
       } catch (error) {
-        this.fail(entries, error);
+        this.fail(live, error);
       }
     });
   }
@@ -152,7 +156,9 @@ export class EngineClient {
   }
 
   /** One node's entries in one call; per slot again if this Cluster refuses script flags. */
-  private sendCrossSlot(cluster: Cluster, entries: EngineEntry[]): void {
+  private sendCrossSlot(cluster: Cluster, bySlot: EngineEntry[]): void {
+    // A group whose keys this node serves is decided together, as on a standalone Redis.
+    const entries = groupsTogether(bySlot);
     this.call(cluster, entries, this.crossSlotEngine).catch((error: unknown) => {
       if (!SCRIPT_FLAGS_REFUSED.test((error as Error | undefined)?.message ?? '')) {
         return this.fail(entries, error);
@@ -192,8 +198,10 @@ export class EngineClient {
     engine = this.engine,
   ): Promise<void> {
     const command = (target as unknown as Commands)[engine.commandName]!;
-    // On a Cluster a group's keys are in several slots: the caller gives back instead.
-    const starts = target.isCluster ? new Map<number, number>() : groupStarts(entries);
+    // Every entry of a call is on one node: a group found whole in it is decided together.
+    // A group split over several calls (its keys on several Cluster nodes) is not: its
+    // caller gives back what the allowed members took.
+    const starts = groupStarts(entries);
     let args = this.args(entries, starts);
     // engine-script.ts: the first key declared, then every key at the head of ARGV.
     if (engine.crossSlot) args = ['1', entries[0].key, ...args];

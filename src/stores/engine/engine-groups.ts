@@ -1,3 +1,4 @@
+import type { DecisionGroup } from '../decision-group';
 import type { EngineEntry } from './engine-client';
 
 /**
@@ -25,4 +26,39 @@ export function groupStarts(entries: readonly EngineEntry[]): Map<number, number
     i = end;
   }
   return starts;
+}
+
+/**
+ * The entries still to send: a group member added before another member of its group was
+ * answered denied locally (the denial cache) is withdrawn, so it takes nothing.
+ */
+export function withoutWithdrawn(entries: EngineEntry[]): EngineEntry[] {
+  if (!entries.some((entry) => entry.group?.deniedLocally)) return entries;
+  return entries.filter((entry) => {
+    if (!entry.group?.deniedLocally) return true;
+    entry.withdraw();
+    return false;
+  });
+}
+
+/**
+ * The entries with each group's members moved together, where its first member stands
+ * (entries come sorted by slot, and a group's keys are in several); the others keep their
+ * order.
+ */
+export function groupsTogether(entries: EngineEntry[]): EngineEntry[] {
+  if (!entries.some((entry) => entry.group)) return entries;
+  const byGroup = new Map<DecisionGroup, EngineEntry[]>();
+  for (const entry of entries) {
+    if (!entry.group) continue;
+    const members = byGroup.get(entry.group);
+    if (members) members.push(entry);
+    else byGroup.set(entry.group, [entry]);
+  }
+  const ordered: EngineEntry[] = [];
+  for (const entry of entries) {
+    if (!entry.group) ordered.push(entry);
+    else if (byGroup.get(entry.group)?.[0] === entry) ordered.push(...byGroup.get(entry.group)!);
+  }
+  return ordered;
 }
