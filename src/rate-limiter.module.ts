@@ -30,7 +30,7 @@ import { LimiterStore } from './stores/limiter-store';
 import { FailurePolicyStore } from './stores/failure/failure-policy.store';
 import { RedisStore } from './stores/redis.store';
 import { warnIfRedisEvicts } from './stores/redis-eviction.check';
-import { failurePolicyStoreFromOptions, storeFromOptions } from './stores/store-from-options';
+import { failurePolicyStoreFromOptions, storeFromOptions } from './store-from-options';
 
 /** The APP_GUARD: the real guard unless the options say `global: false`. */
 @Injectable()

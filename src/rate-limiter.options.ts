@@ -1,13 +1,15 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import type { DefaultLimit } from './defaults/default-limits';
-import type { SkipPredicate } from './guard/limit-context';
-import { RateLimitEvent } from './guard/rate-limit-event';
+import type { SkipPredicate } from './contracts/limit-context';
+import { RateLimitEvent } from './contracts/rate-limit-event';
 import { LimiterCacheOptions } from './limiter/limiter-cache';
 import type { MetricsOptions } from './metrics/decision-metrics';
 import { LimiterStore } from './stores/limiter-store';
+import type { RequestReadingOptions } from './context/request-reading.options';
 
-/** What the guard does when the store fails or exceeds `storeTimeout`. */
-export type StoreErrorPolicy = 'allow' | 'deny' | 'fallback';
+import type { StoreErrorPolicy } from './contracts/store-error-policy';
+
+export type { StoreErrorPolicy } from './contracts/store-error-policy';
 
 /** Which rate-limit headers limited responses carry. */
 export type HeadersMode = 'legacy' | 'ietf' | 'both' | false;
@@ -21,7 +23,7 @@ export type HeadersMode = 'legacy' | 'ietf' | 'both' | false;
  * ```
  * @publicApi
  */
-export interface RateLimiterModuleOptions {
+export interface RateLimiterModuleOptions extends RequestReadingOptions {
   /**
    * A Redis URL, ioredis options, or an ioredis client (standalone, Sentinel, Cluster).
    * A client passed in stays open on shutdown; one created from a URL or options is closed.
@@ -59,10 +61,6 @@ export interface RateLimiterModuleOptions {
    * the JSON body `{ statusCode, message, retryAfter }`. Default false.
    */
   problemDetails?: boolean;
-  /** The user id for USER limits, default `req.user?.id ?? req.user?.sub`. */
-  resolveUser?: (request: any) => string | number | undefined;
-  /** The client IP, default `req.ip` (which honours the app's trust-proxy setting). */
-  resolveIp?: (request: any) => string;
   /** Register `RateLimitGuard` as a global guard (APP_GUARD), default true. */
   global?: boolean;
   /**
@@ -75,11 +73,6 @@ export interface RateLimiterModuleOptions {
   skip?: SkipPredicate;
   /** Every limit evaluated and counted but never enforced (a decorator's `shadow` wins). */
   shadow?: boolean;
-  /**
-   * IP keys (and the anonymous fallback of USER keys) count an IPv6 client by its network
-   * of this prefix length, default 56; `false` counts each full address. IPv4 is unaffected.
-   */
-  ipv6Subnet?: number | false;
   /**
    * OpenTelemetry metrics through the global meter provider, when `@opentelemetry/api` is
    * installed: counter `ratelimit.decisions` {`ratelimit.limit`, `ratelimit.outcome`} and

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { CompiledLimit } from '../guard/compiled-limit';
-import { RateLimitEvent } from '../guard/rate-limit-event';
+import { RateLimitEvent } from '../contracts/rate-limit-event';
 import { DenialLog, memberOf, minuteOf } from './denial-log';
 
 /** How long denials gather in memory before one write: a flood costs Redis a few calls a second. */

@@ -1,4 +1,4 @@
-import type { Resolvable, SkipPredicate } from '../guard/limit-context';
+import type { Resolvable, SkipPredicate } from '../contracts/limit-context';
 import { LimitType } from '../keys/limit-type.enum';
 
 /** Options every limit decorator shares: where its key comes from, and when it applies. */

@@ -1,5 +1,5 @@
 import { CompiledLimit, PlannedLimit } from './compiled-limit';
-import { LimitContext, SkipPredicate } from './limit-context';
+import { LimitContext, SkipPredicate } from '../contracts/limit-context';
 
 /**
  * The limits of a dynamic plan that apply to one request, compiled for it: none when the

@@ -21,7 +21,7 @@ import {
 } from 'rxjs';
 import { rawResponse } from '../algorithms/concurrency/concurrency-release';
 import { managesResponse } from '../algorithms/concurrency/managed-response';
-import { forContext } from './context-exception';
+import { forContext } from '../context/context-exception';
 import { whenAnswered } from './response-answered';
 import { takeSettle } from './settlement';
 

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CompiledLimit } from './compiled-limit';
-import { RateLimitEvent } from './rate-limit-event';
+import { RateLimitEvent } from '../contracts/rate-limit-event';
 
 /** Hears one decision of the guard, with the limit as compiled for that request. */
 export type GuardDecisionListener = (event: RateLimitEvent, limit: CompiledLimit) => void;

@@ -10,8 +10,9 @@ import {
   KeyValueMissingError,
 } from '../keys/key-template.evaluator';
 import { UserIdInvalidError, UserIdMalformedError } from '../keys/user-id';
-import { CompiledLimit, RequestFacts } from './compiled-limit';
-import { forContext } from './context-exception';
+import { CompiledLimit } from './compiled-limit';
+import { RequestFacts } from '../keys/compile-key';
+import { forContext } from '../context/context-exception';
 
 /**
  * What a client is told when a value its limit's key needs is missing. The expression stays

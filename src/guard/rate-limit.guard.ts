@@ -19,20 +19,26 @@ import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { CompiledLimit, PlannedLimit } from './compiled-limit';
 import { InvalidResolvedOptionError } from './resolvable-options';
-import { forContext } from './context-exception';
+import { forContext } from '../context/context-exception';
 import { holdUntilDone, once } from '../algorithms/concurrency/concurrency-release';
 import { applicableLimits } from './applicable-limits';
 import { waitWhileConnected } from './client-presence';
-import { RequestLimitContext } from './limit-context';
+import { RequestLimitContext } from '../context/request-limit-context';
 import { LimitExplorer, LimitPlan } from './limit.explorer';
 import { keysOf } from './limit-keys';
 import { describeLimits, setRetryAfter } from './rate-limit-headers';
-import { DecisionListener, emitEvent, RateLimitEvent, reportOutcomes } from './rate-limit-event';
-import { clientIp, GuardedRequest, hasUser, readRequest } from './request-facts';
+import {
+  DecisionListener,
+  emitEvent,
+  RateLimitEvent,
+  reportOutcomes,
+} from '../contracts/rate-limit-event';
+import { GuardedRequest, hasUser } from '../context/http-context';
+import { clientIp, readRequest } from '../context/request-facts';
 import { claimDecision, deferDecision } from './deferred-limits';
 import { limiterMessages } from '../rate-limiter.messages';
 import { giveBack, Taken } from './taken-permits';
-import { DecisionGroup } from '../stores/decision-group';
+import { DecisionGroup } from '../contracts/decision-group';
 import { settleAfterHandler } from './settlement';
 import { DecisionListeners } from './decision-listeners';
 

@@ -2,7 +2,7 @@ import { parseDuration } from '../algorithms/duration';
 import { CompiledAlgorithm, LimitKind } from '../algorithms/limit-kind';
 import { checkPermits } from '../algorithms/permits';
 import { LimiterConfigError } from '../errors/limiter-config.error';
-import { LimitContext } from './limit-context';
+import { LimitContext } from '../contracts/limit-context';
 
 /** Builds a limit for one request, from options that depend on it. */
 export type Resolver<T> = (ctx: LimitContext) => Promise<T>;

@@ -1,4 +1,4 @@
-import { HandlerOutcome, LimitContext, SettleFunction } from './limit-context';
+import { HandlerOutcome, LimitContext, SettleFunction } from '../contracts/limit-context';
 import { reservedPermits, Taken } from './taken-permits';
 
 /** How a request ended: failed or not (count modes), and what `settle` sees. */

@@ -1,7 +1,7 @@
 import { ExecutionContext, Logger } from '@nestjs/common';
 import { carrierOf, rawResponse } from '../algorithms/concurrency/concurrency-release';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
-import { LimitContext } from './limit-context';
+import { LimitContext } from '../contracts/limit-context';
 import { whenAnswered } from './response-answered';
 import { keptPermits, RequestOutcome } from './settled-permits';
 import { correctTaken, Taken } from './taken-permits';

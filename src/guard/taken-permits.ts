@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Decision } from '../algorithms/decision';
 import { RefundRequest } from '../algorithms/state-ops/state-ops.model';
-import { DecisionGroup } from '../stores/decision-group';
+import { DecisionGroup } from '../contracts/decision-group';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { CompiledLimit } from './compiled-limit';
 

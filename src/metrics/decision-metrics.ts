@@ -1,4 +1,4 @@
-import type { RateLimitEvent } from '../guard/rate-limit-event';
+import type { RateLimitEvent } from '../contracts/rate-limit-event';
 import { optionalPackage } from '../optional-package';
 
 /**

@@ -1,7 +1,7 @@
 import { Decision } from '../algorithms/decision';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { sleep } from '../algorithms/sleep';
-import type { DecisionGroup } from './decision-group';
+import type { DecisionGroup } from '../contracts/decision-group';
 
 /**
  * Where limiter state lives. Every decision is one atomic evaluation of an algorithm on

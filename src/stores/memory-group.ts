@@ -1,4 +1,4 @@
-import { DecisionGroup } from './decision-group';
+import { DecisionGroup } from '../contracts/decision-group';
 
 /**
  * A group being decided in memory: what each key held before its member ran, and which

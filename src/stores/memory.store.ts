@@ -1,6 +1,6 @@
 import { Decision, toDecision } from '../algorithms/decision';
 import { LimiterAlgorithm, MemoryStep, takesPermits } from '../algorithms/limiter-algorithm';
-import { DecisionGroup } from './decision-group';
+import { DecisionGroup } from '../contracts/decision-group';
 import { LimiterStore, toMicros } from './limiter-store';
 import { MemoryGroupRun } from './memory-group';
 import { MemoryEntry, MemoryPartition } from './memory-partition';

@@ -3,7 +3,7 @@ import { Decision, RawReply, toDecision } from '../algorithms/decision';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../errors/store-unavailable.error';
 import { DenialBroadcast } from './denial-broadcast';
-import { DecisionGroup } from './decision-group';
+import { DecisionGroup } from '../contracts/decision-group';
 import { DenialCache } from './denial-cache';
 import { EngineClient } from './engine/engine-client';
 import { StoreReplyError } from './store-reply.error';

@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.algorithm';
 import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
 import { RedisStore } from '../../src';
-import { DecisionGroup } from '../../src/stores/decision-group';
+import { DecisionGroup } from '../../src/contracts/decision-group';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
 /**

@@ -9,7 +9,7 @@ import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.algo
 import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
 import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.ops';
 import { LimiterAlgorithm, LimiterStore } from '../../src';
-import { DecisionGroup } from '../../src/stores/decision-group';
+import { DecisionGroup } from '../../src/contracts/decision-group';
 import { useTwinStores } from '../helpers/twin-stores';
 
 /**

@@ -5,7 +5,7 @@ import { clusterSlot } from './cluster-slot';
 import { BUILT_IN_ENGINE, EngineScript } from './engine-script';
 import { RedisClock } from './redis-clock';
 import { TickBatcher } from './tick-batcher';
-import { DecisionGroup } from '../decision-group';
+import { DecisionGroup } from '../../contracts/decision-group';
 import { groupStarts, groupsTogether, withoutWithdrawn } from './engine-groups';
 
 /** One decision waiting for the engine: its fields of the script's ARGV, and its callbacks. */

@@ -1,5 +1,11 @@
-import type { DecisionGroup } from '../decision-group';
-import type { EngineEntry } from './engine-client';
+import type { DecisionGroup } from '../../contracts/decision-group';
+
+/** What grouping reads of a batch's entry (engine-client.ts's EngineEntry). */
+export interface GroupedEntry {
+  key: string;
+  group?: DecisionGroup;
+  withdraw(): void;
+}
 
 /**
  * Where each complete group starts in a batch, and its size: the members of a group that
@@ -7,7 +13,7 @@ import type { EngineEntry } from './engine-client';
  * (split, or interleaved with other entries) is sent as plain entries, and its caller gives
  * back what they took.
  */
-export function groupStarts(entries: readonly EngineEntry[]): Map<number, number> {
+export function groupStarts(entries: readonly GroupedEntry[]): Map<number, number> {
   const starts = new Map<number, number>();
   let i = 0;
   while (i < entries.length) {
@@ -32,7 +38,7 @@ export function groupStarts(entries: readonly EngineEntry[]): Map<number, number
  * The entries still to send: a group member added before another member of its group was
  * answered denied locally (the denial cache) is withdrawn, so it takes nothing.
  */
-export function withoutWithdrawn(entries: EngineEntry[]): EngineEntry[] {
+export function withoutWithdrawn<E extends GroupedEntry>(entries: E[]): E[] {
   if (!entries.some((entry) => entry.group?.deniedLocally)) return entries;
   return entries.filter((entry) => {
     if (!entry.group?.deniedLocally) return true;
@@ -46,16 +52,16 @@ export function withoutWithdrawn(entries: EngineEntry[]): EngineEntry[] {
  * (entries come sorted by slot, and a group's keys are in several); the others keep their
  * order.
  */
-export function groupsTogether(entries: EngineEntry[]): EngineEntry[] {
+export function groupsTogether<E extends GroupedEntry>(entries: E[]): E[] {
   if (!entries.some((entry) => entry.group)) return entries;
-  const byGroup = new Map<DecisionGroup, EngineEntry[]>();
+  const byGroup = new Map<DecisionGroup, E[]>();
   for (const entry of entries) {
     if (!entry.group) continue;
     const members = byGroup.get(entry.group);
     if (members) members.push(entry);
     else byGroup.set(entry.group, [entry]);
   }
-  const ordered: EngineEntry[] = [];
+  const ordered: E[] = [];
   for (const entry of entries) {
     if (!entry.group) ordered.push(entry);
     else if (byGroup.get(entry.group)?.[0] === entry) ordered.push(...byGroup.get(entry.group)!);

@@ -1,16 +1,16 @@
-import { DecisionGroup } from '../decision-group';
+import { DecisionGroup } from '../../contracts/decision-group';
 import { Logger } from '@nestjs/common';
 import { Decision } from '../../algorithms/decision';
 import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../../errors/store-unavailable.error';
 import { sleep } from '../../algorithms/sleep';
-import { StoreErrorPolicy } from '../../rate-limiter.options';
+import { StoreErrorPolicy } from '../../contracts/store-error-policy';
 import { Deadline, DeadlineQueue } from '../deadline-queue';
 import { LimiterStore } from '../limiter-store';
 import { CircuitBreaker } from './circuit-breaker';
 import { InsuranceStore } from './insurance-store';
 import { StoreErrorLog } from './store-error-log';
-import { DecisionListener, decisionEvent, emitEvent } from '../../guard/rate-limit-event';
+import { DecisionListener, decisionEvent, emitEvent } from '../../contracts/rate-limit-event';
 
 /**
  * Told of every decision the store could not make, for the `onDecision` hook; `name` is

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { StoreErrorPolicy } from '../../rate-limiter.options';
+import { StoreErrorPolicy } from '../../contracts/store-error-policy';
 import { StoreReplyError } from '../store-reply.error';
 
 /** An error class (an outage, or one error code) is logged at most once in this many ms. */

@@ -1,6 +1,6 @@
 import { ExecutionContext, HttpException } from '@nestjs/common';
 import { RateLimitExceededException } from '../../../src';
-import { readGraphql, toGraphQLError } from '../../../src/guard/graphql-context';
+import { readGraphql, toGraphQLError } from '../../../src/context/graphql-context';
 
 const resolverCall = (gqlContext: unknown) =>
   ({ getArgs: () => [{}, {}, gqlContext, {}] }) as unknown as ExecutionContext;

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { RedisStore } from '../../../src';
-import { storeFromOptions } from '../../../src/stores/store-from-options';
+import { storeFromOptions } from '../../../src/store-from-options';
 
 describe('the client the module creates', () => {
   it.each([

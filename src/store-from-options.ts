@@ -1,12 +1,12 @@
 import { Logger } from '@nestjs/common';
 import Redis, { Cluster, RedisOptions } from 'ioredis';
-import { DEFAULT_STORE_TIMEOUT_MS, RateLimiterModuleOptions } from '../rate-limiter.options';
-import { LimiterStore } from './limiter-store';
-import { MemoryStore } from './memory.store';
-import { FailurePolicyStore } from './failure/failure-policy.store';
-import { RedisStore } from './redis.store';
-import { DecisionMetrics } from '../metrics/decision-metrics';
-import { DecisionListener } from '../guard/rate-limit-event';
+import { DEFAULT_STORE_TIMEOUT_MS, RateLimiterModuleOptions } from './rate-limiter.options';
+import { LimiterStore } from './stores/limiter-store';
+import { MemoryStore } from './stores/memory.store';
+import { FailurePolicyStore } from './stores/failure/failure-policy.store';
+import { RedisStore } from './stores/redis.store';
+import { DecisionMetrics } from './metrics/decision-metrics';
+import { DecisionListener } from './contracts/rate-limit-event';
 
 /**
  * Options of the connections the module creates itself. One retry per command bounds the

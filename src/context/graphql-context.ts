@@ -1,6 +1,6 @@
 import { ExecutionContext, HttpException } from '@nestjs/common';
-import { RateLimiterModuleOptions } from '../rate-limiter.options';
-import { GuardedRequest, LazyFacts, readHttp } from './request-facts';
+import { RequestReadingOptions } from './request-reading.options';
+import { GuardedRequest, LazyFacts, readHttp } from './http-context';
 
 const NO_REQUEST =
   "GraphQL context has no HTTP request: return { req, res } from the GraphQL driver's context option";
@@ -13,7 +13,7 @@ const NO_REQUEST =
  */
 export function readGraphql(
   context: ExecutionContext,
-  options: RateLimiterModuleOptions,
+  options: RequestReadingOptions,
 ): GuardedRequest {
   const gqlContext = context.getArgs()[2];
   const request = gqlContext?.req ?? gqlContext?.request ?? gqlContext?.reply?.request;

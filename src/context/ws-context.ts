@@ -1,6 +1,6 @@
 import { ExecutionContext } from '@nestjs/common';
-import { RateLimiterModuleOptions } from '../rate-limiter.options';
-import { defaultUser, EMPTY, GuardedRequest, ipv6SubnetOf, LazyFacts } from './request-facts';
+import { RequestReadingOptions } from './request-reading.options';
+import { defaultUser, EMPTY, GuardedRequest, ipv6SubnetOf, LazyFacts } from './http-context';
 
 /**
  * The address of a WebSocket client: socket.io's handshake address, or the TCP peer of a
@@ -16,10 +16,7 @@ function peerAddress(client: any): unknown {
  * app when it authenticates the connection; never from the message, which the client
  * writes), the message as `body`.
  */
-export function readWs(
-  context: ExecutionContext,
-  options: RateLimiterModuleOptions,
-): GuardedRequest {
+export function readWs(context: ExecutionContext, options: RequestReadingOptions): GuardedRequest {
   const ws = context.switchToWs();
   const client = ws.getClient();
   const data = ws.getData();

@@ -1,12 +1,9 @@
-import { ExecutionContext } from '@nestjs/common';
 import { DEFAULT_IPV6_SUBNET, ipForKey } from '../keys/ip-subnet';
 import { normalizeClientIp } from '../keys/client-ip';
+import { RequestFacts } from '../keys/compile-key';
 import { KeyContext } from '../keys/key-template.evaluator';
 import { toUserId } from '../keys/user-id';
-import { RateLimiterModuleOptions } from '../rate-limiter.options';
-import { RequestFacts } from './compiled-limit';
-import { readGraphql } from './graphql-context';
-import { readWs } from './ws-context';
+import { RequestReadingOptions } from './request-reading.options';
 
 export const EMPTY = Object.freeze({});
 
@@ -89,7 +86,7 @@ export class LazyFacts implements RequestFacts {
   }
 }
 
-export function ipv6SubnetOf(options: RateLimiterModuleOptions): number | false {
+export function ipv6SubnetOf(options: RequestReadingOptions): number | false {
   return options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET;
 }
 
@@ -97,7 +94,7 @@ export function ipv6SubnetOf(options: RateLimiterModuleOptions): number | false 
 export function readHttp(
   request: any,
   response: any,
-  options: RateLimiterModuleOptions,
+  options: RequestReadingOptions,
 ): GuardedRequest {
   const resolveUser = options.resolveUser ?? defaultUser;
   const facts = new LazyFacts(
@@ -117,50 +114,4 @@ export function readHttp(
     ipv6SubnetOf(options),
   );
   return { facts, request, response };
-}
-
-/**
- * Reads the request of any context type. HTTP (Express and Fastify) and GraphQL over HTTP
- * give the full key context; WebSocket the message as `body` (ws-context.ts); RPC the
- * message as `body`. Nothing here may throw on an unexpected shape.
- */
-export function readRequest(
-  context: ExecutionContext,
-  options: RateLimiterModuleOptions,
-): GuardedRequest {
-  const type = context.getType<string>();
-  if (type === 'http') {
-    const http = context.switchToHttp();
-    return readHttp(http.getRequest() ?? {}, http.getResponse(), options);
-  }
-  if (type === 'graphql') return readGraphql(context, options);
-  if (type === 'ws') return readWs(context, options);
-  const rpc = context.switchToRpc();
-  const data = rpc.getData();
-  const carrier = rpc.getContext();
-  const resolveUser = options.resolveUser ?? defaultUser;
-  const ipv6Subnet = ipv6SubnetOf(options);
-  const facts = new LazyFacts(
-    () => (options.resolveIp ? options.resolveIp(carrier) : carrier?.conn?.remoteAddress),
-    () => resolveUser(carrier) ?? resolveUser(data),
-    (ip) => ({
-      params: EMPTY,
-      query: EMPTY,
-      body: data ?? EMPTY,
-      headers: EMPTY,
-      user: carrier?.user,
-      ip,
-    }),
-    ipv6Subnet,
-  );
-  return { facts, request: carrier };
-}
-
-/** The client address as IP keys see it; '' where the context has none to give. */
-export function clientIp(read: GuardedRequest): string {
-  try {
-    return read.facts.ip;
-  } catch {
-    return ''; // a GraphQL context without its HTTP request: its limits say so themselves
-  }
 }

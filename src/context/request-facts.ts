@@ -1,0 +1,58 @@
+import { ExecutionContext } from '@nestjs/common';
+import { RequestReadingOptions } from './request-reading.options';
+import { readGraphql } from './graphql-context';
+import {
+  defaultUser,
+  EMPTY,
+  GuardedRequest,
+  ipv6SubnetOf,
+  LazyFacts,
+  readHttp,
+} from './http-context';
+import { readWs } from './ws-context';
+
+/**
+ * Reads the request of any context type. HTTP (Express and Fastify) and GraphQL over HTTP
+ * give the full key context; WebSocket the message as `body` (ws-context.ts); RPC the
+ * message as `body`. Nothing here may throw on an unexpected shape.
+ */
+export function readRequest(
+  context: ExecutionContext,
+  options: RequestReadingOptions,
+): GuardedRequest {
+  const type = context.getType<string>();
+  if (type === 'http') {
+    const http = context.switchToHttp();
+    return readHttp(http.getRequest() ?? {}, http.getResponse(), options);
+  }
+  if (type === 'graphql') return readGraphql(context, options);
+  if (type === 'ws') return readWs(context, options);
+  const rpc = context.switchToRpc();
+  const data = rpc.getData();
+  const carrier = rpc.getContext();
+  const resolveUser = options.resolveUser ?? defaultUser;
+  const ipv6Subnet = ipv6SubnetOf(options);
+  const facts = new LazyFacts(
+    () => (options.resolveIp ? options.resolveIp(carrier) : carrier?.conn?.remoteAddress),
+    () => resolveUser(carrier) ?? resolveUser(data),
+    (ip) => ({
+      params: EMPTY,
+      query: EMPTY,
+      body: data ?? EMPTY,
+      headers: EMPTY,
+      user: carrier?.user,
+      ip,
+    }),
+    ipv6Subnet,
+  );
+  return { facts, request: carrier };
+}
+
+/** The client address as IP keys see it; '' where the context has none to give. */
+export function clientIp(read: GuardedRequest): string {
+  try {
+    return read.facts.ip;
+  } catch {
+    return ''; // a GraphQL context without its HTTP request: its limits say so themselves
+  }
+}

@@ -1,0 +1,147 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import * as ts from 'typescript';
+
+/**
+ * The layout of DESIGN §7: imports run downward only, and no file imports itself back
+ * through others. Read with the TypeScript compiler's own import scanner, type-only
+ * imports included (a type that points upward ties the floors together all the same).
+ */
+const SRC = resolve(__dirname, '..', '..', 'src');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Each file of src/ (relative path) and the files of src/ it imports. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of sourceFiles(SRC)) {
+    const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+    const targets = importedFiles
+      .map(({ fileName }) => fileName)
+      .filter((name) => name.startsWith('.'))
+      .map((name) => resolve(dirname(file), name))
+      .map((path) =>
+        [`${path}.ts`, join(path, 'index.ts')].find((candidate) => existsSync(candidate)),
+      )
+      .filter((path): path is string => path !== undefined)
+      .map((path) => relative(SRC, path));
+    graph.set(relative(SRC, file), targets);
+  }
+  return graph;
+}
+
+/** The strongly connected groups of more than one file (Tarjan): each one a circle. */
+function circles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, next);
+    low.set(file, next++);
+    stack.push(file);
+    onStack.add(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) {
+        low.set(file, Math.min(low.get(file)!, index.get(target)!));
+      }
+    }
+    if (low.get(file) === index.get(file)) {
+      const group: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        group.push(member);
+      } while (member !== file);
+      if (group.length > 1) found.push(group.sort());
+    }
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return found;
+}
+
+const folderOf = (file: string) => (file.includes('/') ? file.split('/')[0] : file);
+
+/** The imports from files of `floors` into files of `above`, as `from -> to`. */
+function arrows(graph: Map<string, string[]>, floors: string[], above: string[]): string[] {
+  const found: string[] = [];
+  for (const [file, targets] of graph) {
+    if (!floors.includes(folderOf(file))) continue;
+    for (const target of targets) {
+      if (above.includes(folderOf(target))) found.push(`${file} -> ${target}`);
+    }
+  }
+  return found;
+}
+
+/** What sits above the floors that do the work: the Nest guard, the module and its options. */
+const UPPER = [
+  'guard',
+  'admin',
+  'context',
+  'decorators',
+  'defaults',
+  'limiter',
+  'testing',
+  'index.ts',
+  'rate-limiter.module.ts',
+  'rate-limiter.module-definition.ts',
+  'rate-limiter.options.ts',
+  'rate-limiter.options-validation.ts',
+  'store-from-options.ts',
+];
+
+describe('imports run downward only (DESIGN §7)', () => {
+  const graph = importGraph();
+
+  it('reads the whole of src/', () => {
+    expect(graph.size).toBeGreaterThan(150);
+    expect(
+      [...graph.keys()].filter((file) => file.startsWith('contracts/')).length,
+    ).toBeGreaterThan(3);
+  });
+
+  it('has no import circles between files', () => {
+    expect(circles(graph)).toEqual([]);
+  });
+
+  it('contracts/ imports nothing of ours', () => {
+    const outside = [...graph]
+      .filter(([file]) => folderOf(file) === 'contracts')
+      .flatMap(([file, targets]) =>
+        targets
+          .filter((target) => folderOf(target) !== 'contracts')
+          .map((target) => `${file} -> ${target}`),
+      );
+    expect(outside).toEqual([]);
+  });
+
+  it('algorithms, stores and keys import nothing from the guard, the module, metrics or admin', () => {
+    expect(arrows(graph, ['algorithms', 'stores', 'keys'], [...UPPER, 'metrics'])).toEqual([]);
+  });
+
+  it('metrics and the request readers import nothing from the guard or the module', () => {
+    expect(arrows(graph, ['metrics'], UPPER)).toEqual([]);
+    const guardOrModule = UPPER.filter((floor) => floor !== 'context');
+    expect(arrows(graph, ['context'], guardOrModule)).toEqual([]);
+  });
+
+  it('no TypeScript file of src/ holds Redis commands: Lua lives in .lua files', () => {
+    const withCommands = sourceFiles(SRC).filter((file) =>
+      /redis\.call|redis\.pcall/.test(readFileSync(file, 'utf8')),
+    );
+    expect(withCommands.map((file) => relative(SRC, file))).toEqual([]);
+  });
+});
