@@ -20,7 +20,7 @@ import { useTwinStores } from '../helpers/twin-stores';
  * expire only state that decides nothing any more, and each run takes a few ms of real
  * time, so every window, lease and emission interval here is at least 1/3 s.
  */
-describe('Lua and memory twins agree step by step (sliding window, concurrency, leaky bucket)', () => {
+describe('Lua and memory twins agree step by step: sliding log, concurrency, leaky bucket', () => {
   const twins = useTwinStores(1_700_000_000_000);
   let run = 0;
 

@@ -11,7 +11,7 @@ import { useTwinStores } from '../helpers/twin-stores';
  * (MemoryStore on the same clock) must take the same decisions, with the same waits and
  * remaining counts, for any sequence of requests.
  */
-describe('Lua and memory twins agree step by step', () => {
+describe('Lua and memory twins agree step by step: token bucket, fixed window', () => {
   const twins = useTwinStores(0);
   let run = 0;
 
