@@ -116,7 +116,8 @@ describe('Lua and memory twins agree on peek, reset, refund, charge and block', 
         const refund =
           step.own && earlier
             ? {
-                permits: earlier.request?.permits ?? 1,
+                // Its whole cost, or part of it (a settled cost below the reservation).
+                permits: Math.max(1, (earlier.request?.permits ?? 1) - (step.which % 3)),
                 id: earlier.request?.id,
                 resetLeftMicros: (earlier.decision.resetMs - (twins.nowMs - earlier.atMs)) * 1000,
               }
