@@ -71,7 +71,11 @@ class MeteredController {
   }
 }
 
-describe.each(PLATFORMS)('settle on every kind of limit, on %s', (platform) => {
+const CASES = PLATFORMS.flatMap((platform) =>
+  (['redis', 'memory'] as const).map((store) => [platform, store] as const),
+);
+
+describe.each(CASES)('settle on every kind of limit, on %s, in %s', (platform, store) => {
   let redis: RedisServer;
   let port: number;
   let app: Awaited<ReturnType<typeof startApp>>['app'];
@@ -106,7 +110,7 @@ describe.each(PLATFORMS)('settle on every kind of limit, on %s', (platform) => {
   beforeAll(async () => {
     redis = await startRedisServer();
     @Module({
-      imports: [RateLimiterModule.forRoot({ redis: redis.url })],
+      imports: [RateLimiterModule.forRoot(store === 'redis' ? { redis: redis.url } : {})],
       controllers: [MeteredController],
     })
     class AppModule {}
