@@ -72,16 +72,22 @@ export class RateLimitGuard implements CanActivate {
   ) {
     this.headers = options.headers ?? 'legacy';
     this.onDecision = store.onDecision ?? options.onDecision;
-    if (this.onDecision || listeners?.active !== undefined) {
-      this.report = (event, limit) => {
-        emitEvent(this.onDecision, event, this.logger);
-        if (this.listeners?.active) this.listeners.emit(event, limit);
-      };
-    }
   }
 
-  /** Tells the user's `onDecision`, the metrics and the library's own listeners. */
-  private readonly report?: (event: RateLimitEvent, limit: CompiledLimit) => void;
+  /**
+   * Tells the user's `onDecision`, the metrics and the library's own listeners (the admin
+   * page's, which may start listening after the guard is built); undefined while nobody
+   * listens, so no event is built.
+   */
+  private get report(): ((event: RateLimitEvent, limit: CompiledLimit) => void) | undefined {
+    if (!this.onDecision && !this.listeners?.active) return undefined;
+    return this.reportEvent;
+  }
+
+  private readonly reportEvent = (event: RateLimitEvent, limit: CompiledLimit): void => {
+    emitEvent(this.onDecision, event, this.logger);
+    if (this.listeners?.active) this.listeners.emit(event, limit);
+  };
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const plan = this.explorer.limitsFor(context.getClass(), context.getHandler());

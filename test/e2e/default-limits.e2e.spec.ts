@@ -200,7 +200,7 @@ describe('defaults are checked at start-up', () => {
     ],
     [
       [{ algorithm: 'countLimit', ttl: 60 }],
-      "RateLimiterModule: defaults[0]: option 'ttl' must be one of",
+      "RateLimiterModule: defaults[0]: unknown option 'ttl'; the options are",
     ],
     [
       [

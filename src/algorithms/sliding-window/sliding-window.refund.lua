@@ -1,11 +1,26 @@
--- Sliding-window log refund: removes the acquire's own member, or, without an id, the
--- newest requests' weight (never a block); a member refunded in part keeps the rest of its
--- weight at its time. Reasons: state-ops.model.ts. The body of function(key, now, argv):
--- argv[1] limit, argv[2] windowMicros, argv[3] permits (the acquire's, with an id),
--- argv[4] the acquire's id or ''. Redis deletes a zset left empty.
+-- Sliding-window log refund: takes permits off the acquire's own member, or, without an id,
+-- off the newest requests' weight (never a block); a member refunded in part keeps the rest
+-- of its weight at its time. Reasons: state-ops.model.ts. The body of function(key, now,
+-- argv): argv[1] limit, argv[2] windowMicros, argv[3] permits (the acquire's, or fewer for a
+-- settled cost), argv[4] the acquire's id or ''. Redis deletes a zset left empty.
 local permits = tonumber(argv[3])
 if argv[4] ~= '' then
-  redis.call('ZREM', key, weighted_member(argv[4], permits))
+  -- Its whole weight at once; else a settled cost below what it reserved: the member is
+  -- found by its id (at most `limit` members) and keeps the rest of its weight.
+  if redis.call('ZREM', key, weighted_member(argv[4], permits)) == 0 then
+    local log = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+    for i = 1, #log, 2 do
+      local member = log[i]
+      if member == argv[4] or string.sub(member, 1, #argv[4] + 1) == argv[4] .. '\0' then
+        local weight = member_weight(member)
+        redis.call('ZREM', key, member)
+        if weight > permits then
+          redis.call('ZADD', key, log[i + 1], weighted_member(argv[4], weight - permits))
+        end
+        break
+      end
+    end
+  end
   return {1, 0, 0, 0, 0}
 end
 redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(now - tonumber(argv[2])))

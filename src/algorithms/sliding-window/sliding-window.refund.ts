@@ -21,8 +21,13 @@ export const slidingWindowRefund: LimiterAlgorithm<
     const ids = [...state.ids];
     let changed = false;
     if (request.id !== undefined) {
-      const at = ids.indexOf(weightedMember(request.id, request.permits));
-      if (at >= 0) removed.add(at);
+      // The acquire's own member, found by its id: refunded whole or in part.
+      const at = ids.findIndex((member) => memberId(member) === request.id);
+      const weight = at < 0 ? 0 : memberWeight(ids[at]);
+      if (weight > request.permits) {
+        ids[at] = weightedMember(request.id, weight - request.permits);
+        changed = true;
+      } else if (at >= 0) removed.add(at);
     } else {
       // The newest first, by time then member, as ZREVRANGEBYSCORE orders them.
       const order = state.timesMicros

@@ -29,7 +29,9 @@
  * (RESTORE … REPLACE ABSTTL, or DEL when there was no key): the value and TTL are exactly
  * what they were, whatever the algorithm. Reset is DEL. Refund is per algorithm (each
  * `<name>.refund.lua`); it never raises a limit above its maximum and never touches a
- * window newer than the one the acquire counted in.
+ * window newer than the one the acquire counted in. Charge is per algorithm too (each
+ * `<name>.charge.lua`, the token bucket's its acquire without a timeout): it takes permits
+ * whatever the limit, so a settled cost may leave the key in debt, repaid as it recovers.
  */
 
 import { DURATION_EXPECTED, parseDuration, Seconds } from '../duration';

@@ -17,9 +17,12 @@ describe('the block option', () => {
   });
 
   it.each([
-    [[], "option 'block' must be seconds > 0, or a non-empty array of them, got []"],
+    [[], "option 'block' must be seconds > 0 or a duration, or a non-empty array of them, got []"],
     [[60, 0], "option 'block[1]' must be a finite number of seconds > 0, got 0"],
-    [[60, '5m'], "option 'block[1]' must be a finite number of seconds > 0, got '5m'"],
+    [
+      [60, '5 min'],
+      "option 'block[1]' must be seconds (a number) or a duration string: a number then ms, s, m, h or d, such as '500ms', '30s', '1m', '1h', '1d', got '5 min'",
+    ],
     [-1, "option 'block' must be a finite number of seconds > 0, got -1"],
   ])('refuses %j naming the option', (value, message) => {
     expect(() => blockParams(value, where)).toThrow(new LimiterConfigError(`${where}: ${message}`));

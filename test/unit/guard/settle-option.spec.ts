@@ -7,8 +7,14 @@ describe('the settle option', () => {
     compileLimit({ kind, decorator, options }, 'LlmController.complete', '') as CompiledLimit;
   const settle = () => 1;
 
-  it('is kept on a limit that can refund and charge', () => {
-    expect(compile('tokenBucket', '@RateLimit', { permits: 1, settle }).settle).toBe(settle);
+  it.each([
+    ['tokenBucket', '@RateLimit', { rate: 1, burst: 10 }],
+    ['fixedWindow', '@CountLimit', { limit: 10, period: 1 }],
+    ['slidingWindow', '@SlidingWindowLimit', { limit: 10, window: 1 }],
+    ['slidingWindow', '@SlidingWindowLimit', { limit: 10, window: 1, approximate: true }],
+    ['leakyBucket', '@LeakyBucketLimit', { capacity: 10, rate: 1 }],
+  ])('is kept on %s (%s), which can refund and charge', (kind, decorator, options) => {
+    expect(compile(kind, decorator, { ...options, settle }).settle).toBe(settle);
   });
 
   it('must be a function', () => {

@@ -1,0 +1,22 @@
+-- Approximate sliding window charge: adds permits to the current window's count whatever
+-- the limit (a settled cost above what was reserved, DESIGN §12). An estimate above the
+-- limit is the debt: requests are denied until the count has weighed out (at most the
+-- next window). The body of function(key, now, argv): argv[1] limit, argv[2] windowMicros,
+-- argv[3] permits. The state rolls forward as the acquire's does.
+local window = tonumber(argv[2])
+local index = math.floor(now / window)
+local curr, prev = 0, 0
+local found = redis.call('GET', key)
+if found then
+  local i, c, p = string.match(found, '^(%S+) (%S+) (%S+)$')
+  i, c, p = tonumber(i), tonumber(c), tonumber(p)
+  if i == index then
+    curr, prev = c, p
+  elseif i == index - 1 then
+    prev = c
+  end
+end
+curr = curr + tonumber(argv[3])
+redis.call('SET', key, exact(index) .. ' ' .. exact(curr) .. ' ' .. exact(prev),
+  'PX', ttl_ms((index + 2) * window - now))
+return {1, 0, 0, 0, 0}
