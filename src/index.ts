@@ -1,5 +1,5 @@
 // The public API. Anything not exported here is internal.
-export type { Decision } from './algorithms/decision';
+export type { Decision } from './contracts/decision';
 export type { Duration, Seconds } from './algorithms/duration';
 export type { LimiterAlgorithm, MemoryStep } from './algorithms/limiter-algorithm';
 export type { TokenBucketOptions } from './algorithms/token-bucket/token-bucket.model';
@@ -15,20 +15,20 @@ export { RateLimiterFactory } from './limiter/rate-limiter.factory';
 export type { KeyedOptions } from './limiter/rate-limiter.factory';
 export { TokenBucketLimiter } from './algorithms/token-bucket/token-bucket.limiter';
 export type { TryAcquireOptions } from './algorithms/token-bucket/token-bucket.limiter';
-export { CountLimiter } from './algorithms/fixed-window/fixed-window.limiter';
+export { CountLimiter } from './algorithms/fixed-window/fixed-window.definition';
 export type { RateLimiterModuleOptions } from './rate-limiter.options';
 export { RATE_LIMITER_OPTIONS } from './rate-limiter.module-definition';
 export type { RateLimiterModuleAsyncOptions } from './rate-limiter.module-definition';
 export type { LimiterCacheOptions } from './limiter/limiter-cache';
 export { RateLimiterModule } from './rate-limiter.module';
 export type { StoreErrorPolicy, HeadersMode } from './rate-limiter.options';
-export { RateLimit } from './algorithms/token-bucket/token-bucket.decorator';
-export type { RateLimitOptions } from './algorithms/token-bucket/token-bucket.decorator';
-export { CountLimit } from './algorithms/fixed-window/fixed-window.decorator';
-export type { CountLimitOptions } from './algorithms/fixed-window/fixed-window.decorator';
+export { RateLimit } from './decorators/token-bucket.decorator';
+export type { RateLimitOptions } from './decorators/token-bucket.decorator';
+export { CountLimit } from './decorators/fixed-window.decorator';
+export type { CountLimitOptions } from './decorators/fixed-window.decorator';
 export { SkipRateLimit } from './decorators/skip-rate-limit.decorator';
-export type { CostOptions, KeyOptions } from './decorators/limit-definition';
-export { LimitType } from './keys/limit-type.enum';
+export type { CostOptions, KeyOptions } from './contracts/limit-definition';
+export { LimitType } from './contracts/limit-type.enum';
 export { KeyTemplateSyntaxError } from './keys/key-template.parser';
 export {
   KeyValueMissingError,
@@ -45,15 +45,15 @@ export {
   QUOTA_EXCEEDED_TYPE,
 } from './errors/rate-limit-problem.exception';
 export type { RateLimitProblemBody } from './errors/rate-limit-problem.exception';
-export { SlidingWindowLimit } from './algorithms/sliding-window/sliding-window.decorator';
-export type { SlidingWindowLimitOptions } from './algorithms/sliding-window/sliding-window.decorator';
-export { ConcurrencyLimit } from './algorithms/concurrency/concurrency.decorator';
-export type { ConcurrencyLimitOptions } from './algorithms/concurrency/concurrency.decorator';
-export { LeakyBucketLimit } from './algorithms/leaky-bucket/leaky-bucket.decorator';
-export type { LeakyBucketLimitOptions } from './algorithms/leaky-bucket/leaky-bucket.decorator';
-export { SlidingWindowLimiter } from './algorithms/sliding-window/sliding-window.limiter';
-export { ApproximateSlidingWindowLimiter } from './algorithms/approximate-sliding-window/approximate-sliding-window.limiter';
-export { LeakyBucketLimiter } from './algorithms/leaky-bucket/leaky-bucket.limiter';
+export { SlidingWindowLimit } from './decorators/sliding-window.decorator';
+export type { SlidingWindowLimitOptions } from './decorators/sliding-window.decorator';
+export { ConcurrencyLimit } from './decorators/concurrency.decorator';
+export type { ConcurrencyLimitOptions } from './decorators/concurrency.decorator';
+export { LeakyBucketLimit } from './decorators/leaky-bucket.decorator';
+export type { LeakyBucketLimitOptions } from './decorators/leaky-bucket.decorator';
+export { SlidingWindowLimiter } from './algorithms/sliding-window/sliding-window.definition';
+export { ApproximateSlidingWindowLimiter } from './algorithms/approximate-sliding-window/approximate-sliding-window.definition';
+export { LeakyBucketLimiter } from './algorithms/leaky-bucket/leaky-bucket.definition';
 export { ConcurrencyLimiter } from './algorithms/concurrency/concurrency.limiter';
 export type { ConcurrencySlot } from './algorithms/concurrency/concurrency.limiter';
 export type { SlidingWindowOptions } from './algorithms/sliding-window/sliding-window.model';

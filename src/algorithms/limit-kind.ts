@@ -1,4 +1,4 @@
-import { Decision } from './decision';
+import { Decision } from '../contracts/decision';
 import { LimiterAlgorithm } from './limiter-algorithm';
 import { StateOps } from './state-ops/state-ops';
 

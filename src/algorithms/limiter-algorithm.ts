@@ -1,4 +1,5 @@
-import { RawReply } from './decision';
+import { RawReply } from '../contracts/decision';
+import type { LuaDefinition } from './lua-source';
 
 /** What a memory twin returns: the new state (undefined deletes it), its TTL and the reply. */
 export interface MemoryStep<S> {
@@ -28,6 +29,17 @@ export interface LimiterAlgorithm<P, R, S> {
    * engine script runs it, with the prelude's `exact`, `ttl_ms`, `snapshot` and `restore` in scope.
    */
   readonly lua: string;
+  /**
+   * The name of its function in the engine script (lua-source.ts); default `commandName`.
+   * An algorithm that runs another's function under its own command sets it.
+   */
+  readonly luaName?: string;
+  /**
+   * The Lua its body calls (another algorithm's function, a shared helper such as
+   * string-block.lua), in order of definition: the engine defines each once. Absent for a
+   * body that calls only the prelude.
+   */
+  readonly luaIncludes?: readonly LuaDefinition[];
   /** The first `argv` values, which depend on the limit only; the store caches them per params object. */
   paramsArgv(params: P): readonly string[];
   /** The `argv` values that follow, from one request; absent when the script needs none. */

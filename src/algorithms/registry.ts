@@ -1,9 +1,9 @@
-import { approximateSlidingWindowKind } from './approximate-sliding-window/approximate-sliding-window.kind';
+import { approximateSlidingWindowKind } from './approximate-sliding-window/approximate-sliding-window.definition';
 import { concurrencyKind } from './concurrency/concurrency.kind';
-import { fixedWindowKind } from './fixed-window/fixed-window.kind';
-import { leakyBucketKind } from './leaky-bucket/leaky-bucket.kind';
+import { fixedWindowKind } from './fixed-window/fixed-window.definition';
+import { leakyBucketKind } from './leaky-bucket/leaky-bucket.definition';
 import { LimitKind } from './limit-kind';
-import { slidingWindowKind } from './sliding-window/sliding-window.kind';
+import { slidingWindowKind } from './sliding-window/sliding-window.definition';
 import { tokenBucketKind } from './token-bucket/token-bucket.kind';
 
 /** Every algorithm: a new one is a folder of its own and one line here. */

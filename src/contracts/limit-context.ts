@@ -1,5 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
-import type { Seconds } from '../algorithms/duration';
+import type { Seconds } from './duration';
 
 /**
  * What a `skip` predicate or a resolvable option sees of one request. `request` is the

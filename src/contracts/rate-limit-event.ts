@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Decision } from '../algorithms/decision';
+import { Decision } from './decision';
 
 /**
  * What happened to one limit on one request (or one programmatic decision):

@@ -1,8 +1,8 @@
 import { UseInterceptors } from '@nestjs/common';
 import { RateLimitInterceptor } from '../guard/rate-limit.interceptor';
-import { LimitType } from '../keys/limit-type.enum';
+import { LimitType } from '../contracts/limit-type.enum';
 import { LIMITS_METADATA, SKIP_METADATA } from '../rate-limiter.constants';
-import { LimitDefinition } from './limit-definition';
+import { LimitDefinition } from '../contracts/limit-definition';
 import { SkipMetadata } from './skip-rate-limit.decorator';
 
 type Target = object;

@@ -1,12 +1,12 @@
-import { ConcurrencyLimitOptions } from '../algorithms/concurrency/concurrency.decorator';
-import { CountLimitOptions } from '../algorithms/fixed-window/fixed-window.decorator';
-import { LeakyBucketLimitOptions } from '../algorithms/leaky-bucket/leaky-bucket.decorator';
+import { ConcurrencyLimitOptions } from '../decorators/concurrency.decorator';
+import { CountLimitOptions } from '../decorators/fixed-window.decorator';
+import { LeakyBucketLimitOptions } from '../decorators/leaky-bucket.decorator';
 import { ALGORITHM_NAMES } from '../algorithms/registry';
-import { SlidingWindowLimitOptions } from '../algorithms/sliding-window/sliding-window.decorator';
-import { RateLimitOptions } from '../algorithms/token-bucket/token-bucket.decorator';
-import { LimitDefinition } from '../decorators/limit-definition';
+import { SlidingWindowLimitOptions } from '../decorators/sliding-window.decorator';
+import { RateLimitOptions } from '../decorators/token-bucket.decorator';
+import { LimitDefinition } from '../contracts/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
-import { LimitType } from '../keys/limit-type.enum';
+import { LimitType } from '../contracts/limit-type.enum';
 import { limiterMessages } from '../rate-limiter.messages';
 
 /**

@@ -1,6 +1,6 @@
 import { CompiledAlgorithm, LimitKind } from '../algorithms/limit-kind';
 import { limitKindFor, variantSwitches } from '../algorithms/registry';
-import { LimitDefinition } from '../decorators/limit-definition';
+import { LimitDefinition } from '../contracts/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { limiterMessages } from '../rate-limiter.messages';
 import { SettleFunction, SkipPredicate } from '../contracts/limit-context';

@@ -1,4 +1,4 @@
-import { LimitDefinition } from '../decorators/limit-definition';
+import { LimitDefinition } from '../contracts/limit-definition';
 import { readClassLimits, readMethodLimits, readSkip } from '../decorators/limit-metadata.accessor';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { limiterMessages } from '../rate-limiter.messages';

@@ -5,7 +5,7 @@ import { readLimits } from '../decorators/limit-metadata.accessor';
 import { defaultDefinitions } from '../defaults/default-limits';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
-import { LimitDefinition } from '../decorators/limit-definition';
+import { LimitDefinition } from '../contracts/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { describeKeyForm, KeyForm, keyFormsOverlap } from '../keys/key-form';
 import { limiterMessages } from '../rate-limiter.messages';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Decision } from '../algorithms/decision';
+import { Decision } from '../contracts/decision';
 import { HeadersMode } from '../rate-limiter.options';
 import { CompiledLimit } from './compiled-limit';
 import { reservedPermits, Taken } from './taken-permits';

@@ -11,7 +11,7 @@ import {
   ServiceUnavailableException,
 } from '@nestjs/common';
 import { NetworkPolicy } from '../keys/network-policy';
-import { Decision } from '../algorithms/decision';
+import { Decision } from '../contracts/decision';
 import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception';
 import { RateLimitProblemException } from '../errors/rate-limit-problem.exception';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';

@@ -1,6 +1,6 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { from, mergeMap, Observable } from 'rxjs';
-import { ConcurrencyReleaseInterceptor } from '../algorithms/concurrency/concurrency-release.interceptor';
+import { ConcurrencyReleaseInterceptor } from './concurrency-release.interceptor';
 import { CountOutcomeInterceptor } from './count-outcome.interceptor';
 import { takeDeferred } from './deferred-limits';
 

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Decision } from '../algorithms/decision';
+import { Decision } from '../contracts/decision';
 import { RefundRequest } from '../algorithms/state-ops/state-ops.model';
 import { DecisionGroup } from '../contracts/decision-group';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';

@@ -14,7 +14,7 @@ import {
   KeyTemplateSyntaxError,
   parseKeyTemplate,
 } from './key-template.parser';
-import { LimitType } from './limit-type.enum';
+import { LimitType } from '../contracts/limit-type.enum';
 
 /** The options of a limit that say where its key comes from, as a decorator recorded them. */
 export interface KeyDeclaration {

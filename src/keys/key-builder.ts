@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { normalizeClientIp } from './client-ip';
-import { LimitType } from './limit-type.enum';
+import { LimitType } from '../contracts/limit-type.enum';
 
 /** Longest key part kept as is; a longer one is hashed ({@link boundKeyPart}). */
 export const MAX_KEY_PART_LENGTH = 256;

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { Decision } from '../algorithms/decision';
+import { Decision } from '../contracts/decision';
 
 interface Denial {
   /** The limit that denied: a denial of one limit says nothing about another on the same key. */

@@ -1,4 +1,4 @@
-import { Decision } from '../algorithms/decision';
+import { Decision } from '../contracts/decision';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { sleep } from '../algorithms/sleep';
 import type { DecisionGroup } from '../contracts/decision-group';

@@ -1,4 +1,4 @@
-import { Decision, toDecision } from '../algorithms/decision';
+import { Decision, toDecision } from '../contracts/decision';
 import { LimiterAlgorithm, MemoryStep, takesPermits } from '../algorithms/limiter-algorithm';
 import { DecisionGroup } from '../contracts/decision-group';
 import { LimiterStore, toMicros } from './limiter-store';

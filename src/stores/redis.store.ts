@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { Decision, RawReply, toDecision } from '../algorithms/decision';
+import { Decision, RawReply, toDecision } from '../contracts/decision';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../errors/store-unavailable.error';
 import { DenialBroadcast } from './denial-broadcast';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import Redis, { Cluster } from 'ioredis';
-import { approximateSlidingWindow } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.algorithm';
+import { approximateSlidingWindow } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.definition';
 import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
 import { Decision, MemoryStore, RateLimiterFactory, RedisStore } from '../../src';
 import { RedisClusterHandle, startRedisCluster } from '../helpers/redis-cluster';

@@ -1,5 +1,5 @@
 import Redis, { Cluster, ClusterOptions } from 'ioredis';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.algorithm';
+import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
 import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
 import { RateLimiterFactory, RedisStore } from '../../src';
 import { RedisClusterHandle, startRedisCluster } from '../helpers/redis-cluster';

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
-import { approximateSlidingWindow } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.algorithm';
+import { approximateSlidingWindow } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.definition';
 import { concurrency } from '../../src/algorithms/concurrency/concurrency.algorithm';
 import { concurrencyParams } from '../../src/algorithms/concurrency/concurrency.model';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.algorithm';
+import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
 import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
-import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.algorithm';
+import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
 import { leakyBucketParams } from '../../src/algorithms/leaky-bucket/leaky-bucket.model';
-import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.algorithm';
+import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.definition';
 import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
 import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.algorithm';
 import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';

@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.algorithm';
+import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
 import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
 import { RedisStore } from '../../src';
 import { DecisionGroup } from '../../src/contracts/decision-group';

@@ -1,11 +1,11 @@
-import { approximateSlidingWindow } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.algorithm';
-import { approximateSlidingWindowOps } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.ops';
-import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.algorithm';
+import { approximateSlidingWindow } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.definition';
+import { approximateSlidingWindowOps } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.definition';
+import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
 import { leakyBucketParams } from '../../src/algorithms/leaky-bucket/leaky-bucket.model';
-import { leakyBucketOps } from '../../src/algorithms/leaky-bucket/leaky-bucket.ops';
-import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.algorithm';
+import { leakyBucketOps } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
+import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.definition';
 import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
-import { slidingWindowOps } from '../../src/algorithms/sliding-window/sliding-window.ops';
+import { slidingWindowOps } from '../../src/algorithms/sliding-window/sliding-window.definition';
 import { StateOps } from '../../src/algorithms/state-ops/state-ops';
 import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.algorithm';
 import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.algorithm';
+import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
 import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
 import { RedisStore } from '../../src';
 import { FailurePolicyStore } from '../../src/stores/failure/failure-policy.store';

@@ -1,5 +1,5 @@
 import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.algorithm';
+import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
 import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.algorithm';
 import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
 import { RateLimiterFactory, RedisStore, StoreUnavailableError } from '../../src';

@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.algorithm';
+import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
 import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
-import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.algorithm';
+import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.definition';
 import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
 import { LimiterConfigError, MemoryStore, RateLimiterFactory, RedisStore } from '../../src';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';

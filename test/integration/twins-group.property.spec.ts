@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.algorithm';
+import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
 import { leakyBucketParams } from '../../src/algorithms/leaky-bucket/leaky-bucket.model';
-import { leakyBucketOps } from '../../src/algorithms/leaky-bucket/leaky-bucket.ops';
-import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.algorithm';
+import { leakyBucketOps } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
+import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.definition';
 import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
-import { slidingWindowOps } from '../../src/algorithms/sliding-window/sliding-window.ops';
+import { slidingWindowOps } from '../../src/algorithms/sliding-window/sliding-window.definition';
 import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.algorithm';
 import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
 import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.ops';

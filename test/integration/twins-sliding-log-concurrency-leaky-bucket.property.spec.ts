@@ -4,9 +4,9 @@ import {
   concurrencyParams,
   ConcurrencyRequest,
 } from '../../src/algorithms/concurrency/concurrency.model';
-import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.algorithm';
+import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
 import { leakyBucketParams } from '../../src/algorithms/leaky-bucket/leaky-bucket.model';
-import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.algorithm';
+import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.definition';
 import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
 import { Decision, LimiterAlgorithm } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';

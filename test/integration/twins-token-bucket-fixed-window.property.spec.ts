@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.algorithm';
+import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
 import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
 import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.algorithm';
 import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';

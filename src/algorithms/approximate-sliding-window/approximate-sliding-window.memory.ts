@@ -1,4 +1,5 @@
-import { NEVER_MICROS } from '../decision';
+import { RefundRequest } from '../state-ops/state-ops.model';
+import { NEVER_MICROS } from '../../contracts/decision';
 import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
 import {
   ApproximateSlidingWindowParams,
@@ -49,4 +50,49 @@ export function approximateSlidingWindowStep(
       ? firstElapsedWithRoom(prev, limit - curr - permits, window) - elapsed
       : window - elapsed + firstElapsedWithRoom(curr, limit - permits, window);
   return { state, ttlMs: null, reply: [0, remainingAsIs, resetAsIs, retryAfter, 0] };
+}
+
+/** The twin of approximate-sliding-window.refund.lua. */
+export function approximateSlidingWindowRefundStep(
+  state: ApproximateSlidingWindowState | undefined,
+  now: number,
+  params: ApproximateSlidingWindowParams,
+  request: RefundRequest,
+  expiresAt?: number,
+): MemoryStep<ApproximateSlidingWindowState> {
+  const done = [1, 0, 0, 0, 0] as const;
+  if (!state) return { state, ttlMs: null, reply: done };
+  const window = params.windowMicros;
+  const left = request.resetLeftMicros;
+  const index =
+    left === undefined
+      ? Math.floor(now / window)
+      : Math.floor((now + Math.round(left)) / window + 0.5) - 2;
+  let { curr, prev } = state;
+  if (index === state.index) curr = Math.max(0, curr - request.permits);
+  else if (index === state.index - 1) prev = Math.max(0, prev - request.permits);
+  else return { state, ttlMs: null, reply: done };
+  if (curr === 0 && prev === 0) return { state: undefined, ttlMs: null, reply: done };
+  return {
+    state: { index: state.index, curr, prev },
+    ttlMs: (expiresAt! - now) / 1000,
+    reply: done,
+  };
+}
+
+/** The twin of approximate-sliding-window.charge.lua. */
+export function approximateSlidingWindowChargeStep(
+  state: ApproximateSlidingWindowState | undefined,
+  now: number,
+  params: ApproximateSlidingWindowParams,
+  request: RefundRequest,
+): MemoryStep<ApproximateSlidingWindowState> {
+  const window = params.windowMicros;
+  const index = Math.floor(now / window);
+  const { curr, prev } = rollForward(state, index);
+  return {
+    state: { index, curr: curr + request.permits, prev },
+    ttlMs: ttlMsFromMicros((index + 2) * window - now),
+    reply: [1, 0, 0, 0, 0],
+  };
 }

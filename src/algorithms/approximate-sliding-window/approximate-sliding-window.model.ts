@@ -56,7 +56,13 @@
  * were not spread evenly: Cloudflare measured 0.003 % of decisions wrong on real traffic.
  * Invariants: 0 <= curr <= limit; 0 <= prev <= limit; retryAfter > 0 when denied.
  */
-import { SlidingWindowParams } from '../sliding-window/sliding-window.model';
+import { LimiterConfigError } from '../../errors/limiter-config.error';
+import { limiterMessages } from '../../rate-limiter.messages';
+import {
+  SlidingWindowOptions,
+  SlidingWindowParams,
+  slidingWindowParams,
+} from '../sliding-window/sliding-window.model';
 
 /** The limit's parameters: the exact log's, validated by the same function. */
 export type ApproximateSlidingWindowParams = SlidingWindowParams;
@@ -95,4 +101,17 @@ export function firstElapsedWithRoom(weight: number, room: number, window: numbe
 /** One request: how many permits it takes (an integer >= 0; default 1). */
 export interface ApproximateSlidingWindowRequest {
   permits: number;
+}
+
+/** The sliding window's parameters, for options that chose the estimate (`approximate: true`). */
+export function approximateSlidingWindowParams(
+  options: SlidingWindowOptions,
+  where: string,
+): ApproximateSlidingWindowParams {
+  if (options.approximate !== true) {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, 'approximate', options.approximate, 'a boolean'),
+    );
+  }
+  return slidingWindowParams(options, where);
 }

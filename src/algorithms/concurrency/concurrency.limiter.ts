@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Decision } from '../decision';
+import { Decision } from '../../contracts/decision';
 import { concurrency } from './concurrency.algorithm';
 import { ConcurrencyParams, concurrencyRequest } from './concurrency.model';
 import { DecisionSource } from '../limit-kind';

@@ -1,4 +1,4 @@
-import { NEVER_MICROS, RawReply } from '../decision';
+import { NEVER_MICROS, RawReply } from '../../contracts/decision';
 import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
 import { memberWeight, permitsOf, weightedMember } from '../permits';
 import { ConcurrencyParams, ConcurrencyRequest, ConcurrencyState } from './concurrency.model';

@@ -1,5 +1,5 @@
 import { LimiterAlgorithm } from '../limiter-algorithm';
-import { blockLua } from '../state-ops/block-lua';
+import { blocksLua, STATE_OPS_LUA } from '../state-ops/block-lua';
 import { ttlWithBlock } from '../state-ops/blockable';
 import { peekOf, resetOf } from '../state-ops/state-ops';
 import { concurrency } from './concurrency.algorithm';
@@ -12,9 +12,9 @@ import { ConcurrencyParams, concurrencyRequest, ConcurrencyState } from './concu
 const block: LimiterAlgorithm<ConcurrencyParams, number, ConcurrencyState> = {
   commandName: 'limiterConcurrencyBlock',
   stateOf: concurrency,
-  lua: `${blockLua('zset')}
-write_block(now + tonumber(argv[1]))
-return {1, 0, 0, 0, 0}`,
+  luaIncludes: [blocksLua('zset'), STATE_OPS_LUA],
+  // Written over any earlier block: a concurrency key keeps no levels.
+  lua: 'return block_state(zset_block, key, now, argv, true)',
   paramsArgv: () => [],
   requestArgv: (micros) => [String(micros)],
   step: (state, now, _params, micros, expiresAt) => {

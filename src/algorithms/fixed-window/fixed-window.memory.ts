@@ -1,6 +1,7 @@
-import { NEVER_MICROS } from '../decision';
+import { NEVER_MICROS } from '../../contracts/decision';
 import { MemoryStep } from '../limiter-algorithm';
 import { permitsOf, PermitsRequest } from '../permits';
+import { RefundRequest } from '../state-ops/state-ops.model';
 import { FixedWindowParams, FixedWindowState } from './fixed-window.model';
 
 /** The TypeScript twin of fixed-window.lua; the memory store drops the state at window end. */
@@ -36,4 +37,48 @@ export function fixedWindowStep(
     ttlMs: (windowEndMicros - now) / 1000,
     reply: [1, limit - count - permits, ttlMs * 1000, 0, 0],
   };
+}
+
+/** The twin of fixed-window.refund.lua: takes permits off the acquire's window. */
+export function fixedWindowRefundStep(
+  state: FixedWindowState | undefined,
+  now: number,
+  params: FixedWindowParams,
+  request: RefundRequest,
+): MemoryStep<FixedWindowState> {
+  const done = [1, 0, 0, 0, 0] as const;
+  if (!state) return { state, ttlMs: null, reply: done };
+  const pttl = Math.round((state.windowEndMicros - now) / 1000);
+  const expected = request.resetLeftMicros;
+  if (
+    expected !== undefined &&
+    Math.abs(pttl - Math.round(expected) / 1000) * 2 >= params.periodMs
+  ) {
+    return { state, ttlMs: null, reply: done };
+  }
+  const left = state.count - request.permits;
+  if (left <= 0) return { state: undefined, ttlMs: null, reply: done };
+  const ttlMs = (state.windowEndMicros - now) / 1000;
+  return { state: { ...state, count: left }, ttlMs, reply: done };
+}
+
+/** The twin of fixed-window.charge.lua: adds permits to the count, into debt if need be. */
+export function fixedWindowChargeStep(
+  state: FixedWindowState | undefined,
+  now: number,
+  params: FixedWindowParams,
+  request: RefundRequest,
+): MemoryStep<FixedWindowState> {
+  const done = [1, 0, 0, 0, 0] as const;
+  if (!state) {
+    const windowEndMicros = now + params.periodMs * 1000;
+    return {
+      state: { count: request.permits, windowEndMicros },
+      ttlMs: params.periodMs,
+      reply: done,
+    };
+  }
+  const count = state.count + request.permits;
+  const ttlMs = (state.windowEndMicros - now) / 1000;
+  return { state: { ...state, count }, ttlMs, reply: done };
 }

@@ -1,4 +1,5 @@
-import { NEVER_MICROS } from '../decision';
+import { RefundRequest } from '../state-ops/state-ops.model';
+import { NEVER_MICROS } from '../../contracts/decision';
 import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
 import { permitsOf, PermitsRequest } from '../permits';
 import { LeakyBucketParams, LeakyBucketState } from './leaky-bucket.model';
@@ -33,5 +34,35 @@ export function leakyBucketStep(
     state: { tatMicros: newTat },
     ttlMs: ttlMsFromMicros(reset),
     reply: [1, remainingAt(reset), reset, 0, 0],
+  };
+}
+
+/** The twin of leaky-bucket.refund.lua. */
+export function leakyBucketRefundStep(
+  state: LeakyBucketState | undefined,
+  now: number,
+  params: LeakyBucketParams,
+  request: RefundRequest,
+): MemoryStep<LeakyBucketState> {
+  const done = [1, 0, 0, 0, 0] as const;
+  if (!state) return { state, ttlMs: null, reply: done };
+  const tat = Math.max(now, state.tatMicros - request.permits * params.intervalMicros);
+  if (tat <= now) return { state: undefined, ttlMs: null, reply: done };
+  return { state: { tatMicros: tat }, ttlMs: ttlMsFromMicros(tat - now), reply: done };
+}
+
+/** The twin of leaky-bucket.charge.lua. */
+export function leakyBucketChargeStep(
+  state: LeakyBucketState | undefined,
+  now: number,
+  params: LeakyBucketParams,
+  request: RefundRequest,
+): MemoryStep<LeakyBucketState> {
+  const from = state ? Math.max(now, state.tatMicros) : now;
+  const tat = from + request.permits * params.intervalMicros;
+  return {
+    state: { tatMicros: tat },
+    ttlMs: ttlMsFromMicros(tat - now),
+    reply: [1, 0, 0, 0, 0],
   };
 }

@@ -1,6 +1,7 @@
-import { NEVER_MICROS } from '../decision';
-import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
-import { memberWeight, permitsOf, weightedMember } from '../permits';
+import { NEVER_MICROS } from '../../contracts/decision';
+import { exactString, MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
+import { memberId, memberWeight, permitsOf, weightedMember } from '../permits';
+import { RefundRequest } from '../state-ops/state-ops.model';
 import {
   SlidingWindowParams,
   SlidingWindowRequest,
@@ -55,4 +56,92 @@ export function slidingWindowStep(
   let at = 0;
   while (count - (freed += memberWeight(ids[at])) + permits > limit) at++;
   return { state, ttlMs: null, reply: [0, remaining, reset, times[at] + window - now, 0] };
+}
+
+/** The twin of sliding-window.refund.lua. */
+export function slidingWindowRefundStep(
+  state: SlidingWindowState | undefined,
+  now: number,
+  params: SlidingWindowParams,
+  request: RefundRequest,
+  expiresAt?: number,
+): MemoryStep<SlidingWindowState> {
+  const done = [1, 0, 0, 0, 0] as const;
+  if (!state) return { state, ttlMs: null, reply: done };
+  const removed = new Set<number>();
+  const ids = [...state.ids];
+  let changed = false;
+  if (request.id !== undefined) {
+    // The acquire's own member, found by its id: refunded whole or in part.
+    const at = ids.findIndex((member) => memberId(member) === request.id);
+    const weight = at < 0 ? 0 : memberWeight(ids[at]);
+    if (weight > request.permits) {
+      ids[at] = weightedMember(request.id, weight - request.permits);
+      changed = true;
+    } else if (at >= 0) removed.add(at);
+  } else {
+    // The newest first, by time then member, as ZREVRANGEBYSCORE orders them.
+    const order = state.timesMicros
+      .map((_, i) => i)
+      .filter(
+        (i) => state.timesMicros[i] <= now && state.timesMicros[i] > now - params.windowMicros,
+      )
+      .sort((a, b) => compare(state, b, a));
+    let left = request.permits;
+    for (const i of order) {
+      if (left === 0) break;
+      const weight = memberWeight(ids[i]);
+      if (weight > left) {
+        // Refunded in part: the rest of its weight stays, at its time.
+        ids[i] = weightedMember(memberId(ids[i]), weight - left);
+        changed = true;
+        left = 0;
+      } else {
+        removed.add(i);
+        left -= weight;
+      }
+    }
+  }
+  if (removed.size === 0 && !changed) return { state, ttlMs: null, reply: done };
+  const keep = (_: unknown, i: number) => !removed.has(i);
+  const next = { timesMicros: state.timesMicros.filter(keep), ids: ids.filter(keep) };
+  if (next.ids.length === 0) return { state: undefined, ttlMs: null, reply: done };
+  return { state: next, ttlMs: (expiresAt! - now) / 1000, reply: done };
+}
+
+/** The twin of sliding-window.charge.lua. */
+export function slidingWindowChargeStep(
+  state: SlidingWindowState | undefined,
+  now: number,
+  params: SlidingWindowParams,
+  request: RefundRequest,
+): MemoryStep<SlidingWindowState> {
+  const id = request.id ? `${request.id}+` : `charge:${exactString(now)}`;
+  const member = weightedMember(id, request.permits);
+  const times: number[] = [];
+  const ids: string[] = [];
+  state?.timesMicros.forEach((t, i) => {
+    // Expired members go, as ZREMRANGEBYSCORE drops them; the same member is moved (ZADD).
+    if (t > now - params.windowMicros && state.ids[i] !== member) {
+      times.push(t);
+      ids.push(state.ids[i]);
+    }
+  });
+  // Sorted insert: an injected or wall clock may step back; Redis sorts by score too.
+  let at = times.length;
+  while (at > 0 && times[at - 1] > now) at--;
+  times.splice(at, 0, now);
+  ids.splice(at, 0, member);
+  return {
+    state: { timesMicros: times, ids },
+    ttlMs: ttlMsFromMicros(params.windowMicros),
+    reply: [1, 0, 0, 0, 0],
+  };
+}
+
+/** The log's members in order: by time, then by member, as a zset sorts them. */
+function compare(state: SlidingWindowState, a: number, b: number): number {
+  const byTime = state.timesMicros[a] - state.timesMicros[b];
+  if (byTime !== 0) return byTime;
+  return state.ids[a] < state.ids[b] ? -1 : state.ids[a] > state.ids[b] ? 1 : 0;
 }

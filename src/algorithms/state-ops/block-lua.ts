@@ -1,25 +1,20 @@
-import { loadLua } from '../lua-source';
+import { LuaDefinition, luaInclude } from '../lua-source';
 import { StateType } from './state-ops.model';
 
-const STRING_BLOCK = loadLua(__dirname, 'string-block.lua');
-const ZSET_BLOCK = loadLua(__dirname, 'zset-block.lua');
+const BLOCKS: Record<StateType, LuaDefinition> = {
+  string: luaInclude(__dirname, 'string-block.lua', 'string_block'),
+  zset: luaInclude(__dirname, 'zset-block.lua', 'zset_block'),
+};
 
-/**
- * Lua that reads and writes a block kept in the key (state-ops.model.ts), per state type:
- * `read_block`, `hide_block` and `write_block`, described in string-block.lua.
- */
-export function blockLua(stateType: StateType): string {
-  return stateType === 'string' ? STRING_BLOCK : ZSET_BLOCK;
+/** The Lua table that reads and writes a block kept in a key of `stateType` (state-ops.model.ts). */
+export function blocksLua(stateType: StateType): LuaDefinition {
+  return BLOCKS[stateType];
 }
 
-/** An algorithm's body as a local function `name(key, now, argv)` inside another body. */
-export function localFunction(name: string, body: string): string {
-  return `local function ${name}(key, now, argv)\n${body}\nend\n`;
+/** Its name, as the Lua of peek, block and refund takes it. */
+export function blocksOf(stateType: StateType): string {
+  return BLOCKS[stateType].name;
 }
 
-/** Lua that sets `rest` to argv without its first value. */
-export const SHIFT_ARGV = `local rest = {}
-for i = 2, #argv do
-  rest[i - 1] = argv[i]
-end
-`;
+/** Peek, reset, block and adjust (refund, charge) around an algorithm's function. */
+export const STATE_OPS_LUA = luaInclude(__dirname, 'state-ops.lua', 'state_ops');

@@ -1,10 +1,14 @@
-import { RawReply } from '../decision';
+import { RawReply } from '../../contracts/decision';
 import { LimiterAlgorithm, MemoryStep } from '../limiter-algorithm';
-import { blockLua, localFunction, SHIFT_ARGV } from './block-lua';
+import { luaDefinitionsOf, luaInclude, luaNameOf } from '../lua-source';
+import { blocksLua, blocksOf } from './block-lua';
 import { hiddenBlock, withBlock } from './block-twin';
 import { Blockable, BlockParams, StateType } from './state-ops.model';
 
 export { ttlWithBlock } from './block-twin';
+
+/** The acquire with blocks, around the algorithm's own function. */
+const BLOCKABLE = luaInclude(__dirname, 'blockable.lua', 'blockable_acquire');
 
 /** The reply of a request that finds its key blocked until `until`. */
 export function blockedReply(until: number, now: number): RawReply {
@@ -21,45 +25,6 @@ function blockArgument(params: BlockParams): string {
     : String(params.blockMicros ?? 0);
 }
 
-const ACQUIRE = `local block = tonumber(argv[1])
-local steps = nil
-if not block then
-  steps = {}
-  for step in string.gmatch(argv[1], '[^,]+') do
-    steps[#steps + 1] = tonumber(step)
-  end
-  block = steps[1]
-end
-local until_, level = read_block()
-if until_ then
-  if now < until_ then
-    return {0, 0, until_ - now, until_ - now, 0}
-  end
-  hide_block()
-  -- Quiet for the last step's length since the block ended: back to the first step.
-  if not steps or (level and now >= until_ + steps[#steps]) then
-    level = nil
-  end
-end
-local reply = decide(key, now, rest)
--- A request that can never pass (retry -1: a cost above the limit) says nothing of the
--- key's rate: it blocks nothing.
-if tonumber(reply[1]) == 0 and block > 0 and tonumber(reply[4]) >= 0 then
-  local keep_until = nil
-  if steps then
-    level = math.min((level or 0) + 1, #steps)
-    block = steps[level]
-    keep_until = now + block + steps[#steps]
-  end
-  write_block(now + block, level, keep_until)
-  return {0, reply[2], math.max(tonumber(reply[3]), block), math.max(tonumber(reply[4]), block), 0}
-end
-if level then
-  -- Allowed between violations: the level is kept until the quiet period ends.
-  write_block(until_, level, until_ + steps[#steps])
-end
-return reply`;
-
 /**
  * The algorithm with blocks (state-ops.model.ts): a blocked key denies at once; a block
  * past its end is dropped; a denial with `blockMicros` > 0 blocks the key for that long, or
@@ -71,18 +36,19 @@ export function blockable<P, R, S>(
   algorithm: LimiterAlgorithm<P, R, S>,
   stateType: StateType,
 ): LimiterAlgorithm<P & BlockParams, R, Blockable<S>> {
-  const lua = `${blockLua(stateType)}${localFunction('decide', algorithm.lua)}${SHIFT_ARGV}${ACQUIRE}`;
   return {
     ...algorithm,
     stateOf: algorithm.stateOf ?? algorithm,
-    lua,
+    luaName: `${algorithm.commandName}WithBlock`,
+    luaIncludes: [...luaDefinitionsOf(algorithm), blocksLua(stateType), BLOCKABLE],
+    lua: `return blockable_acquire(${luaNameOf(algorithm)}, ${blocksOf(stateType)}, key, now, argv)`,
     paramsArgv: (params) => [blockArgument(params), ...algorithm.paramsArgv(params)],
     step: (state, now, params, request, expiresAt) =>
       blockableStep(algorithm, stateType, state, now, params, request, expiresAt),
   };
 }
 
-/** The memory twin of {@link ACQUIRE}. */
+/** The memory twin of blockable.lua's `blockable_acquire`. */
 function blockableStep<P, R, S>(
   algorithm: LimiterAlgorithm<P, R, S>,
   stateType: StateType,

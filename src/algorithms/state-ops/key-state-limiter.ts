@@ -1,3 +1,5 @@
+import { Decision } from '../../contracts/decision';
+import { LimiterAlgorithm } from '../limiter-algorithm';
 import { DecisionSource } from '../limit-kind';
 import { StateOps } from './state-ops';
 import { LimitState, limitStateOf, manualBlockMicros } from './state-ops.model';
@@ -53,5 +55,37 @@ export abstract class KeyStateLimiter<P> {
   async block(seconds: Seconds): Promise<void> {
     const micros = manualBlockMicros(seconds);
     await this.store.evaluate(this.stateAccess().ops.block, this.key, this.params, micros);
+  }
+}
+
+/** What a limiter whose requests are a number of permits runs: its acquire, and a request. */
+export interface PermitsAccess<P> extends KeyStateAccess<P> {
+  acquire: LimiterAlgorithm<P, any, any>;
+  /** The request of `permits` (validated, naming the limiter's factory method). */
+  request(permits: number): unknown;
+}
+
+/**
+ * A factory limiter that takes a number of permits per request: the fixed window
+ * (`CountLimiter`), the sliding log, the approximate window and the leaky bucket.
+ *
+ * @publicApi
+ */
+export abstract class PermitsLimiter<P> extends KeyStateLimiter<P> {
+  protected abstract override stateAccess(): PermitsAccess<P>;
+
+  /**
+   * Takes `permits` (an integer >= 0, default 1) if the limit has room for them, and returns
+   * the full decision. A denial takes nothing; `0` peeks; more than the limit is denied with
+   * `retryAfterMs` -1 (it can never pass).
+   */
+  async decide(permits = 1): Promise<Decision> {
+    const { acquire, request } = this.stateAccess();
+    return this.store.evaluate(acquire, this.key, this.params, request(permits));
+  }
+
+  /** Takes `permits` (default 1); resolves true when the limit had room for them. */
+  async tryAcquire(permits = 1): Promise<boolean> {
+    return (await this.decide(permits)).allowed;
   }
 }

@@ -1,5 +1,6 @@
 import { LimiterAlgorithm, MemoryStep } from '../limiter-algorithm';
-import { blockLua, localFunction } from './block-lua';
+import { luaDefinitionsOf, luaNameOf } from '../lua-source';
+import { blocksLua, blocksOf, STATE_OPS_LUA } from './block-lua';
 import { hiddenBlock, pttlOf, ttlWithBlock, withBlock } from './block-twin';
 import { Blockable, RefundRequest, refundArgv, StateType } from './state-ops.model';
 
@@ -41,12 +42,10 @@ export function stateOps<P, R, S>(
       commandName: `${name}Block`,
       forgetsDenials: true,
       stateOf: acquire.stateOf ?? acquire,
-      lua: `${blockLua(stateType)}
-if read_block() then
-  hide_block()
-end
-write_block(now + tonumber(argv[1]))
-return {1, 0, 0, 0, 0}`,
+      // One function blocks a key of any algorithm of the state type.
+      luaName: `block_${blocksOf(stateType)}_key`,
+      luaIncludes: [blocksLua(stateType), STATE_OPS_LUA],
+      lua: `return block_state(${blocksOf(stateType)}, key, now, argv)`,
       paramsArgv: () => [],
       requestArgv: (micros) => [String(micros)],
       // A block set by hand starts no escalation: the level of escalating blocks is dropped.
@@ -80,7 +79,10 @@ export function resetOf<P, S>(acquire: Algorithm<P, any, S>): Algorithm<P, void,
     commandName: `${acquire.commandName}Reset`,
     forgetsDenials: true,
     stateOf: acquire.stateOf ?? acquire,
-    lua: `redis.call('DEL', key)\nreturn {1, 0, 0, 0, 0}`,
+    // One function resets a key of any algorithm.
+    luaName: 'reset_key',
+    luaIncludes: [STATE_OPS_LUA],
+    lua: 'return reset_state(key)',
     paramsArgv: () => [],
     step: () => ({ state: undefined, ttlMs: null, reply: DONE }),
     limit: acquire.limit,
@@ -96,22 +98,14 @@ export function peekOf<P, R, S>(
   acquire: Algorithm<P, R, S>,
   stateType: StateType,
 ): Algorithm<P, R, S> {
-  // The engine prelude's snapshot and restore: value and TTL exactly as before.
-  const lua = `${blockLua(stateType)}${localFunction('decide', acquire.lua)}
-local left = math.max(0, (read_block() or now) - now)
-local saved = snapshot(key)
-local reply = decide(key, now, argv)
-restore(key, saved)
-local remaining = tonumber(reply[2])
-if tonumber(reply[1]) == 1 then
-  remaining = remaining + 1
-end
-return {reply[1], remaining, reply[3], reply[4], left}`;
   return {
     ...acquire,
     commandName: `${acquire.commandName}Peek`,
     stateOf: acquire.stateOf ?? acquire,
-    lua,
+    luaName: `${acquire.commandName}Peek`,
+    // The prelude's snapshot and restore: value and TTL exactly as before.
+    luaIncludes: [...luaDefinitionsOf(acquire), blocksLua(stateType), STATE_OPS_LUA],
+    lua: `return peek_state(${luaNameOf(acquire)}, ${blocksOf(stateType)}, key, now, argv)`,
     denialScope: undefined,
     readsOnly: true,
     step: (state, now, params, request, expiresAt) => {
@@ -139,26 +133,13 @@ function adjustmentOf<P, S>(
   adjust: Algorithm<P, RefundRequest, S>,
   stateType: StateType,
 ): Algorithm<P, RefundRequest, Blockable<S>> {
-  const lua = `${blockLua(stateType)}${localFunction('adjust', adjust.lua)}
-local until_, level = read_block()
-local keep_until = nil
-if until_ then
-  if level then
-    keep_until = key_kept_until()
-  end
-  hide_block()
-end
-adjust(key, now, argv)
--- A block in force stays; so does the level of escalating blocks, until its TTL.
-if until_ and (until_ > now or level) then
-  write_block(until_, level, keep_until)
-end
-return {1, 0, 0, 0, 0}`;
   return {
     ...adjust,
     denialScope: undefined,
     isDecision: () => false,
-    lua,
+    luaName: `${adjust.commandName}WithBlock`,
+    luaIncludes: [...luaDefinitionsOf(adjust), blocksLua(stateType), STATE_OPS_LUA],
+    lua: `return adjust_state(${luaNameOf(adjust)}, ${blocksOf(stateType)}, key, now, argv)`,
     requestArgv: adjust.requestArgv ?? refundArgv,
     step: (state, now, params, request, expiresAt) =>
       adjustmentStep(adjust, stateType, state, now, params, request, expiresAt),

@@ -1,6 +1,6 @@
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
-import type { Resolvable, SettleFunction } from '../../guard/limit-context';
+import type { Resolvable, SettleFunction } from '../../contracts/limit-context';
 import { BlockParams, blockMicros } from './state-ops.model';
 import { Seconds, secondsOption } from '../duration';
 

@@ -1,13 +1,16 @@
--- A block kept in a string state's own key (state-ops.model.ts), as helpers inside the body
--- of function(key, now, argv):
---   read_block()     the block's end (µs), its level, the state's own expiry (µs); or nil
---   hide_block()     removes the block, leaving the algorithm's state alone in the key with
---                    its own TTL (kept, or for escalating blocks restored from the suffix)
---   write_block(until_, level, keep_until)
---                    puts a block ending at `until_` in the key (with `level`, the step of
---                    escalating blocks, when given); the key's TTL at least until
---                    `keep_until` (default `until_`)
+-- A block kept in a string state's own key (state-ops.model.ts):
+--   string_block.read(key, now)   the block's end (µs), its level, the state's own expiry (µs);
+--                                 or nil
+--   string_block.hide(key, now)   removes the block, leaving the algorithm's state alone in the
+--                                 key with its own TTL (kept, or for escalating blocks restored
+--                                 from the suffix)
+--   string_block.write(key, now, until_, level, keep_until)
+--                                 puts a block ending at `until_` in the key (with `level`, the
+--                                 step of escalating blocks, when given); the key's TTL at least
+--                                 until `keep_until` (default `until_`)
 -- Value: `<state>!<until>`, or `<state>!<until>!<level>!<state's expiry or ''>`.
+local string_block = {}
+
 local function split_block(value)
   local inner, until_, level, expires = string.match(value, '^(.-)!(%d+)!(%d+)!(%d*)$')
   if until_ then
@@ -19,7 +22,8 @@ local function split_block(value)
   end
   return value, nil
 end
-local function read_block()
+
+function string_block.read(key)
   local found = redis.call('GET', key)
   if not found then
     return nil
@@ -27,7 +31,8 @@ local function read_block()
   local _, until_, level, expires = split_block(found)
   return until_, level, expires
 end
-local function hide_block()
+
+function string_block.hide(key, now)
   local inner, _, level, expires = split_block(redis.call('GET', key))
   if inner == '' or (level and expires and now >= expires) then
     redis.call('DEL', key)
@@ -37,7 +42,8 @@ local function hide_block()
     redis.call('SET', key, inner, 'KEEPTTL')
   end
 end
-local function write_block(until_, level, keep_until)
+
+function string_block.write(key, now, until_, level, keep_until)
   local pttl = redis.call('PTTL', key)
   local inner = redis.call('GET', key) or ''
   local value = inner .. '!' .. exact(until_)
@@ -49,8 +55,4 @@ local function write_block(until_, level, keep_until)
     value = value .. '!' .. level .. '!' .. expires
   end
   redis.call('SET', key, value, 'PX', math.max(pttl, ttl_ms((keep_until or until_) - now)))
-end
--- When the key's TTL ends (µs): what a rewritten escalating block must keep.
-local function key_kept_until()
-  return now + math.max(0, redis.call('PTTL', key)) * 1000
 end

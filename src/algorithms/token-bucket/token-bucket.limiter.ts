@@ -1,4 +1,4 @@
-import { Decision } from '../decision';
+import { Decision } from '../../contracts/decision';
 import { tokenBucket } from './token-bucket.algorithm';
 import { TokenBucketParams, TokenBucketRequest, tokenBucketRequest } from './token-bucket.model';
 import { KeyStateAccess, KeyStateLimiter } from '../state-ops/key-state-limiter';

@@ -1,4 +1,4 @@
-import { NEVER_MICROS, RawReply } from '../decision';
+import { NEVER_MICROS, RawReply } from '../../contracts/decision';
 import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
 import { TokenBucketParams, TokenBucketRequest, TokenBucketState } from './token-bucket.model';
 

@@ -1,4 +1,5 @@
 import { LimiterAlgorithm } from '../limiter-algorithm';
+import { luaNameOf } from '../lua-source';
 import { stateOps } from '../state-ops/state-ops';
 import { RefundRequest } from '../state-ops/state-ops.model';
 import { tokenBucket, tokenBucketCore } from './token-bucket.algorithm';
@@ -17,6 +18,8 @@ const forced = ({ permits }: RefundRequest): TokenBucketRequest => ({ permits, t
 const tokenBucketCharge: LimiterAlgorithm<TokenBucketParams, RefundRequest, TokenBucketState> = {
   ...tokenBucketCore,
   commandName: 'limiterTokenBucketCharge',
+  // The acquire's own function, under a command of its own.
+  luaName: luaNameOf(tokenBucketCore),
   requestArgv: (request) => tokenBucketCore.requestArgv!(forced(request)),
   step: (state, now, params, request) => tokenBucketStep(state, now, params, forced(request)),
 };

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUILT_IN_ALGORITHMS } from '../../algorithms/built-in-algorithms';
 import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
+import { LuaDefinition, luaDefinitionsOf } from '../../algorithms/lua-source';
 
 type AnyAlgorithm = LimiterAlgorithm<any, any, any>;
 
@@ -23,9 +24,10 @@ for i = #keys + 2, #ARGV do args[#args + 1] = ARGV[i] end
 `;
 
 /**
- * One Lua script that can run a decision of any of its algorithms: the prelude, each
- * algorithm's Lua as `algorithms[i] = function(key, now, argv) … end`, then the loop of
- * engine.lua over a batch of entries. An entry names its algorithm by index, so adding an
+ * One Lua script that can run a decision of any of its algorithms: the prelude, then each
+ * Lua function once (an algorithm's, a shared helper such as string-block.lua: what their
+ * `luaIncludes` name), then `algorithms[i]` for each algorithm, then the loop of engine.lua
+ * over a batch of entries. An entry names its algorithm by index, so adding an
  * algorithm appends to the list and keeps every other index.
  */
 export class EngineScript {
@@ -42,11 +44,31 @@ export class EngineScript {
     readonly algorithms: readonly AnyAlgorithm[],
     readonly crossSlot = false,
   ) {
-    let functions = 'local algorithms = {}\n';
+    const defined = new Map<string, string>();
+    let functions = '';
+    const define = ({ name, source }: LuaDefinition) => {
+      const known = defined.get(name);
+      if (known === undefined) {
+        defined.set(name, source);
+        functions += `${source.trimEnd()}\n`;
+      } else if (known !== source) {
+        throw new Error(`Two different Lua definitions named ${name} in one engine script`);
+      }
+    };
+    for (const algorithm of algorithms) {
+      if (algorithm.luaIncludes) luaDefinitionsOf(algorithm).forEach(define);
+    }
+    let entries = 'local algorithms = {}\n';
     algorithms.forEach((algorithm, i) => {
       this.indexes.set(algorithm, String(i + 1));
-      functions += `algorithms[${i + 1}] = function(key, now, argv)\n${algorithm.lua}\nend\n`;
+      const own = luaDefinitionsOf(algorithm).pop()!;
+      entries +=
+        defined.get(own.name) === own.source
+          ? `algorithms[${i + 1}] = ${own.name}\n`
+          : // A body no other calls (a custom algorithm): the loop calls it alone.
+            `algorithms[${i + 1}] = function(key, now, argv)\n${algorithm.lua}\nend\n`;
     });
+    functions += entries;
     this.lua = crossSlot
       ? `#!lua flags=allow-cross-slot-keys\n${prelude}\n${functions}${CROSS_SLOT_KEYS}${loop}`
       : `${prelude}\n${functions}${DECLARED_KEYS}${loop}`;

@@ -1,6 +1,6 @@
 import { DecisionGroup } from '../../contracts/decision-group';
 import { Logger } from '@nestjs/common';
-import { Decision } from '../../algorithms/decision';
+import { Decision } from '../../contracts/decision';
 import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../../errors/store-unavailable.error';
 import { sleep } from '../../algorithms/sleep';

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { Decision } from '../../algorithms/decision';
+import { Decision } from '../../contracts/decision';
 
 /** Most acquires remembered: bounded memory whatever the outage; the oldest go first. */
 const MAX_ENTRIES = 100_000;

@@ -1,4 +1,4 @@
-import { Decision } from '../../algorithms/decision';
+import { Decision } from '../../contracts/decision';
 import { givesBack, LimiterAlgorithm, takesPermits } from '../../algorithms/limiter-algorithm';
 import { MemoryStore } from '../memory.store';
 import { FallbackLedger } from './fallback-ledger';

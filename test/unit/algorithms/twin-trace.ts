@@ -1,4 +1,4 @@
-import { RawReply } from '../../../src/algorithms/decision';
+import { RawReply } from '../../../src/contracts/decision';
 import { MemoryStep } from '../../../src/algorithms/limiter-algorithm';
 
 export const SECOND = 1_000_000;

@@ -6,7 +6,7 @@ import {
   keyPart,
   MAX_KEY_PART_LENGTH,
 } from '../../../src/keys/key-builder';
-import { LimitType } from '../../../src/keys/limit-type.enum';
+import { LimitType } from '../../../src/contracts/limit-type.enum';
 
 const HANDLER = 'SmsController.send';
 const KIND = 'fixedWindow';

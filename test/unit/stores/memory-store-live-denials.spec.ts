@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { fixedWindow } from '../../../src/algorithms/fixed-window/fixed-window.algorithm';
+import { fixedWindow } from '../../../src/algorithms/fixed-window/fixed-window.definition';
 import { fixedWindowParams } from '../../../src/algorithms/fixed-window/fixed-window.model';
 import { MemoryStore, RateLimiterFactory } from '../../../src';
 import { LimiterStore } from '../../../src/stores/limiter-store';

@@ -1,8 +1,8 @@
-import { LeakyBucketOptions } from './leaky-bucket.model';
-import { CostOptions, KeyOptions } from '../../decorators/limit-definition';
-import { ResolvableOptions } from '../../guard/limit-context';
-import { stateLimitDecorator } from '../state-ops/state-limit-decorator';
-import { StateOptions } from '../state-ops/state-options';
+import { LeakyBucketOptions } from '../algorithms/leaky-bucket/leaky-bucket.model';
+import { CostOptions, KeyOptions } from '../contracts/limit-definition';
+import { ResolvableOptions } from '../contracts/limit-context';
+import { stateLimitDecorator } from './state-limit-decorator';
+import { StateOptions } from '../algorithms/state-ops/state-options';
 
 /** Options of {@link LeakyBucketLimit}: `capacity` requests may burst, drained at `rate` per second. */
 export interface LeakyBucketLimitOptions

@@ -1,5 +1,5 @@
-import type { Resolvable, SkipPredicate } from '../contracts/limit-context';
-import { LimitType } from '../keys/limit-type.enum';
+import type { Resolvable, SkipPredicate } from './limit-context';
+import { LimitType } from './limit-type.enum';
 
 /** Options every limit decorator shares: where its key comes from, and when it applies. */
 export interface KeyOptions {

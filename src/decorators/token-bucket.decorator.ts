@@ -1,9 +1,9 @@
-import { TokenBucketOptions } from './token-bucket.model';
-import { CostOptions, KeyOptions } from '../../decorators/limit-definition';
-import { Resolvable, ResolvableOptions } from '../../guard/limit-context';
-import { stateLimitDecorator } from '../state-ops/state-limit-decorator';
-import { StateOptions } from '../state-ops/state-options';
-import { Seconds } from '../duration';
+import { TokenBucketOptions } from '../algorithms/token-bucket/token-bucket.model';
+import { CostOptions, KeyOptions } from '../contracts/limit-definition';
+import { Resolvable, ResolvableOptions } from '../contracts/limit-context';
+import { stateLimitDecorator } from './state-limit-decorator';
+import { StateOptions } from '../algorithms/state-ops/state-options';
+import { Seconds } from '../algorithms/duration';
 
 /** Options of {@link RateLimit}; rates in permits per second, times in seconds. */
 export interface RateLimitOptions

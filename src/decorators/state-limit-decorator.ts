@@ -1,7 +1,7 @@
 import { applyDecorators, UseInterceptors } from '@nestjs/common';
-import { LimitDefinition } from '../../decorators/limit-definition';
-import { limitDecorator } from '../../decorators/limit-metadata.accessor';
-import { CountOutcomeInterceptor } from '../../guard/count-outcome.interceptor';
+import { LimitDefinition } from '../contracts/limit-definition';
+import { limitDecorator } from './limit-metadata.accessor';
+import { CountOutcomeInterceptor } from '../guard/count-outcome.interceptor';
 
 /**
  * A limit decorator that takes `block`, `count` and `settle`: with `count: 'failures' |

@@ -1,9 +1,9 @@
 import { applyDecorators, UseInterceptors } from '@nestjs/common';
-import { ConcurrencyOptions } from './concurrency.model';
-import { ConcurrencyReleaseInterceptor } from './concurrency-release.interceptor';
-import { CostOptions, KeyOptions } from '../../decorators/limit-definition';
-import { ResolvableOptions } from '../../guard/limit-context';
-import { limitDecorator } from '../../decorators/limit-metadata.accessor';
+import { ConcurrencyOptions } from '../algorithms/concurrency/concurrency.model';
+import { ConcurrencyReleaseInterceptor } from '../guard/concurrency-release.interceptor';
+import { CostOptions, KeyOptions } from '../contracts/limit-definition';
+import { ResolvableOptions } from '../contracts/limit-context';
+import { limitDecorator } from './limit-metadata.accessor';
 
 /** Options of {@link ConcurrencyLimit}: at most `max` requests in flight; `lease` seconds at most each. */
 export interface ConcurrencyLimitOptions

@@ -1,8 +1,8 @@
-import { FixedWindowOptions } from './fixed-window.model';
-import { CostOptions, KeyOptions } from '../../decorators/limit-definition';
-import { ResolvableOptions } from '../../guard/limit-context';
-import { stateLimitDecorator } from '../state-ops/state-limit-decorator';
-import { StateOptions } from '../state-ops/state-options';
+import { FixedWindowOptions } from '../algorithms/fixed-window/fixed-window.model';
+import { CostOptions, KeyOptions } from '../contracts/limit-definition';
+import { ResolvableOptions } from '../contracts/limit-context';
+import { stateLimitDecorator } from './state-limit-decorator';
+import { StateOptions } from '../algorithms/state-ops/state-options';
 
 /** Options of {@link CountLimit}: `limit` requests per `period` seconds. */
 export interface CountLimitOptions

@@ -1,0 +1,49 @@
+-- An acquire with blocks (state-ops.model.ts, blockable.ts): a blocked key denies at once; a
+-- block past its end is dropped; a denial with a block > 0 blocks the key for that long, or
+-- with escalating steps for the step after the last block's. `decide` is the algorithm's
+-- function, `blocks` where its state type keeps a block (string_block, zset_block); argv
+-- starts with the block (µs, or the steps joined by commas), then the algorithm's own.
+local function blockable_acquire(decide, blocks, key, now, argv)
+  local block = tonumber(argv[1])
+  local steps = nil
+  if not block then
+    steps = {}
+    for step in string.gmatch(argv[1], '[^,]+') do
+      steps[#steps + 1] = tonumber(step)
+    end
+    block = steps[1]
+  end
+  local until_, level = blocks.read(key, now)
+  if until_ then
+    if now < until_ then
+      return {0, 0, until_ - now, until_ - now, 0}
+    end
+    blocks.hide(key, now)
+    -- Quiet for the last step's length since the block ended: back to the first step.
+    if not steps or (level and now >= until_ + steps[#steps]) then
+      level = nil
+    end
+  end
+  local rest = {}
+  for i = 2, #argv do
+    rest[i - 1] = argv[i]
+  end
+  local reply = decide(key, now, rest)
+  -- A request that can never pass (retry -1: a cost above the limit) says nothing of the
+  -- key's rate: it blocks nothing.
+  if tonumber(reply[1]) == 0 and block > 0 and tonumber(reply[4]) >= 0 then
+    local keep_until = nil
+    if steps then
+      level = math.min((level or 0) + 1, #steps)
+      block = steps[level]
+      keep_until = now + block + steps[#steps]
+    end
+    blocks.write(key, now, now + block, level, keep_until)
+    return {0, reply[2], math.max(tonumber(reply[3]), block), math.max(tonumber(reply[4]), block), 0}
+  end
+  if level then
+    -- Allowed between violations: the level is kept until the quiet period ends.
+    blocks.write(key, now, until_, level, until_ + steps[#steps])
+  end
+  return reply
+end

@@ -1,0 +1,51 @@
+-- Peek, reset, block, refund and charge on a limit's key (state-ops.model.ts), around the
+-- algorithm's own function: `blocks` is where its state type keeps a block (string_block,
+-- zset_block). Each returns the engine's reply of 5 values.
+
+-- The acquire's decision on a snapshot of the key, restored after: what a request could
+-- take, and the block left (in the reply's wait).
+local function peek_state(decide, blocks, key, now, argv)
+  local left = math.max(0, (blocks.read(key, now) or now) - now)
+  local saved = snapshot(key)
+  local reply = decide(key, now, argv)
+  restore(key, saved)
+  local remaining = tonumber(reply[2])
+  if tonumber(reply[1]) == 1 then
+    remaining = remaining + 1
+  end
+  return {reply[1], remaining, reply[3], reply[4], left}
+end
+
+-- Forgets the key, its block included.
+local function reset_state(key)
+  redis.call('DEL', key)
+  return {1, 0, 0, 0, 0}
+end
+
+-- Blocks the key until now + argv[1] µs; a block set by hand starts no escalation. `over`:
+-- the block is written over any earlier one, the key's TTL kept (a key without levels).
+local function block_state(blocks, key, now, argv, over)
+  if not over and blocks.read(key, now) then
+    blocks.hide(key, now)
+  end
+  blocks.write(key, now, now + tonumber(argv[1]))
+  return {1, 0, 0, 0, 0}
+end
+
+-- A refund or a charge (`adjust`) on the state with any block hidden, the block put back
+-- after: a block in force stays, and so does the level of escalating blocks, until its TTL.
+local function adjust_state(adjust, blocks, key, now, argv)
+  local until_, level = blocks.read(key, now)
+  local keep_until = nil
+  if until_ then
+    if level then
+      keep_until = now + math.max(0, redis.call('PTTL', key)) * 1000
+    end
+    blocks.hide(key, now)
+  end
+  adjust(key, now, argv)
+  if until_ and (until_ > now or level) then
+    blocks.write(key, now, until_, level, keep_until)
+  end
+  return {1, 0, 0, 0, 0}
+end

@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BUILT_IN_ENGINE } from '../../../src/stores/engine/engine-script';
+
+/** The engine script is composed of real .lua files, each piece of it written once. */
+describe('the built-in engine script', () => {
+  const lua = BUILT_IN_ENGINE.lua;
+  const algorithms = join(__dirname, '..', '..', '..', 'src', 'algorithms');
+
+  it('defines each local function once', () => {
+    const names = [...lua.matchAll(/^\s*local function (\w+)/gm)].map((match) => match[1]);
+    const repeated = names.filter((name, i) => names.indexOf(name) !== i);
+    expect(repeated).toEqual([]);
+    expect(names.length).toBeGreaterThan(30);
+  });
+
+  it.each([
+    'token-bucket/token-bucket.lua',
+    'fixed-window/fixed-window.lua',
+    'sliding-window/sliding-window.lua',
+    'approximate-sliding-window/approximate-sliding-window.lua',
+    'leaky-bucket/leaky-bucket.lua',
+    'concurrency/concurrency.lua',
+    'fixed-window/fixed-window.refund.lua',
+    'state-ops/string-block.lua',
+    'state-ops/zset-block.lua',
+  ])('holds %s once: peek, block, refund and charge call it', (file) => {
+    const source = readFileSync(join(algorithms, file), 'utf8').trim();
+    expect(lua.split(source).length - 1).toBe(1);
+  });
+
+  it('runs each algorithm and operation through one entry', () => {
+    const entries = lua.match(/^algorithms\[\d+\] = /gm) ?? [];
+    expect(entries.length).toBe(BUILT_IN_ENGINE.algorithms.length);
+  });
+});
