@@ -1,10 +1,10 @@
 import { approximateSlidingWindowKind } from './approximate-sliding-window/approximate-sliding-window.definition';
-import { concurrencyKind } from './concurrency/concurrency.kind';
+import { concurrencyKind } from './concurrency/concurrency.definition';
 import { fixedWindowKind } from './fixed-window/fixed-window.definition';
 import { leakyBucketKind } from './leaky-bucket/leaky-bucket.definition';
 import { LimitKind } from './limit-kind';
 import { slidingWindowKind } from './sliding-window/sliding-window.definition';
-import { tokenBucketKind } from './token-bucket/token-bucket.kind';
+import { tokenBucketKind } from './token-bucket/token-bucket.definition';
 
 /** Every algorithm: a new one is a folder of its own and one line here. */
 export const LIMIT_KINDS: readonly LimitKind[] = [

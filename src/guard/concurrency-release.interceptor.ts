@@ -16,8 +16,8 @@ import {
   tap,
   throwError,
 } from 'rxjs';
-import { takeRelease, whenResponseEnds } from '../algorithms/concurrency/concurrency-release';
-import { managesResponse } from '../algorithms/concurrency/managed-response';
+import { takeRelease, whenResponseEnds } from './concurrency-release';
+import { managesResponse } from './managed-response';
 
 /**
  * Gives back `@ConcurrencyLimit` slots when the handler's work is over: after its last value

@@ -19,8 +19,8 @@ import {
   tap,
   throwError,
 } from 'rxjs';
-import { rawResponse } from '../algorithms/concurrency/concurrency-release';
-import { managesResponse } from '../algorithms/concurrency/managed-response';
+import { rawResponse } from './concurrency-release';
+import { managesResponse } from './managed-response';
 import { forContext } from '../context/context-exception';
 import { whenAnswered } from './response-answered';
 import { takeSettle } from './settlement';

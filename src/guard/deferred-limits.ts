@@ -1,5 +1,5 @@
 import { ExecutionContext } from '@nestjs/common';
-import { carrierOf } from '../algorithms/concurrency/concurrency-release';
+import { carrierOf } from './concurrency-release';
 
 /** Decides a request's limits that waited for the app's guards; throws what the guard would. */
 export type DeferredDecision = () => Promise<unknown>;

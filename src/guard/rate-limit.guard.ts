@@ -20,7 +20,7 @@ import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { CompiledLimit, PlannedLimit } from './compiled-limit';
 import { InvalidResolvedOptionError } from './resolvable-options';
 import { forContext } from '../context/context-exception';
-import { holdUntilDone, once } from '../algorithms/concurrency/concurrency-release';
+import { holdUntilDone, once } from './concurrency-release';
 import { applicableLimits } from './applicable-limits';
 import { waitWhileConnected } from './client-presence';
 import { RequestLimitContext } from '../context/request-limit-context';

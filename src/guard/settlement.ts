@@ -1,5 +1,5 @@
 import { ExecutionContext, Logger } from '@nestjs/common';
-import { carrierOf, rawResponse } from '../algorithms/concurrency/concurrency-release';
+import { carrierOf, rawResponse } from './concurrency-release';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { LimitContext } from '../contracts/limit-context';
 import { whenAnswered } from './response-answered';

@@ -8,7 +8,7 @@ import {
   UnauthorizedException,
 } from '@nestjs/common';
 import { CountLimit, RateLimit, RateLimiterFactory, RateLimiterModule } from '../../src';
-import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.ops';
+import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import { useAppOnRedis } from '../helpers/app-on-redis';
 import { call, PLATFORMS, startApp } from '../helpers/http';
 import { INestApplication, Module } from '@nestjs/common';

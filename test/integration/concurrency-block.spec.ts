@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { concurrency } from '../../src/algorithms/concurrency/concurrency.algorithm';
+import { concurrency } from '../../src/algorithms/concurrency/concurrency.definition';
 import { concurrencyParams } from '../../src/algorithms/concurrency/concurrency.model';
-import { concurrencyOps } from '../../src/algorithms/concurrency/concurrency.ops';
+import { concurrencyOps } from '../../src/algorithms/concurrency/concurrency.definition';
 import { MemoryStore, RateLimiterFactory } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { approximateSlidingWindow } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.definition';
-import { concurrency } from '../../src/algorithms/concurrency/concurrency.algorithm';
+import { concurrency } from '../../src/algorithms/concurrency/concurrency.definition';
 import { concurrencyParams } from '../../src/algorithms/concurrency/concurrency.model';
 import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
 import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
@@ -8,7 +8,7 @@ import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.defi
 import { leakyBucketParams } from '../../src/algorithms/leaky-bucket/leaky-bucket.model';
 import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.definition';
 import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
-import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.algorithm';
+import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
 import { Decision, LimiterAlgorithm, LimiterStore, MemoryStore, RedisStore } from '../../src';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';

@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
 import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
 import { LimiterAlgorithm } from '../../src/algorithms/limiter-algorithm';
-import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.algorithm';
+import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
 import { RedisStore, StoreUnavailableError } from '../../src';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';

@@ -7,9 +7,9 @@ import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-windo
 import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
 import { slidingWindowOps } from '../../src/algorithms/sliding-window/sliding-window.definition';
 import { StateOps } from '../../src/algorithms/state-ops/state-ops';
-import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.algorithm';
+import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
-import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.ops';
+import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import { Decision, LimiterAlgorithm } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 

@@ -1,6 +1,6 @@
 import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
 import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
-import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.algorithm';
+import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
 import { RateLimiterFactory, RedisStore, StoreUnavailableError } from '../../src';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';

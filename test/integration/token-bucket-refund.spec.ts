@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.algorithm';
+import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import {
   TokenBucketRequest,
   tokenBucketParams,
 } from '../../src/algorithms/token-bucket/token-bucket.model';
-import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.ops';
+import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import { Decision, RedisStore } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 

@@ -5,9 +5,9 @@ import { leakyBucketOps } from '../../src/algorithms/leaky-bucket/leaky-bucket.d
 import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.definition';
 import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
 import { slidingWindowOps } from '../../src/algorithms/sliding-window/sliding-window.definition';
-import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.algorithm';
+import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
-import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.ops';
+import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import { LimiterAlgorithm, LimiterStore } from '../../src';
 import { DecisionGroup } from '../../src/contracts/decision-group';
 import { useTwinStores } from '../helpers/twin-stores';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { concurrency } from '../../src/algorithms/concurrency/concurrency.algorithm';
+import { concurrency } from '../../src/algorithms/concurrency/concurrency.definition';
 import {
   concurrencyParams,
   ConcurrencyRequest,

@@ -12,9 +12,9 @@ import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding
 import { slidingWindowOps } from '../../src/algorithms/sliding-window/sliding-window.definition';
 import { StateOps } from '../../src/algorithms/state-ops/state-ops';
 import { BlockParams } from '../../src/algorithms/state-ops/state-ops.model';
-import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.algorithm';
+import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
-import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.ops';
+import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import { Decision, LimiterAlgorithm } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 

@@ -107,7 +107,7 @@ describe('imports run downward only (DESIGN §7)', () => {
   const graph = importGraph();
 
   it('reads the whole of src/', () => {
-    expect(graph.size).toBeGreaterThan(150);
+    expect(graph.size).toBeGreaterThan(120);
     expect(
       [...graph.keys()].filter((file) => file.startsWith('contracts/')).length,
     ).toBeGreaterThan(3);
@@ -136,6 +136,18 @@ describe('imports run downward only (DESIGN §7)', () => {
     expect(arrows(graph, ['metrics'], UPPER)).toEqual([]);
     const guardOrModule = UPPER.filter((floor) => floor !== 'context');
     expect(arrows(graph, ['context'], guardOrModule)).toEqual([]);
+  });
+
+  it('an algorithm is one folder of at most 7 files, one of them its definition', () => {
+    const folders = readdirSync(join(SRC, 'algorithms'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && entry.name !== 'state-ops')
+      .map((entry) => entry.name);
+    expect(folders.length).toBe(6);
+    for (const folder of folders) {
+      const files = readdirSync(join(SRC, 'algorithms', folder));
+      expect([folder, files.length <= 7]).toEqual([folder, true]);
+      expect(files).toContain(`${folder}.definition.ts`);
+    }
   });
 
   it('no TypeScript file of src/ holds Redis commands: Lua lives in .lua files', () => {

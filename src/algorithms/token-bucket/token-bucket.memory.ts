@@ -1,5 +1,6 @@
 import { NEVER_MICROS, RawReply } from '../../contracts/decision';
 import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
+import { RefundRequest } from '../state-ops/state-ops.model';
 import { TokenBucketParams, TokenBucketRequest, TokenBucketState } from './token-bucket.model';
 
 /**
@@ -60,4 +61,26 @@ export function tokenBucketStep(
       Math.ceil(wait),
     ],
   };
+}
+
+/** The twin of token-bucket.refund.lua: gives permits back, never above a full bucket. */
+export function tokenBucketRefundStep(
+  state: TokenBucketState | undefined,
+  now: number,
+  params: TokenBucketParams,
+  request: RefundRequest,
+): MemoryStep<TokenBucketState> {
+  const done = [1, 0, 0, 0, 0] as const;
+  if (!state) return { state, ttlMs: null, reply: done };
+  const { maxPermits, intervalMicros: interval, expireMicros: expire } = params;
+  const fullSpan = maxPermits * interval;
+  const emptyAt = Math.max(
+    Math.floor(state.emptyAtMicros - request.permits * interval),
+    Math.ceil(now - fullSpan),
+  );
+  if (emptyAt <= now - fullSpan && params.initialPermits >= maxPermits) {
+    return { state: undefined, ttlMs: null, reply: done };
+  }
+  const ttlMs = ttlMsFromMicros(Math.max(expire, emptyAt + fullSpan - now));
+  return { state: { emptyAtMicros: emptyAt }, ttlMs, reply: done };
 }

@@ -1,0 +1,227 @@
+import { randomUUID } from 'node:crypto';
+import { Decision } from '../../contracts/decision';
+import { Seconds } from '../duration';
+import { anyAlgorithm, DecisionSource, LimitKind } from '../limit-kind';
+import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
+import { loadLua } from '../lua-source';
+import { permitsArgv, staticPermits } from '../permits';
+import { blocksLua, STATE_OPS_LUA } from '../state-ops/block-lua';
+import { ttlWithBlock } from '../state-ops/blockable';
+import { peekOf, resetOf } from '../state-ops/state-ops';
+import { LimitState, limitStateOf, manualBlockMicros } from '../state-ops/state-ops.model';
+import { concurrencyStep } from './concurrency.memory';
+import {
+  ConcurrencyOptions,
+  ConcurrencyParams,
+  concurrencyParams,
+  ConcurrencyRequest,
+  concurrencyRequest,
+  ConcurrencyState,
+} from './concurrency.model';
+
+/** The concurrency limit (`@ConcurrencyLimit`): Lua for Redis, {@link concurrencyStep} in memory. */
+export const concurrency: LimiterAlgorithm<
+  ConcurrencyParams,
+  ConcurrencyRequest,
+  ConcurrencyState
+> = {
+  commandName: 'limiterConcurrency',
+  lua: loadLua(__dirname, 'concurrency.lua'),
+  paramsArgv: (params) => [String(params.max), exactString(params.leaseMicros)],
+  requestArgv: (request) => [request.op, request.id, ...permitsArgv(request)],
+  step: concurrencyStep,
+  limit: (params) => params.max,
+  isDecision: (request) => request.op === 'acquire',
+};
+
+/**
+ * Blocks the key for the request's µs from now: acquires are denied until then, releases
+ * still run (concurrency.lua). The block is the zset member '#block', as on the sliding log.
+ */
+const block: LimiterAlgorithm<ConcurrencyParams, number, ConcurrencyState> = {
+  commandName: 'limiterConcurrencyBlock',
+  stateOf: concurrency,
+  luaIncludes: [blocksLua('zset'), STATE_OPS_LUA],
+  // Written over any earlier block: a concurrency key keeps no levels.
+  lua: 'return block_state(zset_block, key, now, argv, true)',
+  paramsArgv: () => [],
+  requestArgv: (micros) => [String(micros)],
+  step: (state, now, _params, micros, expiresAt) => {
+    const until = now + micros;
+    return {
+      state: { leases: state?.leases ?? new Map(), blockedUntilMicros: until },
+      ttlMs: ttlWithBlock(expiresAt, until, now),
+      reply: [1, 0, 0, 0, 0],
+    };
+  },
+  limit: concurrency.limit,
+};
+
+/**
+ * Peek, reset and block on a concurrency key (DESIGN §9). No refund: a slot is released.
+ * A block denies acquires only: a release is never refused.
+ */
+export const concurrencyOps = {
+  peek: peekOf(concurrency, 'zset'),
+  reset: resetOf(concurrency),
+  block,
+  /** A peek takes a slot under an id no request has, on the snapshot that is then restored. */
+  peekRequest: concurrencyRequest('acquire', 'peek'),
+};
+
+/** DESIGN §3: a concurrency denial's Retry-After is a short fixed hint, not the lease. */
+export const CONCURRENCY_RETRY_AFTER_MS = 1000;
+
+/** `@ConcurrencyLimit` and `factory.concurrencyLimiter`. */
+export const concurrencyKind: LimitKind<ConcurrencyOptions, ConcurrencyLimiter> = {
+  name: 'concurrency',
+  decorator: '@ConcurrencyLimit',
+  defaultPrefix: 'concurrency:',
+  optionNames: ['max', 'lease', 'permits'],
+  algorithm: concurrency,
+  // Built into the engine with the acquire; the guard never refunds a slot (it releases).
+  ops: concurrencyOps,
+  compile(options, where) {
+    const params = concurrencyParams(options as unknown as ConcurrencyOptions, where);
+    const cost = staticPermits(options.permits, params.max, where);
+    return {
+      algorithm: anyAlgorithm(concurrency),
+      params,
+      newRequest: (permits = cost): ConcurrencyRequest => ({
+        op: 'acquire',
+        id: randomUUID(),
+        permits,
+      }),
+      holdsSlot: true,
+      // A denial that outlasts any lease comes from a block(): its end is the real answer;
+      // one that can never pass (more slots than max) has none.
+      retryAfterMs: (decision) =>
+        decision.retryAfterMs < 0 || decision.retryAfterMs > params.leaseMicros / 1000
+          ? decision.retryAfterMs
+          : CONCURRENCY_RETRY_AFTER_MS,
+      releaseRequest: (acquire) => {
+        const { id, permits } = acquire as ConcurrencyRequest;
+        return { op: 'release', id, permits };
+      },
+    };
+  },
+  createLimiter: (source, key, options, where) =>
+    new ConcurrencyLimiter(source, key, concurrencyParams(options, where)),
+};
+
+/**
+ * The slots held by one in-flight request. Give them back with {@link release} when the
+ * work is done; slots never released (a crashed server) are freed when their lease ends.
+ *
+ * @publicApi
+ */
+export interface ConcurrencySlot {
+  /** The request's id in the store. */
+  readonly id: string;
+  /** The decision that granted the slot. */
+  readonly decision: Decision;
+  /** Gives the slots back. Idempotent: a second call waits for the first and sends nothing. */
+  release(): Promise<void>;
+}
+
+/**
+ * A concurrency limit on one key: at most `max` requests in flight at once across every
+ * process that uses the same key and options, each slot held at most `lease` seconds.
+ * The math: concurrency.model.ts.
+ *
+ * @example
+ * ```ts
+ * const slot = await factory.concurrencyLimiter({ key: 'export', max: 2, lease: 300 }).tryAcquire();
+ * if (!slot) throw new RateLimitExceededException();
+ * try {
+ *   await runExport();
+ * } finally {
+ *   await slot.release();
+ * }
+ * ```
+ *
+ * @publicApi
+ */
+export class ConcurrencyLimiter {
+  constructor(
+    private readonly store: DecisionSource,
+    readonly key: string,
+    readonly params: ConcurrencyParams,
+  ) {}
+
+  /**
+   * Takes `permits` slots (an integer >= 0, default 1) for `id` if that many are free, and
+   * returns the full decision. An `id` already in flight with the same permits renews its
+   * lease and keeps its slots; `0` peeks; more than `max` is denied with `retryAfterMs` -1
+   * (it can never pass). Lower level than {@link tryAcquire}: the caller must
+   * {@link release} the same id and permits.
+   */
+  async decide(id: string, permits = 1): Promise<Decision> {
+    const request = concurrencyRequest('acquire', id, undefined, permits);
+    return this.store.evaluate(concurrency, this.key, this.params, request);
+  }
+
+  /**
+   * Gives back the `permits` slots (default 1) `id` took, together; releasing an id not in
+   * flight (already released, or its lease ended) changes nothing. The decision reports
+   * the slots now free.
+   */
+  async release(id: string, permits = 1): Promise<Decision> {
+    const request = concurrencyRequest('release', id, undefined, permits);
+    return this.store.evaluate(concurrency, this.key, this.params, request);
+  }
+
+  /**
+   * Takes `permits` slots (default 1) under a new id, held and released together; resolves
+   * null, taking nothing, when fewer are free.
+   */
+  async tryAcquire(permits = 1): Promise<ConcurrencySlot | null> {
+    const id = randomUUID();
+    const decision = await this.decide(id, permits);
+    return decision.allowed ? new Slot(this, id, permits, decision) : null;
+  }
+
+  /** The slots free now and how long the key stays blocked, taking none. */
+  async peek(): Promise<LimitState> {
+    const { peek, peekRequest } = concurrencyOps;
+    const decision = await this.store.evaluate(peek, this.key, this.params, peekRequest);
+    return limitStateOf(decision);
+  }
+
+  /**
+   * Refuses new slots on the key for `seconds` (> 0) from now, on every server; slots in
+   * flight are kept and their releases still count.
+   */
+  async block(seconds: Seconds): Promise<void> {
+    const micros = manualBlockMicros(seconds);
+    await this.store.evaluate(concurrencyOps.block, this.key, this.params, micros);
+  }
+
+  /** Forgets every slot in flight on the key (their releases then change nothing). */
+  async reset(): Promise<void> {
+    await this.store.evaluate(concurrencyOps.reset, this.key, this.params, undefined);
+  }
+}
+
+class Slot implements ConcurrencySlot {
+  private released?: Promise<void>;
+
+  constructor(
+    private readonly limiter: ConcurrencyLimiter,
+    readonly id: string,
+    private readonly permits: number,
+    readonly decision: Decision,
+  ) {}
+
+  release(): Promise<void> {
+    this.released ??= this.limiter.release(this.id, this.permits).then(
+      () => undefined,
+      (error: unknown) => {
+        // Nothing was released: let a later call try again (the lease frees it regardless).
+        this.released = undefined;
+        throw error;
+      },
+    );
+    return this.released;
+  }
+}

@@ -1,0 +1,170 @@
+import { Decision } from '../../contracts/decision';
+import { defineAlgorithm } from '../define-algorithm';
+import { Seconds } from '../duration';
+import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
+import { loadLua, luaNameOf } from '../lua-source';
+import { KeyStateAccess, KeyStateLimiter } from '../state-ops/key-state-limiter';
+import { RefundRequest } from '../state-ops/state-ops.model';
+import { tokenBucketRefundStep, tokenBucketStep } from './token-bucket.memory';
+import {
+  burstSeconds,
+  checkServable,
+  TokenBucketOptions,
+  TokenBucketParams,
+  tokenBucketParams,
+  TokenBucketRequest,
+  tokenBucketRequest,
+  TokenBucketState,
+} from './token-bucket.model';
+
+/** The token bucket (`@RateLimit`): Lua for Redis, {@link tokenBucketStep} in memory. */
+export const tokenBucketCore: LimiterAlgorithm<
+  TokenBucketParams,
+  TokenBucketRequest,
+  TokenBucketState
+> = {
+  commandName: 'limiterTokenBucket',
+  lua: loadLua(__dirname, 'token-bucket.lua'),
+  paramsArgv: (params) => [
+    exactString(params.maxPermits),
+    exactString(params.intervalMicros),
+    exactString(params.initialPermits),
+    exactString(params.expireMicros),
+  ],
+  requestArgv: (request) => [String(request.permits), exactString(request.timeoutMicros)],
+  step: tokenBucketStep,
+  limit: (params) => params.maxPermits,
+  denialScope: (request) => `${request.permits}/${request.timeoutMicros}`,
+};
+
+/** Gives permits back to a token bucket: token-bucket.refund.lua and its twin. */
+export const tokenBucketRefund: LimiterAlgorithm<
+  TokenBucketParams,
+  RefundRequest,
+  TokenBucketState
+> = {
+  commandName: 'limiterTokenBucketRefund',
+  lua: loadLua(__dirname, 'token-bucket.refund.lua'),
+  paramsArgv: tokenBucketCore.paramsArgv,
+  step: tokenBucketRefundStep,
+  limit: tokenBucketCore.limit,
+};
+
+/** A charge is an acquire that waits as long as it takes (timeout < 0): it never fails. */
+const forced = ({ permits }: RefundRequest): TokenBucketRequest => ({ permits, timeoutMicros: -1 });
+
+/**
+ * Takes permits whatever the bucket holds: the acquire of token-bucket.lua with no timeout,
+ * so a cost above what is stored moves E (the moment the bucket is empty) past now. That is
+ * the debt: later requests wait, or are denied, until the refill has repaid it.
+ */
+const tokenBucketCharge: LimiterAlgorithm<TokenBucketParams, RefundRequest, TokenBucketState> = {
+  ...tokenBucketCore,
+  commandName: 'limiterTokenBucketCharge',
+  // The acquire's own function, under a command of its own.
+  luaName: luaNameOf(tokenBucketCore),
+  requestArgv: (request) => tokenBucketCore.requestArgv!(forced(request)),
+  step: (state, now, params, request) => tokenBucketStep(state, now, params, forced(request)),
+};
+
+/** `@RateLimit`, `factory.rateLimiter` and `TokenBucketLimiter`. */
+export const tokenBucketDefinition = defineAlgorithm({
+  name: 'tokenBucket',
+  decorator: '@RateLimit',
+  prefix: 'rateLimit:',
+  options: ['rate', 'burst', 'capacity', 'permits', 'timeout', 'expire', 'initialPermits'],
+  stateType: 'string',
+  core: tokenBucketCore,
+  refund: tokenBucketRefund,
+  charge: tokenBucketCharge,
+  params: (options: TokenBucketOptions, where) => tokenBucketParams(options, where),
+  requests: (options, params, where) => {
+    // A `permits` function is resolved per request (resolvable-options.ts).
+    const permits = typeof options.permits === 'function' ? 1 : (options.permits ?? 1);
+    const request = tokenBucketRequest(permits as number, (options.timeout as Seconds) ?? 0, where);
+    checkServable(params, request, where);
+    return {
+      newRequest: (cost?: number) =>
+        cost === undefined ? request : { permits: cost, timeoutMicros: request.timeoutMicros },
+      windowSeconds: burstSeconds(params),
+    };
+  },
+  limiter: (source, key, params) => new TokenBucketLimiter(source, key, params),
+});
+
+/** The token bucket with blocks kept in its key: what the limits run. */
+export const tokenBucket = tokenBucketDefinition.algorithm;
+/** Peek, reset, block, refund and charge on a key of this algorithm (state-ops.model.ts). */
+export const tokenBucketOps = tokenBucketDefinition.ops;
+export const tokenBucketKind = tokenBucketDefinition.kind;
+
+/** A peek asks for one permit, now. */
+const PEEK_REQUEST: TokenBucketRequest = Object.freeze({ permits: 1, timeoutMicros: 0 });
+
+/**
+ * Arguments of {@link TokenBucketLimiter.tryAcquire}: permits (default 1), timeout in seconds
+ * or a duration such as '500ms' (default 0).
+ */
+export interface TryAcquireOptions {
+  permits?: number;
+  timeout?: Seconds;
+}
+
+/**
+ * A token bucket on one key, shared through the store by every process that uses the
+ * same key and options. The math: token-bucket.model.ts.
+ *
+ * @publicApi
+ */
+export class TokenBucketLimiter extends KeyStateLimiter<TokenBucketParams> {
+  private lastRequest?: { permits: number; timeout: Seconds; request: TokenBucketRequest };
+
+  protected stateAccess(): KeyStateAccess<TokenBucketParams> {
+    return { ops: tokenBucketOps, peekRequest: PEEK_REQUEST };
+  }
+
+  /**
+   * Decides without waiting: the decision says whether `permits` (an integer >= 0) are
+   * granted within `timeout` seconds and, if so, how long to wait for them (`waitMs`). The
+   * permits are reserved when allowed. Infinity as timeout reserves whatever the wait. `0`
+   * permits peeks; more than even a full bucket serves within the timeout is denied with
+   * `retryAfterMs` -1 (it can never pass).
+   */
+  async decide(permits = 1, timeout: Seconds = 0): Promise<Decision> {
+    return this.store.evaluate(tokenBucket, this.key, this.params, this.request(permits, timeout));
+  }
+
+  /** Callers repeat one request shape: validate and build it once, not per decision. */
+  private request(permits: number, timeout: Seconds): TokenBucketRequest {
+    const last = this.lastRequest;
+    if (last && last.permits === permits && last.timeout === timeout) return last.request;
+    const request = tokenBucketRequest(permits, timeout);
+    this.lastRequest = { permits, timeout, request };
+    return request;
+  }
+
+  /**
+   * Takes permits if they can be had within `timeout` seconds, waiting for them; resolves
+   * false at once, reserving nothing, when they cannot. `tryAcquire()` is
+   * `tryAcquire({ permits: 1, timeout: 0 })`; a number is the permits.
+   */
+  async tryAcquire(options: TryAcquireOptions | number = {}): Promise<boolean> {
+    const { permits = 1, timeout = 0 } =
+      typeof options === 'number' ? { permits: options } : options;
+    const decision = await this.decide(permits, timeout);
+    if (decision.allowed && decision.waitMs > 0) await this.store.sleep(decision.waitMs);
+    return decision.allowed;
+  }
+
+  /** Takes permits, waiting as long as needed; resolves with the milliseconds waited. Equals `tryAcquire` with an infinite timeout. */
+  async acquire(permits = 1): Promise<number> {
+    const waitMs = await this.reserve(permits);
+    if (waitMs > 0) await this.store.sleep(waitMs);
+    return waitMs;
+  }
+
+  /** Reserves permits and returns the milliseconds until they exist, without waiting. */
+  async reserve(permits = 1): Promise<number> {
+    return (await this.decide(permits, Infinity)).waitMs;
+  }
+}
