@@ -1,5 +1,7 @@
+import { basename } from 'node:path';
 import { CompiledAlgorithm, anyAlgorithm, DecisionSource, LimitKind } from './limit-kind';
 import { LimiterAlgorithm } from './limiter-algorithm';
+import { loadLua } from './lua-source';
 import { blockable } from './state-ops/blockable';
 import { StateOps, stateOps } from './state-ops/state-ops';
 import { BlockParams, Blockable, RefundRequest, StateType } from './state-ops/state-ops.model';
@@ -23,12 +25,19 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
   variant?: { of: string; when: string };
   /** Where a block is kept in its key. */
   stateType: StateType;
-  /** The acquire: Lua and memory twin. */
-  core: LimiterAlgorithm<P, R, S>;
-  /** Gives permits back (refund, `count`, `settle`). */
-  refund?: LimiterAlgorithm<P, RefundRequest, S>;
-  /** Takes permits into debt (`settle`). */
-  charge?: LimiterAlgorithm<P, RefundRequest, S>;
+  /** Its folder, `__dirname`: the Lua is `<folder>.lua`, `.refund.lua` and `.charge.lua` there. */
+  folder: string;
+  /** The acquire but its command (`limiter<Name>`) and Lua (`<folder>.lua`): twin, arguments. */
+  core: Omit<LimiterAlgorithm<P, R, S>, 'commandName' | 'lua'>;
+  /** Gives permits back (refund, `count`, `settle`): the twin of `<folder>.refund.lua`. */
+  refund?: { step: Adjustment<P, S>['step'] };
+  /**
+   * Takes permits into debt (`settle`): the twin of `<folder>.charge.lua`, or an algorithm of
+   * its own made from the acquire (the token bucket's is its acquire without a timeout).
+   */
+  charge?:
+    | { step: Adjustment<P, S>['step'] }
+    | { of: (core: LimiterAlgorithm<P, R, S>) => Adjustment<P, S> };
   /** Validates the options, naming `where` in errors. */
   params(options: O, where: string): P;
   /** A guarded limit's requests and policy window, from the decorator's options. */
@@ -41,8 +50,15 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
   limiter(source: DecisionSource, key: string, params: P): L;
 }
 
+type Adjustment<P, S> = LimiterAlgorithm<P, RefundRequest, S>;
+
 /** What a definition derives: the acquire with blocks, its operations, its kind. */
-export interface DefinedAlgorithm<O, P, R, S, L> extends AlgorithmDefinition<O, P, R, S, L> {
+export interface DefinedAlgorithm<O, P, R, S, L> {
+  definition: AlgorithmDefinition<O, P, R, S, L>;
+  /** The acquire as its Lua and twin are written, without blocks. */
+  core: LimiterAlgorithm<P, R, S>;
+  refund?: Adjustment<P, S>;
+  charge?: Adjustment<P, S>;
   algorithm: LimiterAlgorithm<P & BlockParams, R, Blockable<S>>;
   ops: StateOps<P & BlockParams, R, S>;
   kind: LimitKind<O, L>;
@@ -57,9 +73,22 @@ export interface DefinedAlgorithm<O, P, R, S, L> extends AlgorithmDefinition<O, 
 export function defineAlgorithm<O, P, R, S, L>(
   definition: AlgorithmDefinition<O, P, R, S, L>,
 ): DefinedAlgorithm<O, P, R, S, L> {
-  const { core, stateType } = definition;
+  const { folder, stateType, name } = definition;
+  const file = basename(folder);
+  const commandName = `limiter${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+  const core = { ...definition.core, commandName, lua: loadLua(folder, `${file}.lua`) };
+  const adjustment = (op: 'refund' | 'charge', step: Adjustment<P, S>['step']) =>
+    adjustmentOf(
+      core,
+      `${commandName}${op === 'refund' ? 'Refund' : 'Charge'}`,
+      loadLua(folder, `${file}.${op}.lua`),
+      step,
+    );
+  const refund = definition.refund && adjustment('refund', definition.refund.step);
+  const given = definition.charge;
+  const charge = given && ('of' in given ? given.of(core) : adjustment('charge', given.step));
   const algorithm = blockable(core, stateType);
-  const ops = stateOps(algorithm, stateType, definition.refund, definition.charge);
+  const ops = stateOps(algorithm, stateType, refund, charge);
   const kind: LimitKind<O, L> = {
     name: definition.name,
     decorator: definition.decorator,
@@ -84,5 +113,18 @@ export function defineAlgorithm<O, P, R, S, L>(
     createLimiter: (source, key, options, where) =>
       definition.limiter(source, key, definition.params(options, where)),
   };
-  return { ...definition, algorithm, ops, kind };
+  return { definition, core, refund, charge, algorithm, ops, kind };
+}
+
+/**
+ * A refund or a charge of `core`: its own Lua (`<folder>/<file>`) and twin, on the acquire's
+ * parameters; the definition wraps it so that it keeps the key's block.
+ */
+function adjustmentOf<P, S>(
+  core: LimiterAlgorithm<P, any, S>,
+  commandName: string,
+  lua: string,
+  step: LimiterAlgorithm<P, RefundRequest, S>['step'],
+): LimiterAlgorithm<P, RefundRequest, S> {
+  return { commandName, lua, paramsArgv: core.paramsArgv, step, limit: core.limit };
 }

@@ -1,9 +1,7 @@
-import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
-import { loadLua } from '../lua-source';
+import { exactString } from '../limiter-algorithm';
 import { permitsArgv, permitsOf } from '../permits';
 import { defineAlgorithm } from '../define-algorithm';
-import { PermitsAccess, PermitsLimiter } from '../state-ops/key-state-limiter';
-import { RefundRequest } from '../state-ops/state-ops.model';
+import { PermitsAccess, permitsAccess, PermitsLimiter } from '../state-ops/key-state-limiter';
 import {
   slidingWindowStep,
   slidingWindowRefundStep,
@@ -13,47 +11,9 @@ import {
   SlidingWindowOptions,
   SlidingWindowParams,
   slidingWindowParams,
-  SlidingWindowRequest,
-  SlidingWindowState,
 } from './sliding-window.model';
 import { randomUUID } from 'node:crypto';
 import { checkPermits, staticPermits } from '../permits';
-
-/** The sliding-window log (`@SlidingWindowLimit`): Lua for Redis, {@link slidingWindowStep} in memory. */
-export const slidingWindowCore: LimiterAlgorithm<
-  SlidingWindowParams,
-  SlidingWindowRequest,
-  SlidingWindowState
-> = {
-  commandName: 'limiterSlidingWindow',
-  lua: loadLua(__dirname, 'sliding-window.lua'),
-  paramsArgv: (params) => [String(params.limit), exactString(params.windowMicros)],
-  requestArgv: (request) => [request.id, ...permitsArgv(request)],
-  step: slidingWindowStep,
-  limit: (params) => params.limit,
-  // A denial of 4 permits says nothing of a request of 1.
-  denialScope: (request) => String(permitsOf(request)),
-};
-
-type Adjustment = LimiterAlgorithm<SlidingWindowParams, RefundRequest, SlidingWindowState>;
-
-/** Removes requests from a sliding-window log: sliding-window.refund.lua and its twin. */
-export const slidingWindowRefund: Adjustment = {
-  commandName: 'limiterSlidingWindowRefund',
-  lua: loadLua(__dirname, 'sliding-window.refund.lua'),
-  paramsArgv: slidingWindowCore.paramsArgv,
-  step: slidingWindowRefundStep,
-  limit: slidingWindowCore.limit,
-};
-
-/** Logs a weighted member now, into debt if need be: sliding-window.charge.lua and its twin. */
-export const slidingWindowCharge: Adjustment = {
-  commandName: 'limiterSlidingWindowCharge',
-  lua: loadLua(__dirname, 'sliding-window.charge.lua'),
-  paramsArgv: slidingWindowCore.paramsArgv,
-  step: slidingWindowChargeStep,
-  limit: slidingWindowCore.limit,
-};
 
 /** `@SlidingWindowLimit`, `factory.slidingWindowLimiter` and `SlidingWindowLimiter`. */
 export const slidingWindowDefinition = defineAlgorithm({
@@ -61,10 +21,18 @@ export const slidingWindowDefinition = defineAlgorithm({
   decorator: '@SlidingWindowLimit',
   prefix: 'slidingWindow:',
   options: ['limit', 'window', 'permits'],
+  folder: __dirname,
   stateType: 'zset',
-  core: slidingWindowCore,
-  refund: slidingWindowRefund,
-  charge: slidingWindowCharge,
+  core: {
+    paramsArgv: (params) => [String(params.limit), exactString(params.windowMicros)],
+    requestArgv: (request) => [request.id, ...permitsArgv(request)],
+    step: slidingWindowStep,
+    limit: (params) => params.limit,
+    // A denial of 4 permits says nothing of a request of 1.
+    denialScope: (request) => String(permitsOf(request)),
+  },
+  refund: { step: slidingWindowRefundStep },
+  charge: { step: slidingWindowChargeStep },
   params: (options: SlidingWindowOptions, where) => slidingWindowParams(options, where),
   requests: (options, params, where) => ({
     // Members must be unique across servers even within one microsecond.
@@ -77,11 +45,12 @@ export const slidingWindowDefinition = defineAlgorithm({
   limiter: (source, key, params) => new SlidingWindowLimiter(source, key, params),
 });
 
-/** The sliding-window log with blocks kept in its key: what the limits run. */
-export const slidingWindow = slidingWindowDefinition.algorithm;
-/** Peek, reset, block, refund and charge on a key of this algorithm (state-ops.model.ts). */
-export const slidingWindowOps = slidingWindowDefinition.ops;
-export const slidingWindowKind = slidingWindowDefinition.kind;
+/** What the limits run (with blocks kept in its key), its operations, its kind. */
+export const {
+  algorithm: slidingWindow,
+  ops: slidingWindowOps,
+  kind: slidingWindowKind,
+} = slidingWindowDefinition;
 
 /** A peek's member never stays: the key is restored after it. */
 const PEEK_REQUEST = Object.freeze({ id: 'peek' });
@@ -101,14 +70,9 @@ const PEEK_REQUEST = Object.freeze({ id: 'peek' });
  */
 export class SlidingWindowLimiter extends PermitsLimiter<SlidingWindowParams> {
   protected stateAccess(): PermitsAccess<SlidingWindowParams> {
-    return {
-      acquire: slidingWindow,
-      ops: slidingWindowOps,
-      peekRequest: PEEK_REQUEST,
-      request: (permits) => ({
-        id: randomUUID(),
-        permits: checkPermits(permits, 'slidingWindowLimiter'),
-      }),
-    };
+    return permitsAccess(slidingWindowDefinition, PEEK_REQUEST, (permits) => ({
+      id: randomUUID(),
+      permits: checkPermits(permits, 'slidingWindowLimiter'),
+    }));
   }
 }

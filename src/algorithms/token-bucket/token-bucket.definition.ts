@@ -2,7 +2,7 @@ import { Decision } from '../../contracts/decision';
 import { defineAlgorithm } from '../define-algorithm';
 import { Seconds } from '../duration';
 import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
-import { loadLua, luaNameOf } from '../lua-source';
+import { luaNameOf } from '../lua-source';
 import { KeyStateAccess, KeyStateLimiter } from '../state-ops/key-state-limiter';
 import { RefundRequest } from '../state-ops/state-ops.model';
 import { tokenBucketRefundStep, tokenBucketStep } from './token-bucket.memory';
@@ -17,39 +17,6 @@ import {
   TokenBucketState,
 } from './token-bucket.model';
 
-/** The token bucket (`@RateLimit`): Lua for Redis, {@link tokenBucketStep} in memory. */
-export const tokenBucketCore: LimiterAlgorithm<
-  TokenBucketParams,
-  TokenBucketRequest,
-  TokenBucketState
-> = {
-  commandName: 'limiterTokenBucket',
-  lua: loadLua(__dirname, 'token-bucket.lua'),
-  paramsArgv: (params) => [
-    exactString(params.maxPermits),
-    exactString(params.intervalMicros),
-    exactString(params.initialPermits),
-    exactString(params.expireMicros),
-  ],
-  requestArgv: (request) => [String(request.permits), exactString(request.timeoutMicros)],
-  step: tokenBucketStep,
-  limit: (params) => params.maxPermits,
-  denialScope: (request) => `${request.permits}/${request.timeoutMicros}`,
-};
-
-/** Gives permits back to a token bucket: token-bucket.refund.lua and its twin. */
-export const tokenBucketRefund: LimiterAlgorithm<
-  TokenBucketParams,
-  RefundRequest,
-  TokenBucketState
-> = {
-  commandName: 'limiterTokenBucketRefund',
-  lua: loadLua(__dirname, 'token-bucket.refund.lua'),
-  paramsArgv: tokenBucketCore.paramsArgv,
-  step: tokenBucketRefundStep,
-  limit: tokenBucketCore.limit,
-};
-
 /** A charge is an acquire that waits as long as it takes (timeout < 0): it never fails. */
 const forced = ({ permits }: RefundRequest): TokenBucketRequest => ({ permits, timeoutMicros: -1 });
 
@@ -58,14 +25,18 @@ const forced = ({ permits }: RefundRequest): TokenBucketRequest => ({ permits, t
  * so a cost above what is stored moves E (the moment the bucket is empty) past now. That is
  * the debt: later requests wait, or are denied, until the refill has repaid it.
  */
-const tokenBucketCharge: LimiterAlgorithm<TokenBucketParams, RefundRequest, TokenBucketState> = {
-  ...tokenBucketCore,
-  commandName: 'limiterTokenBucketCharge',
-  // The acquire's own function, under a command of its own.
-  luaName: luaNameOf(tokenBucketCore),
-  requestArgv: (request) => tokenBucketCore.requestArgv!(forced(request)),
-  step: (state, now, params, request) => tokenBucketStep(state, now, params, forced(request)),
-};
+function tokenBucketChargeOf(
+  core: LimiterAlgorithm<TokenBucketParams, TokenBucketRequest, TokenBucketState>,
+): LimiterAlgorithm<TokenBucketParams, RefundRequest, TokenBucketState> {
+  return {
+    ...core,
+    commandName: 'limiterTokenBucketCharge',
+    // The acquire's own function, under a command of its own.
+    luaName: luaNameOf(core),
+    requestArgv: (request) => core.requestArgv!(forced(request)),
+    step: (state, now, params, request) => tokenBucketStep(state, now, params, forced(request)),
+  };
+}
 
 /** `@RateLimit`, `factory.rateLimiter` and `TokenBucketLimiter`. */
 export const tokenBucketDefinition = defineAlgorithm({
@@ -73,10 +44,22 @@ export const tokenBucketDefinition = defineAlgorithm({
   decorator: '@RateLimit',
   prefix: 'rateLimit:',
   options: ['rate', 'burst', 'capacity', 'permits', 'timeout', 'expire', 'initialPermits'],
+  folder: __dirname,
   stateType: 'string',
-  core: tokenBucketCore,
-  refund: tokenBucketRefund,
-  charge: tokenBucketCharge,
+  core: {
+    paramsArgv: (params) => [
+      exactString(params.maxPermits),
+      exactString(params.intervalMicros),
+      exactString(params.initialPermits),
+      exactString(params.expireMicros),
+    ],
+    requestArgv: (request) => [String(request.permits), exactString(request.timeoutMicros)],
+    step: tokenBucketStep,
+    limit: (params) => params.maxPermits,
+    denialScope: (request) => `${request.permits}/${request.timeoutMicros}`,
+  },
+  refund: { step: tokenBucketRefundStep },
+  charge: { of: tokenBucketChargeOf },
   params: (options: TokenBucketOptions, where) => tokenBucketParams(options, where),
   requests: (options, params, where) => {
     // A `permits` function is resolved per request (resolvable-options.ts).
@@ -92,11 +75,12 @@ export const tokenBucketDefinition = defineAlgorithm({
   limiter: (source, key, params) => new TokenBucketLimiter(source, key, params),
 });
 
-/** The token bucket with blocks kept in its key: what the limits run. */
-export const tokenBucket = tokenBucketDefinition.algorithm;
-/** Peek, reset, block, refund and charge on a key of this algorithm (state-ops.model.ts). */
-export const tokenBucketOps = tokenBucketDefinition.ops;
-export const tokenBucketKind = tokenBucketDefinition.kind;
+/** What the limits run (with blocks kept in its key), its operations, its kind. */
+export const {
+  algorithm: tokenBucket,
+  ops: tokenBucketOps,
+  kind: tokenBucketKind,
+} = tokenBucketDefinition;
 
 /** A peek asks for one permit, now. */
 const PEEK_REQUEST: TokenBucketRequest = Object.freeze({ permits: 1, timeoutMicros: 0 });
