@@ -93,7 +93,7 @@ export class RedisStore extends LimiterStore {
     request: R,
     deadlineMs = Infinity,
     group?: DecisionGroup,
-    onSent?: (sentAtMs: number) => void,
+    onSent?: (sentAtMs: number) => boolean | void,
   ): Promise<Decision> {
     return new Promise<Decision>((resolve, reject) => {
       const fail = (error: unknown): void =>
@@ -127,7 +127,7 @@ export class RedisStore extends LimiterStore {
         waitMs: deadlineMs - performance.now(),
         sent: (atMs) => {
           sentAtMs = atMs;
-          onSent?.(atMs);
+          return onSent?.(atMs) !== false;
         },
         group: group && group.size > 1 ? group : undefined,
         withdraw,
@@ -171,10 +171,13 @@ export class RedisStore extends LimiterStore {
   }
 
   /**
-   * Tells `observer` the milliseconds of every engine script call Redis answers (the module
-   * records them as `ratelimit.store.duration`); undefined stops it.
+   * Tells `observer` the milliseconds and the number of decisions of every engine script
+   * call Redis answers (the module records the milliseconds as `ratelimit.store.duration`);
+   * undefined stops it.
    */
-  observeEngineCalls(observer: ((durationMs: number) => void) | undefined): void {
+  observeEngineCalls(
+    observer: ((durationMs: number, decisions: number) => void) | undefined,
+  ): void {
     this.engine.onCall = observer;
   }
 
