@@ -7,6 +7,7 @@ import { RedisClock } from './redis-clock';
 import { TickBatcher } from './tick-batcher';
 import { DecisionGroup } from '../decision-group';
 import { groupStarts, groupsTogether, withoutWithdrawn } from './engine-groups';
+import { packArgv, packEntries, unpackReply } from './engine-packing';
 
 /** One decision waiting for the engine: its fields of the script's ARGV, and its callbacks. */
 export interface EngineEntry {
@@ -17,6 +18,8 @@ export interface EngineEntry {
   time: string;
   fixedArgv: readonly string[];
   requestArgv: readonly string[] | undefined;
+  /** Both argvs packed (engine-packing.ts), as the entry is added. */
+  packedArgv?: string;
   /** How long after it is sent the caller waits for the answer; Infinity for no limit. */
   waitMs: number;
   /**
@@ -151,7 +154,9 @@ export class EngineClient {
     return index;
   }
 
+  /** Throws for an entry whose fields cannot be packed (a NUL in them): it alone fails. */
   add(entry: EngineEntry): void {
+    entry.packedArgv = packArgv(entry.fixedArgv, entry.requestArgv);
     // A group's members arrive one after another: the batch stays open until the last.
     const group = entry.group;
     this.batcherFor(entry.key).add(entry, !group || this.pendingOf(group) === group.size);
@@ -285,8 +290,9 @@ export class EngineClient {
   }
 
   /**
-   * KEYS, then the batch's deadline, then each entry's fields (engine.lua's header). The
-   * deadline counts from now: each caller's wait started as its entries were sent (wanted).
+   * KEYS, then the batch's deadline, then its entries packed in one string (engine.lua's
+   * header). The deadline counts from now: each caller's wait started as its entries were
+   * sent (wanted).
    */
   private args(entries: EngineEntry[], starts = new Map<number, number>()): string[] {
     const args: string[] = [String(entries.length)];
@@ -296,35 +302,28 @@ export class EngineClient {
       args.push(entry.key);
       if (entry.waitMs < waitMs) waitMs = entry.waitMs;
     }
-    args.push(this.clock.deadline(sentAtMs + waitMs));
-    entries.forEach((entry, i) => {
-      const request = entry.requestArgv;
-      const count = entry.fixedArgv.length + (request ? request.length : 0);
-      // The first member of a group: `<algorithm>/<size>` (engine.lua).
-      const size = starts.get(i);
-      const algorithm = size === undefined ? entry.algorithm : `${entry.algorithm}/${size}`;
-      args.push(algorithm, entry.time, String(count), ...entry.fixedArgv);
-      if (request) args.push(...request);
-    });
+    args.push(this.clock.deadline(sentAtMs + waitMs), packEntries(entries, starts));
     return args;
   }
 
-  private settle(entries: EngineEntry[], reply: unknown, starts?: Map<number, number>): void {
+  private settle(entries: EngineEntry[], packed: unknown, starts?: Map<number, number>): void {
     const receivedAt = this.clock.localMs();
     this.lastReplyAtMs = receivedAt;
-    if (!Array.isArray(reply) || reply.length !== 1 + 5 * entries.length) {
+    const reply = unpackReply(packed, entries.length);
+    if (!reply) {
       const error = new StoreUnavailableError(`Unexpected reply from the engine script`);
       return this.fail(entries, error);
     }
     this.clock.sample(Number(reply[0]), receivedAt);
     // A group with a denied member had its allowed members undone by the script.
-    starts?.forEach((size, first) => {
-      const members = Array.from({ length: size }, (_, j) => first + j);
-      if (!members.some((i) => Number(reply[1 + 5 * i]) === 0)) return;
-      for (const i of members) {
-        if (Number(reply[1 + 5 * i]) === 1) entries[i].group!.undone.add(entries[i].key);
-      }
-    });
+    if (starts?.size)
+      starts.forEach((size, first) => {
+        const members = Array.from({ length: size }, (_, j) => first + j);
+        if (!members.some((i) => Number(reply[1 + 5 * i]) === 0)) return;
+        for (const i of members) {
+          if (Number(reply[1 + 5 * i]) === 1) entries[i].group!.undone.add(entries[i].key);
+        }
+      });
     for (let i = 0; i < entries.length; i++) entries[i].settle(reply, 1 + 5 * i);
   }
 
