@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
 import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.algorithm';
 import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
+import { LimiterAlgorithm } from '../../src/algorithms/limiter-algorithm';
 import { RedisStore } from '../../src';
 import { FailurePolicyStore } from '../../src/stores/failure/failure-policy.store';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
@@ -48,6 +49,35 @@ describe('engine calls in flight', () => {
     // Every decision but the first few waits for a call in flight: about 100 a call with
     // 2 in flight, where one call per group of replies made them about 20.
     expect(total / sizes.length).toBeGreaterThan(60);
+    await store.close();
+  });
+
+  it('holds the decisions of later turns while two calls are in flight, then sends them as one', async () => {
+    // The first decision keeps Redis busy for 50 ms, as a large batch on a loaded Redis would.
+    const slow: LimiterAlgorithm<object, void, never> = {
+      commandName: 'slow',
+      lua: `local t = redis.call('TIME')
+local start = t[1] * 1000000 + t[2]
+repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] - start >= 50000
+return {1, 0, 0, 0, 0}`,
+      paramsArgv: () => [],
+      step: () => ({ state: undefined, ttlMs: null, reply: [1, 0, 0, 0, 0] }),
+      limit: () => 1,
+    };
+    const store = new RedisStore({ client: server.client() });
+    await store.evaluate(slow, 'held:warm-up', {}, undefined);
+    const sizes: number[] = [];
+    store.observeEngineCalls((_durationMs, decisions) => sizes.push(decisions));
+    const pending = [store.evaluate(slow, 'held:slow', {}, undefined)];
+    // Five decisions, each in a turn of its own, while the slow call runs.
+    for (let turn = 0; turn < 5; turn++) {
+      await afterSend();
+      pending.push(store.evaluate(fixedWindow, `held:${turn}`, params, undefined));
+    }
+    const decisions = await Promise.all(pending);
+    expect(decisions.map((decision) => decision.allowed)).toEqual(Array(6).fill(true));
+    // The slow call, the second call in flight, then the four that waited, together.
+    expect(sizes).toEqual([1, 1, 4]);
     await store.close();
   });
 
