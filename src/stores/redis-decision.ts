@@ -28,6 +28,8 @@ export interface DecisionListeners {
  */
 export class RedisDecision<P, R> implements EngineEntry {
   packedArgv?: string;
+  heldAtMs?: number = undefined;
+  waitFromMs?: number = undefined;
   private sentAtMs = -Infinity;
 
   constructor(

@@ -20,6 +20,10 @@ export interface EngineEntry {
   requestArgv: readonly string[] | undefined;
   /** Both argvs packed (engine-packing.ts), as the entry is added. */
   packedArgv?: string;
+  /** `performance.now()` at the end of the entry's turn, if a call in flight held it then. */
+  heldAtMs?: number;
+  /** When the entry's wait started (wanted): its send, or the end of its turn (heldAtMs). */
+  waitFromMs?: number;
   /** How long after it is sent the caller waits for the answer; Infinity for no limit. */
   waitMs: number;
   /**
@@ -100,6 +104,10 @@ export class EngineClient {
         this.maxBatchSize,
         (entries) => this.sendLive(entries),
         this.maxCallsInFlight,
+        (queue, from) => {
+          const atMs = this.clock.localMs();
+          for (let i = from; i < queue.length; i++) queue[i].heldAtMs = atMs;
+        },
       );
       this.batchers.set(node, batcher);
     }
@@ -120,15 +128,20 @@ export class EngineClient {
   }
 
   /**
-   * Tells each entry it is sent, now: its caller's wait starts, and so does its deadline.
-   * An entry whose caller stopped waiting (it waited for a call in flight, and its deadline
-   * expired first) is failed instead, with the rest of its group, and changes nothing.
+   * Tells each entry it is sent: its caller's wait starts, and so does its deadline. The wait
+   * of an entry held behind calls in flight started at the end of its turn, unless Redis has
+   * answered since (then the calls it waited for were Redis at work, not Redis silent: the
+   * wait starts now, as a busy app's own delays never count). An entry whose caller stopped
+   * waiting is failed instead, with the rest of its group, and changes nothing.
    */
   private wanted(entries: EngineEntry[]): EngineEntry[] {
-    const sentAtMs = this.clock.localMs();
+    const nowMs = this.clock.localMs();
     let late: Set<EngineEntry | DecisionGroup> | undefined;
     for (const entry of entries) {
-      if (entry.sent && !entry.sent(sentAtMs)) (late ??= new Set()).add(entry.group ?? entry);
+      const held = entry.heldAtMs;
+      const fromMs = held !== undefined && this.lastReplyAtMs < held ? held : nowMs;
+      entry.waitFromMs = fromMs;
+      if (entry.sent && !entry.sent(fromMs)) (late ??= new Set()).add(entry.group ?? entry);
     }
     if (!late) return entries;
     const error = new StoreUnavailableError('the decision waited past its deadline: not sent');
@@ -291,18 +304,19 @@ export class EngineClient {
 
   /**
    * KEYS, then the batch's deadline, then its entries packed in one string (engine.lua's
-   * header). The deadline counts from now: each caller's wait started as its entries were
-   * sent (wanted).
+   * header). The deadline is the earliest of the callers': each one's wait started as its
+   * entry was sent or held (wanted).
    */
   private args(entries: EngineEntry[], starts = new Map<number, number>()): string[] {
     const args: string[] = [String(entries.length)];
-    const sentAtMs = this.clock.localMs();
-    let waitMs = Infinity;
+    const nowMs = this.clock.localMs();
+    let deadlineMs = Infinity;
     for (const entry of entries) {
       args.push(entry.key);
-      if (entry.waitMs < waitMs) waitMs = entry.waitMs;
+      const until = (entry.waitFromMs ?? nowMs) + entry.waitMs;
+      if (until < deadlineMs) deadlineMs = until;
     }
-    args.push(this.clock.deadline(sentAtMs + waitMs), packEntries(entries, starts));
+    args.push(this.clock.deadline(deadlineMs), packEntries(entries, starts));
     return args;
   }
 

@@ -10,9 +10,13 @@ export class TickBatcher<T> {
   private queue: T[] = [];
   private scheduled = false;
   private inFlight = 0;
+  /** How many items at the head of the queue `onHeld` was told of. */
+  private told = 0;
   private readonly flushScheduled = (): void => {
     this.scheduled = false;
-    if (this.inFlight < this.maxInFlight) this.flush();
+    if (this.inFlight < this.maxInFlight) return this.flush();
+    this.onHeld?.(this.queue, this.told);
+    this.told = this.queue.length;
   };
   /**
    * Runs in the callback of the reply that ended a batch, before the event loop checks
@@ -31,6 +35,8 @@ export class TickBatcher<T> {
     private readonly maxSize: number,
     private readonly send: (batch: T[]) => Promise<unknown> | void,
     private readonly maxInFlight = Infinity,
+    /** Told of the items (from index `from`) whose turn ended while they had to wait. */
+    private readonly onHeld?: (queue: readonly T[], from: number) => void,
   ) {}
 
   /** `mayFlush` false keeps a batch open past `maxSize` (a group must not be split). */
@@ -47,6 +53,7 @@ export class TickBatcher<T> {
     if (this.queue.length === 0) return;
     const batch = this.queue;
     this.queue = [];
+    this.told = 0;
     const pending = this.send(batch);
     if (pending) {
       this.inFlight++;

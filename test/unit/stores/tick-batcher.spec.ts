@@ -87,4 +87,22 @@ describe('TickBatcher', () => {
       [3, 4],
     ]);
   });
+
+  it('tells onHeld once of each item whose turn ended while it had to wait', async () => {
+    const held: number[][] = [];
+    const batcher = new TickBatcher<number>(
+      100,
+      () => new Promise<void>(() => undefined),
+      1,
+      (queue, from) => held.push(queue.slice(from)),
+    );
+    batcher.add(1);
+    await nextTurn();
+    batcher.add(2);
+    batcher.add(3);
+    await nextTurn();
+    batcher.add(4);
+    await nextTurn();
+    expect(held).toEqual([[2, 3], [4]]);
+  });
 });
