@@ -22,6 +22,8 @@ export interface Contender {
   label: string;
   autoPipelining: boolean;
   make(client: Redis | Cluster): Decide;
+  /** Ours: the engine calls made so far and the decisions they carried (batch sizes). */
+  engineCalls?: { calls: number; decisions: number };
 }
 
 type Limiter = 'tokenBucket' | 'counter';
@@ -34,14 +36,20 @@ const NAMES: Record<Limiter, string> = { tokenBucket: 'token bucket', counter: '
 
 /** Ours through the public factory; batched by default, or with batching off. */
 export function ours(limiter: Limiter, batching: boolean): Contender {
+  const engineCalls = { calls: 0, decisions: 0 };
   return {
     id: batching ? limiter : `${limiter}-b1`,
     label: `nestjs-limiter ${NAMES[limiter]}${batching ? '' : ', batching off'}`,
     autoPipelining: false,
-    make: (client) =>
-      LIMITERS[limiter](
-        new RateLimiterFactory(new RedisStore({ client, ...(batching ? {} : BATCHING_OFF) })),
-      ),
+    engineCalls,
+    make(client) {
+      const store = new RedisStore({ client, ...(batching ? {} : BATCHING_OFF) });
+      store.observeEngineCalls((_durationMs, decisions) => {
+        engineCalls.calls++;
+        engineCalls.decisions += decisions;
+      });
+      return LIMITERS[limiter](new RateLimiterFactory(store));
+    },
   };
 }
 
@@ -91,6 +99,8 @@ export interface Row {
   p99Ms: number[];
   scriptsPerDecision: number;
   commandsPerDecision: number;
+  /** Ours: decisions per engine call, per round (absent from older runs). */
+  decisionsPerCall?: number[];
 }
 
 export const LOAD = { inFlight: 200, keyCount: 10_000 };
@@ -110,6 +120,7 @@ export async function libraryBench(
       await redis.onEachMaster('FLUSHALL');
       const commands = await commandCounts(redis);
       const redisCpu = await redisCpuSeconds(redis);
+      const calls = { ...contender.engineCalls };
       const nodeCpu = process.cpuUsage();
       const result = await runLoad(decide.get(contender) as Decide, load);
       const { user, system } = process.cpuUsage(nodeCpu);
@@ -132,9 +143,18 @@ export async function libraryBench(
       row.redisCpuUs.push(redisCpuUs / total);
       row.p50Ms.push(result.p50Ms);
       row.p99Ms.push(result.p99Ms);
+      const engine = contender.engineCalls;
+      if (engine && calls.calls !== undefined && engine.calls > calls.calls) {
+        (row.decisionsPerCall ??= []).push(
+          (engine.decisions - calls.decisions!) / (engine.calls - calls.calls),
+        );
+      }
       log(
         `  ${redis.kind} round ${round} ${contender.id.padEnd(14)} ${Math.round(result.perSecond)}/s, ` +
-          `CPU per decision: Node ${((user + system) / total).toFixed(2)} µs, Redis ${(redisCpuUs / total).toFixed(2)} µs`,
+          `CPU per decision: Node ${((user + system) / total).toFixed(2)} µs, Redis ${(redisCpuUs / total).toFixed(2)} µs` +
+          (row.decisionsPerCall
+            ? `, ${row.decisionsPerCall.at(-1)!.toFixed(1)} decisions a call`
+            : ''),
       );
     }
   }

@@ -17,7 +17,7 @@ function table(header: string, rows: (string | number)[][]): string {
 }
 
 const LIBRARY_COLUMNS =
-  'contender|decisions/s|each round|p50 / p99 ms|script calls per decision|Node CPU per decision|Redis CPU per decision';
+  'contender|decisions/s|each round|p50 / p99 ms|script calls per decision|decisions per engine call|Node CPU per decision|Redis CPU per decision';
 
 function libraryTable(rows: Record<string, Row>): string {
   return table(
@@ -28,6 +28,7 @@ function libraryTable(rows: Record<string, Row>): string {
       row.perSecond.map(int).join(', '),
       `${ms(median(row.p50Ms))} / ${ms(median(row.p99Ms))}`,
       row.scriptsPerDecision.toFixed(3),
+      row.decisionsPerCall ? median(row.decisionsPerCall).toFixed(1) : '',
       us(median(row.nodeCpuUs)),
       us(median(row.redisCpuUs)),
     ]),

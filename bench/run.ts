@@ -2,6 +2,8 @@
 // BENCHMARKS.md and bench/results/latest.json.
 //   --quick   one short round of everything; writes bench/results/quick.json only
 //   --report  rewrites BENCHMARKS.md from bench/results/latest.json
+//   --library the library level on one Redis alone (5 rounds, or 1 with --quick), with each
+//             row's ratios to rate-limiter-flexible; writes bench/results/library.json only
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
@@ -9,10 +11,11 @@ import { join } from 'node:path';
 import { floodBench } from './flood';
 import { guardBench } from './guard';
 import { httpBench } from './http';
-import { CLUSTER, libraryBench, STANDALONE } from './library';
+import { CLUSTER, libraryBench, Row, STANDALONE } from './library';
 import { memoryBench } from './memory';
 import { BenchRedis, clusterRedis, standaloneRedis } from './redis';
 import { renderMarkdown } from './report';
+import { median } from './stats';
 import { evaluateTargets, Results } from './targets';
 
 // This file runs as bench/dist/bench/run.js.
@@ -44,6 +47,7 @@ async function main(): Promise<void> {
     writeReport(JSON.parse(readFileSync(join(RESULTS, 'latest.json'), 'utf8')));
     return;
   }
+  if (process.argv.includes('--library')) return libraryOnly();
   const started = Date.now();
   const rounds = quick ? 1 : 10;
   const total = quick ? 20_000 : 100_000;
@@ -96,6 +100,32 @@ async function main(): Promise<void> {
   for (const v of evaluateTargets(results))
     log(`  ${v.met ? 'met   ' : 'MISSED'} ${v.target}: ${v.measured}`);
   log(`\ndone in ${Math.round(results.durationSeconds)} s`);
+}
+
+/** The library rows alone: quick to compare two versions of the engine on a loaded machine. */
+async function libraryOnly(): Promise<void> {
+  const rounds = quick ? 1 : 5;
+  const total = quick ? 20_000 : 50_000;
+  const rows = await withRedis(standaloneRedis, (redis) =>
+    libraryBench(redis, STANDALONE, { rounds, total, log }),
+  );
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(join(RESULTS, 'library.json'), JSON.stringify(rows, null, 2));
+  const peer = (figure: (row: Row) => number[]) =>
+    Math.max(median(figure(rows.rlf)), median(figure(rows['rlf+ap'])));
+  const peerCpu = (figure: (row: Row) => number[]) =>
+    Math.min(median(figure(rows.rlf)), median(figure(rows['rlf+ap'])));
+  log('\nratios to rate-limiter-flexible (at its better auto-pipelining setting):');
+  for (const [id, row] of Object.entries(rows)) {
+    if (id.startsWith('rlf')) continue;
+    const batch = row.decisionsPerCall ? median(row.decisionsPerCall).toFixed(1) : '-';
+    log(
+      `  ${id.padEnd(14)} decisions/s ${(median(row.perSecond) / peer((r) => r.perSecond)).toFixed(2)}×, ` +
+        `Node CPU ${(median(row.nodeCpuUs) / peerCpu((r) => r.nodeCpuUs)).toFixed(2)}×, ` +
+        `Redis CPU ${(median(row.redisCpuUs) / peerCpu((r) => r.redisCpuUs)).toFixed(2)}×, ` +
+        `${batch} decisions a call`,
+    );
+  }
 }
 
 main().then(

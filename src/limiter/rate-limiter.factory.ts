@@ -9,7 +9,7 @@ import { LeakyBucketLimiter } from '../algorithms/leaky-bucket/leaky-bucket.defi
 import { leakyBucketKind } from '../algorithms/leaky-bucket/leaky-bucket.definition';
 import { LeakyBucketOptions } from '../algorithms/leaky-bucket/leaky-bucket.model';
 import { LimitKind } from '../algorithms/limit-kind';
-import { limitKindFor } from '../algorithms/registry';
+import { limitKindFor, variantSwitches } from '../algorithms/registry';
 import { SlidingWindowLimiter } from '../algorithms/sliding-window/sliding-window.definition';
 import { slidingWindowKind } from '../algorithms/sliding-window/sliding-window.definition';
 import { SlidingWindowOptions } from '../algorithms/sliding-window/sliding-window.model';
@@ -57,6 +57,8 @@ export interface KeyedOptions {
 @Injectable()
 export class RateLimiterFactory {
   private readonly caches = new Map<LimitKind, { cache: LimiterCache; optionNames: string[] }>();
+  /** Per method's kind: the kind itself when it has no variants, so no option is read to choose. */
+  private readonly plainKinds = new Map<LimitKind, LimitKind | null>();
   private readonly keyPrefix: string;
   private readonly cacheOptions?: LimiterCacheOptions;
 
@@ -108,7 +110,13 @@ export class RateLimiterFactory {
     options: KeyedOptions,
   ): L {
     const raw = options as unknown as Record<string, unknown>;
-    const kind = (limitKindFor(named.name, raw) ?? named) as LimitKind<any, L>;
+    let plain = this.plainKinds.get(named);
+    if (plain === undefined) {
+      plain =
+        variantSwitches(named.name).length === 0 ? (limitKindFor(named.name, {}) ?? named) : null;
+      this.plainKinds.set(named, plain);
+    }
+    const kind = (plain ?? limitKindFor(named.name, raw) ?? named) as LimitKind<any, L>;
     let entry = this.caches.get(kind);
     if (!entry) {
       entry = {

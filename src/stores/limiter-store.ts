@@ -29,9 +29,10 @@ export abstract class LimiterStore {
      * For a store that sends decisions on later (batched): called with the
      * `performance.now()` time the decision left for the backend. The caller then waits
      * from that moment (the time it spent queued in a busy app is not the backend's), and
-     * the store moves `deadlineMs` on by as much.
+     * the store moves `deadlineMs` on by as much. It returns false when the caller has
+     * stopped waiting already: the store then sends nothing.
      */
-    onSent?: (sentAtMs: number) => void,
+    onSent?: (sentAtMs: number) => boolean | void,
   ): Promise<Decision>;
 
   /**

@@ -1,13 +1,12 @@
 import type { Cluster, Redis } from 'ioredis';
-import { Decision, RawReply, toDecision } from '../contracts/decision';
+import { Decision } from '../contracts/decision';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
-import { StoreUnavailableError } from '../errors/store-unavailable.error';
 import { DenialBroadcast } from './denial-broadcast';
 import { DecisionGroup } from '../contracts/decision-group';
 import { DenialCache } from './denial-cache';
 import { EngineClient } from './engine/engine-client';
-import { StoreReplyError } from './store-reply.error';
 import { LimiterStore, toMicros } from './limiter-store';
+import { FixedArguments, RedisDecision } from './redis-decision';
 
 /**
  * Most decisions in one engine script call. A bound, so that one call never holds Redis (and
@@ -37,13 +36,6 @@ export interface RedisStoreOptions {
   maxBatchSize?: number;
 }
 
-/** A limit's script arguments, formatted once, and the name of the limit they make. */
-interface FixedArguments {
-  argv: readonly string[];
-  /** Script and parameters: what a remembered denial must match. */
-  limitId: string;
-}
-
 /**
  * Limiter state in Redis, through the ioredis client alone. The decisions of one
  * event-loop turn go to Redis together, as one call of one engine script that runs each
@@ -60,8 +52,8 @@ export class RedisStore extends LimiterStore {
   readonly client: Redis | Cluster;
   private readonly now?: () => number;
   private readonly ownsClient: boolean;
-  private readonly denials?: DenialCache;
-  private readonly broadcast?: DenialBroadcast;
+  readonly denials?: DenialCache;
+  readonly broadcast?: DenialBroadcast;
   /** Per params object, then per algorithm: one limit's params serve its acquire and its operations. */
   private readonly argumentsByParams = new WeakMap<object, Map<object, FixedArguments>>();
   private readonly engine: EngineClient;
@@ -93,21 +85,14 @@ export class RedisStore extends LimiterStore {
     request: R,
     deadlineMs = Infinity,
     group?: DecisionGroup,
-    onSent?: (sentAtMs: number) => void,
+    onSent?: (sentAtMs: number) => boolean | void,
   ): Promise<Decision> {
     return new Promise<Decision>((resolve, reject) => {
-      const fail = (error: unknown): void =>
-        reject(
-          error instanceof StoreUnavailableError
-            ? error
-            : new StoreUnavailableError(`Redis failed to evaluate ${algorithm.commandName}`, error),
-        );
       const fixed = this.fixedArguments(algorithm, params);
       const scope = this.denials && algorithm.denialScope?.(request);
-      // Listening starts with the store (check()), or failing that with its first decision.
-      if (scope !== undefined) void this.broadcast?.listen();
-      let sentAtMs = -Infinity;
       if (scope !== undefined) {
+        // Listening starts with the store (check()), or failing that with its first decision.
+        void this.broadcast?.listen();
         const denied = this.broadcast?.listening && this.denials?.get(key, fixed.limitId, scope);
         if (denied) {
           // All or nothing: the request's other limits must take nothing, not even for the
@@ -116,38 +101,23 @@ export class RedisStore extends LimiterStore {
           return resolve(denied);
         }
       }
-      const withdraw = (): void => resolve(untaken(algorithm.limit(params), key, group!));
-      if (group?.deniedLocally) return withdraw();
-      this.engine.add({
+      const decision = new RedisDecision(
+        this,
+        algorithm as LimiterAlgorithm<P, R, unknown>,
+        params,
+        fixed,
+        scope,
         key,
-        algorithm: this.engine.indexOf(algorithm),
-        time: this.now ? String(toMicros(this.now())) : '',
-        fixedArgv: fixed.argv,
-        requestArgv: algorithm.requestArgv?.(request),
-        waitMs: deadlineMs - performance.now(),
-        sent: (atMs) => {
-          sentAtMs = atMs;
-          onSent?.(atMs);
-        },
-        group: group && group.size > 1 ? group : undefined,
-        withdraw,
-        settle: (reply, base) => {
-          try {
-            const decision = toDecision(entryReply(reply, base), algorithm.limit(params));
-            if (scope !== undefined) {
-              this.denials?.remember(key, fixed.limitId, scope, decision, sentAtMs);
-            } else if (algorithm.forgetsDenials && this.broadcast) {
-              // Reset, refund, block: no server may keep answering from a stale denial.
-              this.denials?.forget(key);
-              return void this.broadcast.announce(key).then(() => resolve(decision));
-            }
-            resolve(decision);
-          } catch (error) {
-            fail(error);
-          }
-        },
-        fail,
-      });
+        this.now ? String(toMicros(this.now())) : '',
+        algorithm.requestArgv?.(request),
+        deadlineMs - performance.now(),
+        group && group.size > 1 ? group : undefined,
+        onSent,
+        resolve,
+        reject,
+      );
+      if (group?.deniedLocally) return decision.withdraw();
+      this.engine.add(decision);
     });
   }
 
@@ -161,7 +131,8 @@ export class RedisStore extends LimiterStore {
     let fixed = byAlgorithm?.get(algorithm);
     if (!fixed) {
       const argv = algorithm.paramsArgv(params);
-      fixed = { argv, limitId: `${algorithm.commandName} ${argv.join(' ')}` };
+      const index = this.engine.indexOf(algorithm);
+      fixed = { argv, limitId: `${algorithm.commandName} ${argv.join(' ')}`, index };
       if (cacheable) {
         if (!byAlgorithm) this.argumentsByParams.set(params, (byAlgorithm = new Map()));
         byAlgorithm.set(algorithm, fixed);
@@ -171,10 +142,13 @@ export class RedisStore extends LimiterStore {
   }
 
   /**
-   * Tells `observer` the milliseconds of every engine script call Redis answers (the module
-   * records them as `ratelimit.store.duration`); undefined stops it.
+   * Tells `observer` the milliseconds and the number of decisions of every engine script
+   * call Redis answers (the module records the milliseconds as `ratelimit.store.duration`);
+   * undefined stops it.
    */
-  observeEngineCalls(observer: ((durationMs: number) => void) | undefined): void {
+  observeEngineCalls(
+    observer: ((durationMs: number, decisions: number) => void) | undefined,
+  ): void {
     this.engine.onCall = observer;
   }
 
@@ -208,34 +182,4 @@ export class RedisStore extends LimiterStore {
       this.client.disconnect();
     }
   }
-}
-
-/**
- * The answer of a group member never sent, because another member was found denied
- * locally: it took nothing, so it is undone (nothing to give back). Its counts are unknown
- * and unchanged; the request is denied by the member that was.
- */
-function untaken(limit: number, key: string, group: DecisionGroup): Decision {
-  group.undone.add(key);
-  return { allowed: true, limit, remaining: limit, resetMs: 0, retryAfterMs: 0, waitMs: 0 };
-}
-
-/** One entry of the engine's reply: a decision, or why there is none. */
-function entryReply(reply: readonly unknown[], base: number): RawReply {
-  const allowed = Number(reply[base]);
-  if (allowed === -1) {
-    throw new StoreUnavailableError('Redis skipped the decision: its caller had stopped waiting');
-  }
-  if (allowed === -2) throw new StoreReplyError(String(reply[base + 1]));
-  const raw = [
-    allowed,
-    Number(reply[base + 1]),
-    Number(reply[base + 2]),
-    Number(reply[base + 3]),
-    Number(reply[base + 4]),
-  ] as const;
-  if (raw.some((n) => Number.isNaN(n))) {
-    throw new StoreUnavailableError(`Unexpected reply from the engine script: ${raw.join(',')}`);
-  }
-  return raw;
 }

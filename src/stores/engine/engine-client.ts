@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
+import type { EngineEntry } from './engine-entry';
 import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../../errors/store-unavailable.error';
 import { clusterSlot } from './cluster-slot';
@@ -7,28 +8,7 @@ import { RedisClock } from './redis-clock';
 import { TickBatcher } from './tick-batcher';
 import { DecisionGroup } from '../../contracts/decision-group';
 import { groupStarts, groupsTogether, withoutWithdrawn } from './engine-groups';
-
-/** One decision waiting for the engine: its fields of the script's ARGV, and its callbacks. */
-export interface EngineEntry {
-  key: string;
-  /** The algorithm's index in the engine script. */
-  algorithm: string;
-  /** The time in µs, or '' for Redis TIME. */
-  time: string;
-  fixedArgv: readonly string[];
-  requestArgv: readonly string[] | undefined;
-  /** How long after it is sent the caller waits for the answer; Infinity for no limit. */
-  waitMs: number;
-  /** Told when the entry leaves for Redis (`performance.now()`). */
-  sent?(sentAtMs: number): void;
-  /** The request's other limits, decided all or nothing in one call where possible. */
-  group?: DecisionGroup;
-  /** The entry's reply: 5 values of `reply` from `base`. */
-  settle(reply: readonly unknown[], base: number): void;
-  /** Answers an entry not sent: its group was denied locally after it was added. */
-  withdraw(): void;
-  fail(error: unknown): void;
-}
+import { packArgv, packEntries, unpackReply } from './engine-packing';
 
 type EngineCommand = (...args: string[]) => Promise<unknown>;
 type Commands = Record<string, EngineCommand | undefined>;
@@ -36,6 +16,13 @@ type ExecResult = [Error | null, unknown][] | null;
 
 /** How Redis < 7 answers a script that starts with a `#!lua flags=...` line. */
 const SCRIPT_FLAGS_REFUSED = /compiling script|shebang/i;
+
+/**
+ * Engine calls in flight on one connection (one Cluster node) before new decisions wait for
+ * one of them to return: the waiting decisions then leave together, so batches grow with
+ * load. Chosen by measurement (BENCHMARKS.md).
+ */
+export const MAX_CALLS_IN_FLIGHT = 2;
 
 /**
  * Sends the decisions of each event-loop turn to Redis through the ioredis client, in as few
@@ -50,31 +37,88 @@ export class EngineClient {
   private engine: EngineScript = BUILT_IN_ENGINE;
   /** The engine for one call per Cluster node; dropped when the Cluster refuses its flag. */
   private crossSlotEngine?: EngineScript;
-  private readonly batcher: TickBatcher<EngineEntry>;
+  /** One batcher per connection: the standalone one, or one per Cluster node. */
+  private readonly batchers = new Map<string, TickBatcher<EngineEntry>>();
   readonly clock = new RedisClock();
   /** `performance.now()` of the last reply Redis gave, even an error reply. */
   lastReplyAtMs = -Infinity;
-  /** Told the milliseconds of each engine call that Redis answered (metrics); none by default. */
-  onCall?: (durationMs: number) => void;
+  /**
+   * Told the milliseconds and the number of decisions of each engine call that Redis
+   * answered (metrics, the bench's batch sizes); none by default.
+   */
+  onCall?: (durationMs: number, decisions: number) => void;
+  private readonly keyPrefix: string;
 
   constructor(
     private readonly client: Redis | Cluster,
-    maxBatchSize: number,
+    private readonly maxBatchSize: number,
+    /** With a `maxBatchSize` of 1 (batching off), no bound. */
+    private readonly maxCallsInFlight = maxBatchSize > 1 ? MAX_CALLS_IN_FLIGHT : Infinity,
   ) {
     this.define(this.engine);
+    this.keyPrefix = (client.options as { keyPrefix?: string }).keyPrefix ?? '';
     if (client.isCluster) {
       this.crossSlotEngine = this.engine.forCrossSlot();
       this.define(this.crossSlotEngine);
     }
-    this.batcher = new TickBatcher(maxBatchSize, (entries) => {
-      // Sent from setImmediate: a synchronous throw would be an uncaught exception.
-      const live = withoutWithdrawn(entries);
-      if (live.length === 0) return;
-      try {
-        this.send(live);
-      } catch (error) {
-        this.fail(live, error);
-      }
+  }
+
+  /** The batcher of the connection `key` goes to: on a Cluster, its node's. */
+  private batcherFor(key: string): TickBatcher<EngineEntry> {
+    const node = this.client.isCluster
+      ? ((this.client as Cluster).slots[clusterSlot(this.keyPrefix + key)]?.[0] ?? '')
+      : '';
+    let batcher = this.batchers.get(node);
+    if (!batcher) {
+      batcher = new TickBatcher(
+        this.maxBatchSize,
+        (entries) => this.sendLive(entries),
+        this.maxCallsInFlight,
+        (queue, from) => {
+          const atMs = this.clock.localMs();
+          for (let i = from; i < queue.length; i++) queue[i].heldAtMs = atMs;
+        },
+      );
+      this.batchers.set(node, batcher);
+    }
+    return batcher;
+  }
+
+  /** Sends the entries still wanted; settles once every call of them is answered. */
+  private sendLive(entries: EngineEntry[]): Promise<unknown> | undefined {
+    // Sent from setImmediate or a reply: a synchronous throw would be an uncaught exception.
+    const live = this.wanted(withoutWithdrawn(entries));
+    if (live.length === 0) return undefined;
+    try {
+      return this.send(live);
+    } catch (error) {
+      this.fail(live, error);
+      return undefined;
+    }
+  }
+
+  /**
+   * Tells each entry it is sent: its caller's wait starts, and so does its deadline. The wait
+   * of an entry held behind calls in flight started at the end of its turn, unless Redis has
+   * answered since (then the calls it waited for were Redis at work, not Redis silent: the
+   * wait starts now, as a busy app's own delays never count). An entry whose caller stopped
+   * waiting is failed instead, with the rest of its group, and changes nothing.
+   */
+  private wanted(entries: EngineEntry[]): EngineEntry[] {
+    const nowMs = this.clock.localMs();
+    let late: Set<EngineEntry | DecisionGroup> | undefined;
+    for (const entry of entries) {
+      const held = entry.heldAtMs;
+      const fromMs = held !== undefined && this.lastReplyAtMs < held ? held : nowMs;
+      entry.waitFromMs = fromMs;
+      if (entry.sent && !entry.sent(fromMs)) (late ??= new Set()).add(entry.group ?? entry);
+    }
+    if (!late) return entries;
+    const error = new StoreUnavailableError('the decision waited past its deadline: not sent');
+    return entries.filter((entry) => {
+      if (!late.has(entry.group ?? entry)) return true;
+      entry.fail(error);
+      return false;
     });
   }
 
@@ -93,10 +137,12 @@ export class EngineClient {
     return index;
   }
 
+  /** Throws for an entry whose fields cannot be packed (a NUL in them): it alone fails. */
   add(entry: EngineEntry): void {
+    entry.packedArgv = packArgv(entry.fixedArgv, entry.requestArgv);
     // A group's members arrive one after another: the batch stays open until the last.
     const group = entry.group;
-    this.batcher.add(entry, !group || this.pendingOf(group) === group.size);
+    this.batcherFor(entry.key).add(entry, !group || this.pendingOf(group) === group.size);
   }
 
   /** How many members of `group` were added since its first (its members come together). */
@@ -122,13 +168,13 @@ export class EngineClient {
     }
   }
 
-  private send(entries: EngineEntry[]): void {
+  /** Settles once every call of `entries` is answered (or failed). */
+  private send(entries: EngineEntry[]): Promise<unknown> {
     if (!this.client.isCluster) {
-      this.call(this.client, entries).catch((error: unknown) => this.fail(entries, error));
-      return;
+      return this.call(this.client, entries).catch((error: unknown) => this.fail(entries, error));
     }
     const cluster = this.client as Cluster;
-    const bySlot = this.bySlot(cluster, entries);
+    const bySlot = this.bySlot(entries);
     const byNode = new Map<string, EngineEntry[][]>();
     for (const [slot, group] of bySlot) {
       const node = cluster.slots[slot]?.[0] ?? `slot ${slot}`;
@@ -136,18 +182,22 @@ export class EngineClient {
       if (calls) calls.push(group);
       else byNode.set(node, [group]);
     }
+    const pending: Promise<unknown>[] = [];
     for (const calls of byNode.values()) {
-      if (this.crossSlotEngine && calls.length > 1) this.sendCrossSlot(cluster, calls.flat());
-      else this.sendToNode(cluster, calls);
+      pending.push(
+        this.crossSlotEngine && calls.length > 1
+          ? this.sendCrossSlot(cluster, calls.flat())
+          : this.sendToNode(cluster, calls),
+      );
     }
+    return pending.length === 1 ? pending[0] : Promise.all(pending);
   }
 
   /** The entries by hash slot, each slot's in their order. */
-  private bySlot(cluster: Cluster, entries: readonly EngineEntry[]): Map<number, EngineEntry[]> {
-    const prefix = (cluster.options as { keyPrefix?: string }).keyPrefix ?? '';
+  private bySlot(entries: readonly EngineEntry[]): Map<number, EngineEntry[]> {
     const bySlot = new Map<number, EngineEntry[]>();
     for (const entry of entries) {
-      const slot = clusterSlot(prefix + entry.key);
+      const slot = clusterSlot(this.keyPrefix + entry.key);
       const group = bySlot.get(slot);
       if (group) group.push(entry);
       else bySlot.set(slot, [entry]);
@@ -156,33 +206,32 @@ export class EngineClient {
   }
 
   /** One node's entries in one call; per slot again if this Cluster refuses script flags. */
-  private sendCrossSlot(cluster: Cluster, bySlot: EngineEntry[]): void {
+  private sendCrossSlot(cluster: Cluster, bySlot: EngineEntry[]): Promise<unknown> {
     // A group whose keys this node serves is decided together, as on a standalone Redis.
     const entries = groupsTogether(bySlot);
-    this.call(cluster, entries, this.crossSlotEngine).catch((error: unknown) => {
+    return this.call(cluster, entries, this.crossSlotEngine).catch((error: unknown) => {
       if (!SCRIPT_FLAGS_REFUSED.test((error as Error | undefined)?.message ?? '')) {
         return this.fail(entries, error);
       }
       this.crossSlotEngine = undefined;
-      this.sendToNode(cluster, [...this.bySlot(cluster, entries).values()]);
+      return this.sendToNode(cluster, [...this.bySlot(entries).values()]);
     });
   }
 
   /** One node's scripts: alone as a command, or together as one pipeline. */
-  private sendToNode(cluster: Cluster, calls: EngineEntry[][]): void {
+  private sendToNode(cluster: Cluster, calls: EngineEntry[][]): Promise<unknown> {
     if (calls.length === 1) {
-      this.call(cluster, calls[0]).catch((error: unknown) => this.fail(calls[0], error));
-      return;
+      return this.call(cluster, calls[0]).catch((error: unknown) => this.fail(calls[0], error));
     }
     const pipeline = cluster.pipeline();
     for (const entries of calls) {
       (pipeline as unknown as Commands)[this.engine.commandName]!(...this.args(entries));
     }
     const sentAtMs = performance.now();
-    (pipeline.exec() as Promise<ExecResult>).then(
+    return (pipeline.exec() as Promise<ExecResult>).then(
       (results) => {
-        this.observe(sentAtMs, calls.length);
         calls.forEach((entries, i) => {
+          this.observe(sentAtMs, entries.length);
           const [error, reply] = results?.[i] ?? [new Error('no reply in the pipeline'), null];
           if (error) this.fail(entries, error);
           else this.settle(entries, reply);
@@ -208,64 +257,57 @@ export class EngineClient {
     const sentAtMs = performance.now();
     return command.apply(target, args).then((reply) => {
       // The start-up check (no entries) is no decision's call.
-      if (entries.length > 0) this.observe(sentAtMs);
+      if (entries.length > 0) this.observe(sentAtMs, entries.length);
       this.settle(entries, reply, starts);
     });
   }
 
-  /** Reports the duration of `calls` engine calls answered together; an observer's error is dropped. */
-  private observe(sentAtMs: number, calls = 1): void {
+  /** Reports an engine call of `decisions` answered; an observer's error is dropped. */
+  private observe(sentAtMs: number, decisions: number): void {
     if (!this.onCall) return;
-    const durationMs = performance.now() - sentAtMs;
     try {
-      for (let i = 0; i < calls; i++) this.onCall(durationMs);
+      this.onCall(performance.now() - sentAtMs, decisions);
     } catch {
       // Metrics must never fail a decision.
     }
   }
 
   /**
-   * KEYS, then the batch's deadline, then each entry's fields (engine.lua's header). Called
-   * as the entries are sent: each caller's wait starts now, and so does its deadline.
+   * KEYS, then the batch's deadline, then its entries packed in one string (engine.lua's
+   * header). The deadline is the earliest of the callers': each one's wait started as its
+   * entry was sent or held (wanted).
    */
   private args(entries: EngineEntry[], starts = new Map<number, number>()): string[] {
     const args: string[] = [String(entries.length)];
-    const sentAtMs = this.clock.localMs();
-    let waitMs = Infinity;
+    const nowMs = this.clock.localMs();
+    let deadlineMs = Infinity;
     for (const entry of entries) {
       args.push(entry.key);
-      if (entry.waitMs < waitMs) waitMs = entry.waitMs;
-      entry.sent?.(sentAtMs);
+      const until = (entry.waitFromMs ?? nowMs) + entry.waitMs;
+      if (until < deadlineMs) deadlineMs = until;
     }
-    args.push(this.clock.deadline(sentAtMs + waitMs));
-    entries.forEach((entry, i) => {
-      const request = entry.requestArgv;
-      const count = entry.fixedArgv.length + (request ? request.length : 0);
-      // The first member of a group: `<algorithm>/<size>` (engine.lua).
-      const size = starts.get(i);
-      const algorithm = size === undefined ? entry.algorithm : `${entry.algorithm}/${size}`;
-      args.push(algorithm, entry.time, String(count), ...entry.fixedArgv);
-      if (request) args.push(...request);
-    });
+    args.push(this.clock.deadline(deadlineMs), packEntries(entries, starts));
     return args;
   }
 
-  private settle(entries: EngineEntry[], reply: unknown, starts?: Map<number, number>): void {
+  private settle(entries: EngineEntry[], packed: unknown, starts?: Map<number, number>): void {
     const receivedAt = this.clock.localMs();
     this.lastReplyAtMs = receivedAt;
-    if (!Array.isArray(reply) || reply.length !== 1 + 5 * entries.length) {
+    const reply = unpackReply(packed, entries.length);
+    if (!reply) {
       const error = new StoreUnavailableError(`Unexpected reply from the engine script`);
       return this.fail(entries, error);
     }
     this.clock.sample(Number(reply[0]), receivedAt);
     // A group with a denied member had its allowed members undone by the script.
-    starts?.forEach((size, first) => {
-      const members = Array.from({ length: size }, (_, j) => first + j);
-      if (!members.some((i) => Number(reply[1 + 5 * i]) === 0)) return;
-      for (const i of members) {
-        if (Number(reply[1 + 5 * i]) === 1) entries[i].group!.undone.add(entries[i].key);
-      }
-    });
+    if (starts?.size)
+      starts.forEach((size, first) => {
+        const members = Array.from({ length: size }, (_, j) => first + j);
+        if (!members.some((i) => Number(reply[1 + 5 * i]) === 0)) return;
+        for (const i of members) {
+          if (Number(reply[1 + 5 * i]) === 1) entries[i].group!.undone.add(entries[i].key);
+        }
+      });
     for (let i = 0; i < entries.length; i++) entries[i].settle(reply, 1 + 5 * i);
   }
 

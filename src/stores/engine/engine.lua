@@ -5,15 +5,17 @@
 -- keys[i]   entry i's key (one key per entry): KEYS, or on a Cluster node the keys of several
 --           slots, which the call then passes first in ARGV (engine-script.ts)
 -- args[1]   deadline: Redis-clock µs after which nobody waits for these answers, or ''
--- then, per entry (args):
+-- args[2]   the entries, packed in one string (engine-packing.ts): per entry these fields,
+--           each ended by NUL (no field holds one):
 --           algorithm  index in `algorithms`
 --           time       the entry's time in µs, or '' for Redis TIME
 --           count      how many arguments follow
 --           arguments  the algorithm's argv: the limit's parameters, then the request's
--- Reply     {redis time in µs, then 5 values per entry}: the algorithm's reply, or
---           {-1, 0, 0, 0, 0} for an entry skipped past its deadline (nothing written), or
---           {-2, message, 0, 0, 0} for an entry whose commands failed (WRONGTYPE, OOM...):
---           the other entries still run.
+-- Reply     one string (engine-packing.ts): the redis time in µs, then per entry one field,
+--           each ended by NUL: the algorithm's 5 values as integers, joined by ',' (as
+--           Redis would reply them: truncated toward zero), or '-1,0,0,0,0' for an entry
+--           skipped past its deadline (nothing written), or '-2,<message>' for an entry
+--           whose commands failed (WRONGTYPE, OOM...): the other entries still run.
 -- Groups: the first entry of a group (one request's limits, all or nothing, DESIGN §9)
 -- names its algorithm `<index>/<size>`, and its members follow it. Their keys are
 -- snapshotted first (DUMP and the absolute expiry); after the last member, if any was
@@ -24,17 +26,39 @@ local t = redis.call('TIME')
 local redis_now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local deadline = tonumber(args[1])
 local expired = deadline ~= nil and redis_now > deadline
-local out = {redis_now}
+-- '%d': Redis's own conversion of a Lua number in a reply, exact up to 2^63.
+local out = {t[1] .. string.format('%06d', tonumber(t[2]))}
+local REPLY = '%d,%d,%d,%d,%d'
+local format = string.format
+
+-- A failed entry's field: its message, without the NUL that ends fields.
+local function failed(message)
+  return '-2,' .. string.gsub(message, '%z', ' ')
+end
+
+-- An algorithm's reply, formatted in the same protected call: a reply that is not 5
+-- numbers fails its entry alone.
+local function run(algorithm, key, now, argv)
+  local reply = algorithm(key, now, argv)
+  return format(REPLY, reply[1], reply[2], reply[3], reply[4], reply[5]), reply[1]
+end
 
 local group_first, group_last, group_saved, group_allowed, group_denied = 0, 0, {}, {}, false
 -- A group whose keys could not be snapshotted (an ACL without DUMP) runs none of its
 -- members: each answers the error, and the caller's store-error policy applies.
 local group_failed = nil
-local n = 1
-local pos = 2
+local packed = args[2] or ''
+local find, sub = string.find, string.sub
+local pos = 1
 for i = 1, #keys do
-  local index, size = string.match(args[pos], '^(%d+)/(%d+)$')
-  if index and not expired then
+  local stop = find(packed, '\0', pos, true)
+  local head = sub(packed, pos, stop - 1)
+  -- A plain index is a number: the pattern runs only for a group's first member.
+  local index, size = tonumber(head), nil
+  if not index then
+    index, size = string.match(head, '^(%d+)/(%d+)$')
+  end
+  if size and not expired then
     group_first, group_last = i, i + tonumber(size) - 1
     group_saved, group_allowed, group_denied, group_failed = {}, {}, false, nil
     for j = group_first, group_last do
@@ -46,34 +70,38 @@ for i = 1, #keys do
       group_saved[j] = saved
     end
   end
-  local algorithm = algorithms[tonumber(index or args[pos])]
-  local time = args[pos + 1]
-  local count = tonumber(args[pos + 2])
+  local algorithm = algorithms[tonumber(index)]
+  pos = stop + 1
+  stop = find(packed, '\0', pos, true)
+  local time = sub(packed, pos, stop - 1)
+  pos = stop + 1
+  stop = find(packed, '\0', pos, true)
+  local count = tonumber(sub(packed, pos, stop - 1))
+  pos = stop + 1
   local argv = {}
   for j = 1, count do
-    argv[j] = args[pos + 2 + j]
+    stop = find(packed, '\0', pos, true)
+    argv[j] = sub(packed, pos, stop - 1)
+    pos = stop + 1
   end
-  pos = pos + 3 + count
   if expired then
-    out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = -1, 0, 0, 0, 0
+    out[i + 1] = '-1,0,0,0,0'
   elseif group_failed and i <= group_last then
-    out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = -2, group_failed, 0, 0, 0
+    out[i + 1] = failed(group_failed)
   else
     local now = redis_now
     if time ~= '' then
       now = tonumber(time)
     end
-    local ok, reply = pcall(algorithm, keys[i], now, argv)
+    local ok, reply, allowed = pcall(run, algorithm, keys[i], now, argv)
     if ok then
-      out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] =
-        reply[1], reply[2], reply[3], reply[4], reply[5]
+      out[i + 1] = reply
     else
       -- redis.call raises a table {err = 'WRONGTYPE ...'}; a Lua error is a string.
-      local message = type(reply) == 'table' and reply.err or tostring(reply)
-      out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = -2, message, 0, 0, 0
+      out[i + 1] = failed(type(reply) == 'table' and reply.err or tostring(reply))
     end
     if i <= group_last then
-      local allowed = tonumber(out[n + 1])
+      allowed = ok and tonumber(allowed)
       if allowed == 1 then
         group_allowed[i] = true
       elseif allowed == 0 then
@@ -89,6 +117,6 @@ for i = 1, #keys do
       end
     end
   end
-  n = n + 5
 end
-return out
+out[#out + 1] = ''
+return table.concat(out, '\0')

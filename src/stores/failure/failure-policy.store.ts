@@ -110,9 +110,13 @@ export class FailurePolicyStore extends LimiterStore {
     /** When the decision left for the store: its wait, and Redis's silence, count from then. */
     let sentAtMs: number;
     let deadline: Deadline | undefined;
-    const sent = (atMs: number): void => {
+    // False once the caller gave up (the decision waited for a call in flight past its
+    // deadline): the store must not send it, so it changes nothing when Redis resumes.
+    const sent = (atMs: number): boolean => {
+      if (deadline?.isSettled) return false;
       sentAtMs = atMs;
       deadline?.postpone(atMs + this.timeoutMs);
+      return true;
     };
     try {
       const refusal = this.refusal();

@@ -1,0 +1,32 @@
+import type { DecisionGroup } from '../../contracts/decision-group';
+
+/** One decision waiting for the engine: its fields of the script's ARGV, and its callbacks. */
+export interface EngineEntry {
+  key: string;
+  /** The algorithm's index in the engine script. */
+  algorithm: string;
+  /** The time in µs, or '' for Redis TIME. */
+  time: string;
+  fixedArgv: readonly string[];
+  requestArgv: readonly string[] | undefined;
+  /** Both argvs packed (engine-packing.ts), as the entry is added. */
+  packedArgv?: string;
+  /** `performance.now()` at the end of the entry's turn, if a call in flight held it then. */
+  heldAtMs?: number;
+  /** When the entry's wait started (wanted): its send, or the end of its turn (heldAtMs). */
+  waitFromMs?: number;
+  /** How long after it is sent the caller waits for the answer; Infinity for no limit. */
+  waitMs: number;
+  /**
+   * Told when the entry leaves for Redis (`performance.now()`); false when its caller has
+   * stopped waiting (it waited for a call in flight past its deadline): it is not sent.
+   */
+  sent?(sentAtMs: number): boolean;
+  /** The request's other limits, decided all or nothing in one call where possible. */
+  group?: DecisionGroup;
+  /** The entry's reply: 5 values of `reply` from `base`. */
+  settle(reply: readonly unknown[], base: number): void;
+  /** Answers an entry not sent: its group was denied locally after it was added. */
+  withdraw(): void;
+  fail(error: unknown): void;
+}
