@@ -1,12 +1,15 @@
 import { NEVER_MICROS } from '../../contracts/decision';
 import { exactString, MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
 import { memberId, memberWeight, permitsOf, weightedMember } from '../permits';
-import { RefundRequest } from '../state-ops/state-ops.model';
+import { AdjustmentStep, RefundRequest } from '../state-ops/state-ops.model';
 import {
   SlidingWindowParams,
   SlidingWindowRequest,
   SlidingWindowState,
 } from './sliding-window.model';
+
+/** A refund's or a charge's twin on this algorithm's state. */
+type Adjustment = AdjustmentStep<SlidingWindowParams, SlidingWindowState>;
 
 /**
  * The TypeScript twin of sliding-window.lua on a sorted array of times, with each
@@ -110,12 +113,7 @@ export function slidingWindowRefundStep(
 }
 
 /** The twin of sliding-window.charge.lua. */
-export function slidingWindowChargeStep(
-  state: SlidingWindowState | undefined,
-  now: number,
-  params: SlidingWindowParams,
-  request: RefundRequest,
-): MemoryStep<SlidingWindowState> {
+export const slidingWindowChargeStep: Adjustment = (state, now, params, request) => {
   const id = request.id ? `${request.id}+` : `charge:${exactString(now)}`;
   const member = weightedMember(id, request.permits);
   const times: number[] = [];
@@ -137,7 +135,7 @@ export function slidingWindowChargeStep(
     ttlMs: ttlMsFromMicros(params.windowMicros),
     reply: [1, 0, 0, 0, 0],
   };
-}
+};
 
 /** The log's members in order: by time, then by member, as a zset sorts them. */
 function compare(state: SlidingWindowState, a: number, b: number): number {
