@@ -1,4 +1,4 @@
-import { AdjustmentStep, RefundRequest } from '../state-ops/state-ops.model';
+import { AdjustmentStep } from '../state-ops/state-ops.model';
 import { NEVER_MICROS } from '../../contracts/decision';
 import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
 import {
@@ -56,13 +56,13 @@ export function approximateSlidingWindowStep(
 }
 
 /** The twin of approximate-sliding-window.refund.lua. */
-export function approximateSlidingWindowRefundStep(
-  state: ApproximateSlidingWindowState | undefined,
-  now: number,
-  params: ApproximateSlidingWindowParams,
-  request: RefundRequest,
-  expiresAt?: number,
-): MemoryStep<ApproximateSlidingWindowState> {
+export const approximateSlidingWindowRefundStep: Adjustment = (
+  state,
+  now,
+  params,
+  request,
+  expiresAt,
+) => {
   const done = [1, 0, 0, 0, 0] as const;
   if (!state) return { state, ttlMs: null, reply: done };
   const window = params.windowMicros;
@@ -81,7 +81,7 @@ export function approximateSlidingWindowRefundStep(
     ttlMs: (expiresAt! - now) / 1000,
     reply: done,
   };
-}
+};
 
 /** The twin of approximate-sliding-window.charge.lua. */
 export const approximateSlidingWindowChargeStep: Adjustment = (state, now, params, request) => {

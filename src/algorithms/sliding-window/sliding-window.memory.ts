@@ -1,7 +1,7 @@
 import { NEVER_MICROS } from '../../contracts/decision';
 import { exactString, MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
 import { memberId, memberWeight, permitsOf, weightedMember } from '../permits';
-import { AdjustmentStep, RefundRequest } from '../state-ops/state-ops.model';
+import { AdjustmentStep } from '../state-ops/state-ops.model';
 import {
   SlidingWindowParams,
   SlidingWindowRequest,
@@ -62,13 +62,7 @@ export function slidingWindowStep(
 }
 
 /** The twin of sliding-window.refund.lua. */
-export function slidingWindowRefundStep(
-  state: SlidingWindowState | undefined,
-  now: number,
-  params: SlidingWindowParams,
-  request: RefundRequest,
-  expiresAt?: number,
-): MemoryStep<SlidingWindowState> {
+export const slidingWindowRefundStep: Adjustment = (state, now, params, request, expiresAt) => {
   const done = [1, 0, 0, 0, 0] as const;
   if (!state) return { state, ttlMs: null, reply: done };
   const removed = new Set<number>();
@@ -110,7 +104,7 @@ export function slidingWindowRefundStep(
   const next = { timesMicros: state.timesMicros.filter(keep), ids: ids.filter(keep) };
   if (next.ids.length === 0) return { state: undefined, ttlMs: null, reply: done };
   return { state: next, ttlMs: (expiresAt! - now) / 1000, reply: done };
-}
+};
 
 /** The twin of sliding-window.charge.lua. */
 export const slidingWindowChargeStep: Adjustment = (state, now, params, request) => {
