@@ -43,8 +43,15 @@ export function variantSwitches(name: string): string[] {
  * their switch (`approximate: true`), as on the decorator.
  */
 export const ALGORITHM_NAMES: ReadonlyMap<string, string> = new Map(
-  LIMIT_KINDS.filter((kind) => !kind.variant).map((kind) => [
-    kind.decorator.charAt(1).toLowerCase() + kind.decorator.slice(2),
-    kind.name,
-  ]),
+  LIMIT_KINDS.filter((kind) => !kind.variant).map((kind) => [algorithmNameOf(kind), kind.name]),
 );
+
+/** `@CountLimit` is `'countLimit'`: a module default's name, and its factory method's stem. */
+function algorithmNameOf(kind: Pick<LimitKind, 'decorator'>): string {
+  return kind.decorator.charAt(1).toLowerCase() + kind.decorator.slice(2);
+}
+
+/** The factory's method of a kind, named after its decorator: `@CountLimit`, `countLimiter`. */
+export function factoryMethodOf(kind: Pick<LimitKind, 'decorator'>): string {
+  return `${algorithmNameOf(kind)}er`;
+}

@@ -1,9 +1,9 @@
-import { applyDecorators, UseInterceptors } from '@nestjs/common';
+import { concurrencyKind } from '../algorithms/concurrency/concurrency.definition';
 import { ConcurrencyOptions } from '../algorithms/concurrency/concurrency.model';
 import { ConcurrencyReleaseInterceptor } from '../guard/concurrency-release.interceptor';
 import { CostOptions, KeyOptions } from '../contracts/limit-definition';
 import { ResolvableOptions } from '../contracts/limit-context';
-import { limitDecorator } from './limit-metadata.accessor';
+import { limitOf } from './limit-metadata.accessor';
 
 /** Options of {@link ConcurrencyLimit}: at most `max` requests in flight; `lease` seconds at most each. */
 export interface ConcurrencyLimitOptions
@@ -28,12 +28,5 @@ export function ConcurrencyLimit(
 ): ClassDecorator & MethodDecorator {
   // The interceptor gives the slot back before the response is written. It stands only
   // where a slot is held: an app-wide interceptor would cost every request of the app.
-  return applyDecorators(
-    limitDecorator({
-      kind: 'concurrency',
-      decorator: '@ConcurrencyLimit',
-      options: { ...options },
-    }),
-    UseInterceptors(ConcurrencyReleaseInterceptor),
-  );
+  return limitOf(concurrencyKind, options, ConcurrencyReleaseInterceptor);
 }

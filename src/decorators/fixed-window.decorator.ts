@@ -1,7 +1,8 @@
 import { FixedWindowOptions } from '../algorithms/fixed-window/fixed-window.model';
 import { CostOptions, KeyOptions } from '../contracts/limit-definition';
 import { ResolvableOptions } from '../contracts/limit-context';
-import { stateLimitDecorator } from './state-limit-decorator';
+import { fixedWindowKind } from '../algorithms/fixed-window/fixed-window.definition';
+import { limitOf } from './limit-metadata.accessor';
 import { StateOptions } from '../algorithms/state-ops/state-options';
 
 /** Options of {@link CountLimit}: `limit` requests per `period` seconds. */
@@ -19,9 +20,5 @@ export interface CountLimitOptions
  * @publicApi
  */
 export function CountLimit(options: CountLimitOptions = {}): ClassDecorator & MethodDecorator {
-  return stateLimitDecorator({
-    kind: 'fixedWindow',
-    decorator: '@CountLimit',
-    options: { ...options },
-  });
+  return limitOf(fixedWindowKind, options);
 }

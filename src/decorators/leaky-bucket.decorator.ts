@@ -1,7 +1,8 @@
 import { LeakyBucketOptions } from '../algorithms/leaky-bucket/leaky-bucket.model';
 import { CostOptions, KeyOptions } from '../contracts/limit-definition';
 import { ResolvableOptions } from '../contracts/limit-context';
-import { stateLimitDecorator } from './state-limit-decorator';
+import { leakyBucketKind } from '../algorithms/leaky-bucket/leaky-bucket.definition';
+import { limitOf } from './limit-metadata.accessor';
 import { StateOptions } from '../algorithms/state-ops/state-options';
 
 /** Options of {@link LeakyBucketLimit}: `capacity` requests may burst, drained at `rate` per second. */
@@ -22,9 +23,5 @@ export interface LeakyBucketLimitOptions
 export function LeakyBucketLimit(
   options: LeakyBucketLimitOptions,
 ): ClassDecorator & MethodDecorator {
-  return stateLimitDecorator({
-    kind: 'leakyBucket',
-    decorator: '@LeakyBucketLimit',
-    options: { ...options },
-  });
+  return limitOf(leakyBucketKind, options);
 }

@@ -1,4 +1,6 @@
-import { UseInterceptors } from '@nestjs/common';
+import { applyDecorators, NestInterceptor, Type, UseInterceptors } from '@nestjs/common';
+import { LimitKind } from '../algorithms/limit-kind';
+import { CountOutcomeInterceptor } from '../guard/count-outcome.interceptor';
 import { RateLimitInterceptor } from '../guard/rate-limit.interceptor';
 import { LimitType } from '../contracts/limit-type.enum';
 import { LIMITS_METADATA, SKIP_METADATA } from '../rate-limiter.constants';
@@ -8,11 +10,36 @@ import { SkipMetadata } from './skip-rate-limit.decorator';
 type Target = object;
 
 /**
+ * The decorator of an algorithm's definition (`kind`, registry.ts) with these options: its
+ * names come from the definition, so no decorator repeats them. With `count: 'failures' |
+ * 'successes'` or a `settle`, it also attaches the interceptor that settles each request
+ * once its handler has finished (an invalid value fails start-up when the limit is
+ * compiled); `interceptors` are what the kind always needs (concurrency's release).
+ */
+export function limitOf(
+  kind: Pick<LimitKind, 'name' | 'decorator'>,
+  options: object,
+  ...interceptors: Type<NestInterceptor>[]
+): ClassDecorator & MethodDecorator {
+  const definition: LimitDefinition = {
+    kind: kind.name,
+    decorator: kind.decorator,
+    options: { ...options },
+  };
+  const { count, settle } = definition.options;
+  if ((count !== undefined && count !== 'all') || settle !== undefined) {
+    interceptors.push(CountOutcomeInterceptor);
+  }
+  const limit = limitDecorator(definition);
+  return interceptors.length ? applyDecorators(limit, UseInterceptors(...interceptors)) : limit;
+}
+
+/**
  * Builds a decorator that appends a limit to a class or a method, so several limits can
  * stand on one handler and on its class, and all of them apply. A plain `Symbol` key
  * and `Reflect` metadata keep it working on every Nest version in our peer range.
  */
-export function limitDecorator(definition: LimitDefinition): ClassDecorator & MethodDecorator {
+function limitDecorator(definition: LimitDefinition): ClassDecorator & MethodDecorator {
   const waitsForUser = readsUser(definition) ? UseInterceptors(RateLimitInterceptor) : undefined;
   return (target: Target, property?: string | symbol, descriptor?: PropertyDescriptor) => {
     const holder: Target = descriptor ? (descriptor.value as Target) : target;

@@ -1,7 +1,8 @@
 import { SlidingWindowOptions } from '../algorithms/sliding-window/sliding-window.model';
 import { CostOptions, KeyOptions } from '../contracts/limit-definition';
 import { ResolvableOptions } from '../contracts/limit-context';
-import { stateLimitDecorator } from './state-limit-decorator';
+import { slidingWindowKind } from '../algorithms/sliding-window/sliding-window.definition';
+import { limitOf } from './limit-metadata.accessor';
 import { StateOptions } from '../algorithms/state-ops/state-options';
 
 /** Options of {@link SlidingWindowLimit}: `limit` requests within any `window` seconds. */
@@ -22,9 +23,5 @@ export interface SlidingWindowLimitOptions
 export function SlidingWindowLimit(
   options: SlidingWindowLimitOptions,
 ): ClassDecorator & MethodDecorator {
-  return stateLimitDecorator({
-    kind: 'slidingWindow',
-    decorator: '@SlidingWindowLimit',
-    options: { ...options },
-  });
+  return limitOf(slidingWindowKind, options);
 }

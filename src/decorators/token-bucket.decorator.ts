@@ -1,7 +1,8 @@
 import { TokenBucketOptions } from '../algorithms/token-bucket/token-bucket.model';
 import { CostOptions, KeyOptions } from '../contracts/limit-definition';
 import { Resolvable, ResolvableOptions } from '../contracts/limit-context';
-import { stateLimitDecorator } from './state-limit-decorator';
+import { tokenBucketKind } from '../algorithms/token-bucket/token-bucket.definition';
+import { limitOf } from './limit-metadata.accessor';
 import { StateOptions } from '../algorithms/state-ops/state-options';
 import { Seconds } from '../algorithms/duration';
 
@@ -29,9 +30,5 @@ export interface RateLimitOptions
  * @publicApi
  */
 export function RateLimit(options: RateLimitOptions = {}): ClassDecorator & MethodDecorator {
-  return stateLimitDecorator({
-    kind: 'tokenBucket',
-    decorator: '@RateLimit',
-    options: { ...options },
-  });
+  return limitOf(tokenBucketKind, options);
 }

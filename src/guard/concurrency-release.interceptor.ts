@@ -1,23 +1,7 @@
-import {
-  CallHandler,
-  ExecutionContext,
-  Injectable,
-  NestInterceptor,
-  StreamableFile,
-} from '@nestjs/common';
-import {
-  EMPTY,
-  Observable,
-  catchError,
-  concatWith,
-  defer,
-  finalize,
-  ignoreElements,
-  tap,
-  throwError,
-} from 'rxjs';
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { EMPTY, Observable } from 'rxjs';
 import { takeRelease, whenResponseEnds } from './concurrency-release';
-import { managesResponse } from './managed-response';
+import { respondsLater, untilHandlerEnds } from './managed-response';
 
 /**
  * Gives back `@ConcurrencyLimit` slots when the handler's work is over: after its last value
@@ -32,28 +16,15 @@ export class ConcurrencyReleaseInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const release = takeRelease(context);
     if (!release) return next.handle();
-    let last: unknown;
-    let handedOver = false;
-    const afterResult = defer(() => {
-      if (
-        context.getType() === 'http' &&
-        (last instanceof StreamableFile || managesResponse(context))
-      ) {
-        handedOver = true;
+    return untilHandlerEnds(next, {
+      done: (last, handOver) => {
+        if (!respondsLater(context, last)) return release();
+        handOver();
         whenResponseEnds(context.switchToHttp().getResponse(), () => void release());
         return EMPTY;
-      }
-      return release();
+      },
+      failed: release,
+      left: () => void release(),
     });
-    return next.handle().pipe(
-      tap((value) => (last = value)),
-      concatWith(afterResult.pipe(ignoreElements())),
-      catchError((error: unknown) =>
-        defer(release).pipe(concatWith(throwError(() => error)), ignoreElements()),
-      ),
-      finalize(() => {
-        if (!handedOver) void release();
-      }),
-    );
   }
 }

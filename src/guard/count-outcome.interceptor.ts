@@ -4,24 +4,12 @@ import {
   Injectable,
   InternalServerErrorException,
   NestInterceptor,
-  StreamableFile,
 } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
-import {
-  EMPTY,
-  Observable,
-  catchError,
-  concatWith,
-  defer,
-  finalize,
-  ignoreElements,
-  mergeMap,
-  tap,
-  throwError,
-} from 'rxjs';
+import { EMPTY, Observable, defer, mergeMap, throwError } from 'rxjs';
 import { rawResponse } from './concurrency-release';
-import { managesResponse } from './managed-response';
 import { forContext } from '../context/context-exception';
+import { respondsLater, untilHandlerEnds } from './managed-response';
 import { whenAnswered } from './response-answered';
 import { takeSettle } from './settlement';
 
@@ -41,41 +29,29 @@ export class CountOutcomeInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const settle = takeSettle(context);
     if (!settle) return next.handle();
-    let result: unknown;
-    let handedOver = false;
-    const afterResult = defer(() => {
-      if (
-        context.getType() === 'http' &&
-        (result instanceof StreamableFile || managesResponse(context))
-      ) {
-        const raw = rawResponse(context.switchToHttp().getResponse());
+    return untilHandlerEnds(next, {
+      done: (result, handOver) => {
+        const raw = respondsLater(context, result)
+          ? rawResponse(context.switchToHttp().getResponse())
+          : undefined;
         if (raw) {
-          handedOver = true;
+          handOver();
           whenAnswered(raw, (status) => void settle({ failed: status >= 400, result }));
           return EMPTY;
         }
-      }
-      return settle({ failed: statusOf(context) >= 400, result });
-    }).pipe(
-      mergeMap((valid) =>
-        valid ? EMPTY : throwError(() => forContext(context, new InternalServerErrorException())),
-      ),
-    );
-    return next.handle().pipe(
-      tap((value) => (result = value)),
-      concatWith(afterResult),
-      catchError((error: unknown) =>
-        // The handler's own error goes on; an invalid settle was logged.
-        defer(() => settle({ failed: true, error })).pipe(
-          concatWith(throwError(() => error)),
-          ignoreElements(),
-        ),
-      ),
+        return defer(() => settle({ failed: statusOf(context) >= 400, result })).pipe(
+          mergeMap((valid) =>
+            valid
+              ? EMPTY
+              : throwError(() => forContext(context, new InternalServerErrorException())),
+          ),
+        );
+      },
+      // The handler's own error goes on; an invalid settle was logged.
+      failed: (error) => settle({ failed: true, error }),
       // A subscriber that leaves early (an SSE client gone): the stream so far decides.
-      finalize(() => {
-        if (!handedOver) void settle({ failed: statusOf(context) >= 400, result });
-      }),
-    );
+      left: (result) => void settle({ failed: statusOf(context) >= 400, result }),
+    });
   }
 }
 

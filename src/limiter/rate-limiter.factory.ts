@@ -9,7 +9,7 @@ import { LeakyBucketLimiter } from '../algorithms/leaky-bucket/leaky-bucket.defi
 import { leakyBucketKind } from '../algorithms/leaky-bucket/leaky-bucket.definition';
 import { LeakyBucketOptions } from '../algorithms/leaky-bucket/leaky-bucket.model';
 import { LimitKind } from '../algorithms/limit-kind';
-import { limitKindFor, variantSwitches } from '../algorithms/registry';
+import { factoryMethodOf, limitKindFor, variantSwitches } from '../algorithms/registry';
 import { SlidingWindowLimiter } from '../algorithms/sliding-window/sliding-window.definition';
 import { slidingWindowKind } from '../algorithms/sliding-window/sliding-window.definition';
 import { SlidingWindowOptions } from '../algorithms/sliding-window/sliding-window.model';
@@ -72,17 +72,17 @@ export class RateLimiterFactory {
 
   /** A token bucket: `rate` permits a second, `burst` seconds of them saved up. */
   rateLimiter(options: TokenBucketOptions & KeyedOptions): TokenBucketLimiter {
-    return this.limiter('rateLimiter', tokenBucketKind, options);
+    return this.limiterFor(tokenBucketKind, options);
   }
 
   /** A fixed-window counter: `limit` requests per `period` seconds. */
   countLimiter(options: FixedWindowOptions & KeyedOptions): CountLimiter {
-    return this.limiter('countLimiter', fixedWindowKind, options);
+    return this.limiterFor(fixedWindowKind, options);
   }
 
   /** An exact sliding-window log: at most `limit` requests within any `window` seconds. */
   slidingWindowLimiter(options: SlidingWindowOptions & KeyedOptions): SlidingWindowLimiter {
-    return this.limiter('slidingWindowLimiter', slidingWindowKind, options);
+    return this.limiterFor(slidingWindowKind, options);
   }
 
   /**
@@ -90,12 +90,12 @@ export class RateLimiterFactory {
    * seconds. The instance holds no slots itself, so one cached instance serves every caller.
    */
   concurrencyLimiter(options: ConcurrencyOptions & KeyedOptions): ConcurrencyLimiter {
-    return this.limiter('concurrencyLimiter', concurrencyKind, options);
+    return this.limiterFor(concurrencyKind, options);
   }
 
   /** A leaky bucket (GCRA): `capacity` requests at once, then `rate` a second. */
   leakyBucketLimiter(options: LeakyBucketOptions & KeyedOptions): LeakyBucketLimiter {
-    return this.limiter('leakyBucketLimiter', leakyBucketKind, options);
+    return this.limiterFor(leakyBucketKind, options);
   }
 
   /**
@@ -104,11 +104,8 @@ export class RateLimiterFactory {
    * values of its options (`prefix` included): two configurations never share an instance.
    * A kind's variant (`approximate: true`) is a kind of its own.
    */
-  private limiter<L extends object>(
-    method: string,
-    named: LimitKind<any, L>,
-    options: KeyedOptions,
-  ): L {
+  private limiterFor<L extends object>(named: LimitKind<any, L>, options: KeyedOptions): L {
+    const method = factoryMethodOf(named);
     const raw = options as unknown as Record<string, unknown>;
     let plain = this.plainKinds.get(named);
     if (plain === undefined) {

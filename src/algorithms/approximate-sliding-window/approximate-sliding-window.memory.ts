@@ -1,4 +1,4 @@
-import { RefundRequest } from '../state-ops/state-ops.model';
+import { AdjustmentStep } from '../state-ops/state-ops.model';
 import { NEVER_MICROS } from '../../contracts/decision';
 import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
 import {
@@ -8,6 +8,9 @@ import {
   firstElapsedWithRoom,
   rollForward,
 } from './approximate-sliding-window.model';
+
+/** A refund's or a charge's twin on this algorithm's state. */
+type Adjustment = AdjustmentStep<ApproximateSlidingWindowParams, ApproximateSlidingWindowState>;
 
 /** The TypeScript twin of approximate-sliding-window.lua, to the µs. */
 export function approximateSlidingWindowStep(
@@ -53,13 +56,13 @@ export function approximateSlidingWindowStep(
 }
 
 /** The twin of approximate-sliding-window.refund.lua. */
-export function approximateSlidingWindowRefundStep(
-  state: ApproximateSlidingWindowState | undefined,
-  now: number,
-  params: ApproximateSlidingWindowParams,
-  request: RefundRequest,
-  expiresAt?: number,
-): MemoryStep<ApproximateSlidingWindowState> {
+export const approximateSlidingWindowRefundStep: Adjustment = (
+  state,
+  now,
+  params,
+  request,
+  expiresAt,
+) => {
   const done = [1, 0, 0, 0, 0] as const;
   if (!state) return { state, ttlMs: null, reply: done };
   const window = params.windowMicros;
@@ -78,15 +81,10 @@ export function approximateSlidingWindowRefundStep(
     ttlMs: (expiresAt! - now) / 1000,
     reply: done,
   };
-}
+};
 
 /** The twin of approximate-sliding-window.charge.lua. */
-export function approximateSlidingWindowChargeStep(
-  state: ApproximateSlidingWindowState | undefined,
-  now: number,
-  params: ApproximateSlidingWindowParams,
-  request: RefundRequest,
-): MemoryStep<ApproximateSlidingWindowState> {
+export const approximateSlidingWindowChargeStep: Adjustment = (state, now, params, request) => {
   const window = params.windowMicros;
   const index = Math.floor(now / window);
   const { curr, prev } = rollForward(state, index);
@@ -95,4 +93,4 @@ export function approximateSlidingWindowChargeStep(
     ttlMs: ttlMsFromMicros((index + 2) * window - now),
     reply: [1, 0, 0, 0, 0],
   };
-}
+};

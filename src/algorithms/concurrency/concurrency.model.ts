@@ -44,6 +44,7 @@
  * expired members it drops. Invariants: 0 <= in-flight <= max after an allowed acquire;
  * retryAfter > 0 when denied.
  */
+import { finiteAboveZero, integerAtLeastOne } from '../option-rules';
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
 import { Seconds, secondsOption } from '../duration';
@@ -90,17 +91,9 @@ export function concurrencyParams(
 ): ConcurrencyParams {
   const { max } = options;
   const given = options.lease ?? CONCURRENCY_DEFAULTS.lease;
-  const lease = secondsOption(given, where, 'lease');
-  if (!Number.isInteger(max) || max < 1) {
-    throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'max', max, 'an integer >= 1'),
-    );
-  }
-  if (typeof lease !== 'number' || !Number.isFinite(lease) || lease <= 0) {
-    throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'lease', given, 'a finite number > 0'),
-    );
-  }
+  const seconds = secondsOption(given, where, 'lease');
+  integerAtLeastOne(max, where, 'max');
+  const lease = finiteAboveZero(seconds, where, 'lease', given);
   return { max, leaseMicros: Math.max(1, Math.round(lease * 1_000_000)) };
 }
 

@@ -1,8 +1,11 @@
 import { NEVER_MICROS } from '../../contracts/decision';
 import { MemoryStep } from '../limiter-algorithm';
 import { permitsOf, PermitsRequest } from '../permits';
-import { RefundRequest } from '../state-ops/state-ops.model';
+import { AdjustmentStep } from '../state-ops/state-ops.model';
 import { FixedWindowParams, FixedWindowState } from './fixed-window.model';
+
+/** A refund's or a charge's twin on this algorithm's state. */
+type Adjustment = AdjustmentStep<FixedWindowParams, FixedWindowState>;
 
 /** The TypeScript twin of fixed-window.lua; the memory store drops the state at window end. */
 export function fixedWindowStep(
@@ -40,12 +43,7 @@ export function fixedWindowStep(
 }
 
 /** The twin of fixed-window.refund.lua: takes permits off the acquire's window. */
-export function fixedWindowRefundStep(
-  state: FixedWindowState | undefined,
-  now: number,
-  params: FixedWindowParams,
-  request: RefundRequest,
-): MemoryStep<FixedWindowState> {
+export const fixedWindowRefundStep: Adjustment = (state, now, params, request) => {
   const done = [1, 0, 0, 0, 0] as const;
   if (!state) return { state, ttlMs: null, reply: done };
   const pttl = Math.round((state.windowEndMicros - now) / 1000);
@@ -60,15 +58,10 @@ export function fixedWindowRefundStep(
   if (left <= 0) return { state: undefined, ttlMs: null, reply: done };
   const ttlMs = (state.windowEndMicros - now) / 1000;
   return { state: { ...state, count: left }, ttlMs, reply: done };
-}
+};
 
 /** The twin of fixed-window.charge.lua: adds permits to the count, into debt if need be. */
-export function fixedWindowChargeStep(
-  state: FixedWindowState | undefined,
-  now: number,
-  params: FixedWindowParams,
-  request: RefundRequest,
-): MemoryStep<FixedWindowState> {
+export const fixedWindowChargeStep: Adjustment = (state, now, params, request) => {
   const done = [1, 0, 0, 0, 0] as const;
   if (!state) {
     const windowEndMicros = now + params.periodMs * 1000;
@@ -81,4 +74,4 @@ export function fixedWindowChargeStep(
   const count = state.count + request.permits;
   const ttlMs = (state.windowEndMicros - now) / 1000;
   return { state: { ...state, count }, ttlMs, reply: done };
-}
+};

@@ -22,8 +22,7 @@
  * happen inside one script, but a manual SET or a restore can) gets one period again,
  * so it never blocks a key forever.
  */
-import { LimiterConfigError } from '../../errors/limiter-config.error';
-import { limiterMessages } from '../../rate-limiter.messages';
+import { finiteAboveZero, integerAtLeastOne } from '../option-rules';
 import { Seconds, secondsOption } from '../duration';
 
 /** Options of a fixed-window counter, as `@CountLimit` and `factory.countLimiter` take them. */
@@ -52,17 +51,9 @@ export function fixedWindowParams(
 ): FixedWindowParams {
   const limit = options.limit ?? FIXED_WINDOW_DEFAULTS.limit;
   const given = options.period ?? FIXED_WINDOW_DEFAULTS.period;
-  const period = secondsOption(given, where, 'period');
-  if (!Number.isInteger(limit) || limit < 1) {
-    throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'limit', limit, 'an integer >= 1'),
-    );
-  }
-  if (typeof period !== 'number' || !Number.isFinite(period) || period <= 0) {
-    throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'period', given, 'a finite number > 0'),
-    );
-  }
+  const seconds = secondsOption(given, where, 'period');
+  integerAtLeastOne(limit, where, 'limit');
+  const period = finiteAboveZero(seconds, where, 'period', given);
   // PEXPIRE takes whole milliseconds.
   return { limit, periodMs: Math.max(1, Math.ceil(period * 1000)) };
 }

@@ -1,8 +1,11 @@
-import { RefundRequest } from '../state-ops/state-ops.model';
+import { AdjustmentStep } from '../state-ops/state-ops.model';
 import { NEVER_MICROS } from '../../contracts/decision';
 import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
 import { permitsOf, PermitsRequest } from '../permits';
 import { LeakyBucketParams, LeakyBucketState } from './leaky-bucket.model';
+
+/** A refund's or a charge's twin on this algorithm's state. */
+type Adjustment = AdjustmentStep<LeakyBucketParams, LeakyBucketState>;
 
 /** The TypeScript twin of leaky-bucket.lua: same operations in the same order. */
 export function leakyBucketStep(
@@ -38,26 +41,16 @@ export function leakyBucketStep(
 }
 
 /** The twin of leaky-bucket.refund.lua. */
-export function leakyBucketRefundStep(
-  state: LeakyBucketState | undefined,
-  now: number,
-  params: LeakyBucketParams,
-  request: RefundRequest,
-): MemoryStep<LeakyBucketState> {
+export const leakyBucketRefundStep: Adjustment = (state, now, params, request) => {
   const done = [1, 0, 0, 0, 0] as const;
   if (!state) return { state, ttlMs: null, reply: done };
   const tat = Math.max(now, state.tatMicros - request.permits * params.intervalMicros);
   if (tat <= now) return { state: undefined, ttlMs: null, reply: done };
   return { state: { tatMicros: tat }, ttlMs: ttlMsFromMicros(tat - now), reply: done };
-}
+};
 
 /** The twin of leaky-bucket.charge.lua. */
-export function leakyBucketChargeStep(
-  state: LeakyBucketState | undefined,
-  now: number,
-  params: LeakyBucketParams,
-  request: RefundRequest,
-): MemoryStep<LeakyBucketState> {
+export const leakyBucketChargeStep: Adjustment = (state, now, params, request) => {
   const from = state ? Math.max(now, state.tatMicros) : now;
   const tat = from + request.permits * params.intervalMicros;
   return {
@@ -65,4 +58,4 @@ export function leakyBucketChargeStep(
     ttlMs: ttlMsFromMicros(tat - now),
     reply: [1, 0, 0, 0, 0],
   };
-}
+};

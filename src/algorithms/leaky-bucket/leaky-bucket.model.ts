@@ -49,8 +49,7 @@
  * lives newTat - now after each allowed request (PX, whole ms rounded up). A denial
  * writes nothing.
  */
-import { LimiterConfigError } from '../../errors/limiter-config.error';
-import { limiterMessages } from '../../rate-limiter.messages';
+import { finiteAboveZero, integerAtLeastOne } from '../option-rules';
 
 /** Options of a leaky bucket, as `@LeakyBucketLimit` and `factory.leakyBucketLimiter` take them. */
 export interface LeakyBucketOptions {
@@ -76,15 +75,7 @@ export function leakyBucketParams(
   where = 'leakyBucketLimiter',
 ): LeakyBucketParams {
   const { capacity, rate } = options;
-  if (!Number.isInteger(capacity) || capacity < 1) {
-    throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'capacity', capacity, 'an integer >= 1'),
-    );
-  }
-  if (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0) {
-    throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'rate', rate, 'a finite number > 0'),
-    );
-  }
+  integerAtLeastOne(capacity, where, 'capacity');
+  finiteAboveZero(rate, where, 'rate');
   return { capacity, intervalMicros: Math.max(1, Math.round(1_000_000 / rate)) };
 }

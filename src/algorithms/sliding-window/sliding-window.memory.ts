@@ -1,12 +1,15 @@
 import { NEVER_MICROS } from '../../contracts/decision';
 import { exactString, MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
 import { memberId, memberWeight, permitsOf, weightedMember } from '../permits';
-import { RefundRequest } from '../state-ops/state-ops.model';
+import { AdjustmentStep } from '../state-ops/state-ops.model';
 import {
   SlidingWindowParams,
   SlidingWindowRequest,
   SlidingWindowState,
 } from './sliding-window.model';
+
+/** A refund's or a charge's twin on this algorithm's state. */
+type Adjustment = AdjustmentStep<SlidingWindowParams, SlidingWindowState>;
 
 /**
  * The TypeScript twin of sliding-window.lua on a sorted array of times, with each
@@ -59,13 +62,7 @@ export function slidingWindowStep(
 }
 
 /** The twin of sliding-window.refund.lua. */
-export function slidingWindowRefundStep(
-  state: SlidingWindowState | undefined,
-  now: number,
-  params: SlidingWindowParams,
-  request: RefundRequest,
-  expiresAt?: number,
-): MemoryStep<SlidingWindowState> {
+export const slidingWindowRefundStep: Adjustment = (state, now, params, request, expiresAt) => {
   const done = [1, 0, 0, 0, 0] as const;
   if (!state) return { state, ttlMs: null, reply: done };
   const removed = new Set<number>();
@@ -107,15 +104,10 @@ export function slidingWindowRefundStep(
   const next = { timesMicros: state.timesMicros.filter(keep), ids: ids.filter(keep) };
   if (next.ids.length === 0) return { state: undefined, ttlMs: null, reply: done };
   return { state: next, ttlMs: (expiresAt! - now) / 1000, reply: done };
-}
+};
 
 /** The twin of sliding-window.charge.lua. */
-export function slidingWindowChargeStep(
-  state: SlidingWindowState | undefined,
-  now: number,
-  params: SlidingWindowParams,
-  request: RefundRequest,
-): MemoryStep<SlidingWindowState> {
+export const slidingWindowChargeStep: Adjustment = (state, now, params, request) => {
   const id = request.id ? `${request.id}+` : `charge:${exactString(now)}`;
   const member = weightedMember(id, request.permits);
   const times: number[] = [];
@@ -137,7 +129,7 @@ export function slidingWindowChargeStep(
     ttlMs: ttlMsFromMicros(params.windowMicros),
     reply: [1, 0, 0, 0, 0],
   };
-}
+};
 
 /** The log's members in order: by time, then by member, as a zset sorts them. */
 function compare(state: SlidingWindowState, a: number, b: number): number {

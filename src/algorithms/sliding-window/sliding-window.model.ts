@@ -46,8 +46,7 @@
  * denial adds nothing and keeps the TTL. Invariants: 0 <= count <= limit after an allowed
  * request; retryAfter > 0 when denied; memory O(limit) per key.
  */
-import { LimiterConfigError } from '../../errors/limiter-config.error';
-import { limiterMessages } from '../../rate-limiter.messages';
+import { finiteAboveZero, integerAtLeastOne } from '../option-rules';
 import { Seconds, secondsOption } from '../duration';
 
 /** Options of a sliding-window log, as `@SlidingWindowLimit` and `factory.slidingWindowLimiter` take them. */
@@ -87,16 +86,8 @@ export function slidingWindowParams(
   where = 'slidingWindowLimiter',
 ): SlidingWindowParams {
   const { limit } = options;
-  const window = secondsOption(options.window, where, 'window');
-  if (!Number.isInteger(limit) || limit < 1) {
-    throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'limit', limit, 'an integer >= 1'),
-    );
-  }
-  if (typeof window !== 'number' || !Number.isFinite(window) || window <= 0) {
-    throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, 'window', options.window, 'a finite number > 0'),
-    );
-  }
+  const seconds = secondsOption(options.window, where, 'window');
+  integerAtLeastOne(limit, where, 'limit');
+  const window = finiteAboveZero(seconds, where, 'window', options.window);
   return { limit, windowMicros: Math.max(1, Math.round(window * 1_000_000)) };
 }

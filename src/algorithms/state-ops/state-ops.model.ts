@@ -1,3 +1,4 @@
+import type { LimiterAlgorithm } from '../limiter-algorithm';
 /*
  * State you can act on (DESIGN §9): block, peek, reset and refund, for every algorithm.
  *
@@ -58,6 +59,9 @@ export interface RefundRequest {
   id?: string;
   resetLeftMicros?: number;
 }
+
+/** The twin of a refund or a charge script (`<folder>.refund.lua`, `<folder>.charge.lua`). */
+export type AdjustmentStep<P, S> = LimiterAlgorithm<P, RefundRequest, S>['step'];
 
 /** The argv every refund script reads after the limit's parameters. */
 export function refundArgv(request: RefundRequest): string[] {

@@ -1,7 +1,10 @@
 import { NEVER_MICROS, RawReply } from '../../contracts/decision';
 import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
-import { RefundRequest } from '../state-ops/state-ops.model';
+import { AdjustmentStep } from '../state-ops/state-ops.model';
 import { TokenBucketParams, TokenBucketRequest, TokenBucketState } from './token-bucket.model';
+
+/** A refund's or a charge's twin on this algorithm's state. */
+type Adjustment = AdjustmentStep<TokenBucketParams, TokenBucketState>;
 
 /**
  * The TypeScript twin of token-bucket.lua: same operations in the same order, same doubles,
@@ -64,12 +67,7 @@ export function tokenBucketStep(
 }
 
 /** The twin of token-bucket.refund.lua: gives permits back, never above a full bucket. */
-export function tokenBucketRefundStep(
-  state: TokenBucketState | undefined,
-  now: number,
-  params: TokenBucketParams,
-  request: RefundRequest,
-): MemoryStep<TokenBucketState> {
+export const tokenBucketRefundStep: Adjustment = (state, now, params, request) => {
   const done = [1, 0, 0, 0, 0] as const;
   if (!state) return { state, ttlMs: null, reply: done };
   const { maxPermits, intervalMicros: interval, expireMicros: expire } = params;
@@ -83,4 +81,4 @@ export function tokenBucketRefundStep(
   }
   const ttlMs = ttlMsFromMicros(Math.max(expire, emptyAt + fullSpan - now));
   return { state: { emptyAtMicros: emptyAt }, ttlMs, reply: done };
-}
+};

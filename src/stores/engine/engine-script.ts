@@ -24,6 +24,18 @@ for i = #keys + 2, #ARGV do args[#args + 1] = ARGV[i] end
 `;
 
 /**
+ * The .lua files keep their explanations; the script sent to Redis (and lib/engine.lua) drops
+ * the lines that are only a comment, so it stays short enough to read as one piece. Comments
+ * after code on a line stay: a `--` inside a string cannot be told apart without parsing.
+ */
+function withoutCommentLines(lua: string): string {
+  return lua
+    .split('\n')
+    .filter((line) => !/^\s*--/.test(line))
+    .join('\n');
+}
+
+/**
  * One Lua script that can run a decision of any of its algorithms: the prelude, then each
  * Lua function once (an algorithm's, a shared helper such as string-block.lua: what their
  * `luaIncludes` name), then `algorithms[i]` for each algorithm, then the loop of engine.lua
@@ -69,9 +81,10 @@ export class EngineScript {
             `algorithms[${i + 1}] = function(key, now, argv)\n${algorithm.lua}\nend\n`;
     });
     functions += entries;
-    this.lua = crossSlot
-      ? `#!lua flags=allow-cross-slot-keys\n${prelude}\n${functions}${CROSS_SLOT_KEYS}${loop}`
-      : `${prelude}\n${functions}${DECLARED_KEYS}${loop}`;
+    const script = withoutCommentLines(
+      `${prelude}\n${functions}${crossSlot ? CROSS_SLOT_KEYS : DECLARED_KEYS}${loop}`,
+    );
+    this.lua = crossSlot ? `#!lua flags=allow-cross-slot-keys\n${script}` : script;
     const sha = createHash('sha1').update(this.lua).digest('hex');
     this.commandName = `limiterEngine_${sha.slice(0, 12)}`;
   }
