@@ -2,6 +2,7 @@ import { Controller, Get, Module } from '@nestjs/common';
 import {
   ConcurrencyLimit,
   CountLimit,
+  LimiterStore,
   RateLimit,
   RateLimiterFactory,
   RateLimiterModule,
@@ -136,6 +137,9 @@ describe('all or nothing under the denial cache on a 3-master Cluster', () => {
     })
     class ClusterModule {}
     ({ app, port } = await startApp(ClusterModule, 'express'));
+    // The module's start-up check runs in the background; denials are remembered only once
+    // the store hears other servers' resets, so wait for it as a live app would have.
+    await app.get(LimiterStore).check();
   }, 60_000);
   afterAll(async () => {
     await app?.close();
