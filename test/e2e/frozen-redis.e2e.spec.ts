@@ -74,7 +74,7 @@ describe.each(stalls)('a Redis that stops answering ($name)', (stall) => {
       await redis.stop();
     });
 
-    it('answers within storeTimeout + 50 ms, stops waiting after a few timeouts, and Redis counts only what it decided', async () => {
+    it('answers within storeTimeout + 100 ms, stops waiting after a few timeouts, and Redis counts only what it decided', async () => {
       for (let i = 0; i < 5; i++) expect((await call(port, { path: '/counted' })).status).toBe(200);
       const admin = redis.client();
       expect(await admin.get(KEY)).toBe('5');
@@ -84,7 +84,12 @@ describe.each(stalls)('a Redis that stops answering ($name)', (stall) => {
         Array.from({ length: 20 }, () => call(port, { path: '/counted' })),
       );
       expect(wave.map((reply) => reply.status)).toEqual(Array(20).fill(expected[policy]));
-      expect(Math.max(...wave.map((reply) => reply.elapsedMs))).toBeLessThan(STORE_TIMEOUT_MS + 50);
+      // A timeout is judged one loop turn after its timer, once replies already in the socket
+      // are read (a busy app is not a down Redis); the margin, as in store-failure.e2e, is
+      // that turn and the HTTP round trip on a shared machine.
+      expect(Math.max(...wave.map((reply) => reply.elapsedMs))).toBeLessThan(
+        STORE_TIMEOUT_MS + 100,
+      );
       // The store now counts as down: requests no longer wait, but for one probe now and then.
       const later: number[] = [];
       for (let i = 0; i < 20; i++) {
@@ -92,7 +97,7 @@ describe.each(stalls)('a Redis that stops answering ($name)', (stall) => {
         expect(reply.status).toBe(expected[policy]);
         later.push(reply.elapsedMs);
       }
-      expect(Math.max(...later)).toBeLessThan(STORE_TIMEOUT_MS + 50);
+      expect(Math.max(...later)).toBeLessThan(STORE_TIMEOUT_MS + 100);
       expect(later.filter((ms) => ms >= STORE_TIMEOUT_MS).length).toBeLessThanOrEqual(3);
       expect(logger.count('warn', /store unavailable/)).toBe(1);
       await sleep(STORE_TIMEOUT_MS); // every decision sent so far is now past its deadline
