@@ -1,6 +1,10 @@
 import Redis from 'ioredis';
+import { approximateSlidingWindow } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.definition';
+import { approximateSlidingWindowParams } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.model';
 import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
 import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
+import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
+import { leakyBucketParams } from '../../src/algorithms/leaky-bucket/leaky-bucket.model';
 import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
 import { RedisStore } from '../../src';
@@ -51,4 +55,24 @@ describe('Redis runs only what a decision needs (a limit without block)', () => 
     expect(allowed.filter(Boolean)).toHaveLength(50);
     expect(await commandsRun(admin)).toEqual({ get: 100, set: 50 });
   });
+
+  it.each([
+    ['a leaky bucket', () => store.evaluate(leakyBucket, 'leaky', leakyParams, { permits: 1 })],
+    [
+      'an approximate sliding window',
+      () =>
+        store.evaluate(approximateSlidingWindow, 'approximate', approximateParams, { permits: 1 }),
+    ],
+  ])('%s reads its key with one GET per decision, not two', async (_name, decide) => {
+    const allowed: boolean[] = [];
+    for (let i = 0; i < 100; i++) allowed.push((await decide()).allowed);
+    expect(allowed.filter(Boolean)).toHaveLength(50);
+    expect((await commandsRun(admin)).get).toBe(100);
+  });
 });
+
+const leakyParams = leakyBucketParams({ capacity: 50, rate: 1 });
+const approximateParams = approximateSlidingWindowParams(
+  { limit: 50, window: 60, approximate: true },
+  'test',
+);
