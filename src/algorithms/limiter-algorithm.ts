@@ -26,7 +26,9 @@ export interface LimiterAlgorithm<P, R, S> {
   /**
    * Lua source: the body of `function(key, now, argv)`, returning the {@link RawReply}. `now`
    * is the time in µs; `argv` holds {@link paramsArgv} then {@link requestArgv}. The store's
-   * engine script runs it, with the prelude's `exact`, `ttl_ms`, `snapshot` and `restore` in scope.
+   * engine script runs it, with the prelude's `exact`, `ttl_ms`, `snapshot` and `restore` in scope,
+   * and `get_state(key)`: a string state's GET, answered without a second GET when the block
+   * read of the same decision has just read the key.
    */
   readonly lua: string;
   /**

@@ -6,7 +6,7 @@
 local window = tonumber(argv[2])
 local index = math.floor(now / window)
 local curr, prev = 0, 0
-local found = redis.call('GET', key)
+local found = get_state(key)
 if found then
   local i, c, p = string.match(found, '^(%S+) (%S+) (%S+)$')
   i, c, p = tonumber(i), tonumber(c), tonumber(p)

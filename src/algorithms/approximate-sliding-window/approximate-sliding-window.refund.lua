@@ -6,7 +6,7 @@
 -- acquire's reset is the end of the window after its own, hence the - 2.
 local window = tonumber(argv[2])
 local permits = tonumber(argv[3])
-local found = redis.call('GET', key)
+local found = get_state(key)
 if not found then
   return {1, 0, 0, 0, 0}
 end

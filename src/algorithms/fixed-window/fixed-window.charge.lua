@@ -4,7 +4,7 @@
 -- The body of function(key, now, argv): argv[1] limit, argv[2] periodMs, argv[3] permits.
 local period_ms = tonumber(argv[2])
 local permits = tonumber(argv[3])
-local count = tonumber(redis.call('GET', key))
+local count = tonumber(get_state(key))
 if not count then
   redis.call('SET', key, permits, 'PX', period_ms)
   return {1, 0, 0, 0, 0}

@@ -11,7 +11,7 @@
 local limit = tonumber(argv[1])
 local period_ms = tonumber(argv[2])
 local permits = tonumber(argv[3]) or 1
-local count = tonumber(redis.call('GET', key))
+local count = tonumber(get_state(key))
 local ttl = 0
 if count then
   ttl = redis.call('PTTL', key)

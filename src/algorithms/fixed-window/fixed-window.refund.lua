@@ -6,7 +6,7 @@
 -- Windows end at least a period apart, so the acquire's window is this one when its end
 -- is within half a period of this key's PTTL.
 local period_ms = tonumber(argv[2])
-local count = tonumber(redis.call('GET', key))
+local count = tonumber(get_state(key))
 if not count then
   return {1, 0, 0, 0, 0}
 end

@@ -4,7 +4,7 @@
 -- The body of function(key, now, argv): argv[1] capacity, argv[2] intervalMicros,
 -- argv[3] permits.
 local tat = now
-local found = redis.call('GET', key)
+local found = get_state(key)
 if found then
   tat = math.max(now, tonumber(found))
 end

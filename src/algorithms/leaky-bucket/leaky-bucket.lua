@@ -15,7 +15,7 @@ local permits = tonumber(argv[3]) or 1
 local tolerance = interval * capacity
 
 local tat = now
-local stored = redis.call('GET', key)
+local stored = get_state(key)
 if stored then
   tat = math.max(now, tonumber(stored))
 end

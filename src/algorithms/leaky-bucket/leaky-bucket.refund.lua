@@ -2,7 +2,7 @@
 -- bucket); a bucket back to empty is deleted (a missing TAT means now). Reasons:
 -- state-ops.model.ts. The body of function(key, now, argv): argv[1] capacity,
 -- argv[2] intervalMicros, argv[3] permits.
-local found = redis.call('GET', key)
+local found = get_state(key)
 if not found then
   return {1, 0, 0, 0, 0}
 end

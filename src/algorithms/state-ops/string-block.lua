@@ -1,6 +1,7 @@
 -- A block kept in a string state's own key (state-ops.model.ts):
 --   string_block.read(key, now)   the block's end (µs), its level, the state's own expiry (µs);
---                                 or nil
+--                                 or nil; a value without a block is left for the
+--                                 algorithm's get_state (prelude.lua): one GET, not two
 --   string_block.hide(key, now)   removes the block, leaving the algorithm's state alone in the
 --                                 key with its own TTL (kept, or for escalating blocks restored
 --                                 from the suffix)
@@ -24,11 +25,16 @@ local function split_block(value)
 end
 
 function string_block.read(key)
+  forget_state()
   local found = redis.call('GET', key)
   if not found then
+    remember_state(key, found)
     return nil
   end
   local _, until_, level, expires = split_block(found)
+  if not until_ then
+    remember_state(key, found)
+  end
   return until_, level, expires
 end
 

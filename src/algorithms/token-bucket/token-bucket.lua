@@ -21,7 +21,7 @@ local permits = tonumber(argv[5])
 local timeout = tonumber(argv[6])
 local full_span = max_permits * interval
 
-local found = redis.call('GET', key)
+local found = get_state(key)
 local empty_at
 if found then
   empty_at = math.max(tonumber(found), now - full_span)

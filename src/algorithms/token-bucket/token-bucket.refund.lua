@@ -7,7 +7,7 @@ local max_permits = tonumber(argv[1])
 local interval = tonumber(argv[2])
 local expire = tonumber(argv[4])
 local full_span = max_permits * interval
-local found = redis.call('GET', key)
+local found = get_state(key)
 if not found then
   return {1, 0, 0, 0, 0}
 end

@@ -93,6 +93,7 @@ for i = 1, #keys do
     if time ~= '' then
       now = tonumber(time)
     end
+    forget_state()
     local ok, reply, allowed = pcall(run, algorithm, keys[i], now, argv)
     if ok then
       out[i + 1] = reply

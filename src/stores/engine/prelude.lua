@@ -11,6 +11,29 @@ local function ttl_ms(micros)
   return math.max(1, math.ceil(micros / 1000))
 end
 
+-- A string state's value as string_block.read found it without a block, so the algorithm's
+-- own read of that key in the same entry costs no second GET: nothing writes the key between
+-- the two. Taken once; the engine forgets it before each entry, so a value read by an
+-- operation that then writes the key (block, adjust) never reaches another entry.
+local read_key, read_value = nil, nil
+
+local function remember_state(key, value)
+  read_key, read_value = key, value
+end
+
+local function forget_state()
+  read_key = nil
+end
+
+-- GET, or the value string_block.read found for this key in this entry.
+local function get_state(key)
+  if read_key == key then
+    read_key = nil
+    return read_value
+  end
+  return redis.call('GET', key)
+end
+
 -- A member of a sliding log or of the in-flight set: the request's id, then NUL and its
 -- weight when it takes more than one permit (ids never contain NUL), so one member per
 -- request carries its cost and a weight-1 member is the id alone.
