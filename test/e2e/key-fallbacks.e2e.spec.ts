@@ -1,10 +1,9 @@
-import { Controller, Get, INestApplication, Module } from '@nestjs/common';
+import { Controller, Get, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import Redis from 'ioredis';
 import { CountLimit, RateLimiterModule } from '../../src';
 import { CaptureLogger } from '../helpers/capture-logger';
-import { call, PLATFORMS, startApp } from '../helpers/http';
-import { RedisServer, startRedisServer } from '../helpers/redis-server';
+import { useAppOnRedis } from '../helpers/app-on-redis';
+import { call, PLATFORMS } from '../helpers/http';
 
 @Controller('fallback')
 class FallbackController {
@@ -27,29 +26,11 @@ class FallbackController {
 }
 
 describe.each(PLATFORMS)('key fallbacks on Redis (%s)', (platform) => {
-  let redis: RedisServer;
-  let admin: Redis;
-  let app: INestApplication;
-  let port: number;
   const logger = new CaptureLogger();
-
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    admin = redis.client();
-    @Module({
-      imports: [RateLimiterModule.forRoot({ redis: redis.url })],
-      controllers: [FallbackController],
-    })
-    class AppModule {}
-    ({ app, port } = await startApp(AppModule, platform, logger));
-  });
-  afterAll(async () => {
-    await app?.close();
-    await redis?.stop();
-  });
+  const env = useAppOnRedis([FallbackController], platform, {}, logger);
 
   const get = async (path: string, from: string, headers: Record<string, string> = {}) =>
-    (await call(port, { path, headers, localAddress: from })).status;
+    (await call(env.port, { path, headers, localAddress: from })).status;
 
   it('keys by the API key when sent, else by the address', async () => {
     const key = { 'x-api-key': 'K1' };
@@ -66,7 +47,7 @@ describe.each(PLATFORMS)('key fallbacks on Redis (%s)', (platform) => {
       await get('/fallback', '127.0.0.1'),
     ]).toEqual([200, 200, 429]);
     expect(await get('/fallback', '127.0.0.2')).toBe(200);
-    expect((await admin.keys('countLimit:api:*')).sort()).toEqual([
+    expect((await env.admin.keys('countLimit:api:*')).sort()).toEqual([
       'countLimit:api:%!ip:127.0.0.1',
       'countLimit:api:%!ip:127.0.0.2',
       'countLimit:api:K1',
@@ -91,8 +72,8 @@ describe.each(PLATFORMS)('key fallbacks on Redis (%s)', (platform) => {
     expect(await get('/fallback/chain', '127.0.0.1', { 'x-tenant': 'acme' })).toBe(200);
     expect(await get('/fallback/chain?tenant=acme', '127.0.0.1')).toBe(429);
     const replies = [
-      await call(port, { path: '/fallback/chain' }),
-      await call(port, { path: '/fallback/chain?tenant=' }),
+      await call(env.port, { path: '/fallback/chain' }),
+      await call(env.port, { path: '/fallback/chain?tenant=' }),
     ];
     for (const reply of replies) {
       expect(reply.status).toBe(400);

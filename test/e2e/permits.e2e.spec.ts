@@ -1,18 +1,16 @@
-import { Body, Controller, INestApplication, Module, Post } from '@nestjs/common';
-import Redis from 'ioredis';
+import { Body, Controller, Post } from '@nestjs/common';
 import {
   ConcurrencyLimit,
   CountLimit,
   LeakyBucketLimit,
   LimitContext,
   RateLimit,
-  RateLimiterModule,
   SlidingWindowLimit,
 } from '../../src';
 import { CaptureLogger } from '../helpers/capture-logger';
 import { afterStartUpCheck, scriptCalls } from '../helpers/command-stats';
-import { call, PLATFORMS, startApp } from '../helpers/http';
-import { RedisServer, startRedisServer } from '../helpers/redis-server';
+import { useAppOnRedis } from '../helpers/app-on-redis';
+import { call, PLATFORMS } from '../helpers/http';
 
 /** An SMS batch costs one permit per number; `cost` sends a raw value, wrong ones included. */
 function costOf(ctx: LimitContext): number {
@@ -71,29 +69,11 @@ class SmsController {
 const numbers = (n: number) => Array.from({ length: n }, (_, i) => `+1555000${i}`);
 
 describe.each(PLATFORMS)('a cost from the request (%s)', (platform) => {
-  let redis: RedisServer;
-  let admin: Redis;
-  let app: INestApplication;
-  let port: number;
   const logger = new CaptureLogger();
-
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    admin = redis.client();
-    @Module({
-      imports: [RateLimiterModule.forRoot({ redis: redis.url })],
-      controllers: [SmsController],
-    })
-    class AppModule {}
-    ({ app, port } = await startApp(AppModule, platform, logger));
-  });
-  afterAll(async () => {
-    await app?.close();
-    await redis?.stop();
-  });
+  const env = useAppOnRedis([SmsController], platform, {}, logger);
 
   const send = (path: string, json: unknown) =>
-    call(port, { method: 'POST', path: `/sms/${path}`, json });
+    call(env.port, { method: 'POST', path: `/sms/${path}`, json });
 
   it.each(['count', 'log', 'approximate', 'leaky', 'bucket'])(
     '%s: batches of 4, 4, 4, 2, 1 on a limit of 10 answer 201, 201, 429, 201, 429',
@@ -121,7 +101,7 @@ describe.each(PLATFORMS)('a cost from the request (%s)', (platform) => {
     expect(refused.headers['retry-after']).toBeUndefined();
     expect(refused.body.retryAfter).toBe(-1);
     expect((await send('slots', { numbers: numbers(10) })).status).toBe(201);
-    expect(await admin.zcard('concurrency:~SmsController.slots')).toBe(0);
+    expect(await env.admin.zcard('concurrency:~SmsController.slots')).toBe(0);
   });
 
   it('refuses a batch above the limit with 429 and no Retry-After, counting nothing', async () => {
@@ -135,7 +115,7 @@ describe.each(PLATFORMS)('a cost from the request (%s)', (platform) => {
 
   it('counts nothing for a cost of 0', async () => {
     expect((await send('count', { numbers: [] })).status).toBe(201);
-    expect(await admin.get('countLimit:~SmsController.count')).toBe('10');
+    expect(await env.admin.get('countLimit:~SmsController.count')).toBe('10');
   });
 
   it.each([
@@ -146,11 +126,11 @@ describe.each(PLATFORMS)('a cost from the request (%s)', (platform) => {
   ])(
     'answers 500 for a cost of %j, logs it once naming the limit, counts nothing',
     async (cost, shown) => {
-      await afterStartUpCheck(admin);
-      const before = await scriptCalls(admin);
+      await afterStartUpCheck(env.admin);
+      const before = await scriptCalls(env.admin);
       const reply = await send('never', { cost });
       expect(reply.status).toBe(500);
-      expect(await scriptCalls(admin)).toBe(before);
+      expect(await scriptCalls(env.admin)).toBe(before);
       const line = new RegExp(
         `^@CountLimit on SmsController\\.never: option 'permits' must be an integer >= 0, got ${shown.replace('.', '\\.')} \\(resolved for this request: permits = ${shown.replace('.', '\\.')}\\)$`,
       );

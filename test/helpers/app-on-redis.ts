@@ -1,4 +1,4 @@
-import { INestApplication, Module } from '@nestjs/common';
+import { INestApplication, LoggerService, Module } from '@nestjs/common';
 import Redis from 'ioredis';
 import { RateLimiterModule, RateLimiterModuleOptions } from '../../src';
 import { Platform, startApp } from './http';
@@ -18,6 +18,8 @@ export function useAppOnRedis(
   controllers: any[],
   platform: Platform,
   options: Omit<RateLimiterModuleOptions, 'redis'> = {},
+  /** Where the app logs; none by default. */
+  logger: LoggerService | false = false,
 ): AppOnRedis {
   const env = {} as AppOnRedis;
   beforeAll(async () => {
@@ -28,7 +30,7 @@ export function useAppOnRedis(
       controllers,
     })
     class AppModule {}
-    Object.assign(env, await startApp(AppModule, platform));
+    Object.assign(env, await startApp(AppModule, platform, logger));
   });
   afterAll(async () => {
     await env.app?.close();
