@@ -1,6 +1,5 @@
-import Redis from 'ioredis';
-import { LimiterStore, MemoryStore, RateLimiterFactory, RedisStore } from '../../src';
-import { RedisServer, startRedisServer } from '../helpers/redis-server';
+import { RateLimiterFactory } from '../../src';
+import { useFactoryOnStore } from '../helpers/factory-on-store';
 
 /** A limit of 2 on one key, as each algorithm's factory limiter makes it. */
 interface Limit {
@@ -21,27 +20,9 @@ const LIMITS: [string, (factory: RateLimiterFactory, key: string) => Limit][] = 
 ];
 
 /** DESIGN §12: a denied request keeps nothing, on every algorithm, so a refund is exact. */
-describe.each(['redis', 'memory'])('a denial writes no count (%s store)', (storeName) => {
-  let server: RedisServer | undefined;
-  let client: Redis | undefined;
-  let store: LimiterStore;
-  let factory: RateLimiterFactory;
+describe.each(['redis', 'memory'] as const)('a denial writes no count (%s store)', (storeName) => {
+  const env = useFactoryOnStore(storeName);
   let run = 0;
-
-  beforeAll(async () => {
-    if (storeName === 'redis') {
-      server = await startRedisServer();
-      client = server.client();
-      store = new RedisStore({ client });
-    } else {
-      store = new MemoryStore();
-    }
-    factory = new RateLimiterFactory(store);
-  });
-  afterAll(async () => {
-    await store.close();
-    await server?.stop();
-  });
 
   const attempts = async (limit: Limit, count: number) => {
     const results: boolean[] = [];
@@ -52,7 +33,7 @@ describe.each(['redis', 'memory'])('a denial writes no count (%s store)', (store
   it.each(LIMITS)(
     '%s: after 2 allowed and 2 denied on a limit of 2, refund(1) gives exactly one back',
     async (_name, make) => {
-      const limit = make(factory, `denials:${++run}`);
+      const limit = make(env.factory, `denials:${++run}`);
       expect(await attempts(limit, 4)).toEqual([true, true, false, false]);
       await limit.refund(1);
       expect(await attempts(limit, 2)).toEqual([true, false]);
@@ -60,14 +41,14 @@ describe.each(['redis', 'memory'])('a denial writes no count (%s store)', (store
   );
 
   it('fixed window: the counter holds what was allowed, not what was asked', async () => {
-    const limit = factory.countLimiter({ key: 'denials:counter', limit: 2, period: 3600 });
+    const limit = env.factory.countLimiter({ key: 'denials:counter', limit: 2, period: 3600 });
     expect(await attempts(limit, 5)).toEqual([true, true, false, false, false]);
     expect(await limit.peek()).toMatchObject({ remaining: 0 });
-    if (client) expect(await client.get('countLimit:denials:counter')).toBe('2');
+    if (env.client) expect(await env.client.get('countLimit:denials:counter')).toBe('2');
   });
 
   it('concurrency: 2 slots held and 2 denied; one released lets exactly one more in', async () => {
-    const limiter = factory.concurrencyLimiter({ key: 'denials:slots', max: 2, lease: 3600 });
+    const limiter = env.factory.concurrencyLimiter({ key: 'denials:slots', max: 2, lease: 3600 });
     const slots = [];
     for (let i = 0; i < 4; i++) slots.push(await limiter.tryAcquire());
     expect(slots.map((slot) => slot !== null)).toEqual([true, true, false, false]);

@@ -1,6 +1,5 @@
-import Redis from 'ioredis';
-import { Decision, LimiterStore, MemoryStore, RateLimiterFactory, RedisStore } from '../../src';
-import { RedisServer, startRedisServer } from '../helpers/redis-server';
+import { Decision, MemoryStore, RateLimiterFactory } from '../../src';
+import { useFactoryOnStore } from '../helpers/factory-on-store';
 
 /** A limit of 10 on one key, as each algorithm's factory limiter makes it: `decide(permits)`. */
 type Decide = (permits: number) => Promise<Decision>;
@@ -53,78 +52,63 @@ const LIMITS: [string, (factory: RateLimiterFactory, key: string) => Decide][] =
   ],
 ];
 
-describe.each(['redis', 'memory'])('permits on every algorithm (%s store)', (storeName) => {
-  let server: RedisServer | undefined;
-  let client: Redis | undefined;
-  let store: LimiterStore;
-  let factory: RateLimiterFactory;
-  let run = 0;
+describe.each(['redis', 'memory'] as const)(
+  'permits on every algorithm (%s store)',
+  (storeName) => {
+    const env = useFactoryOnStore(storeName);
+    let run = 0;
 
-  beforeAll(async () => {
-    if (storeName === 'redis') {
-      server = await startRedisServer();
-      client = server.client();
-      store = new RedisStore({ client });
-    } else {
-      store = new MemoryStore();
-    }
-    factory = new RateLimiterFactory(store);
-  });
-  afterAll(async () => {
-    await store.close();
-    await server?.stop();
-  });
+    /** Keys in the store (Redis) or held in memory. */
+    const keyCount = async () =>
+      env.client ? (await env.client.keys('*')).length : (env.store as MemoryStore).size;
 
-  /** Keys in the store (Redis) or held in memory. */
-  const keyCount = async () =>
-    client ? (await client.keys('*')).length : (store as MemoryStore).size;
+    it.each(LIMITS)('%s: 4, 4, 4, 2, 1 on a limit of 10', async (_name, make) => {
+      const decide = make(env.factory, `permits:${++run}`);
+      const decisions: Decision[] = [];
+      for (const permits of [4, 4, 4, 2, 1]) decisions.push(await decide(permits));
+      expect(decisions.map((d) => d.allowed)).toEqual([true, true, false, true, false]);
+      // A denial takes nothing and says what is left: 2 after 8, 0 after 10.
+      expect(decisions.map((d) => d.remaining)).toEqual([6, 2, 2, 0, 0]);
+      expect(decisions[2].retryAfterMs).toBeGreaterThan(0);
+    });
 
-  it.each(LIMITS)('%s: 4, 4, 4, 2, 1 on a limit of 10', async (_name, make) => {
-    const decide = make(factory, `permits:${++run}`);
-    const decisions: Decision[] = [];
-    for (const permits of [4, 4, 4, 2, 1]) decisions.push(await decide(permits));
-    expect(decisions.map((d) => d.allowed)).toEqual([true, true, false, true, false]);
-    // A denial takes nothing and says what is left: 2 after 8, 0 after 10.
-    expect(decisions.map((d) => d.remaining)).toEqual([6, 2, 2, 0, 0]);
-    expect(decisions[2].retryAfterMs).toBeGreaterThan(0);
-  });
-
-  it.each(LIMITS)('%s: 0 permits peeks and writes nothing', async (_name, make) => {
-    const before = await keyCount();
-    const decide = make(factory, `peek:${++run}`);
-    expect(await decide(0)).toMatchObject({ allowed: true, remaining: 10, retryAfterMs: 0 });
-    expect(await keyCount()).toBe(before);
-    await decide(3);
-    expect(await decide(0)).toMatchObject({ allowed: true, remaining: 7 });
-    expect(await decide(0)).toMatchObject({ allowed: true, remaining: 7 });
-    expect(await keyCount()).toBe(before + 1);
-  });
-
-  it.each(LIMITS)(
-    '%s: 11 permits on a limit of 10 can never pass: denied, -1, nothing written',
-    async (_name, make) => {
+    it.each(LIMITS)('%s: 0 permits peeks and writes nothing', async (_name, make) => {
       const before = await keyCount();
-      const decide = make(factory, `never:${++run}`);
-      expect(await decide(11)).toMatchObject({ allowed: false, remaining: 10, retryAfterMs: -1 });
+      const decide = make(env.factory, `peek:${++run}`);
+      expect(await decide(0)).toMatchObject({ allowed: true, remaining: 10, retryAfterMs: 0 });
       expect(await keyCount()).toBe(before);
       await decide(3);
-      expect(await decide(11)).toMatchObject({ allowed: false, remaining: 7, retryAfterMs: -1 });
-      // The 7 left are still there.
-      expect(await decide(7)).toMatchObject({ allowed: true, remaining: 0 });
-    },
-  );
+      expect(await decide(0)).toMatchObject({ allowed: true, remaining: 7 });
+      expect(await decide(0)).toMatchObject({ allowed: true, remaining: 7 });
+      expect(await keyCount()).toBe(before + 1);
+    });
 
-  it('rejects permits that are not an integer >= 0, naming the limiter', async () => {
-    const counter = factory.countLimiter({ key: 'bad', limit: 10, period: 1 });
-    await expect(counter.decide(-1)).rejects.toThrow(
-      "countLimiter: option 'permits' must be an integer >= 0, got -1",
+    it.each(LIMITS)(
+      '%s: 11 permits on a limit of 10 can never pass: denied, -1, nothing written',
+      async (_name, make) => {
+        const before = await keyCount();
+        const decide = make(env.factory, `never:${++run}`);
+        expect(await decide(11)).toMatchObject({ allowed: false, remaining: 10, retryAfterMs: -1 });
+        expect(await keyCount()).toBe(before);
+        await decide(3);
+        expect(await decide(11)).toMatchObject({ allowed: false, remaining: 7, retryAfterMs: -1 });
+        // The 7 left are still there.
+        expect(await decide(7)).toMatchObject({ allowed: true, remaining: 0 });
+      },
     );
-    await expect(counter.tryAcquire(1.5)).rejects.toThrow(
-      "countLimiter: option 'permits' must be an integer >= 0, got 1.5",
-    );
-    const bucket = factory.leakyBucketLimiter({ key: 'bad', capacity: 10, rate: 1 });
-    await expect(bucket.decide(NaN)).rejects.toThrow(
-      "leakyBucketLimiter: option 'permits' must be an integer >= 0, got NaN",
-    );
-  });
-});
+
+    it('rejects permits that are not an integer >= 0, naming the limiter', async () => {
+      const counter = env.factory.countLimiter({ key: 'bad', limit: 10, period: 1 });
+      await expect(counter.decide(-1)).rejects.toThrow(
+        "countLimiter: option 'permits' must be an integer >= 0, got -1",
+      );
+      await expect(counter.tryAcquire(1.5)).rejects.toThrow(
+        "countLimiter: option 'permits' must be an integer >= 0, got 1.5",
+      );
+      const bucket = env.factory.leakyBucketLimiter({ key: 'bad', capacity: 10, rate: 1 });
+      await expect(bucket.decide(NaN)).rejects.toThrow(
+        "leakyBucketLimiter: option 'permits' must be an integer >= 0, got NaN",
+      );
+    });
+  },
+);
