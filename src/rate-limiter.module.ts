@@ -10,7 +10,7 @@ import {
   ExecutionContext,
   Inject,
 } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { RateLimitProblemFilter } from './guard/rate-limit-problem.filter';
 import { DecisionListeners } from './guard/decision-listeners';
 import { LimitExplorer } from './guard/limit.explorer';
@@ -18,6 +18,7 @@ import { NetworkPolicy } from './keys/network-policy';
 import { PeerAddressCapture } from './guard/peer-address.capture';
 import { RateLimitGuard } from './guard/rate-limit.guard';
 import { RateLimitInterceptor } from './guard/rate-limit.interceptor';
+import { InterceptorBinding } from './guard/interceptor-binding';
 import { UncoveredLimitsCheck } from './guard/uncovered-limits.check';
 import { RateLimiterFactory } from './limiter/rate-limiter.factory';
 import {
@@ -104,8 +105,10 @@ class GlobalRateLimitGuard implements CanActivate {
     { provide: APP_GUARD, useExisting: GlobalRateLimitGuard },
     // Catches only the 429 of `problemDetails: true`.
     { provide: APP_FILTER, useClass: RateLimitProblemFilter },
-    // The guard's second phase: USER limits after the app's guards, defaults' slots and counts.
-    { provide: APP_INTERCEPTOR, useClass: RateLimitInterceptor },
+    // The guard's second phase (USER limits after the app's guards, slots, counts), bound
+    // to the handlers that need it: no global interceptor, which would cost every request.
+    RateLimitInterceptor,
+    InterceptorBinding,
   ],
   // The guard's own dependencies are exported so `@UseGuards(RateLimitGuard)` resolves anywhere.
   exports: [

@@ -1,6 +1,5 @@
 import { concurrencyKind } from '../algorithms/concurrency/concurrency.definition';
 import { ConcurrencyOptions } from '../algorithms/concurrency/concurrency.model';
-import { ConcurrencyReleaseInterceptor } from '../guard/concurrency-release.interceptor';
 import { CostOptions, KeyOptions } from '../contracts/limit-definition';
 import { ResolvableOptions } from '../contracts/limit-context';
 import { limitOf } from './limit-metadata.accessor';
@@ -26,7 +25,5 @@ export interface ConcurrencyLimitOptions
 export function ConcurrencyLimit(
   options: ConcurrencyLimitOptions,
 ): ClassDecorator & MethodDecorator {
-  // The interceptor gives the slot back before the response is written. It stands only
-  // where a slot is held: an app-wide interceptor would cost every request of the app.
-  return limitOf(concurrencyKind, options, ConcurrencyReleaseInterceptor);
+  return limitOf(concurrencyKind, options);
 }

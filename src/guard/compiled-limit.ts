@@ -29,6 +29,12 @@ interface LimitBase {
   settle?: SettleFunction;
   /** Its key depends on the user (USER, or a template that reads `user`). */
   readsUser: boolean;
+  /**
+   * It has work after the guard: waiting for the user the app's guards set, giving back a
+   * slot, or settling an outcome (`count`, `settle`). The module binds RateLimitInterceptor
+   * only to handlers with such a limit.
+   */
+  afterHandler: boolean;
 }
 
 /** One limit of one handler, validated and compiled at start-up. */
@@ -136,7 +142,7 @@ export function compileLimit(
       limiterMessages.invalidOption(where, 'name', name, 'a non-empty string'),
     );
   }
-  const base: LimitBase = {
+  const base: Omit<LimitBase, 'afterHandler'> = {
     skip,
     shadow,
     settle,
@@ -152,10 +158,15 @@ export function compileLimit(
       kind.name,
     ),
   };
+  // A run unknown at start-up (its probe refused) may need it: bound, to be safe.
+  const afterHandler = (run: CompiledAlgorithm | undefined): boolean =>
+    base.readsUser || settle !== undefined || !run || !!run.holdsSlot || run.count !== undefined;
   const compiled = compileAlgorithm(kind, options, where, (run): CompiledLimit =>
-    Object.freeze({ ...base, ...run }),
+    Object.freeze({ ...base, ...run, afterHandler: afterHandler(run) }),
   );
-  return 'run' in compiled ? compiled.run : { ...base, resolve: compiled.resolve };
+  return 'run' in compiled
+    ? compiled.run
+    : { ...base, resolve: compiled.resolve, afterHandler: afterHandler(compiled.probe) };
 }
 
 /**

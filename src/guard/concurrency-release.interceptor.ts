@@ -8,8 +8,8 @@ import { respondsLater, untilHandlerEnds } from './managed-response';
  * (all of them, for an observable stream) and before Nest writes the response, or when it
  * fails, or when the subscriber leaves early (an SSE client that left). A response that goes
  * on after the handler returns (a `StreamableFile`, or a handler that took the response with
- * `@Res()`) holds the slot until that response ends. `@ConcurrencyLimit` attaches it to its
- * handler or class.
+ * `@Res()`) holds the slot until that response ends. A piece of RateLimitInterceptor, which
+ * the module binds only where a slot is held.
  */
 @Injectable()
 export class ConcurrencyReleaseInterceptor implements NestInterceptor {

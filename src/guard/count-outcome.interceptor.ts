@@ -21,8 +21,8 @@ import { takeSettle } from './settlement';
  * response that goes on after the handler returns (a `StreamableFile`, or a handler that
  * took the response with `@Res()`) settles when the handler has answered, by its status.
  * A client that leaves meanwhile changes nothing. A `settle` that is invalid answers 500
- * while the response is still to be written, and is only logged after. The limit
- * decorators attach it only where needed: an app-wide interceptor would cost every request.
+ * while the response is still to be written, and is only logged after. A piece of
+ * RateLimitInterceptor, which the module binds only where a limit needs it.
  */
 @Injectable()
 export class CountOutcomeInterceptor implements NestInterceptor {

@@ -13,7 +13,7 @@ import { durationOfMilliseconds, millisecondsSuspect } from '../algorithms/durat
 import { compileLimit, keySpecOf, PlannedLimit } from './compiled-limit';
 import { handlerDefinitions } from './handler-definitions';
 import { checkOverrides, LimitOverrides } from './limit-overrides';
-import { RateLimitInterceptor } from './rate-limit.interceptor';
+import { isRateLimitInterceptor } from './rate-limit.interceptor';
 
 /**
  * A handler's compiled limits. `dynamic` says the guard needs the request's
@@ -25,7 +25,9 @@ export interface LimitPlan extends ReadonlyArray<PlannedLimit> {
   readonly hasShadow: boolean;
   /** Some key depends on the user: decided after the app's own guards (see deferred-limits.ts). */
   readonly readsUser: boolean;
-  /** RateLimitInterceptor is bound on the handler or its class (where no global one runs). */
+  /** Some limit has work after the guard (see PlannedLimit's `afterHandler`). */
+  readonly afterHandler: boolean;
+  /** RateLimitInterceptor is bound on the handler or its class: the guard may defer to it. */
   readonly interceptorBound: boolean;
 }
 
@@ -34,20 +36,18 @@ const NO_LIMITS: LimitPlan = Object.freeze(
     dynamic: false,
     hasShadow: false,
     readsUser: false,
+    afterHandler: false,
     interceptorBound: false,
   }),
 );
 
-/** Whether `@UseInterceptors(RateLimitInterceptor)` stands on the handler or its class. */
+/** Whether RateLimitInterceptor is bound on the handler or its class (by the module, or the app). */
 function bindsRateLimitInterceptor(controller: Function, handler: Function): boolean {
   const bound = [
     ...((Reflect.getMetadata(INTERCEPTORS_METADATA, controller) as unknown[] | undefined) ?? []),
     ...((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? []),
   ];
-  return bound.some(
-    (interceptor) =>
-      interceptor === RateLimitInterceptor || interceptor instanceof RateLimitInterceptor,
-  );
+  return bound.some(isRateLimitInterceptor);
 }
 
 /**
@@ -157,6 +157,27 @@ export class LimitExplorer implements OnModuleInit {
     if (dryRun) [this.plans, this.overrides] = [previousPlans, previousOverrides];
   }
 
+  /**
+   * Whether the handler's limits have work after the guard, asked before plans are compiled
+   * (interceptor-binding.ts): compiled quietly, as a throwaway; a mistake is left to
+   * `onModuleInit`, which fails start-up naming it.
+   */
+  needsAfterHandler(controller: Function, handler: Function, methodName: string): boolean {
+    const handlerName = `${controller.name}.${methodName}`;
+    try {
+      const { definitions, names } = handlerDefinitions(
+        this.defaults,
+        controller,
+        handler,
+        handlerName,
+      );
+      const limits = this.compileAll(definitions, names, handlerName, true);
+      return limits.some((limit) => limit.afterHandler);
+    } catch {
+      return false;
+    }
+  }
+
   /** The compiled limits of a handler; one that was not discovered is compiled on first use. */
   limitsFor(controller: Function, handler: Function): LimitPlan {
     return (
@@ -196,6 +217,7 @@ export class LimitExplorer implements OnModuleInit {
           this.options.skip !== undefined || limits.some((limit) => limit.skip || limit.resolve),
         hasShadow: limits.some((limit) => limit.shadow),
         readsUser: limits.some((limit) => limit.readsUser),
+        afterHandler: limits.some((limit) => limit.afterHandler),
         interceptorBound: bindsRateLimitInterceptor(controller, handler),
       }),
     );
@@ -205,6 +227,8 @@ export class LimitExplorer implements OnModuleInit {
     definitions: LimitDefinition[],
     names: string[],
     handlerName: string,
+    /** A throwaway compile: nothing said, nothing remembered. */
+    quiet = false,
   ): PlannedLimit[] {
     const occurrences = new Map<string, number>();
     return definitions.map((declared, index) => {
@@ -215,14 +239,14 @@ export class LimitExplorer implements OnModuleInit {
       const spec = keySpecOf(definition);
       const occurrence = (occurrences.get(spec) ?? 0) + 1;
       occurrences.set(spec, occurrence);
-      this.checkUnits(definition, handlerName);
+      if (!quiet) this.checkUnits(definition, handlerName);
       return Object.freeze(
         compileLimit(
           definition,
           handlerName,
           this.options.keyPrefix ?? '',
           occurrence,
-          (message) => this.logger.warn(message),
+          quiet ? () => undefined : (message) => this.logger.warn(message),
           this.options.shadow ?? false,
           names[index],
         ),

@@ -107,23 +107,13 @@ export class RateLimitGuard implements CanActivate {
     }
     if (
       plan.readsUser &&
-      this.canDefer(context, plan) &&
+      plan.interceptorBound &&
       !hasUser(read) &&
       deferDecision(context, () => this.enforce(plan, context, readRequest(context, this.options)))
     ) {
       return true;
     }
     return this.enforce(plan, context, read);
-  }
-
-  /**
-   * Whether RateLimitInterceptor runs after the app's guards: the module registers it as a
-   * global interceptor, which Nest runs on controllers and resolvers; on a gateway (or a
-   * microservice) only when it is bound there.
-   */
-  private canDefer(context: ExecutionContext, plan: LimitPlan): boolean {
-    const type = context.getType<string>();
-    return type === 'http' || type === 'graphql' || plan.interceptorBound;
   }
 
   /**

@@ -5,15 +5,15 @@ import { CountOutcomeInterceptor } from './count-outcome.interceptor';
 import { takeDeferred } from './deferred-limits';
 
 /**
- * The guard's second phase, which the module registers as a global interceptor (Nest runs
- * interceptors after every guard):
+ * The guard's second phase, which Nest runs after every guard:
  * - decides the limits the guard deferred because their key needs a user that the app's own
  *   guards had not set yet (a denial is thrown from here, as the guard would throw it);
- * - gives back concurrency slots and settles `count` modes for limits that no decorator's
- *   interceptor covers (module defaults).
- * A request with nothing pending costs three WeakMap lookups. Nest runs no global
- * interceptor on WebSocket gateways: bind it there with `@UseInterceptors(RateLimitInterceptor)`
- * for default limits that hold slots or count outcomes.
+ * - gives back concurrency slots, and settles `count` modes and `settle`, once the handler
+ *   has finished.
+ * The module binds it to exactly the controllers, resolvers and gateways whose limits need
+ * it (interceptor-binding.ts); no global interceptor runs, so a handler with nothing to do
+ * after the guard runs through no interceptor of ours. Binding it yourself as well decides
+ * nothing twice: each piece of pending work is taken once, by whichever instance runs first.
  *
  * @publicApi
  */
@@ -30,4 +30,9 @@ export class RateLimitInterceptor implements NestInterceptor {
     const decide = takeDeferred(context);
     return decide ? from(decide()).pipe(mergeMap(handle)) : handle();
   }
+}
+
+/** Whether an entry of a handler's interceptors is RateLimitInterceptor (a class or an instance). */
+export function isRateLimitInterceptor(bound: unknown): boolean {
+  return bound === RateLimitInterceptor || bound instanceof RateLimitInterceptor;
 }

@@ -36,7 +36,7 @@ export function compileAlgorithm<T>(
   where: string,
   /** Turns a run into what the caller keeps (the limit), once per combination. */
   finish: (run: CompiledAlgorithm) => T,
-): { run: T } | { resolve: Resolver<T> } {
+): { run: T } | { resolve: Resolver<T>; probe?: CompiledAlgorithm } {
   const cost =
     typeof options.permits === 'function'
       ? (options.permits as (ctx: LimitContext) => unknown)
@@ -46,11 +46,14 @@ export function compileAlgorithm<T>(
   );
   if (dynamic.length === 0 && !cost) return { run: finish(kind.compile(options, where)) };
   let runFor: Resolver<CompiledAlgorithm>;
+  // What every run shares whatever the request's values (it holds a slot, it counts some
+  // outcomes): a run of the statics, or undefined when the probe values were refused.
+  let probe: CompiledAlgorithm | undefined;
   if (dynamic.length === 0) {
-    const fixed = kind.compile(options, where);
+    const fixed = (probe = kind.compile(options, where));
     runFor = () => Promise.resolve(fixed);
   } else {
-    checkStatics(kind, options, where, dynamic);
+    probe = checkStatics(kind, options, where, dynamic);
     runFor = resolvingRun(kind, options, where, dynamic);
   }
   const finished = new WeakMap<CompiledAlgorithm, T>();
@@ -59,8 +62,9 @@ export function compileAlgorithm<T>(
     if (limit === undefined) finished.set(run, (limit = finish(run)));
     return limit;
   };
-  if (!cost) return { resolve: async (ctx) => finishOnce(await runFor(ctx)) };
+  if (!cost) return { resolve: async (ctx) => finishOnce(await runFor(ctx)), probe };
   return {
+    probe,
     resolve: async (ctx) => {
       const [run, permits] = await Promise.all([runFor(ctx), resolvedPermits(cost, ctx, where)]);
       return finish({ ...run, newRequest: (p) => run.newRequest(p ?? permits) });
@@ -142,14 +146,15 @@ function checkStatics(
   options: Record<string, unknown>,
   where: string,
   dynamic: readonly string[],
-): void {
+): CompiledAlgorithm | undefined {
   const probed = { ...options };
   for (const name of dynamic) probed[name] = PROBE;
   try {
-    kind.compile(probed, where);
+    return kind.compile(probed, where);
   } catch (error) {
     // An error about a function's own option depends on the request: checked per request.
     const message = (error as Error)?.message ?? '';
     if (!dynamic.some((name) => message.includes(`option '${name}'`))) throw error;
+    return undefined;
   }
 }

@@ -20,8 +20,8 @@ const pending = new WeakMap<object, Settle>();
  * request's outcome is known, each limit keeps what it counts (none for an outcome it does
  * not count, else the settled cost, else what it took), all of the request's limits
  * together (see correctTaken). The outcome is settled once:
- * - once the handler has started, by the interceptor the decorators attach
- *   (CountOutcomeInterceptor): the handler's own outcome decides, whenever its client left;
+ * - once the handler has started, by the interceptor the module binds there
+ *   (RateLimitInterceptor): the handler's own outcome decides, whenever its client left;
  * - before that, by the response's end, for what the handler never saw (a later guard's
  *   403): its status decides. A client that leaves decides nothing: if the handler then
  *   runs, its outcome settles; if nothing ever answers, the permits stay taken.

@@ -42,7 +42,7 @@ class AccountGateway implements OnGatewayConnection {
     return reply('open');
   }
 
-  /** The decorator binds RateLimitInterceptor, which waits for WsAuthGuard's user. */
+  /** The module binds RateLimitInterceptor here, which waits for WsAuthGuard's user. */
   @SubscribeMessage('me')
   @UseGuards(WsAuthGuard)
   @CountLimit({ limitType: LimitType.USER, limit: 2, period: 60 })
