@@ -36,7 +36,7 @@ export {
   KeyValueConflictError,
 } from './keys/key-template.evaluator';
 export { RateLimitGuard } from './guard/rate-limit.guard';
-export { RateLimitInterceptor } from './guard/rate-limit.interceptor';
+export { RateLimitInterceptor } from './after-handler/rate-limit.interceptor';
 export type { DefaultLimit } from './defaults/default-limits';
 export { RateLimitExceededException } from './errors/rate-limit-exceeded.exception';
 export type { RateLimitExceededBody } from './errors/rate-limit-exceeded.exception';
@@ -63,7 +63,7 @@ export type { RateLimitEvent } from './contracts/rate-limit-event';
 export { KeyStateLimiter } from './algorithms/state-ops/key-state-limiter';
 export type { LimitState } from './algorithms/state-ops/state-ops.model';
 export type { CountMode, StateOptions } from './algorithms/state-ops/state-options';
-export { CountOutcomeInterceptor } from './guard/count-outcome.interceptor';
+export { CountOutcomeInterceptor } from './after-handler/count-outcome.interceptor';
 export type { RateLimitOutcome } from './contracts/rate-limit-event';
 export type { LimitContext, Resolvable, SkipPredicate } from './contracts/limit-context';
 export type { HandlerOutcome, SettleFunction } from './contracts/limit-context';

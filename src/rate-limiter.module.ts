@@ -17,9 +17,9 @@ import { LimitExplorer } from './guard/limit.explorer';
 import { NetworkPolicy } from './keys/network-policy';
 import { PeerAddressCapture } from './guard/peer-address.capture';
 import { RateLimitGuard } from './guard/rate-limit.guard';
-import { RateLimitInterceptor } from './guard/rate-limit.interceptor';
-import { InterceptorBinding } from './guard/interceptor-binding';
-import { UncoveredLimitsCheck } from './guard/uncovered-limits.check';
+import { RateLimitInterceptor } from './after-handler/rate-limit.interceptor';
+import { InterceptorBinding } from './discovery/interceptor-binding';
+import { UncoveredLimitsCheck } from './discovery/uncovered-limits.check';
 import { RateLimiterFactory } from './limiter/rate-limiter.factory';
 import {
   RateLimiterConfigurableModule,

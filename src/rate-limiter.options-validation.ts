@@ -2,7 +2,7 @@ import { MAX_TIMER_MS } from './algorithms/sleep';
 import { NetworkPolicy } from './keys/network-policy';
 import { defaultDefinitions } from './defaults/default-limits';
 import { LimiterConfigError } from './errors/limiter-config.error';
-import { compileLimit } from './guard/compiled-limit';
+import { compileLimit } from './plans/compiled-limit';
 import { limiterMessages } from './rate-limiter.messages';
 import { RateLimiterModuleOptions } from './rate-limiter.options';
 

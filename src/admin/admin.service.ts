@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common';
 import { LimitState } from '../algorithms/state-ops/state-ops.model';
 import { LimiterConfigError } from '../errors/limiter-config.error';
-import { CompiledLimit, PlannedLimit } from '../guard/compiled-limit';
+import { CompiledLimit, PlannedLimit } from '../plans/compiled-limit';
 import { DecisionListeners } from '../guard/decision-listeners';
 import { LimitExplorer } from '../guard/limit.explorer';
 import { keyFormsOverlap } from '../keys/key-form';

@@ -9,7 +9,7 @@ type Target = object;
  * The decorator of an algorithm's definition (`kind`, registry.ts) with these options: its
  * names come from the definition, so no decorator repeats them. Metadata only: the module
  * binds the interceptor a limit needs after its handler (a USER key, a slot, `count`,
- * `settle`) to the handlers that have one (guard/interceptor-binding.ts).
+ * `settle`) to the handlers that have one (discovery/interceptor-binding.ts).
  */
 export function limitOf(
   kind: Pick<LimitKind, 'name' | 'decorator'>,

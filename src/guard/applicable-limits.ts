@@ -1,4 +1,4 @@
-import { CompiledLimit, PlannedLimit } from './compiled-limit';
+import { CompiledLimit, PlannedLimit } from '../plans/compiled-limit';
 import { LimitContext, SkipPredicate } from '../contracts/limit-context';
 
 /**

@@ -1,4 +1,4 @@
-import { rawResponse } from './concurrency-release';
+import { rawResponse } from '../after-handler/concurrency-release';
 
 /** Whether the client of an HTTP response is already gone: its connection closed unanswered. */
 function isGone(raw: any): boolean {

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { CompiledLimit } from './compiled-limit';
+import { CompiledLimit } from '../plans/compiled-limit';
 import { RateLimitEvent } from '../contracts/rate-limit-event';
 
 /** Hears one decision of the guard, with the limit as compiled for that request. */

@@ -2,7 +2,7 @@ import { LimitDefinition } from '../contracts/limit-definition';
 import { readClassLimits, readMethodLimits, readSkip } from '../decorators/limit-metadata.accessor';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { limiterMessages } from '../rate-limiter.messages';
-import { defaultNameOf } from './compiled-limit';
+import { defaultNameOf } from '../plans/compiled-limit';
 
 /** A handler's limits before compiling, each with its name. */
 export interface NamedDefinitions {

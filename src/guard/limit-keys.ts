@@ -10,7 +10,7 @@ import {
   KeyValueMissingError,
 } from '../keys/key-template.evaluator';
 import { UserIdInvalidError, UserIdMalformedError } from '../keys/user-id';
-import { CompiledLimit } from './compiled-limit';
+import { CompiledLimit } from '../plans/compiled-limit';
 import { RequestFacts } from '../keys/compile-key';
 import { forContext } from '../context/context-exception';
 

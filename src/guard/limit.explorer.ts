@@ -10,10 +10,10 @@ import { LimiterConfigError } from '../errors/limiter-config.error';
 import { describeKeyForm, KeyForm, keyFormsOverlap } from '../keys/key-form';
 import { limiterMessages } from '../rate-limiter.messages';
 import { durationOfMilliseconds, millisecondsSuspect } from '../algorithms/duration';
-import { compileLimit, keySpecOf, PlannedLimit } from './compiled-limit';
+import { compileLimit, keySpecOf, PlannedLimit } from '../plans/compiled-limit';
 import { handlerDefinitions } from './handler-definitions';
 import { checkOverrides, LimitOverrides } from './limit-overrides';
-import { isRateLimitInterceptor } from './rate-limit.interceptor';
+import { isRateLimitInterceptor } from '../after-handler/rate-limit.interceptor';
 
 /**
  * A handler's compiled limits. `dynamic` says the guard needs the request's
@@ -23,7 +23,7 @@ import { isRateLimitInterceptor } from './rate-limit.interceptor';
 export interface LimitPlan extends ReadonlyArray<PlannedLimit> {
   readonly dynamic: boolean;
   readonly hasShadow: boolean;
-  /** Some key depends on the user: decided after the app's own guards (see deferred-limits.ts). */
+  /** Some key depends on the user: decided after the app's own guards (see after-handler/deferred-limits.ts). */
   readonly readsUser: boolean;
   /** Some limit has work after the guard (see PlannedLimit's `afterHandler`). */
   readonly afterHandler: boolean;
@@ -159,7 +159,7 @@ export class LimitExplorer implements OnModuleInit {
 
   /**
    * Whether the handler's limits have work after the guard, asked before plans are compiled
-   * (interceptor-binding.ts): compiled quietly, as a throwaway; a mistake is left to
+   * (discovery/interceptor-binding.ts): compiled quietly, as a throwaway; a mistake is left to
    * `onModuleInit`, which fails start-up naming it.
    */
   needsAfterHandler(controller: Function, handler: Function, methodName: string): boolean {

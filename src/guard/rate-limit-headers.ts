@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Decision } from '../contracts/decision';
 import { HeadersMode } from '../rate-limiter.options';
-import { CompiledLimit } from './compiled-limit';
-import { reservedPermits, Taken } from './taken-permits';
+import { CompiledLimit } from '../plans/compiled-limit';
+import { reservedPermits, Taken } from '../after-handler/taken-permits';
 
 /**
  * Sets a header on an Express response (Node's own `setHeader`, which Express's `header`

@@ -17,10 +17,10 @@ import { RateLimitProblemException } from '../errors/rate-limit-problem.exceptio
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
-import { CompiledLimit, PlannedLimit } from './compiled-limit';
-import { InvalidResolvedOptionError } from './resolvable-options';
+import { CompiledLimit, PlannedLimit } from '../plans/compiled-limit';
+import { InvalidResolvedOptionError } from '../plans/resolvable-options';
 import { forContext } from '../context/context-exception';
-import { holdUntilDone, once } from './concurrency-release';
+import { holdUntilDone, once } from '../after-handler/concurrency-release';
 import { applicableLimits } from './applicable-limits';
 import { waitWhileConnected } from './client-presence';
 import { RequestLimitContext } from '../context/request-limit-context';
@@ -35,11 +35,11 @@ import {
 } from '../contracts/rate-limit-event';
 import { GuardedRequest, hasUser } from '../context/http-context';
 import { clientIp, readRequest } from '../context/request-facts';
-import { claimDecision, deferDecision } from './deferred-limits';
+import { claimDecision, deferDecision } from '../after-handler/deferred-limits';
 import { limiterMessages } from '../rate-limiter.messages';
-import { giveBack, Taken } from './taken-permits';
+import { giveBack, Taken } from '../after-handler/taken-permits';
 import { DecisionGroup } from '../contracts/decision-group';
-import { settleAfterHandler } from './settlement';
+import { settleAfterHandler } from '../after-handler/settlement';
 import { DecisionListeners } from './decision-listeners';
 
 /** nginx's status for a request whose client closed the connection before the answer. */

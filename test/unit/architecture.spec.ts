@@ -88,7 +88,10 @@ function arrows(graph: Map<string, string[]>, floors: string[], above: string[])
 
 /** What sits above the floors that do the work: the Nest guard, the module and its options. */
 const UPPER = [
+  'discovery',
   'guard',
+  'after-handler',
+  'plans',
   'admin',
   'context',
   'decorators',
@@ -136,6 +139,20 @@ describe('imports run downward only (DESIGN §7)', () => {
     expect(arrows(graph, ['metrics'], UPPER)).toEqual([]);
     const guardOrModule = UPPER.filter((floor) => floor !== 'context');
     expect(arrows(graph, ['context'], guardOrModule)).toEqual([]);
+  });
+
+  it('the request path runs one way: discovery, guard, after-handler, plans', () => {
+    // discovery/ binds at start-up (it reads for RateLimitGuard); the guard reads its plans and
+    // registers the after-handler work; after-handler/ does that work on the compiled limits.
+    const floors = ['discovery', 'guard', 'after-handler', 'plans'];
+    const upward = floors.flatMap((floor, i) => arrows(graph, [floor], floors.slice(0, i)));
+    expect(upward).toEqual([]);
+  });
+
+  it('decorators are metadata: they import nothing of the request path', () => {
+    expect(arrows(graph, ['decorators'], ['discovery', 'guard', 'after-handler', 'plans'])).toEqual(
+      [],
+    );
   });
 
   it('an algorithm is one folder of at most 7 files, one of them its definition', () => {

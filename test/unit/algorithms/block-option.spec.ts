@@ -1,6 +1,6 @@
 import { ExecutionContext } from '@nestjs/common';
 import { LimitContext, LimiterConfigError } from '../../../src';
-import { compileLimit, ResolvableLimit } from '../../../src/guard/compiled-limit';
+import { compileLimit, ResolvableLimit } from '../../../src/plans/compiled-limit';
 import { blockParams } from '../../../src/algorithms/state-ops/state-options';
 
 describe('the block option', () => {

@@ -1,4 +1,4 @@
-import { CompiledLimit, compileLimit } from '../../../src/guard/compiled-limit';
+import { CompiledLimit, compileLimit } from '../../../src/plans/compiled-limit';
 import { LimiterConfigError, MemoryStore, RateLimiterFactory } from '../../../src';
 
 /** `block` and `count` are checked when the app starts, naming the decorator and handler. */

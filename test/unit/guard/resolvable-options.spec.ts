@@ -1,7 +1,7 @@
 import { ExecutionContext } from '@nestjs/common';
 import { LIMIT_KINDS } from '../../../src/algorithms/registry';
 import { LimitContext } from '../../../src';
-import { CompiledLimit, compileLimit, ResolvableLimit } from '../../../src/guard/compiled-limit';
+import { CompiledLimit, compileLimit, ResolvableLimit } from '../../../src/plans/compiled-limit';
 
 /** Valid values of every numeric option, per algorithm (a new algorithm must add its own). */
 const VALUES: Record<string, Record<string, number>> = {

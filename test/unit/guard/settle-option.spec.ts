@@ -1,4 +1,4 @@
-import { CompiledLimit, compileLimit } from '../../../src/guard/compiled-limit';
+import { CompiledLimit, compileLimit } from '../../../src/plans/compiled-limit';
 import { LimiterConfigError } from '../../../src';
 
 /** `settle` is checked when the app starts, naming the decorator and handler. */

@@ -3,8 +3,11 @@ import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { readClassLimits, readMethodLimits } from '../decorators/limit-metadata.accessor';
-import { LimitExplorer } from './limit.explorer';
-import { isRateLimitInterceptor, RateLimitInterceptor } from './rate-limit.interceptor';
+import { LimitExplorer } from '../guard/limit.explorer';
+import {
+  isRateLimitInterceptor,
+  RateLimitInterceptor,
+} from '../after-handler/rate-limit.interceptor';
 
 /** Gateway message handlers and GraphQL resolvers, named as their packages name them. */
 const PROVIDER_HANDLER_METADATA = ['websockets:message_mapping', 'graphql:resolver_name'];

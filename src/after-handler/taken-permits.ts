@@ -3,7 +3,7 @@ import { Decision } from '../contracts/decision';
 import { RefundRequest } from '../algorithms/state-ops/state-ops.model';
 import { DecisionGroup } from '../contracts/decision-group';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
-import { CompiledLimit } from './compiled-limit';
+import { CompiledLimit } from '../plans/compiled-limit';
 
 /** What one limit took for a request: enough to give it back. */
 export interface Taken {

@@ -5,7 +5,7 @@ import { isSkipped, readLimits } from '../decorators/limit-metadata.accessor';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { limiterMessages } from '../rate-limiter.messages';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
-import { RateLimitGuard } from './rate-limit.guard';
+import { RateLimitGuard } from '../guard/rate-limit.guard';
 import { isPlainProvider, warnLimitsOnProviders } from './provider-limits.check';
 
 /** A guard as `@UseGuards` or APP_GUARD holds it: a class or an instance. */
