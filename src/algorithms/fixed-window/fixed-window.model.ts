@@ -2,19 +2,20 @@
  * How the fixed-window counter decides
  * ====================================
  *
- * One counter per key and window. A request of `permits` reads the count (GET) and is
- * allowed while count + permits <= limit: then the count grows by its permits (INCRBY;
- * the first request of a window creates it with a TTL of one period). A denial writes no
- * count, so a refund after denials gives back exactly what allowed requests took. When the
- * key expires, the next request opens a new window. The time left in the window (PTTL) is
- * the reset time and, for a denied request, the retry-after.
+ * One counter per key and window: the count and the end of its window in one value. A
+ * request of `permits` reads it (GET) and is allowed while count + permits <= limit: then
+ * the count grows by its permits (SET with the TTL kept; the first request of a window
+ * creates it with a TTL of one period). A denial writes no count, so a refund after
+ * denials gives back exactly what allowed requests took. When the window ends (the key
+ * expires, or the end it keeps has passed), the next request opens a new window. The time
+ * left until the window's end is the reset time and, for a denied request, the retry-after.
  *
  * Cost: `permits` 0 reads the state and writes nothing; more than `limit` is denied at once
  * and can never pass (retry-after -1, the count untouched), as redis-cell answers a quantity
  * above its burst. A denial reports what is left: 10 - 8 = 2 remaining for a request of 4.
  *
- * It costs one GET (plus PTTL and the INCRBY) and is exact under any concurrency (one
- * script), but it is a fixed window: a client may spend `limit` at the end of one window
+ * It costs one GET (and one SET when allowed; the end is kept in the value so that no PTTL
+ * is needed) and is exact under any concurrency (one script), but it is a fixed window: a client may spend `limit` at the end of one window
  * and `limit` again at the start of the next, 2 * limit within one period across the
  * boundary. Use `@SlidingWindowLimit` where that matters.
  *
