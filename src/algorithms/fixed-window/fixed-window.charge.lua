@@ -9,6 +9,6 @@ if not count then
   window_end = now + period_ms * 1000
   redis.call('SET', key, exact(permits) .. ' ' .. exact(window_end), 'PX', period_ms)
 else
-  redis.call('SET', key, exact(count + permits) .. ' ' .. exact(window_end), 'KEEPTTL')
+  redis.call('SET', key, exact(count + permits) .. window_tail, 'KEEPTTL')
 end
 return {1, 0, 0, 0, 0}

@@ -33,5 +33,5 @@ if count == 0 then
   redis.call('SET', key, exact(permits) .. ' ' .. exact(window_end), 'PX', period_ms)
   return {1, limit - permits, period_ms * 1000, 0, 0}
 end
-redis.call('SET', key, exact(count + permits) .. ' ' .. exact(window_end), 'KEEPTTL')
+redis.call('SET', key, exact(count + permits) .. window_tail, 'KEEPTTL')
 return {1, limit - count - permits, left, 0, 0}

@@ -17,6 +17,6 @@ local left = count - tonumber(argv[3])
 if left <= 0 then
   redis.call('DEL', key)
 else
-  redis.call('SET', key, exact(left) .. ' ' .. exact(window_end), 'KEEPTTL')
+  redis.call('SET', key, exact(left) .. window_tail, 'KEEPTTL')
 end
 return {1, 0, 0, 0, 0}
