@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
 import { RateLimiterFactory, RedisStore } from '../../src';
+import { counterValue } from '../helpers/counter-value';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';
 
 describe('fixed-window counter on real Redis', () => {
@@ -26,7 +27,7 @@ describe('fixed-window counter on real Redis', () => {
     );
     expect(results.filter(Boolean)).toHaveLength(50);
     // The 450 denials counted nothing.
-    expect((await client.get('countLimit:fw:exact'))!.split(' ')[0]).toBe('50');
+    expect(await counterValue(client, 'countLimit:fw:exact')).toBe('50');
   });
 
   it('counts down remaining and opens a new window after the period', async () => {
@@ -69,6 +70,18 @@ describe('fixed-window counter on real Redis', () => {
     const [seconds, micros] = await client.time();
     const leftMs = (Number(windowEndMicros) - (Number(seconds) * 1e6 + Number(micros))) / 1000;
     expect(Math.abs(leftMs - pttl)).toBeLessThan(100);
+  });
+
+  it('opens a new window on a counter whose kept end has passed, even one without a TTL', async () => {
+    const [seconds] = await client.time();
+    const pastEndMicros = (Number(seconds) - 5) * 1_000_000;
+    await client.set('countLimit:fw:ended', `9 ${pastEndMicros}`);
+    const limiter = factory.countLimiter({ key: 'fw:ended', limit: 10, period: 10 });
+    expect(await limiter.decide()).toMatchObject({ allowed: true, remaining: 9, resetMs: 10_000 });
+    expect(await counterValue(client, 'countLimit:fw:ended')).toBe('1');
+    const ttl = await client.pttl('countLimit:fw:ended');
+    expect(ttl).toBeGreaterThan(9_000);
+    expect(ttl).toBeLessThanOrEqual(10_000);
   });
 
   it('heals a counter found without a TTL', async () => {

@@ -19,9 +19,9 @@
  * and `limit` again at the start of the next, 2 * limit within one period across the
  * boundary. Use `@SlidingWindowLimit` where that matters.
  *
- * Self-healing: a counter found without a TTL (a crash between INCR and PEXPIRE cannot
- * happen inside one script, but a manual SET or a restore can) gets one period again,
- * so it never blocks a key forever.
+ * Self-healing: a counter never blocks a key forever. One that keeps its end is a new
+ * window once that end has passed, TTL or not; a plain integer (written by an older
+ * version, or by hand) found without a TTL gets one period again.
  */
 import { finiteAboveZero, integerAtLeastOne } from '../option-rules';
 import { Seconds, secondsOption } from '../duration';
