@@ -62,7 +62,7 @@ describe('fixed-window counter on real Redis', () => {
       expect(decision.resetMs).toBeLessThanOrEqual(30_000);
     }
     // The first write stored the end with the count; the TTL stayed the old key's.
-    const [count, windowEndMicros] = (await client.get('countLimit:fw:old'))!.split(' ');
+    const [count, windowEndMicros] = (await counterValue(client, 'countLimit:fw:old'))!.split(' ');
     expect(count).toBe('10');
     const pttl = await client.pttl('countLimit:fw:old');
     expect(pttl).toBeGreaterThan(25_000);
