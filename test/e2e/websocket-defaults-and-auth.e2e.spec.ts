@@ -14,7 +14,6 @@ import Redis from 'ioredis';
 import { CountLimit, LimitType, RateLimitGuard, RateLimiterModule } from '../../src';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 import { socketIoClient, TestClient, wsClient } from '../helpers/ws-clients';
-import { counterValue } from '../helpers/counter-value';
 
 const reply = (data: unknown) => ({ event: 'reply', data });
 
@@ -43,7 +42,7 @@ class AccountGateway implements OnGatewayConnection {
     return reply('open');
   }
 
-  /** The decorator binds RateLimitInterceptor, which waits for WsAuthGuard's user. */
+  /** The module binds RateLimitInterceptor here, which waits for WsAuthGuard's user. */
   @SubscribeMessage('me')
   @UseGuards(WsAuthGuard)
   @CountLimit({ limitType: LimitType.USER, limit: 2, period: 60 })
@@ -119,7 +118,7 @@ describe.each(['socket.io', 'ws'] as const)(
       const replies = [];
       for (const as of [alice, alice, bob, alice]) replies.push(await ask('me', {}, as));
       expect(replies).toEqual([reply('me'), reply('me'), reply('me'), tooMany]);
-      expect(await counterValue(admin, 'countLimit:~AccountGateway.me:bob')).toBe('1');
+      expect(await admin.get('countLimit:~AccountGateway.me:bob')).toBe('1');
       expect(await admin.exists('countLimit:~AccountGateway.me:ip:127.0.0.1')).toBe(0);
       expect(alice.isOpen()).toBe(true);
     });

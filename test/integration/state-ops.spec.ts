@@ -2,7 +2,6 @@ import Redis from 'ioredis';
 import { RateLimiterFactory, RedisStore } from '../../src';
 import { eventually } from '../helpers/eventually';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';
-import { counterValue } from '../helpers/counter-value';
 
 /** peek, reset, refund and block on factory limiters, on a real redis-server (DESIGN §9). */
 describe('state you can act on, on real Redis', () => {
@@ -77,14 +76,14 @@ describe('state you can act on, on real Redis', () => {
     // once it listens): from now on it answers this key's denials locally.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await onB.tryAcquire()).toBe(false);
-    const counted = await counterValue(client, onB.key);
+    const counted = await client.get(onB.key);
     expect(await onB.tryAcquire()).toBe(false);
-    expect(await counterValue(client, onB.key)).toBe(counted);
+    expect(await client.get(onB.key)).toBe(counted);
     await onA.reset();
     expect(await client.exists(onA.key)).toBe(0);
     // Pub/sub tells B within moments: a denial it remembered must not outlive the reset.
     expect(await eventually(() => onB.tryAcquire(), true, 1000)).toBe(true);
-    expect(await counterValue(client, onB.key)).toBe('1');
+    expect(await client.get(onB.key)).toBe('1');
   });
 
   it('refund gives permits back, never above the maximum', async () => {
@@ -102,7 +101,7 @@ describe('state you can act on, on real Redis', () => {
     await counter.tryAcquire();
     await counter.tryAcquire();
     await counter.refund();
-    expect(await counterValue(client, counter.key)).toBe('1');
+    expect(await client.get(counter.key)).toBe('1');
     await counter.refund(4);
     expect(await client.exists(counter.key)).toBe(0);
 

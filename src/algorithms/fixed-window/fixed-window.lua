@@ -1,7 +1,7 @@
 -- Fixed-window counter. The reasons and limits: fixed-window.model.ts.
 -- The body of function(key, now, argv), run by the store's engine script (stores/engine).
--- key      the counter: `<count> <window end in µs>` (fixed-window.window.lua)
--- now      the time in µs (Redis TIME, or the store's injected clock)
+-- key      the counter (an integer string)
+-- now      unused: windows are Redis TTLs, timed by Redis's own clock
 -- argv[1]  limit     permits per window
 -- argv[2]  periodMs  window length in whole milliseconds
 -- argv[3]  permits   taken by this request (integer >= 0; 0 peeks; absent: 1)
@@ -11,27 +11,32 @@
 local limit = tonumber(argv[1])
 local period_ms = tonumber(argv[2])
 local permits = tonumber(argv[3]) or 1
---- @include fixed-window.window.lua
-local left = 0
+local count = tonumber(get_state(key))
+local ttl = 0
 if count then
-  left = window_end - now
+  ttl = redis.call('PTTL', key)
+  if ttl < 0 then
+    -- Self-healing: a counter without a TTL (a manual SET, a restore) gets one period.
+    redis.call('PEXPIRE', key, period_ms)
+    ttl = period_ms
+  end
 else
   count = 0
 end
 local remaining = math.max(0, limit - count)
 if permits > limit then
-  return {0, remaining, left, -1, 0}
+  return {0, remaining, ttl * 1000, -1, 0}
 end
 if count + permits > limit then
-  return {0, remaining, left, left, 0}
+  return {0, remaining, ttl * 1000, ttl * 1000, 0}
 end
 if permits == 0 then
-  return {1, remaining, left, 0, 0}
+  return {1, remaining, ttl * 1000, 0, 0}
 end
 if count == 0 then
-  window_end = now + period_ms * 1000
-  redis.call('SET', key, exact(permits) .. ' ' .. exact(window_end), 'PX', period_ms)
-  return {1, limit - permits, period_ms * 1000, 0, 0}
+  redis.call('SET', key, permits, 'PX', period_ms)
+  ttl = period_ms
+else
+  redis.call('INCRBY', key, permits)
 end
-redis.call('SET', key, exact(count + permits) .. window_tail, 'KEEPTTL')
-return {1, limit - count - permits, left, 0, 0}
+return {1, limit - count - permits, ttl * 1000, 0, 0}

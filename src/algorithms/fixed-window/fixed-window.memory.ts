@@ -16,18 +16,17 @@ export function fixedWindowStep(
 ): MemoryStep<FixedWindowState> {
   const { limit, periodMs } = params;
   const permits = permitsOf(request);
-  const live = liveWindow(state, now);
-  const count = live ? live.count : 0;
-  // The time left in the window, from the end the counter keeps.
-  const left = live ? live.windowEndMicros - now : 0;
+  const count = state ? state.count : 0;
+  // Whole milliseconds left, as PTTL reports them.
+  const ttlMs = state ? Math.max(0, Math.round((state.windowEndMicros - now) / 1000)) : 0;
   const remaining = Math.max(0, limit - count);
   if (permits > limit) {
-    return { state, ttlMs: null, reply: [0, remaining, left, NEVER_MICROS, 0] };
+    return { state, ttlMs: null, reply: [0, remaining, ttlMs * 1000, NEVER_MICROS, 0] };
   }
   if (count + permits > limit) {
-    return { state, ttlMs: null, reply: [0, remaining, left, left, 0] };
+    return { state, ttlMs: null, reply: [0, remaining, ttlMs * 1000, ttlMs * 1000, 0] };
   }
-  if (permits === 0) return { state, ttlMs: null, reply: [1, remaining, left, 0, 0] };
+  if (permits === 0) return { state, ttlMs: null, reply: [1, remaining, ttlMs * 1000, 0, 0] };
   if (count === 0) {
     return {
       state: { count: permits, windowEndMicros: now + periodMs * 1000 },
@@ -35,40 +34,36 @@ export function fixedWindowStep(
       reply: [1, limit - permits, periodMs * 1000, 0, 0],
     };
   }
-  const windowEndMicros = live!.windowEndMicros;
+  const windowEndMicros = state!.windowEndMicros;
   return {
     state: { count: count + permits, windowEndMicros },
-    ttlMs: left / 1000,
-    reply: [1, limit - count - permits, left, 0, 0],
+    ttlMs: (windowEndMicros - now) / 1000,
+    reply: [1, limit - count - permits, ttlMs * 1000, 0, 0],
   };
-}
-
-/** The state while its window lasts: a counter past its end counts as none (fixed-window.window.lua). */
-function liveWindow(state: FixedWindowState | undefined, now: number) {
-  return state && state.windowEndMicros > now ? state : undefined;
 }
 
 /** The twin of fixed-window.refund.lua: takes permits off the acquire's window. */
 export const fixedWindowRefundStep: Adjustment = (state, now, params, request) => {
   const done = [1, 0, 0, 0, 0] as const;
-  if (!liveWindow(state, now)) return { state, ttlMs: null, reply: done };
-  const left = state!.windowEndMicros - now;
+  if (!state) return { state, ttlMs: null, reply: done };
+  const pttl = Math.round((state.windowEndMicros - now) / 1000);
   const expected = request.resetLeftMicros;
   if (
     expected !== undefined &&
-    Math.abs(left - Math.round(expected)) * 2 >= params.periodMs * 1000
+    Math.abs(pttl - Math.round(expected) / 1000) * 2 >= params.periodMs
   ) {
     return { state, ttlMs: null, reply: done };
   }
-  const count = state!.count - request.permits;
-  if (count <= 0) return { state: undefined, ttlMs: null, reply: done };
-  return { state: { ...state!, count }, ttlMs: left / 1000, reply: done };
+  const left = state.count - request.permits;
+  if (left <= 0) return { state: undefined, ttlMs: null, reply: done };
+  const ttlMs = (state.windowEndMicros - now) / 1000;
+  return { state: { ...state, count: left }, ttlMs, reply: done };
 };
 
 /** The twin of fixed-window.charge.lua: adds permits to the count, into debt if need be. */
 export const fixedWindowChargeStep: Adjustment = (state, now, params, request) => {
   const done = [1, 0, 0, 0, 0] as const;
-  if (!liveWindow(state, now)) {
+  if (!state) {
     const windowEndMicros = now + params.periodMs * 1000;
     return {
       state: { count: request.permits, windowEndMicros },
@@ -76,7 +71,7 @@ export const fixedWindowChargeStep: Adjustment = (state, now, params, request) =
       reply: done,
     };
   }
-  const count = state!.count + request.permits;
-  const ttlMs = (state!.windowEndMicros - now) / 1000;
-  return { state: { ...state!, count }, ttlMs, reply: done };
+  const count = state.count + request.permits;
+  const ttlMs = (state.windowEndMicros - now) / 1000;
+  return { state: { ...state, count }, ttlMs, reply: done };
 };

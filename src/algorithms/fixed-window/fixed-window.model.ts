@@ -2,26 +2,25 @@
  * How the fixed-window counter decides
  * ====================================
  *
- * One counter per key and window: the count and the end of its window in one value. A
- * request of `permits` reads it (GET) and is allowed while count + permits <= limit: then
- * the count grows by its permits (SET with the TTL kept; the first request of a window
- * creates it with a TTL of one period). A denial writes no count, so a refund after
- * denials gives back exactly what allowed requests took. When the window ends (the key
- * expires, or the end it keeps has passed), the next request opens a new window. The time
- * left until the window's end is the reset time and, for a denied request, the retry-after.
+ * One counter per key and window. A request of `permits` reads the count (GET) and is
+ * allowed while count + permits <= limit: then the count grows by its permits (INCRBY;
+ * the first request of a window creates it with a TTL of one period). A denial writes no
+ * count, so a refund after denials gives back exactly what allowed requests took. When the
+ * key expires, the next request opens a new window. The time left in the window (PTTL) is
+ * the reset time and, for a denied request, the retry-after.
  *
  * Cost: `permits` 0 reads the state and writes nothing; more than `limit` is denied at once
  * and can never pass (retry-after -1, the count untouched), as redis-cell answers a quantity
  * above its burst. A denial reports what is left: 10 - 8 = 2 remaining for a request of 4.
  *
- * It costs one GET (and one SET when allowed; the end is kept in the value so that no PTTL
- * is needed) and is exact under any concurrency (one script), but it is a fixed window: a client may spend `limit` at the end of one window
+ * It costs one GET (plus PTTL and the INCRBY) and is exact under any concurrency (one
+ * script), but it is a fixed window: a client may spend `limit` at the end of one window
  * and `limit` again at the start of the next, 2 * limit within one period across the
  * boundary. Use `@SlidingWindowLimit` where that matters.
  *
- * Self-healing: a counter never blocks a key forever. One that keeps its end is a new
- * window once that end has passed, TTL or not; a plain integer (written by an older
- * version, or by hand) found without a TTL gets one period again.
+ * Self-healing: a counter found without a TTL (a crash between INCR and PEXPIRE cannot
+ * happen inside one script, but a manual SET or a restore can) gets one period again,
+ * so it never blocks a key forever.
  */
 import { finiteAboveZero, integerAtLeastOne } from '../option-rules';
 import { Seconds, secondsOption } from '../duration';

@@ -4,19 +4,22 @@
 -- argv[1] limit, argv[2] periodMs, argv[3] permits, argv[4] unused, argv[5] the
 -- acquire's reset minus the time since, in µs, or '' for the current window.
 -- Windows end at least a period apart, so the acquire's window is this one when its end
--- is within half a period of this window's end.
+-- is within half a period of this key's PTTL.
 local period_ms = tonumber(argv[2])
---- @include fixed-window.window.lua
+local count = tonumber(get_state(key))
 if not count then
   return {1, 0, 0, 0, 0}
 end
-if argv[5] ~= '' and math.abs(window_end - now - tonumber(argv[5])) * 2 >= period_ms * 1000 then
-  return {1, 0, 0, 0, 0}
+if argv[5] ~= '' then
+  local pttl = redis.call('PTTL', key)
+  if math.abs(pttl - tonumber(argv[5]) / 1000) * 2 >= period_ms then
+    return {1, 0, 0, 0, 0}
+  end
 end
 local left = count - tonumber(argv[3])
 if left <= 0 then
   redis.call('DEL', key)
 else
-  redis.call('SET', key, exact(left) .. window_tail, 'KEEPTTL')
+  redis.call('SET', key, left, 'KEEPTTL')
 end
 return {1, 0, 0, 0, 0}
