@@ -26,13 +26,38 @@ export interface Contender {
   engineCalls?: { calls: number; decisions: number };
 }
 
-type Limiter = 'tokenBucket' | 'counter';
-const LIMITERS: Record<Limiter, (factory: RateLimiterFactory) => Decide> = {
+export type Limiter =
+  'tokenBucket' | 'counter' | 'slidingLog' | 'approximateWindow' | 'leakyBucket' | 'concurrency';
+export const LIMITERS: Record<Limiter, (factory: RateLimiterFactory) => Decide> = {
   tokenBucket: (factory) => (key) => factory.rateLimiter({ key, rate: 1e6, burst: 1 }).tryAcquire(),
   counter: (factory) => (key) =>
     factory.countLimiter({ key, limit: HIGH_LIMIT, period: PERIOD_S }).tryAcquire(),
+  slidingLog: (factory) => (key) =>
+    factory.slidingWindowLimiter({ key, limit: HIGH_LIMIT, window: PERIOD_S }).tryAcquire(),
+  approximateWindow: (factory) => (key) =>
+    factory
+      .slidingWindowLimiter({ key, limit: HIGH_LIMIT, window: PERIOD_S, approximate: true })
+      .tryAcquire(),
+  leakyBucket: (factory) => (key) =>
+    factory.leakyBucketLimiter({ key, capacity: 1, rate: 1e6 }).tryAcquire(),
+  // A slot taken and given back: two entries, as every request of a concurrency limit costs.
+  concurrency: (factory) => async (key) => {
+    const slot = await factory
+      .concurrencyLimiter({ key, max: HIGH_LIMIT, lease: PERIOD_S })
+      .tryAcquire();
+    if (!slot) return false;
+    await slot.release();
+    return true;
+  },
 };
-const NAMES: Record<Limiter, string> = { tokenBucket: 'token bucket', counter: 'counter' };
+export const NAMES: Record<Limiter, string> = {
+  tokenBucket: 'token bucket',
+  counter: 'counter',
+  slidingLog: 'sliding log',
+  approximateWindow: 'approximate window',
+  leakyBucket: 'leaky bucket',
+  concurrency: 'concurrency (acquire + release)',
+};
 
 /** Ours through the public factory; batched by default, or with batching off. */
 export function ours(limiter: Limiter, batching: boolean): Contender {
@@ -86,6 +111,11 @@ export const STANDALONE = [
   ours('counter', false),
   rlf(false),
   rlf(true),
+  // Redis's work per decision of each other algorithm, against the same peers.
+  ours('slidingLog', true),
+  ours('approximateWindow', true),
+  ours('leakyBucket', true),
+  ours('concurrency', true),
 ];
 export const CLUSTER = [ours('counter', true), ours('counter', false), rlf(false), rlf(true)];
 

@@ -17,7 +17,15 @@ function table(header: string, rows: (string | number)[][]): string {
 }
 
 const LIBRARY_COLUMNS =
-  'contender|decisions/s|each round|p50 / p99 ms|script calls per decision|decisions per engine call|Node CPU per decision|Redis CPU per decision';
+  'contender|decisions/s|each round|p50 / p99 ms|script calls per decision|Redis commands per decision|decisions per engine call|Node CPU per decision|Redis CPU per decision|Redis CPU ÷ rate-limiter-flexible’s';
+
+/** A row's Redis CPU per decision over rate-limiter-flexible's cheaper setting's, in this run. */
+function redisCpuRatio(rows: Record<string, Row>, row: Row): string {
+  const peers = ['rlf', 'rlf+ap'].filter((id) => rows[id]);
+  if (peers.length === 0) return '';
+  const peer = Math.min(...peers.map((id) => median(rows[id].redisCpuUs)));
+  return `${(median(row.redisCpuUs) / peer).toFixed(2)}×`;
+}
 
 function libraryTable(rows: Record<string, Row>): string {
   return table(
@@ -28,9 +36,11 @@ function libraryTable(rows: Record<string, Row>): string {
       row.perSecond.map(int).join(', '),
       `${ms(median(row.p50Ms))} / ${ms(median(row.p99Ms))}`,
       row.scriptsPerDecision.toFixed(3),
+      row.commandsPerDecision.toFixed(2),
       row.decisionsPerCall ? median(row.decisionsPerCall).toFixed(1) : '',
       us(median(row.nodeCpuUs)),
       us(median(row.redisCpuUs)),
+      redisCpuRatio(rows, row),
     ]),
   );
 }

@@ -4,10 +4,12 @@
 //   --report  rewrites BENCHMARKS.md from bench/results/latest.json
 //   --library the library level on one Redis alone (5 rounds, or 1 with --quick), with each
 //             row's ratios to rate-limiter-flexible; writes bench/results/library.json only
+//   --engine-cost  Redis's side of a decision by algorithm and batch size (engine-cost.ts)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { engineCost } from './engine-cost';
 import { floodBench } from './flood';
 import { guardBench } from './guard';
 import { httpBench } from './http';
@@ -48,6 +50,7 @@ async function main(): Promise<void> {
     return;
   }
   if (process.argv.includes('--library')) return libraryOnly();
+  if (process.argv.includes('--engine-cost')) return engineCost(log);
   const started = Date.now();
   const rounds = quick ? 1 : 10;
   const total = quick ? 20_000 : 100_000;
@@ -122,7 +125,8 @@ async function libraryOnly(): Promise<void> {
     log(
       `  ${id.padEnd(14)} decisions/s ${(median(row.perSecond) / peer((r) => r.perSecond)).toFixed(2)}×, ` +
         `Node CPU ${(median(row.nodeCpuUs) / peerCpu((r) => r.nodeCpuUs)).toFixed(2)}×, ` +
-        `Redis CPU ${(median(row.redisCpuUs) / peerCpu((r) => r.redisCpuUs)).toFixed(2)}×, ` +
+        `Redis CPU ${(median(row.redisCpuUs) / peerCpu((r) => r.redisCpuUs)).toFixed(2)}× ` +
+        `(${median(row.redisCpuUs).toFixed(2)} µs), ${row.commandsPerDecision.toFixed(2)} commands, ` +
         `${batch} decisions a call`,
     );
   }

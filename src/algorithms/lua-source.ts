@@ -1,12 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** A line `--- @include <file>`: that file of the same folder, in its place. */
+const INCLUDE = /^--- @include (\S+)[ \t]*$/gm;
+
 /**
  * Reads an algorithm's Lua once at import: the body of `function(key, now, argv)`, which the
- * store's engine script composes with every other algorithm's (stores/engine).
+ * store's engine script composes with every other algorithm's (stores/engine). Lines shared
+ * by several bodies of a folder (an acquire and its charge) are written once and included.
  */
 export function loadLua(folder: string, fileName: string): string {
-  return readFileSync(join(folder, fileName), 'utf8');
+  const lua = readFileSync(join(folder, fileName), 'utf8');
+  return lua.replace(INCLUDE, (_line, included: string) => loadLua(folder, included).trimEnd());
 }
 
 /**

@@ -4,18 +4,7 @@
 -- next window). The body of function(key, now, argv): argv[1] limit, argv[2] windowMicros,
 -- argv[3] permits. The state rolls forward as the acquire's does.
 local window = tonumber(argv[2])
-local index = math.floor(now / window)
-local curr, prev = 0, 0
-local found = get_state(key)
-if found then
-  local i, c, p = string.match(found, '^(%S+) (%S+) (%S+)$')
-  i, c, p = tonumber(i), tonumber(c), tonumber(p)
-  if i == index then
-    curr, prev = c, p
-  elseif i == index - 1 then
-    prev = c
-  end
-end
+--- @include approximate-sliding-window.roll.lua
 curr = curr + tonumber(argv[3])
 redis.call('SET', key, exact(index) .. ' ' .. exact(curr) .. ' ' .. exact(prev),
   'PX', ttl_ms((index + 2) * window - now))

@@ -12,20 +12,8 @@
 local limit = tonumber(argv[1])
 local window = tonumber(argv[2])
 local permits = tonumber(argv[3])
-local index = math.floor(now / window)
+--- @include approximate-sliding-window.roll.lua
 local elapsed = now - index * window
-
-local curr, prev = 0, 0
-local found = get_state(key)
-if found then
-  local i, c, p = string.match(found, '^(%S+) (%S+) (%S+)$')
-  i, c, p = tonumber(i), tonumber(c), tonumber(p)
-  if i == index then
-    curr, prev = c, p
-  elseif i == index - 1 then
-    prev = c
-  end
-end
 local used = prev * (window - elapsed) + curr * window
 -- The reset of a decision that writes nothing: when the counts stop weighing.
 local function reset_as_is()

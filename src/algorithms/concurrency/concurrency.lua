@@ -20,60 +20,67 @@ local lease = tonumber(argv[2])
 local permits = tonumber(argv[5]) or 1
 local member = weighted_member(argv[4], permits)
 
-redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(now))
-local blocked_until = tonumber(redis.call('ZSCORE', key, '#block'))
-
-local function until_last_expiry()
-  local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-  if last[2] == nil then
-    return 0
-  end
-  return tonumber(last[2]) - now
-end
-
--- The leases in flight, earliest first, and the slots they hold (never the block): at
--- most `max` members, each holding at least one slot.
-local function slots_held()
-  local leases = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
-  local count = 0
-  for i = 1, #leases, 2 do
-    if leases[i] ~= '#block' then
-      count = count + member_weight(leases[i])
+-- One read of every member: the leases still running (at most `max`, each holding at least
+-- one slot), a block, the request's own lease; expired leases (and a past block) dropped.
+local leases = get_members(key)
+local first = drop_scored_up_to(key, leases, now)
+local blocked_until, held_at, count = nil, nil, 0
+for i = first, #leases, 2 do
+  local name = leases[i]
+  if name == '#block' then
+    blocked_until = tonumber(leases[i + 1])
+  else
+    count = count + member_weight(name)
+    if name == member then
+      held_at = i
     end
   end
-  return count, leases
+end
+
+-- Until the last member's score (a lease's end, or a block's), leaving out the one at `skip`.
+local function until_last_expiry(skip)
+  local i = #leases - 1
+  if i == skip then
+    i = i - 2
+  end
+  if i < first then
+    return 0
+  end
+  return tonumber(leases[i + 1]) - now
 end
 
 if argv[3] == 'release' then
-  redis.call('ZREM', key, member)
-  return {1, max - slots_held(), until_last_expiry(), 0, 0}
+  if held_at then
+    redis.call('ZREM', key, member)
+    count = count - permits
+  end
+  return {1, max - count, until_last_expiry(held_at), 0, 0}
 end
 
 if blocked_until then
   return {0, 0, until_last_expiry(), blocked_until - now, 0}
 end
 
-local count, leases = slots_held()
 if permits > max then
   return {0, math.max(0, max - count), until_last_expiry(), -1, 0}
 end
-local holding = redis.call('ZSCORE', key, member)
-if holding or count + permits <= max then
+if held_at or count + permits <= max then
   if permits == 0 then
     return {1, max - count, until_last_expiry(), 0, 0}
   end
   redis.call('ZADD', key, exact(now + lease), member)
-  redis.call('PEXPIRE', key, ttl_ms(until_last_expiry()))
-  if not holding then
+  local last = math.max(lease, until_last_expiry(held_at))
+  redis.call('PEXPIRE', key, ttl_ms(last))
+  if not held_at then
     count = count + permits
   end
-  return {1, max - count, until_last_expiry(), 0, 0}
+  return {1, max - count, last, 0, 0}
 end
 
 -- The lease that must end before this request fits: earliest first, until enough slots
 -- are free (the earliest for one slot when count == max).
 local freed = 0
-for i = 1, #leases, 2 do
+for i = first, #leases, 2 do
   freed = freed + member_weight(leases[i])
   if count - freed + permits <= max then
     return {0, math.max(0, max - count), until_last_expiry(), tonumber(leases[i + 1]) - now, 0}

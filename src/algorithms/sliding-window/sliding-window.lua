@@ -15,16 +15,17 @@ local limit = tonumber(argv[1])
 local window = tonumber(argv[2])
 local permits = tonumber(argv[4]) or 1
 
-redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(now - window))
--- At most `limit` members (each weighs at least 1): reading them all is O(limit).
-local log = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+-- At most `limit` members in the window (each weighs at least 1): reading them all is
+-- O(limit); those that left the window are dropped.
+local log = get_members(key)
+local first = drop_scored_up_to(key, log, now - window)
 local count = 0
-for i = 1, #log, 2 do
+for i = first, #log, 2 do
   count = count + member_weight(log[i])
 end
 local remaining = math.max(0, limit - count)
 local reset = 0
-if #log > 0 then
+if #log > first then
   reset = tonumber(log[#log]) + window - now
 end
 
@@ -43,7 +44,7 @@ end
 -- The request that must leave before this one fits: oldest first, until enough weight has
 -- gone (the oldest for a request of 1 when count == limit).
 local freed = 0
-for i = 1, #log, 2 do
+for i = first, #log, 2 do
   freed = freed + member_weight(log[i])
   if count - freed + permits <= limit then
     return {0, remaining, reset, tonumber(log[i + 1]) + window - now, 0}

@@ -13,6 +13,10 @@
 local string_block = {}
 
 local function split_block(value)
+  -- Most values hold no block: a plain find spares them the two patterns.
+  if not string.find(value, '!', 1, true) then
+    return value, nil
+  end
   local inner, until_, level, expires = string.match(value, '^(.-)!(%d+)!(%d+)!(%d*)$')
   if until_ then
     return inner, tonumber(until_), tonumber(level), tonumber(expires)

@@ -1,15 +1,28 @@
 -- A block kept in a zset state's own key (state-ops.model.ts): a `#block` member scored by
 -- the block's end (µs), and for escalating blocks a `#level` member scored by the step of the
 -- last block. The same operations as string-block.lua; a zset's algorithm times its members
--- itself, so its TTL is simply kept.
+-- itself, so its TTL is simply kept. The read is the algorithm's own (every member, which
+-- the sliding log and the concurrency limit read anyway): a key without a block costs no
+-- command of its own, and its members are left for the algorithm's get_members (prelude.lua).
 local zset_block = {}
 
 function zset_block.read(key)
-  local until_ = tonumber(redis.call('ZSCORE', key, '#block'))
+  forget_state()
+  local members = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+  local until_, level = nil, nil
+  for i = 1, #members, 2 do
+    local member = members[i]
+    if member == '#block' then
+      until_ = tonumber(members[i + 1])
+    elseif member == '#level' then
+      level = tonumber(members[i + 1])
+    end
+  end
   if not until_ then
+    remember_state(key, members)
     return nil
   end
-  return until_, tonumber(redis.call('ZSCORE', key, '#level'))
+  return until_, level
 end
 
 function zset_block.hide(key)

@@ -11,9 +11,9 @@ local function ttl_ms(micros)
   return math.max(1, math.ceil(micros / 1000))
 end
 
--- A string state's value as string_block.read found it without a block, so the algorithm's
--- own read of that key in the same entry costs no second GET: nothing writes the key between
--- the two. Taken once; the engine forgets it before each entry, so a value read by an
+-- A state as the block's read found it without a block (string_block.read: the value;
+-- zset_block.read: every member with its score), so the algorithm's own read of that key in
+-- the same entry costs no second command: nothing writes the key between the two. Taken once; the engine forgets it before each entry, so a value read by an
 -- operation that then writes the key (block, adjust) never reaches another entry.
 local read_key, read_value = nil, nil
 
@@ -32,6 +32,29 @@ local function get_state(key)
     return read_value
   end
   return redis.call('GET', key)
+end
+
+-- ZRANGE 0 -1 WITHSCORES, or the members zset_block.read found for this key in this entry.
+local function get_members(key)
+  if read_key == key then
+    read_key = nil
+    return read_value
+  end
+  return redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+end
+
+-- The index in `members` (ZRANGE ... WITHSCORES: member, score, ...) of the first member
+-- scored above `after`; those before it are removed (ZREMRANGEBYSCORE), with no command when
+-- there are none.
+local function drop_scored_up_to(key, members, after)
+  local first = 1
+  while first < #members and tonumber(members[first + 1]) <= after do
+    first = first + 2
+  end
+  if first > 1 then
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(after))
+  end
+  return first
 end
 
 -- A member of a sliding log or of the in-flight set: the request's id, then NUL and its

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { loadLua } from '../../../src/algorithms/lua-source';
 import { BUILT_IN_ENGINE } from '../../../src/stores/engine/engine-script';
 
 /** The engine script is composed of real .lua files, each piece of it written once. */
@@ -26,12 +27,31 @@ describe('the built-in engine script', () => {
     'state-ops/zset-block.lua',
   ])('holds %s once: peek, block, refund and charge call it', (file) => {
     // The engine drops the lines that are only a comment; the rest of the file stands as written.
-    const source = readFileSync(join(algorithms, file), 'utf8')
+    const path = join(algorithms, file);
+    const source = loadLua(dirname(path), path.slice(dirname(path).length + 1))
       .split('\n')
       .filter((line) => !/^\s*--/.test(line))
       .join('\n')
       .trim();
     expect(lua.split(source).length - 1).toBe(1);
+  });
+
+  it('writes the roll of the approximate window once, in the file the acquire and the charge include', () => {
+    const folder = join(algorithms, 'approximate-sliding-window');
+    const roll = 'local index = math.floor(now / window)';
+    const written = ['', '.charge', '.roll'].map(
+      (suffix) =>
+        readFileSync(join(folder, `approximate-sliding-window${suffix}.lua`), 'utf8').split(roll)
+          .length - 1,
+    );
+    expect(written).toEqual([0, 0, 1]);
+    expect(loadLua(folder, 'approximate-sliding-window.charge.lua')).toContain(roll);
+    const included = loadLua(folder, 'approximate-sliding-window.roll.lua')
+      .split('\n')
+      .filter((line) => !/^\s*--/.test(line))
+      .join('\n')
+      .trim();
+    expect(lua.split(included).length - 1).toBe(2);
   });
 
   it('runs each algorithm and operation through one entry', () => {
