@@ -5,7 +5,12 @@ import { loadLua } from './lua-source';
 import { blockable } from './state-ops/blockable';
 import { StateOps, stateOps } from './state-ops/state-ops';
 import { BlockParams, Blockable, RefundRequest, StateType } from './state-ops/state-ops.model';
-import { blockParams, countOption, STATE_OPTION_NAMES } from './state-ops/state-options';
+import {
+  blockParams,
+  countOption,
+  FACTORY_KEY_OPTIONS,
+  STATE_OPTION_NAMES,
+} from './state-ops/state-options';
 
 /**
  * One algorithm, declared once in its folder (`<name>.definition.ts`): its names, its
@@ -21,6 +26,11 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
   prefix: string;
   /** Its options besides the key options, `block` and `count`, in the order messages list them. */
   options: readonly string[];
+  /**
+   * Those of {@link options} that set each request (its cost, its wait), not the limit: the
+   * decorator's only, as a programmatic limiter takes them per call.
+   */
+  requestOptions: readonly string[];
   /** Set when another kind's decorator selects this one by a truthy option. */
   variant?: { of: string; when: string };
   /** Where a block is kept in its key. */
@@ -94,6 +104,10 @@ export function defineAlgorithm<O, P, R, S, L>(
     decorator: definition.decorator,
     defaultPrefix: definition.prefix,
     optionNames: [...definition.options, ...STATE_OPTION_NAMES],
+    factoryOptionNames: [
+      ...FACTORY_KEY_OPTIONS,
+      ...definition.options.filter((option) => !definition.requestOptions.includes(option)),
+    ],
     ops,
     algorithm,
     variant: definition.variant,

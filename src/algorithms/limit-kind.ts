@@ -72,6 +72,12 @@ export interface LimitKind<Options = any, Limiter = unknown> {
   readonly defaultPrefix: string;
   /** Options besides the key options: unknown ones fail start-up, and they identify a cached limiter. */
   readonly optionNames: readonly string[];
+  /**
+   * What its factory method takes: the key options, then the limit's own. A decorator's
+   * options that a programmatic limiter takes per call (`permits`) or not at all (`block`,
+   * `count`) are not among them.
+   */
+  readonly factoryOptionNames: readonly string[];
   /** The script and memory twin this kind runs. */
   readonly algorithm: LimiterAlgorithm<any, any, any>;
   /** The operations on its keys besides acquiring (state-ops/): their scripts are built in too. */

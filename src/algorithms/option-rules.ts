@@ -33,3 +33,19 @@ export function finiteAboveZero(
   }
   return value;
 }
+
+/**
+ * Refuses the options no one reads, all at once, each with the known name it is closest to:
+ * a typo (`perod`) would otherwise leave the default in force without a word.
+ */
+export function refuseUnknownOptions(
+  options: object,
+  known: ReadonlySet<string>,
+  where: string,
+): void {
+  for (const name in options) {
+    if (known.has(name)) continue;
+    const unknown = Object.keys(options).filter((option) => !known.has(option));
+    throw new LimiterConfigError(limiterMessages.unknownOptions(where, unknown, [...known]));
+  }
+}

@@ -3,6 +3,7 @@ import { concurrencyKind } from './concurrency/concurrency.definition';
 import { fixedWindowKind } from './fixed-window/fixed-window.definition';
 import { leakyBucketKind } from './leaky-bucket/leaky-bucket.definition';
 import { LimitKind } from './limit-kind';
+import { STATE_OPTION_NAMES, TUNABLE_STATE_OPTIONS } from './state-ops/state-options';
 import { slidingWindowKind } from './sliding-window/sliding-window.definition';
 import { tokenBucketKind } from './token-bucket/token-bucket.definition';
 
@@ -54,4 +55,17 @@ function algorithmNameOf(kind: Pick<LimitKind, 'decorator'>): string {
 /** The factory's method of a kind, named after its decorator: `@CountLimit`, `countLimiter`. */
 export function factoryMethodOf(kind: Pick<LimitKind, 'decorator'>): string {
   return `${algorithmNameOf(kind)}er`;
+}
+
+/**
+ * The options of `kinds` an override may change (the admin module's live overrides): the
+ * numbers each definition declares, in order, then the tunable state options (`block`).
+ * Never the key, a variant's switch or `count`: they change what a limit is, not its size.
+ */
+export function overridableOptions(kinds: readonly LimitKind[]): string[] {
+  const state: readonly string[] = STATE_OPTION_NAMES;
+  const declared = kinds.flatMap((kind) =>
+    kind.optionNames.filter((name) => name !== kind.variant?.when && !state.includes(name)),
+  );
+  return [...new Set([...declared, ...TUNABLE_STATE_OPTIONS])];
 }

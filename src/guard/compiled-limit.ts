@@ -5,6 +5,7 @@ import { LimiterConfigError } from '../errors/limiter-config.error';
 import { limiterMessages } from '../rate-limiter.messages';
 import { SettleFunction, SkipPredicate } from '../contracts/limit-context';
 import { compileAlgorithm, Resolver } from './resolvable-options';
+import { refuseUnknownOptions } from '../algorithms/option-rules';
 import { compileKey, limitTypeOf, RequestFacts } from '../keys/compile-key';
 import { KeyForm } from '../keys/key-form';
 
@@ -107,13 +108,8 @@ export function compileLimit(
   const where = handlerName ? `${definition.decorator} on ${handlerName}` : definition.decorator;
   const kind = kindOf(definition);
   const { options } = definition;
-  const known = [
-    ...new Set([...KEY_OPTION_NAMES, ...kind.optionNames, ...variantSwitches(definition.kind)]),
-  ];
-  const unknown = Object.keys(options).filter((name) => !known.includes(name));
-  if (unknown.length > 0) {
-    throw new LimiterConfigError(limiterMessages.unknownOptions(where, unknown, known));
-  }
+  const known = [...KEY_OPTION_NAMES, ...kind.optionNames, ...variantSwitches(definition.kind)];
+  refuseUnknownOptions(options, new Set(known), where);
   const prefix = prefixOf(definition, kind);
   if (typeof prefix !== 'string') {
     throw new LimiterConfigError(

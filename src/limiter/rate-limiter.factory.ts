@@ -17,6 +17,7 @@ import { TokenBucketLimiter } from '../algorithms/token-bucket/token-bucket.defi
 import { tokenBucketKind } from '../algorithms/token-bucket/token-bucket.definition';
 import { TokenBucketOptions } from '../algorithms/token-bucket/token-bucket.model';
 import { LimiterConfigError } from '../errors/limiter-config.error';
+import { refuseUnknownOptions } from '../algorithms/option-rules';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { limiterMessages } from '../rate-limiter.messages';
 import { customKeyPart } from '../keys/key-builder';
@@ -56,7 +57,10 @@ export interface KeyedOptions {
  */
 @Injectable()
 export class RateLimiterFactory {
-  private readonly caches = new Map<LimitKind, { cache: LimiterCache; optionNames: string[] }>();
+  private readonly caches = new Map<
+    LimitKind,
+    { cache: LimiterCache; optionNames: string[]; known: ReadonlySet<string> }
+  >();
   /** Per method's kind: the kind itself when it has no variants, so no option is read to choose. */
   private readonly plainKinds = new Map<LimitKind, LimitKind | null>();
   private readonly keyPrefix: string;
@@ -119,9 +123,12 @@ export class RateLimiterFactory {
       entry = {
         cache: new LimiterCache(this.cacheOptions),
         optionNames: [...kind.optionNames, 'prefix'],
+        known: new Set([...kind.factoryOptionNames, ...variantSwitches(named.name)]),
       };
       this.caches.set(kind, entry);
     }
+    // Checked on every call: a typo must not pass because an instance was cached already.
+    refuseUnknownOptions(options, entry.known, method);
     // Found by the key as given (its hash is usually cached already); the full key is only
     // built, and checked, on a miss.
     return entry.cache.getOrCreate(options.key, raw, entry.optionNames, () =>

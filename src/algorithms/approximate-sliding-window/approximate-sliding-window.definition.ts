@@ -25,6 +25,7 @@ export const approximateSlidingWindowDefinition = defineAlgorithm({
   decorator: '@SlidingWindowLimit',
   prefix: 'slidingWindowApprox:',
   options: ['limit', 'window', 'approximate', 'permits'],
+  requestOptions: ['permits'],
   variant: { of: 'slidingWindow', when: 'approximate' },
   folder: __dirname,
   stateType: 'string',

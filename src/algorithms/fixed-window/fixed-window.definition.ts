@@ -14,6 +14,7 @@ export const fixedWindowDefinition = defineAlgorithm({
   decorator: '@CountLimit',
   prefix: 'countLimit:',
   options: ['limit', 'period', 'permits'],
+  requestOptions: ['permits'],
   folder: __dirname,
   stateType: 'string',
   core: {

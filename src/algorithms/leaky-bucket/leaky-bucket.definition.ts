@@ -15,6 +15,7 @@ export const leakyBucketDefinition = defineAlgorithm({
   decorator: '@LeakyBucketLimit',
   prefix: 'leakyBucket:',
   options: ['capacity', 'rate', 'permits'],
+  requestOptions: ['permits'],
   folder: __dirname,
   stateType: 'string',
   core: {

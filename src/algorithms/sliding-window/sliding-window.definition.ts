@@ -21,6 +21,7 @@ export const slidingWindowDefinition = defineAlgorithm({
   decorator: '@SlidingWindowLimit',
   prefix: 'slidingWindow:',
   options: ['limit', 'window', 'permits'],
+  requestOptions: ['permits'],
   folder: __dirname,
   stateType: 'zset',
   core: {

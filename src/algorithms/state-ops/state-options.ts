@@ -37,6 +37,12 @@ export interface StateOptions {
 
 export const STATE_OPTION_NAMES = ['block', 'count'] as const;
 
+/** Those of {@link STATE_OPTION_NAMES} that are a number to tune (an override may change it). */
+export const TUNABLE_STATE_OPTIONS = ['block'] as const;
+
+/** A programmatic limiter's key options (the factory's `KeyedOptions`). */
+export const FACTORY_KEY_OPTIONS = ['key', 'prefix'] as const;
+
 /**
  * The block parameters of a `block` option: seconds > 0, or a non-empty array of them
  * (escalating steps; one step is a single block). Nothing when absent.

@@ -44,6 +44,7 @@ export const tokenBucketDefinition = defineAlgorithm({
   decorator: '@RateLimit',
   prefix: 'rateLimit:',
   options: ['rate', 'burst', 'capacity', 'permits', 'timeout', 'expire', 'initialPermits'],
+  requestOptions: ['permits', 'timeout'],
   folder: __dirname,
   stateType: 'string',
   core: {
