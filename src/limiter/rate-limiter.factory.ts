@@ -8,7 +8,7 @@ import { FixedWindowOptions } from '../algorithms/fixed-window/fixed-window.mode
 import { LeakyBucketLimiter } from '../algorithms/leaky-bucket/leaky-bucket.definition';
 import { leakyBucketKind } from '../algorithms/leaky-bucket/leaky-bucket.definition';
 import { LeakyBucketOptions } from '../algorithms/leaky-bucket/leaky-bucket.model';
-import { LimitKind } from '../algorithms/limit-kind';
+import { DecisionSource, LimitKind } from '../algorithms/limit-kind';
 import { factoryMethodOf, limitKindFor, variantSwitches } from '../algorithms/registry';
 import { SlidingWindowLimiter } from '../algorithms/sliding-window/sliding-window.definition';
 import { slidingWindowKind } from '../algorithms/sliding-window/sliding-window.definition';
@@ -22,6 +22,8 @@ import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { limiterMessages } from '../rate-limiter.messages';
 import { customKeyPart } from '../keys/key-builder';
 import { LimiterStore } from '../stores/limiter-store';
+import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
+import { FactoryDecisions } from './factory-decisions';
 import { LimiterCache, LimiterCacheOptions } from './limiter-cache';
 
 /** The part of the module options the factory uses. */
@@ -65,6 +67,8 @@ export class RateLimiterFactory {
   private readonly plainKinds = new Map<LimitKind, LimitKind | null>();
   private readonly keyPrefix: string;
   private readonly cacheOptions?: LimiterCacheOptions;
+  /** What the limiters decide on: the module's store reports through the factory. */
+  private readonly source: DecisionSource;
 
   constructor(
     readonly store: LimiterStore,
@@ -72,6 +76,7 @@ export class RateLimiterFactory {
   ) {
     this.keyPrefix = options?.keyPrefix ?? '';
     this.cacheOptions = options?.cache;
+    this.source = store instanceof FailurePolicyStore ? new FactoryDecisions(store) : store;
   }
 
   /** A token bucket: `rate` permits a second, `burst` seconds of them saved up. */
@@ -132,7 +137,7 @@ export class RateLimiterFactory {
     // Found by the key as given (its hash is usually cached already); the full key is only
     // built, and checked, on a miss.
     return entry.cache.getOrCreate(options.key, raw, entry.optionNames, () =>
-      kind.createLimiter(this.store, this.fullKey(options, method, kind), options, method),
+      kind.createLimiter(this.source, this.fullKey(options, method, kind), options, method),
     );
   }
 
