@@ -94,3 +94,13 @@ export interface LimitKind<Options = any, Limiter = unknown> {
 /** Lets a typed algorithm stand where any algorithm may. */
 export const anyAlgorithm = <P, R, S>(algorithm: LimiterAlgorithm<P, R, S>) =>
   algorithm as unknown as LimiterAlgorithm<unknown, unknown, unknown>;
+
+/** `@CountLimit` is `'countLimit'`: a module default's name, and its factory method's stem. */
+export function algorithmNameOf(kind: Pick<LimitKind, 'decorator'>): string {
+  return kind.decorator.charAt(1).toLowerCase() + kind.decorator.slice(2);
+}
+
+/** The factory's method of a kind, named after its decorator: `@CountLimit`, `countLimiter`. */
+export function factoryMethodOf(kind: Pick<LimitKind, 'decorator'>): string {
+  return `${algorithmNameOf(kind)}er`;
+}

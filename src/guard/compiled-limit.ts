@@ -4,7 +4,7 @@ import { LimitDefinition } from '../contracts/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { limiterMessages } from '../rate-limiter.messages';
 import { SettleFunction, SkipPredicate } from '../contracts/limit-context';
-import { compileAlgorithm, Resolver } from './resolvable-options';
+import { resolverOf, Resolver } from './resolvable-options';
 import { refuseUnknownOptions } from '../algorithms/option-rules';
 import { compileKey, limitTypeOf, RequestFacts } from '../keys/compile-key';
 import { KeyForm } from '../keys/key-form';
@@ -148,10 +148,13 @@ export function compileLimit(
       kind.name,
     ),
   };
-  const compiled = compileAlgorithm(kind, options, where, (run): CompiledLimit =>
-    Object.freeze({ ...base, ...run }),
-  );
-  return 'run' in compiled ? compiled.run : { ...base, resolve: compiled.resolve };
+  const finish = (run: CompiledAlgorithm): CompiledLimit => Object.freeze({ ...base, ...run });
+  // Values only, the usual case: compiled once, here. Functions of the request are resolved
+  // per request (resolvable-options.ts).
+  if (!kind.optionNames.some((option) => typeof options[option] === 'function')) {
+    return finish(kind.compile(options, where));
+  }
+  return { ...base, resolve: resolverOf(kind, options, where, finish) };
 }
 
 /**

@@ -1,12 +1,12 @@
 import { defineAlgorithm } from '../define-algorithm';
-import { permitsArgv, permitsOf, permitsRequest, permitsRequests, staticPermits } from '../permits';
-import { PermitsAccess, permitsAccess, PermitsLimiter } from '../state-ops/key-state-limiter';
+import { permitsArgv, permitsOf } from '../permits';
+import { PermitsAccess, PermitsLimiter } from '../state-ops/key-state-limiter';
 import {
   fixedWindowChargeStep,
   fixedWindowRefundStep,
   fixedWindowStep,
 } from './fixed-window.memory';
-import { FixedWindowOptions, FixedWindowParams, fixedWindowParams } from './fixed-window.model';
+import { fixedWindowArgv, FixedWindowParams, fixedWindowParams } from './fixed-window.model';
 
 /** `@CountLimit`, `factory.countLimiter` and `CountLimiter`. */
 export const fixedWindowDefinition = defineAlgorithm({
@@ -18,7 +18,7 @@ export const fixedWindowDefinition = defineAlgorithm({
   folder: __dirname,
   stateType: 'string',
   core: {
-    paramsArgv: (params) => [String(params.limit), String(params.periodMs)],
+    paramsArgv: fixedWindowArgv,
     requestArgv: permitsArgv,
     step: fixedWindowStep,
     limit: (params) => params.limit,
@@ -27,11 +27,8 @@ export const fixedWindowDefinition = defineAlgorithm({
   },
   refund: { step: fixedWindowRefundStep },
   charge: { step: fixedWindowChargeStep },
-  params: (options: FixedWindowOptions, where) => fixedWindowParams(options, where),
-  requests: (options, params, where) => ({
-    newRequest: permitsRequests(staticPermits(options.permits, params.limit, where)),
-    windowSeconds: params.periodMs / 1000,
-  }),
+  params: fixedWindowParams,
+  windowSeconds: (params) => params.periodMs / 1000,
   limiter: (source, key, params) => new CountLimiter(source, key, params),
 });
 
@@ -50,8 +47,6 @@ export const {
  */
 export class CountLimiter extends PermitsLimiter<FixedWindowParams> {
   protected stateAccess(): PermitsAccess<FixedWindowParams> {
-    return permitsAccess(fixedWindowDefinition, undefined, (permits) =>
-      permitsRequest(permits, 'countLimiter'),
-    );
+    return fixedWindowDefinition.access;
   }
 }

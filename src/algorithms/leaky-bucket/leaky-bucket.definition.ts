@@ -1,13 +1,12 @@
-import { exactString } from '../limiter-algorithm';
-import { permitsArgv, permitsOf, permitsRequest, permitsRequests, staticPermits } from '../permits';
+import { permitsArgv, permitsOf } from '../permits';
 import { defineAlgorithm } from '../define-algorithm';
-import { PermitsAccess, permitsAccess, PermitsLimiter } from '../state-ops/key-state-limiter';
+import { PermitsAccess, PermitsLimiter } from '../state-ops/key-state-limiter';
 import {
   leakyBucketStep,
   leakyBucketRefundStep,
   leakyBucketChargeStep,
 } from './leaky-bucket.memory';
-import { LeakyBucketOptions, LeakyBucketParams, leakyBucketParams } from './leaky-bucket.model';
+import { leakyBucketArgv, LeakyBucketParams, leakyBucketParams } from './leaky-bucket.model';
 
 /** `@LeakyBucketLimit`, `factory.leakyBucketLimiter` and `LeakyBucketLimiter`. */
 export const leakyBucketDefinition = defineAlgorithm({
@@ -19,7 +18,7 @@ export const leakyBucketDefinition = defineAlgorithm({
   folder: __dirname,
   stateType: 'string',
   core: {
-    paramsArgv: (params) => [String(params.capacity), exactString(params.intervalMicros)],
+    paramsArgv: leakyBucketArgv,
     requestArgv: permitsArgv,
     step: leakyBucketStep,
     limit: (params) => params.capacity,
@@ -28,11 +27,8 @@ export const leakyBucketDefinition = defineAlgorithm({
   },
   refund: { step: leakyBucketRefundStep },
   charge: { step: leakyBucketChargeStep },
-  params: (options: LeakyBucketOptions, where) => leakyBucketParams(options, where),
-  requests: (options, params, where) => ({
-    newRequest: permitsRequests(staticPermits(options.permits, params.capacity, where)),
-    windowSeconds: (params.capacity * params.intervalMicros) / 1_000_000,
-  }),
+  params: leakyBucketParams,
+  windowSeconds: (params) => (params.capacity * params.intervalMicros) / 1_000_000,
   limiter: (source, key, params) => new LeakyBucketLimiter(source, key, params),
 });
 
@@ -58,8 +54,6 @@ export const {
  */
 export class LeakyBucketLimiter extends PermitsLimiter<LeakyBucketParams> {
   protected stateAccess(): PermitsAccess<LeakyBucketParams> {
-    return permitsAccess(leakyBucketDefinition, undefined, (permits) =>
-      permitsRequest(permits, 'leakyBucketLimiter'),
-    );
+    return leakyBucketDefinition.access;
   }
 }

@@ -1,19 +1,20 @@
-import { exactString } from '../limiter-algorithm';
 import { permitsArgv, permitsOf } from '../permits';
 import { defineAlgorithm } from '../define-algorithm';
-import { PermitsAccess, permitsAccess, PermitsLimiter } from '../state-ops/key-state-limiter';
+import { PermitsAccess, PermitsLimiter } from '../state-ops/key-state-limiter';
 import {
   slidingWindowStep,
   slidingWindowRefundStep,
   slidingWindowChargeStep,
 } from './sliding-window.memory';
 import {
-  SlidingWindowOptions,
+  slidingWindowArgv,
   SlidingWindowParams,
   slidingWindowParams,
 } from './sliding-window.model';
 import { randomUUID } from 'node:crypto';
-import { checkPermits, staticPermits } from '../permits';
+
+/** A peek's member never stays: the key is restored after it. */
+const PEEK_REQUEST = Object.freeze({ id: 'peek' });
 
 /** `@SlidingWindowLimit`, `factory.slidingWindowLimiter` and `SlidingWindowLimiter`. */
 export const slidingWindowDefinition = defineAlgorithm({
@@ -25,7 +26,7 @@ export const slidingWindowDefinition = defineAlgorithm({
   folder: __dirname,
   stateType: 'zset',
   core: {
-    paramsArgv: (params) => [String(params.limit), exactString(params.windowMicros)],
+    paramsArgv: slidingWindowArgv,
     requestArgv: (request) => [request.id, ...permitsArgv(request)],
     step: slidingWindowStep,
     limit: (params) => params.limit,
@@ -34,15 +35,11 @@ export const slidingWindowDefinition = defineAlgorithm({
   },
   refund: { step: slidingWindowRefundStep },
   charge: { step: slidingWindowChargeStep },
-  params: (options: SlidingWindowOptions, where) => slidingWindowParams(options, where),
-  requests: (options, params, where) => ({
-    // Members must be unique across servers even within one microsecond.
-    newRequest: (
-      (cost) =>
-      (permits = cost) => ({ id: randomUUID(), permits })
-    )(staticPermits(options.permits, params.limit, where)),
-    windowSeconds: params.windowMicros / 1_000_000,
-  }),
+  params: slidingWindowParams,
+  windowSeconds: (params) => params.windowMicros / 1_000_000,
+  // Members must be unique across servers even within one microsecond.
+  permitRequest: (permits) => ({ id: randomUUID(), permits }),
+  peekRequest: PEEK_REQUEST,
   limiter: (source, key, params) => new SlidingWindowLimiter(source, key, params),
 });
 
@@ -52,9 +49,6 @@ export const {
   ops: slidingWindowOps,
   kind: slidingWindowKind,
 } = slidingWindowDefinition;
-
-/** A peek's member never stays: the key is restored after it. */
-const PEEK_REQUEST = Object.freeze({ id: 'peek' });
 
 /**
  * An exact sliding-window log on one key: at most `limit` requests within any `window`
@@ -71,9 +65,6 @@ const PEEK_REQUEST = Object.freeze({ id: 'peek' });
  */
 export class SlidingWindowLimiter extends PermitsLimiter<SlidingWindowParams> {
   protected stateAccess(): PermitsAccess<SlidingWindowParams> {
-    return permitsAccess(slidingWindowDefinition, PEEK_REQUEST, (permits) => ({
-      id: randomUUID(),
-      permits: checkPermits(permits, 'slidingWindowLimiter'),
-    }));
+    return slidingWindowDefinition.access;
   }
 }

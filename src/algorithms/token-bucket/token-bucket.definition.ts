@@ -9,7 +9,7 @@ import { tokenBucketRefundStep, tokenBucketStep } from './token-bucket.memory';
 import {
   burstSeconds,
   checkServable,
-  TokenBucketOptions,
+  tokenBucketArgv,
   TokenBucketParams,
   tokenBucketParams,
   TokenBucketRequest,
@@ -48,12 +48,7 @@ export const tokenBucketDefinition = defineAlgorithm({
   folder: __dirname,
   stateType: 'string',
   core: {
-    paramsArgv: (params) => [
-      exactString(params.maxPermits),
-      exactString(params.intervalMicros),
-      exactString(params.initialPermits),
-      exactString(params.expireMicros),
-    ],
+    paramsArgv: tokenBucketArgv,
     requestArgv: (request) => [String(request.permits), exactString(request.timeoutMicros)],
     step: tokenBucketStep,
     limit: (params) => params.maxPermits,
@@ -61,7 +56,7 @@ export const tokenBucketDefinition = defineAlgorithm({
   },
   refund: { step: tokenBucketRefundStep },
   charge: { of: tokenBucketChargeOf },
-  params: (options: TokenBucketOptions, where) => tokenBucketParams(options, where),
+  params: tokenBucketParams,
   requests: (options, params, where) => {
     // A `permits` function is resolved per request (resolvable-options.ts).
     const permits = typeof options.permits === 'function' ? 1 : (options.permits ?? 1);
