@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { Decision } from '../contracts/decision';
 import { decisionEvent, emitEvent } from '../contracts/rate-limit-event';
 import { DecisionSource } from '../algorithms/limit-kind';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
@@ -19,12 +18,7 @@ export class FactoryDecisions implements DecisionSource {
 
   constructor(private readonly store: FailurePolicyStore) {}
 
-  async evaluate<P, R, S>(
-    algorithm: LimiterAlgorithm<P, R, S>,
-    key: string,
-    params: P,
-    request: R,
-  ): Promise<Decision> {
+  readonly evaluate: DecisionSource['evaluate'] = async (algorithm, key, params, request) => {
     // A fixed label, and the algorithm's name: never the key, which holds the client's id.
     const name = algorithmName(algorithm);
     const { store } = this;
@@ -39,14 +33,11 @@ export class FactoryDecisions implements DecisionSource {
       name,
     );
     if (decision && store.onDecision && algorithm.isDecision?.(request) !== false) {
-      emitEvent(
-        store.onDecision,
-        decisionEvent(FACTORY_LABEL, key, decision, false, name),
-        this.logger,
-      );
+      const event = decisionEvent(FACTORY_LABEL, key, decision, false, name);
+      emitEvent(store.onDecision, event, this.logger);
     }
     return store.answer(decision, algorithm, params);
-  }
+  };
 
   sleep(milliseconds: number): Promise<void> {
     return this.store.sleep(milliseconds);

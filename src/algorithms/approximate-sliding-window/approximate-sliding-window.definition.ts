@@ -30,6 +30,7 @@ export const approximateSlidingWindowDefinition = defineAlgorithm({
   variant: { of: 'slidingWindow', when: 'approximate' },
   folder: __dirname,
   stateType: 'string',
+  limiter: (source, key, params) => new ApproximateSlidingWindowLimiter(source, key, params),
   core: {
     paramsArgv: slidingWindowArgv,
     requestArgv: (request) => [String(request.permits)],
@@ -43,15 +44,11 @@ export const approximateSlidingWindowDefinition = defineAlgorithm({
   params: approximateSlidingWindowParams,
   windowSeconds: (params) => params.windowMicros / 1_000_000,
   peekRequest: ONE_PERMIT,
-  limiter: (source, key, params) => new ApproximateSlidingWindowLimiter(source, key, params),
 });
 
-/** What the limits run (with blocks kept in its key), its operations, its kind. */
-export const {
-  algorithm: approximateSlidingWindow,
-  ops: approximateSlidingWindowOps,
-  kind: approximateSlidingWindowKind,
-} = approximateSlidingWindowDefinition;
+/** What the limits run (with blocks kept in its key), and its kind; its operations: `.ops`. */
+export const { algorithm: approximateSlidingWindow, kind: approximateSlidingWindowKind } =
+  approximateSlidingWindowDefinition;
 
 /**
  * `factory.slidingWindowLimiter({ ..., approximate: true })`: the sliding window at a

@@ -17,6 +17,7 @@ export const fixedWindowDefinition = defineAlgorithm({
   requestOptions: ['permits'],
   folder: __dirname,
   stateType: 'string',
+  limiter: (source, key, params) => new CountLimiter(source, key, params),
   core: {
     paramsArgv: fixedWindowArgv,
     requestArgv: permitsArgv,
@@ -29,15 +30,10 @@ export const fixedWindowDefinition = defineAlgorithm({
   charge: { step: fixedWindowChargeStep },
   params: fixedWindowParams,
   windowSeconds: (params) => params.periodMs / 1000,
-  limiter: (source, key, params) => new CountLimiter(source, key, params),
 });
 
-/** What the limits run (with blocks kept in its key), its operations, its kind. */
-export const {
-  algorithm: fixedWindow,
-  ops: fixedWindowOps,
-  kind: fixedWindowKind,
-} = fixedWindowDefinition;
+/** What the limits run (with blocks kept in its key), and its kind; its operations: `.ops`. */
+export const { algorithm: fixedWindow, kind: fixedWindowKind } = fixedWindowDefinition;
 
 /**
  * A fixed-window counter on one key: `limit` permits per `period`. The math:

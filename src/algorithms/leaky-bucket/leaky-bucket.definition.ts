@@ -17,6 +17,7 @@ export const leakyBucketDefinition = defineAlgorithm({
   requestOptions: ['permits'],
   folder: __dirname,
   stateType: 'string',
+  limiter: (source, key, params) => new LeakyBucketLimiter(source, key, params),
   core: {
     paramsArgv: leakyBucketArgv,
     requestArgv: permitsArgv,
@@ -29,15 +30,10 @@ export const leakyBucketDefinition = defineAlgorithm({
   charge: { step: leakyBucketChargeStep },
   params: leakyBucketParams,
   windowSeconds: (params) => (params.capacity * params.intervalMicros) / 1_000_000,
-  limiter: (source, key, params) => new LeakyBucketLimiter(source, key, params),
 });
 
-/** What the limits run (with blocks kept in its key), its operations, its kind. */
-export const {
-  algorithm: leakyBucket,
-  ops: leakyBucketOps,
-  kind: leakyBucketKind,
-} = leakyBucketDefinition;
+/** What the limits run (with blocks kept in its key), and its kind; its operations: `.ops`. */
+export const { algorithm: leakyBucket, kind: leakyBucketKind } = leakyBucketDefinition;
 
 /**
  * A leaky bucket (GCRA, redis-cell's `CL.THROTTLE`) on one key: `capacity` requests may

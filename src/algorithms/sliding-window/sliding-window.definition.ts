@@ -25,6 +25,7 @@ export const slidingWindowDefinition = defineAlgorithm({
   requestOptions: ['permits'],
   folder: __dirname,
   stateType: 'zset',
+  limiter: (source, key, params) => new SlidingWindowLimiter(source, key, params),
   core: {
     paramsArgv: slidingWindowArgv,
     requestArgv: (request) => [request.id, ...permitsArgv(request)],
@@ -40,15 +41,10 @@ export const slidingWindowDefinition = defineAlgorithm({
   // Members must be unique across servers even within one microsecond.
   permitRequest: (permits) => ({ id: randomUUID(), permits }),
   peekRequest: PEEK_REQUEST,
-  limiter: (source, key, params) => new SlidingWindowLimiter(source, key, params),
 });
 
-/** What the limits run (with blocks kept in its key), its operations, its kind. */
-export const {
-  algorithm: slidingWindow,
-  ops: slidingWindowOps,
-  kind: slidingWindowKind,
-} = slidingWindowDefinition;
+/** What the limits run (with blocks kept in its key), and its kind; its operations: `.ops`. */
+export const { algorithm: slidingWindow, kind: slidingWindowKind } = slidingWindowDefinition;
 
 /**
  * An exact sliding-window log on one key: at most `limit` requests within any `window`

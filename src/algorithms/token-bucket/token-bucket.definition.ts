@@ -47,6 +47,7 @@ export const tokenBucketDefinition = defineAlgorithm({
   requestOptions: ['permits', 'timeout'],
   folder: __dirname,
   stateType: 'string',
+  limiter: (source, key, params) => new TokenBucketLimiter(source, key, params),
   core: {
     paramsArgv: tokenBucketArgv,
     requestArgv: (request) => [String(request.permits), exactString(request.timeoutMicros)],
@@ -68,15 +69,10 @@ export const tokenBucketDefinition = defineAlgorithm({
       windowSeconds: burstSeconds(params),
     };
   },
-  limiter: (source, key, params) => new TokenBucketLimiter(source, key, params),
 });
 
-/** What the limits run (with blocks kept in its key), its operations, its kind. */
-export const {
-  algorithm: tokenBucket,
-  ops: tokenBucketOps,
-  kind: tokenBucketKind,
-} = tokenBucketDefinition;
+/** What the limits run (with blocks kept in its key), and its kind; its operations: `.ops`. */
+export const { algorithm: tokenBucket, kind: tokenBucketKind } = tokenBucketDefinition;
 
 /** A peek asks for one permit, now. */
 const PEEK_REQUEST: TokenBucketRequest = Object.freeze({ permits: 1, timeoutMicros: 0 });
@@ -100,7 +96,7 @@ export class TokenBucketLimiter extends KeyStateLimiter<TokenBucketParams> {
   private lastRequest?: { permits: number; timeout: Seconds; request: TokenBucketRequest };
 
   protected stateAccess(): KeyStateAccess<TokenBucketParams> {
-    return { ops: tokenBucketOps, peekRequest: PEEK_REQUEST };
+    return { ops: tokenBucketDefinition.ops, peekRequest: PEEK_REQUEST };
   }
 
   /**
