@@ -1,11 +1,20 @@
 import { basename } from 'node:path';
-import { CompiledAlgorithm, anyAlgorithm, DecisionSource, LimitKind } from './limit-kind';
+import {
+  anyAlgorithm,
+  CompiledAlgorithm,
+  DecisionSource,
+  factoryMethodOf,
+  LimitKind,
+} from './limit-kind';
+import { checkPermits, permitsRequest, permitsRequests as costOf, staticPermits } from './permits';
+import { PermitsAccess } from './state-ops/key-state-limiter';
 import { LimiterAlgorithm } from './limiter-algorithm';
 import { loadLua } from './lua-source';
 import { blockable } from './state-ops/blockable';
 import { StateOps, stateOps } from './state-ops/state-ops';
 import { BlockParams, Blockable, RefundRequest, StateType } from './state-ops/state-ops.model';
-import { blockParams, countOption, STATE_OPTION_NAMES } from './state-ops/state-options';
+import { blockParams } from './option-rules';
+import { countOption, FACTORY_KEY_OPTIONS, STATE_OPTION_NAMES } from './state-ops/state-options';
 
 /**
  * One algorithm, declared once in its folder (`<name>.definition.ts`): its names, its
@@ -21,6 +30,11 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
   prefix: string;
   /** Its options besides the key options, `block` and `count`, in the order messages list them. */
   options: readonly string[];
+  /**
+   * Those of {@link options} that set each request (its cost, its wait), not the limit: the
+   * decorator's only, as a programmatic limiter takes them per call.
+   */
+  requestOptions: readonly string[];
   /** Set when another kind's decorator selects this one by a truthy option. */
   variant?: { of: string; when: string };
   /** Where a block is kept in its key. */
@@ -40,12 +54,21 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
     | { of: (core: LimiterAlgorithm<P, R, S>) => Adjustment<P, S> };
   /** Validates the options, naming `where` in errors. */
   params(options: O, where: string): P;
-  /** A guarded limit's requests and policy window, from the decorator's options. */
-  requests(
+  /**
+   * A guarded limit's requests and policy window, from the decorator's options. Default:
+   * requests of the decorator's `permits` ({@link permitRequest}), over {@link windowSeconds}.
+   */
+  requests?(
     options: Record<string, unknown>,
     params: P,
     where: string,
   ): Pick<CompiledAlgorithm, 'newRequest' | 'windowSeconds'>;
+  /** The policy window in seconds, for the IETF `RateLimit-Policy` header. */
+  windowSeconds?(params: P): number;
+  /** The request of `permits` (checked already) where it is more than `{ permits }`. */
+  permitRequest?(permits: number): R;
+  /** The request a peek makes (the state is restored after it), if the acquire needs one. */
+  peekRequest?: R;
   /** The factory's limiter on one key. */
   limiter(source: DecisionSource, key: string, params: P): L;
 }
@@ -62,6 +85,8 @@ export interface DefinedAlgorithm<O, P, R, S, L> {
   algorithm: LimiterAlgorithm<P & BlockParams, R, Blockable<S>>;
   ops: StateOps<P & BlockParams, R, S>;
   kind: LimitKind<O, L>;
+  /** What its factory limiter runs, when a request is a number of permits. */
+  access: PermitsAccess<P & BlockParams>;
 }
 
 /**
@@ -94,6 +119,10 @@ export function defineAlgorithm<O, P, R, S, L>(
     decorator: definition.decorator,
     defaultPrefix: definition.prefix,
     optionNames: [...definition.options, ...STATE_OPTION_NAMES],
+    factoryOptionNames: [
+      ...FACTORY_KEY_OPTIONS,
+      ...definition.options.filter((option) => !definition.requestOptions.includes(option)),
+    ],
     ops,
     algorithm,
     variant: definition.variant,
@@ -107,13 +136,37 @@ export function defineAlgorithm<O, P, R, S, L>(
         params,
         ops,
         count: countOption(options.count, where),
-        ...definition.requests(options, params, where),
+        ...(definition.requests ?? permitsRequests)(options, params, where),
       };
     },
     createLimiter: (source, key, options, where) =>
       definition.limiter(source, key, definition.params(options, where)),
   };
-  return { definition, core, refund, charge, algorithm, ops, kind };
+  const method = factoryMethodOf(definition);
+  const access: PermitsAccess<P & BlockParams> = {
+    acquire: algorithm,
+    ops,
+    peekRequest: definition.peekRequest,
+    request: (permits) =>
+      definition.permitRequest
+        ? definition.permitRequest(checkPermits(permits, method))
+        : permitsRequest(permits, method),
+  };
+  return { definition, core, refund, charge, algorithm, ops, kind, access };
+
+  /** The default `requests`: each takes the decorator's `permits` (a static one checked now). */
+  function permitsRequests(
+    options: Record<string, unknown>,
+    params: P,
+    where: string,
+  ): Pick<CompiledAlgorithm, 'newRequest' | 'windowSeconds'> {
+    const cost = staticPermits(options.permits, core.limit(params), where);
+    const { permitRequest, windowSeconds } = definition;
+    return {
+      newRequest: permitRequest ? (permits = cost) => permitRequest(permits) : costOf(cost),
+      windowSeconds: windowSeconds?.(params),
+    };
+  }
 }
 
 /**

@@ -72,6 +72,12 @@ export interface LimitKind<Options = any, Limiter = unknown> {
   readonly defaultPrefix: string;
   /** Options besides the key options: unknown ones fail start-up, and they identify a cached limiter. */
   readonly optionNames: readonly string[];
+  /**
+   * What its factory method takes: the key options, then the limit's own. A decorator's
+   * options that a programmatic limiter takes per call (`permits`) or not at all (`block`,
+   * `count`) are not among them.
+   */
+  readonly factoryOptionNames: readonly string[];
   /** The script and memory twin this kind runs. */
   readonly algorithm: LimiterAlgorithm<any, any, any>;
   /** The operations on its keys besides acquiring (state-ops/): their scripts are built in too. */
@@ -88,3 +94,13 @@ export interface LimitKind<Options = any, Limiter = unknown> {
 /** Lets a typed algorithm stand where any algorithm may. */
 export const anyAlgorithm = <P, R, S>(algorithm: LimiterAlgorithm<P, R, S>) =>
   algorithm as unknown as LimiterAlgorithm<unknown, unknown, unknown>;
+
+/** `@CountLimit` is `'countLimit'`: a module default's name, and its factory method's stem. */
+export function algorithmNameOf(kind: Pick<LimitKind, 'decorator'>): string {
+  return kind.decorator.charAt(1).toLowerCase() + kind.decorator.slice(2);
+}
+
+/** The factory's method of a kind, named after its decorator: `@CountLimit`, `countLimiter`. */
+export function factoryMethodOf(kind: Pick<LimitKind, 'decorator'>): string {
+  return `${algorithmNameOf(kind)}er`;
+}

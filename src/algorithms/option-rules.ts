@@ -2,8 +2,10 @@ import { LimiterConfigError } from '../errors/limiter-config.error';
 import { limiterMessages } from '../rate-limiter.messages';
 
 /**
- * The rules several algorithms' options share, each failing start-up with a message that
- * names `where`, the option and the value as given.
+ * The rules the algorithms' options share, each failing start-up with a message that names
+ * `where`, the option and the value as given: counts, rates, times (seconds or a duration
+ * string), blocks. A model validates its options with them; a definition's `block` is read
+ * here too, so an option goes from the model to its rule and no further.
  */
 
 /** A count such as `limit`, `max` or `capacity`: an integer >= 1. */
@@ -32,4 +34,105 @@ export function finiteAboveZero(
     );
   }
   return value;
+}
+
+/**
+ * Refuses the options no one reads, all at once, each with the known name it is closest to:
+ * a typo (`perod`) would otherwise leave the default in force without a word.
+ */
+export function refuseUnknownOptions(
+  options: object,
+  known: ReadonlySet<string>,
+  where: string,
+): void {
+  for (const name in options) {
+    if (known.has(name)) continue;
+    const unknown = Object.keys(options).filter((option) => !known.has(option));
+    throw new LimiterConfigError(limiterMessages.unknownOptions(where, unknown, [...known]));
+  }
+}
+
+/**
+ * The whole grammar: no sign, no exponent, no spaces, one unit. Anything looser would let a
+ * typo (`'1 m'`, `'60000'` meant as ms, `'1min'`) pass as some other time.
+ */
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+
+const SECONDS_PER_UNIT: Readonly<Record<string, number>> = {
+  ms: 0.001,
+  s: 1,
+  m: 60,
+  h: 3600,
+  d: 86_400,
+};
+
+/** What a time option accepts, for messages. */
+export const DURATION_EXPECTED =
+  "seconds (a number) or a duration string: a number then ms, s, m, h or d, such as '500ms', '30s', '1m', '1h', '1d'";
+
+/** The seconds a duration string stands for, or undefined when it does not follow the grammar. */
+export function parseDuration(text: string): number | undefined {
+  const match = DURATION.exec(text);
+  if (!match) return undefined;
+  // 1000 ms must be exactly 1 s: divide rather than multiply by 0.001.
+  if (match[2] === 'ms') return Number(match[1]) / 1000;
+  return Number(match[1]) * SECONDS_PER_UNIT[match[2]];
+}
+
+/**
+ * A time option in seconds: a number is returned as given (the option's own rule checks
+ * it), a duration string converted; a string outside the grammar fails naming `where`, the
+ * option and the value. Other values pass through for the option's own rule to refuse.
+ */
+export function secondsOption(value: unknown, where: string, option: string): unknown {
+  if (typeof value !== 'string') return value;
+  const seconds = parseDuration(value);
+  if (seconds === undefined) {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, option, value, DURATION_EXPECTED),
+    );
+  }
+  return seconds;
+}
+
+/** Seconds of a block option or `block(seconds)`, as whole µs; 0 means none. */
+export function blockMicros(seconds: number | undefined): number {
+  return seconds === undefined ? 0 : Math.round(seconds * 1_000_000);
+}
+
+/**
+ * The block parameters of a `block` option: seconds > 0, or a non-empty array of them
+ * (escalating steps; one step is a single block). Nothing when absent.
+ */
+export function blockParams(
+  value: unknown,
+  where: string,
+): { blockMicros: number; blockStepsMicros?: number[] } {
+  if (value === undefined) return { blockMicros: 0 };
+  if (!Array.isArray(value)) return { blockMicros: blockOption(value, where, 'block') };
+  if (value.length === 0) {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(
+        where,
+        'block',
+        value,
+        'seconds > 0 or a duration, or a non-empty array of them',
+      ),
+    );
+  }
+  const steps = value.map((step: unknown, i) => blockOption(step, where, `block[${i}]`));
+  return steps.length === 1
+    ? { blockMicros: steps[0] }
+    : { blockMicros: steps[0], blockStepsMicros: steps };
+}
+
+/** A positive finite number of seconds or a duration, as whole µs. */
+export function blockOption(given: unknown, where: string, name = 'block'): number {
+  const value = secondsOption(given, where, name);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(where, name, given, 'a finite number of seconds > 0'),
+    );
+  }
+  return blockMicros(value);
 }

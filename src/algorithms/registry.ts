@@ -2,7 +2,10 @@ import { approximateSlidingWindowKind } from './approximate-sliding-window/appro
 import { concurrencyKind } from './concurrency/concurrency.definition';
 import { fixedWindowKind } from './fixed-window/fixed-window.definition';
 import { leakyBucketKind } from './leaky-bucket/leaky-bucket.definition';
-import { LimitKind } from './limit-kind';
+import { algorithmNameOf, LimitKind } from './limit-kind';
+
+export { factoryMethodOf } from './limit-kind';
+import { STATE_OPTION_NAMES, TUNABLE_STATE_OPTIONS } from './state-ops/state-options';
 import { slidingWindowKind } from './sliding-window/sliding-window.definition';
 import { tokenBucketKind } from './token-bucket/token-bucket.definition';
 
@@ -46,12 +49,15 @@ export const ALGORITHM_NAMES: ReadonlyMap<string, string> = new Map(
   LIMIT_KINDS.filter((kind) => !kind.variant).map((kind) => [algorithmNameOf(kind), kind.name]),
 );
 
-/** `@CountLimit` is `'countLimit'`: a module default's name, and its factory method's stem. */
-function algorithmNameOf(kind: Pick<LimitKind, 'decorator'>): string {
-  return kind.decorator.charAt(1).toLowerCase() + kind.decorator.slice(2);
-}
-
-/** The factory's method of a kind, named after its decorator: `@CountLimit`, `countLimiter`. */
-export function factoryMethodOf(kind: Pick<LimitKind, 'decorator'>): string {
-  return `${algorithmNameOf(kind)}er`;
+/**
+ * The options of `kinds` an override may change (the admin module's live overrides): the
+ * numbers each definition declares, in order, then the tunable state options (`block`).
+ * Never the key, a variant's switch or `count`: they change what a limit is, not its size.
+ */
+export function overridableOptions(kinds: readonly LimitKind[]): string[] {
+  const state: readonly string[] = STATE_OPTION_NAMES;
+  const declared = kinds.flatMap((kind) =>
+    kind.optionNames.filter((name) => name !== kind.variant?.when && !state.includes(name)),
+  );
+  return [...new Set([...declared, ...TUNABLE_STATE_OPTIONS])];
 }

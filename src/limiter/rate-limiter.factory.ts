@@ -8,7 +8,7 @@ import { FixedWindowOptions } from '../algorithms/fixed-window/fixed-window.mode
 import { LeakyBucketLimiter } from '../algorithms/leaky-bucket/leaky-bucket.definition';
 import { leakyBucketKind } from '../algorithms/leaky-bucket/leaky-bucket.definition';
 import { LeakyBucketOptions } from '../algorithms/leaky-bucket/leaky-bucket.model';
-import { LimitKind } from '../algorithms/limit-kind';
+import { DecisionSource, LimitKind } from '../algorithms/limit-kind';
 import { factoryMethodOf, limitKindFor, variantSwitches } from '../algorithms/registry';
 import { SlidingWindowLimiter } from '../algorithms/sliding-window/sliding-window.definition';
 import { slidingWindowKind } from '../algorithms/sliding-window/sliding-window.definition';
@@ -17,10 +17,13 @@ import { TokenBucketLimiter } from '../algorithms/token-bucket/token-bucket.defi
 import { tokenBucketKind } from '../algorithms/token-bucket/token-bucket.definition';
 import { TokenBucketOptions } from '../algorithms/token-bucket/token-bucket.model';
 import { LimiterConfigError } from '../errors/limiter-config.error';
+import { refuseUnknownOptions } from '../algorithms/option-rules';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { limiterMessages } from '../rate-limiter.messages';
 import { customKeyPart } from '../keys/key-builder';
 import { LimiterStore } from '../stores/limiter-store';
+import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
+import { FactoryDecisions } from './factory-decisions';
 import { LimiterCache, LimiterCacheOptions } from './limiter-cache';
 
 /** The part of the module options the factory uses. */
@@ -56,11 +59,16 @@ export interface KeyedOptions {
  */
 @Injectable()
 export class RateLimiterFactory {
-  private readonly caches = new Map<LimitKind, { cache: LimiterCache; optionNames: string[] }>();
+  private readonly caches = new Map<
+    LimitKind,
+    { cache: LimiterCache; optionNames: string[]; known: ReadonlySet<string> }
+  >();
   /** Per method's kind: the kind itself when it has no variants, so no option is read to choose. */
   private readonly plainKinds = new Map<LimitKind, LimitKind | null>();
   private readonly keyPrefix: string;
   private readonly cacheOptions?: LimiterCacheOptions;
+  /** What the limiters decide on: the module's store reports through the factory. */
+  private readonly source: DecisionSource;
 
   constructor(
     readonly store: LimiterStore,
@@ -68,6 +76,7 @@ export class RateLimiterFactory {
   ) {
     this.keyPrefix = options?.keyPrefix ?? '';
     this.cacheOptions = options?.cache;
+    this.source = store instanceof FailurePolicyStore ? new FactoryDecisions(store) : store;
   }
 
   /** A token bucket: `rate` permits a second, `burst` seconds of them saved up. */
@@ -119,13 +128,16 @@ export class RateLimiterFactory {
       entry = {
         cache: new LimiterCache(this.cacheOptions),
         optionNames: [...kind.optionNames, 'prefix'],
+        known: new Set([...kind.factoryOptionNames, ...variantSwitches(named.name)]),
       };
       this.caches.set(kind, entry);
     }
+    // Checked on every call: a typo must not pass because an instance was cached already.
+    refuseUnknownOptions(options, entry.known, method);
     // Found by the key as given (its hash is usually cached already); the full key is only
     // built, and checked, on a miss.
     return entry.cache.getOrCreate(options.key, raw, entry.optionNames, () =>
-      kind.createLimiter(this.store, this.fullKey(options, method, kind), options, method),
+      kind.createLimiter(this.source, this.fullKey(options, method, kind), options, method),
     );
   }
 

@@ -4,7 +4,8 @@ import { LimitDefinition } from '../contracts/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { limiterMessages } from '../rate-limiter.messages';
 import { SettleFunction, SkipPredicate } from '../contracts/limit-context';
-import { compileAlgorithm, Resolver } from './resolvable-options';
+import { resolverOf, Resolver } from './resolvable-options';
+import { refuseUnknownOptions } from '../algorithms/option-rules';
 import { compileKey, limitTypeOf, RequestFacts } from '../keys/compile-key';
 import { KeyForm } from '../keys/key-form';
 
@@ -113,13 +114,8 @@ export function compileLimit(
   const where = handlerName ? `${definition.decorator} on ${handlerName}` : definition.decorator;
   const kind = kindOf(definition);
   const { options } = definition;
-  const known = [
-    ...new Set([...KEY_OPTION_NAMES, ...kind.optionNames, ...variantSwitches(definition.kind)]),
-  ];
-  const unknown = Object.keys(options).filter((name) => !known.includes(name));
-  if (unknown.length > 0) {
-    throw new LimiterConfigError(limiterMessages.unknownOptions(where, unknown, known));
-  }
+  const known = [...KEY_OPTION_NAMES, ...kind.optionNames, ...variantSwitches(definition.kind)];
+  refuseUnknownOptions(options, new Set(known), where);
   const prefix = prefixOf(definition, kind);
   if (typeof prefix !== 'string') {
     throw new LimiterConfigError(
@@ -161,12 +157,15 @@ export function compileLimit(
   // A run unknown at start-up (its probe refused) may need it: bound, to be safe.
   const afterHandler = (run: CompiledAlgorithm | undefined): boolean =>
     base.readsUser || settle !== undefined || !run || !!run.holdsSlot || run.count !== undefined;
-  const compiled = compileAlgorithm(kind, options, where, (run): CompiledLimit =>
-    Object.freeze({ ...base, ...run, afterHandler: afterHandler(run) }),
-  );
-  return 'run' in compiled
-    ? compiled.run
-    : { ...base, resolve: compiled.resolve, afterHandler: afterHandler(compiled.probe) };
+  const finish = (run: CompiledAlgorithm): CompiledLimit =>
+    Object.freeze({ ...base, ...run, afterHandler: afterHandler(run) });
+  // Values only, the usual case: compiled once, here. Functions of the request are resolved
+  // per request (resolvable-options.ts).
+  if (!kind.optionNames.some((option) => typeof options[option] === 'function')) {
+    return finish(kind.compile(options, where));
+  }
+  const { resolve, probe } = resolverOf(kind, options, where, finish);
+  return { ...base, resolve, afterHandler: afterHandler(probe) };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { parseDuration } from '../algorithms/duration';
+import { parseDuration } from '../algorithms/option-rules';
 import { CompiledAlgorithm, LimitKind } from '../algorithms/limit-kind';
 import { checkPermits } from '../algorithms/permits';
 import { LimiterConfigError } from '../errors/limiter-config.error';
@@ -22,21 +22,21 @@ const PROBE = 1_000_000;
 const CACHE_MAX = 256;
 
 /**
- * Compiles a limit's algorithm once when every option is a value, the way it always was.
- * When some are functions of the request, the statics are checked now, and each request
+ * A limit whose options include functions of the request (a limit of values only is
+ * compiled once, by compiled-limit.ts): the statics are checked now, and each request
  * resolves the functions and compiles through the same `kind.compile` (the algorithm's own
  * validation), with the result cached per combination of values: the store caches script
  * arguments per params object, so a tier keeps one. A `permits` function is the request's
  * cost, not a parameter of the limit: resolved on every request and checked alone (an
  * integer >= 0), it changes only the request the run makes.
  */
-export function compileAlgorithm<T>(
+export function resolverOf<T>(
   kind: LimitKind,
   options: Record<string, unknown>,
   where: string,
   /** Turns a run into what the caller keeps (the limit), once per combination. */
   finish: (run: CompiledAlgorithm) => T,
-): { run: T } | { resolve: Resolver<T>; probe?: CompiledAlgorithm } {
+): { resolve: Resolver<T>; probe?: CompiledAlgorithm } {
   const cost =
     typeof options.permits === 'function'
       ? (options.permits as (ctx: LimitContext) => unknown)
@@ -44,7 +44,6 @@ export function compileAlgorithm<T>(
   const dynamic = kind.optionNames.filter(
     (name) => name !== 'permits' && typeof options[name] === 'function',
   );
-  if (dynamic.length === 0 && !cost) return { run: finish(kind.compile(options, where)) };
   let runFor: Resolver<CompiledAlgorithm>;
   // What every run shares whatever the request's values (it holds a slot, it counts some
   // outcomes): a run of the statics, or undefined when the probe values were refused.

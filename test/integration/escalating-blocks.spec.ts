@@ -1,15 +1,15 @@
 import { approximateSlidingWindow } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.definition';
-import { approximateSlidingWindowOps } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.definition';
+import { approximateSlidingWindowDefinition } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.definition';
 import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
 import { leakyBucketParams } from '../../src/algorithms/leaky-bucket/leaky-bucket.model';
-import { leakyBucketOps } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
+import { leakyBucketDefinition } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
 import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.definition';
 import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
-import { slidingWindowOps } from '../../src/algorithms/sliding-window/sliding-window.definition';
+import { slidingWindowDefinition } from '../../src/algorithms/sliding-window/sliding-window.definition';
 import { StateOps } from '../../src/algorithms/state-ops/state-ops';
 import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
-import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.definition';
+import { tokenBucketDefinition } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import { Decision, LimiterAlgorithm } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 
@@ -27,28 +27,28 @@ const KINDS: [
   [
     'token bucket',
     tokenBucket,
-    tokenBucketOps,
+    tokenBucketDefinition.ops,
     tokenBucketParams({ rate: 10, burst: 0.1, expire: 1 }),
     () => ({ permits: 1, timeoutMicros: 0 }),
   ],
   [
     'leaky bucket',
     leakyBucket,
-    leakyBucketOps,
+    leakyBucketDefinition.ops,
     leakyBucketParams({ capacity: 1, rate: 10 }),
     () => undefined,
   ],
   [
     'sliding-window log',
     slidingWindow,
-    slidingWindowOps,
+    slidingWindowDefinition.ops,
     slidingWindowParams({ limit: 1, window: 0.1 }),
     () => ({ id: `r${++id}` }),
   ],
   [
     'approximate sliding window',
     approximateSlidingWindow,
-    approximateSlidingWindowOps,
+    approximateSlidingWindowDefinition.ops,
     slidingWindowParams({ limit: 1, window: 0.1 }),
     () => ({ permits: 1 }),
   ],

@@ -4,7 +4,7 @@ import {
   TokenBucketRequest,
   tokenBucketParams,
 } from '../../src/algorithms/token-bucket/token-bucket.model';
-import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.definition';
+import { tokenBucketDefinition } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import { Decision, RedisStore } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 
@@ -14,7 +14,7 @@ const wait = (permits: number, timeoutSeconds: number): TokenBucketRequest => ({
   timeoutMicros: timeoutSeconds * 1_000_000,
 });
 /** The token bucket's refund, as the guard gives back a reservation whose client left. */
-const refundOp = tokenBucketOps.refund!;
+const refundOp = tokenBucketDefinition.ops.refund!;
 const giveBack = (permits: number) => ({ permits, resetLeftMicros: 0 });
 
 describe('giving a token-bucket reservation back', () => {

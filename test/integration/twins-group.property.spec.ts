@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
 import { leakyBucketParams } from '../../src/algorithms/leaky-bucket/leaky-bucket.model';
-import { leakyBucketOps } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
+import { leakyBucketDefinition } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
 import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.definition';
 import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
-import { slidingWindowOps } from '../../src/algorithms/sliding-window/sliding-window.definition';
+import { slidingWindowDefinition } from '../../src/algorithms/sliding-window/sliding-window.definition';
 import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
-import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.definition';
+import { tokenBucketDefinition } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import { LimiterAlgorithm, LimiterStore } from '../../src';
 import { DecisionGroup } from '../../src/contracts/decision-group';
 import { useTwinStores } from '../helpers/twin-stores';
@@ -46,9 +46,9 @@ describe('Lua and memory twins agree on all-or-nothing groups', () => {
     },
   ];
   const peeks: { ops: { peek: LimiterAlgorithm<any, any, any> }; request: unknown }[] = [
-    { ops: tokenBucketOps, request: oneToken },
-    { ops: slidingWindowOps, request: { id: 'peek' } },
-    { ops: leakyBucketOps, request: undefined },
+    { ops: tokenBucketDefinition.ops, request: oneToken },
+    { ops: slidingWindowDefinition.ops, request: { id: 'peek' } },
+    { ops: leakyBucketDefinition.ops, request: undefined },
   ];
 
   /** Every member in one turn, so the RedisStore sends them in one engine call. */

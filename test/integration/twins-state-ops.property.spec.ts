@@ -1,20 +1,20 @@
 import fc from 'fast-check';
 import { approximateSlidingWindow } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.definition';
-import { approximateSlidingWindowOps } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.definition';
+import { approximateSlidingWindowDefinition } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.definition';
 import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
 import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
-import { fixedWindowOps } from '../../src/algorithms/fixed-window/fixed-window.definition';
+import { fixedWindowDefinition } from '../../src/algorithms/fixed-window/fixed-window.definition';
 import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
 import { leakyBucketParams } from '../../src/algorithms/leaky-bucket/leaky-bucket.model';
-import { leakyBucketOps } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
+import { leakyBucketDefinition } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
 import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.definition';
 import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
-import { slidingWindowOps } from '../../src/algorithms/sliding-window/sliding-window.definition';
+import { slidingWindowDefinition } from '../../src/algorithms/sliding-window/sliding-window.definition';
 import { StateOps } from '../../src/algorithms/state-ops/state-ops';
 import { BlockParams } from '../../src/algorithms/state-ops/state-ops.model';
 import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
-import { tokenBucketOps } from '../../src/algorithms/token-bucket/token-bucket.definition';
+import { tokenBucketDefinition } from '../../src/algorithms/token-bucket/token-bucket.definition';
 import { Decision, LimiterAlgorithm } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 
@@ -161,7 +161,15 @@ describe('Lua and memory twins agree on peek, reset, refund, charge and block', 
         async (limit, block, plan) => {
           const params = { ...fixedWindowParams({ limit, period: 1_000 }), ...block };
           const newRequest = (permits: number) => ({ permits });
-          await play(fixedWindow, fixedWindowOps, params, newRequest, undefined, plan, counts);
+          await play(
+            fixedWindow,
+            fixedWindowDefinition.ops,
+            params,
+            newRequest,
+            undefined,
+            plan,
+            counts,
+          );
         },
       ),
       { numRuns: 60 },
@@ -180,7 +188,7 @@ describe('Lua and memory twins agree on peek, reset, refund, charge and block', 
           const params = { ...base, ...block };
           await play(
             tokenBucket,
-            tokenBucketOps,
+            tokenBucketDefinition.ops,
             params,
             (permits) => ({ permits, timeoutMicros: 0 }),
             { permits: 1, timeoutMicros: 0 },
@@ -202,7 +210,7 @@ describe('Lua and memory twins agree on peek, reset, refund, charge and block', 
         async (capacity, rate, block, plan) => {
           const params = { ...leakyBucketParams({ capacity, rate }), ...block };
           const newRequest = (permits: number) => ({ permits });
-          await play(leakyBucket, leakyBucketOps, params, newRequest, undefined, plan);
+          await play(leakyBucket, leakyBucketDefinition.ops, params, newRequest, undefined, plan);
         },
       ),
       { numRuns: 60 },
@@ -220,7 +228,14 @@ describe('Lua and memory twins agree on peek, reset, refund, charge and block', 
         async (limit, window, block, plan) => {
           const params = { ...slidingWindowParams({ limit, window }), ...block };
           const newRequest = (permits: number) => ({ id: `r${++id}`, permits });
-          await play(slidingWindow, slidingWindowOps, params, newRequest, { id: 'peek' }, plan);
+          await play(
+            slidingWindow,
+            slidingWindowDefinition.ops,
+            params,
+            newRequest,
+            { id: 'peek' },
+            plan,
+          );
         },
       ),
       { numRuns: 150 },
@@ -238,7 +253,7 @@ describe('Lua and memory twins agree on peek, reset, refund, charge and block', 
           const params = { ...slidingWindowParams({ limit, window }), ...block };
           await play(
             approximateSlidingWindow,
-            approximateSlidingWindowOps,
+            approximateSlidingWindowDefinition.ops,
             params,
             (permits) => ({ permits }),
             { permits: 1 },

@@ -1,6 +1,5 @@
-import { exactString } from '../limiter-algorithm';
 import { defineAlgorithm } from '../define-algorithm';
-import { PermitsAccess, permitsAccess } from '../state-ops/key-state-limiter';
+import { PermitsAccess } from '../state-ops/key-state-limiter';
 import {
   approximateSlidingWindowStep,
   approximateSlidingWindowRefundStep,
@@ -11,25 +10,29 @@ import {
   ApproximateSlidingWindowParams,
   ApproximateSlidingWindowRequest,
 } from './approximate-sliding-window.model';
-import { SlidingWindowOptions } from '../sliding-window/sliding-window.model';
+import { slidingWindowArgv } from '../sliding-window/sliding-window.model';
 import { SlidingWindowLimiter } from '../sliding-window/sliding-window.definition';
-import { permitsRequest, permitsRequests, staticPermits } from '../permits';
 
 /**
  * Adds permits to the current window's count, into debt if need be:
  * approximate-sliding-window.charge.lua and its twin.
  */
+/** A peek asks for one permit, on the snapshot that is then restored. */
+const ONE_PERMIT: ApproximateSlidingWindowRequest = Object.freeze({ permits: 1 });
+
 /** `@SlidingWindowLimit`, `factory.slidingWindowLimiter` and `ApproximateSlidingWindowLimiter`. */
 export const approximateSlidingWindowDefinition = defineAlgorithm({
   name: 'approximateSlidingWindow',
   decorator: '@SlidingWindowLimit',
   prefix: 'slidingWindowApprox:',
   options: ['limit', 'window', 'approximate', 'permits'],
+  requestOptions: ['permits'],
   variant: { of: 'slidingWindow', when: 'approximate' },
   folder: __dirname,
   stateType: 'string',
+  limiter: (source, key, params) => new ApproximateSlidingWindowLimiter(source, key, params),
   core: {
-    paramsArgv: (params) => [String(params.limit), exactString(params.windowMicros)],
+    paramsArgv: slidingWindowArgv,
     requestArgv: (request) => [String(request.permits)],
     step: approximateSlidingWindowStep,
     limit: (params) => params.limit,
@@ -38,22 +41,14 @@ export const approximateSlidingWindowDefinition = defineAlgorithm({
   },
   refund: { step: approximateSlidingWindowRefundStep },
   charge: { step: approximateSlidingWindowChargeStep },
-  params: (options: SlidingWindowOptions, where) => approximateSlidingWindowParams(options, where),
-  requests: (options, params, where) => ({
-    newRequest: permitsRequests(staticPermits(options.permits, params.limit, where)),
-    windowSeconds: params.windowMicros / 1_000_000,
-  }),
-  limiter: (source, key, params) => new ApproximateSlidingWindowLimiter(source, key, params),
+  params: approximateSlidingWindowParams,
+  windowSeconds: (params) => params.windowMicros / 1_000_000,
+  peekRequest: ONE_PERMIT,
 });
 
-/** What the limits run (with blocks kept in its key), its operations, its kind. */
-export const {
-  algorithm: approximateSlidingWindow,
-  ops: approximateSlidingWindowOps,
-  kind: approximateSlidingWindowKind,
-} = approximateSlidingWindowDefinition;
-
-const ONE_PERMIT: ApproximateSlidingWindowRequest = Object.freeze({ permits: 1 });
+/** What the limits run (with blocks kept in its key), and its kind; its operations: `.ops`. */
+export const { algorithm: approximateSlidingWindow, kind: approximateSlidingWindowKind } =
+  approximateSlidingWindowDefinition;
 
 /**
  * `factory.slidingWindowLimiter({ ..., approximate: true })`: the sliding window at a
@@ -64,8 +59,6 @@ const ONE_PERMIT: ApproximateSlidingWindowRequest = Object.freeze({ permits: 1 }
  */
 export class ApproximateSlidingWindowLimiter extends SlidingWindowLimiter {
   protected override stateAccess(): PermitsAccess<ApproximateSlidingWindowParams> {
-    return permitsAccess(approximateSlidingWindowDefinition, ONE_PERMIT, (permits) =>
-      permitsRequest(permits, 'slidingWindowLimiter'),
-    );
+    return approximateSlidingWindowDefinition.access;
   }
 }

@@ -78,6 +78,7 @@ export const concurrencyKind: LimitKind<ConcurrencyOptions, ConcurrencyLimiter> 
   decorator: '@ConcurrencyLimit',
   defaultPrefix: 'concurrency:',
   optionNames: ['max', 'lease', 'permits'],
+  factoryOptionNames: ['key', 'prefix', 'max', 'lease'],
   algorithm: concurrency,
   // Built into the engine with the acquire; the guard never refunds a slot (it releases).
   ops: concurrencyOps,

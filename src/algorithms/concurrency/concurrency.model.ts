@@ -44,10 +44,10 @@
  * expired members it drops. Invariants: 0 <= in-flight <= max after an allowed acquire;
  * retryAfter > 0 when denied.
  */
-import { finiteAboveZero, integerAtLeastOne } from '../option-rules';
+import { finiteAboveZero, integerAtLeastOne, secondsOption } from '../option-rules';
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
-import { Seconds, secondsOption } from '../duration';
+import { Seconds } from '../duration';
 import { checkPermits } from '../permits';
 
 /** Options of a concurrency limit, as `@ConcurrencyLimit` and `factory.concurrencyLimiter` take them. */

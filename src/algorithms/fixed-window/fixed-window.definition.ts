@@ -1,12 +1,12 @@
 import { defineAlgorithm } from '../define-algorithm';
-import { permitsArgv, permitsOf, permitsRequest, permitsRequests, staticPermits } from '../permits';
-import { PermitsAccess, permitsAccess, PermitsLimiter } from '../state-ops/key-state-limiter';
+import { permitsArgv, permitsOf } from '../permits';
+import { PermitsAccess, PermitsLimiter } from '../state-ops/key-state-limiter';
 import {
   fixedWindowChargeStep,
   fixedWindowRefundStep,
   fixedWindowStep,
 } from './fixed-window.memory';
-import { FixedWindowOptions, FixedWindowParams, fixedWindowParams } from './fixed-window.model';
+import { fixedWindowArgv, FixedWindowParams, fixedWindowParams } from './fixed-window.model';
 
 /** `@CountLimit`, `factory.countLimiter` and `CountLimiter`. */
 export const fixedWindowDefinition = defineAlgorithm({
@@ -14,10 +14,12 @@ export const fixedWindowDefinition = defineAlgorithm({
   decorator: '@CountLimit',
   prefix: 'countLimit:',
   options: ['limit', 'period', 'permits'],
+  requestOptions: ['permits'],
   folder: __dirname,
   stateType: 'string',
+  limiter: (source, key, params) => new CountLimiter(source, key, params),
   core: {
-    paramsArgv: (params) => [String(params.limit), String(params.periodMs)],
+    paramsArgv: fixedWindowArgv,
     requestArgv: permitsArgv,
     step: fixedWindowStep,
     limit: (params) => params.limit,
@@ -26,20 +28,12 @@ export const fixedWindowDefinition = defineAlgorithm({
   },
   refund: { step: fixedWindowRefundStep },
   charge: { step: fixedWindowChargeStep },
-  params: (options: FixedWindowOptions, where) => fixedWindowParams(options, where),
-  requests: (options, params, where) => ({
-    newRequest: permitsRequests(staticPermits(options.permits, params.limit, where)),
-    windowSeconds: params.periodMs / 1000,
-  }),
-  limiter: (source, key, params) => new CountLimiter(source, key, params),
+  params: fixedWindowParams,
+  windowSeconds: (params) => params.periodMs / 1000,
 });
 
-/** What the limits run (with blocks kept in its key), its operations, its kind. */
-export const {
-  algorithm: fixedWindow,
-  ops: fixedWindowOps,
-  kind: fixedWindowKind,
-} = fixedWindowDefinition;
+/** What the limits run (with blocks kept in its key), and its kind; its operations: `.ops`. */
+export const { algorithm: fixedWindow, kind: fixedWindowKind } = fixedWindowDefinition;
 
 /**
  * A fixed-window counter on one key: `limit` permits per `period`. The math:
@@ -49,8 +43,6 @@ export const {
  */
 export class CountLimiter extends PermitsLimiter<FixedWindowParams> {
   protected stateAccess(): PermitsAccess<FixedWindowParams> {
-    return permitsAccess(fixedWindowDefinition, undefined, (permits) =>
-      permitsRequest(permits, 'countLimiter'),
-    );
+    return fixedWindowDefinition.access;
   }
 }

@@ -22,8 +22,8 @@
  * happen inside one script, but a manual SET or a restore can) gets one period again,
  * so it never blocks a key forever.
  */
-import { finiteAboveZero, integerAtLeastOne } from '../option-rules';
-import { Seconds, secondsOption } from '../duration';
+import { finiteAboveZero, integerAtLeastOne, secondsOption } from '../option-rules';
+import { Seconds } from '../duration';
 
 /** Options of a fixed-window counter, as `@CountLimit` and `factory.countLimiter` take them. */
 export interface FixedWindowOptions {
@@ -56,4 +56,9 @@ export function fixedWindowParams(
   const period = finiteAboveZero(seconds, where, 'period', given);
   // PEXPIRE takes whole milliseconds.
   return { limit, periodMs: Math.max(1, Math.ceil(period * 1000)) };
+}
+
+/** The parameters as fixed-window.lua reads them, after the block: its `argv`. */
+export function fixedWindowArgv(params: FixedWindowParams): string[] {
+  return [String(params.limit), String(params.periodMs)];
 }

@@ -1,13 +1,12 @@
-import { exactString } from '../limiter-algorithm';
-import { permitsArgv, permitsOf, permitsRequest, permitsRequests, staticPermits } from '../permits';
+import { permitsArgv, permitsOf } from '../permits';
 import { defineAlgorithm } from '../define-algorithm';
-import { PermitsAccess, permitsAccess, PermitsLimiter } from '../state-ops/key-state-limiter';
+import { PermitsAccess, PermitsLimiter } from '../state-ops/key-state-limiter';
 import {
   leakyBucketStep,
   leakyBucketRefundStep,
   leakyBucketChargeStep,
 } from './leaky-bucket.memory';
-import { LeakyBucketOptions, LeakyBucketParams, leakyBucketParams } from './leaky-bucket.model';
+import { leakyBucketArgv, LeakyBucketParams, leakyBucketParams } from './leaky-bucket.model';
 
 /** `@LeakyBucketLimit`, `factory.leakyBucketLimiter` and `LeakyBucketLimiter`. */
 export const leakyBucketDefinition = defineAlgorithm({
@@ -15,10 +14,12 @@ export const leakyBucketDefinition = defineAlgorithm({
   decorator: '@LeakyBucketLimit',
   prefix: 'leakyBucket:',
   options: ['capacity', 'rate', 'permits'],
+  requestOptions: ['permits'],
   folder: __dirname,
   stateType: 'string',
+  limiter: (source, key, params) => new LeakyBucketLimiter(source, key, params),
   core: {
-    paramsArgv: (params) => [String(params.capacity), exactString(params.intervalMicros)],
+    paramsArgv: leakyBucketArgv,
     requestArgv: permitsArgv,
     step: leakyBucketStep,
     limit: (params) => params.capacity,
@@ -27,20 +28,12 @@ export const leakyBucketDefinition = defineAlgorithm({
   },
   refund: { step: leakyBucketRefundStep },
   charge: { step: leakyBucketChargeStep },
-  params: (options: LeakyBucketOptions, where) => leakyBucketParams(options, where),
-  requests: (options, params, where) => ({
-    newRequest: permitsRequests(staticPermits(options.permits, params.capacity, where)),
-    windowSeconds: (params.capacity * params.intervalMicros) / 1_000_000,
-  }),
-  limiter: (source, key, params) => new LeakyBucketLimiter(source, key, params),
+  params: leakyBucketParams,
+  windowSeconds: (params) => (params.capacity * params.intervalMicros) / 1_000_000,
 });
 
-/** What the limits run (with blocks kept in its key), its operations, its kind. */
-export const {
-  algorithm: leakyBucket,
-  ops: leakyBucketOps,
-  kind: leakyBucketKind,
-} = leakyBucketDefinition;
+/** What the limits run (with blocks kept in its key), and its kind; its operations: `.ops`. */
+export const { algorithm: leakyBucket, kind: leakyBucketKind } = leakyBucketDefinition;
 
 /**
  * A leaky bucket (GCRA, redis-cell's `CL.THROTTLE`) on one key: `capacity` requests may
@@ -57,8 +50,6 @@ export const {
  */
 export class LeakyBucketLimiter extends PermitsLimiter<LeakyBucketParams> {
   protected stateAccess(): PermitsAccess<LeakyBucketParams> {
-    return permitsAccess(leakyBucketDefinition, undefined, (permits) =>
-      permitsRequest(permits, 'leakyBucketLimiter'),
-    );
+    return leakyBucketDefinition.access;
   }
 }

@@ -50,6 +50,7 @@
  * writes nothing.
  */
 import { finiteAboveZero, integerAtLeastOne } from '../option-rules';
+import { exactString } from '../limiter-algorithm';
 
 /** Options of a leaky bucket, as `@LeakyBucketLimit` and `factory.leakyBucketLimiter` take them. */
 export interface LeakyBucketOptions {
@@ -78,4 +79,9 @@ export function leakyBucketParams(
   integerAtLeastOne(capacity, where, 'capacity');
   finiteAboveZero(rate, where, 'rate');
   return { capacity, intervalMicros: Math.max(1, Math.round(1_000_000 / rate)) };
+}
+
+/** The parameters as leaky-bucket.lua reads them, after the block: its `argv`. */
+export function leakyBucketArgv(params: LeakyBucketParams): string[] {
+  return [String(params.capacity), exactString(params.intervalMicros)];
 }

@@ -1,19 +1,20 @@
-import { exactString } from '../limiter-algorithm';
 import { permitsArgv, permitsOf } from '../permits';
 import { defineAlgorithm } from '../define-algorithm';
-import { PermitsAccess, permitsAccess, PermitsLimiter } from '../state-ops/key-state-limiter';
+import { PermitsAccess, PermitsLimiter } from '../state-ops/key-state-limiter';
 import {
   slidingWindowStep,
   slidingWindowRefundStep,
   slidingWindowChargeStep,
 } from './sliding-window.memory';
 import {
-  SlidingWindowOptions,
+  slidingWindowArgv,
   SlidingWindowParams,
   slidingWindowParams,
 } from './sliding-window.model';
 import { randomUUID } from 'node:crypto';
-import { checkPermits, staticPermits } from '../permits';
+
+/** A peek's member never stays: the key is restored after it. */
+const PEEK_REQUEST = Object.freeze({ id: 'peek' });
 
 /** `@SlidingWindowLimit`, `factory.slidingWindowLimiter` and `SlidingWindowLimiter`. */
 export const slidingWindowDefinition = defineAlgorithm({
@@ -21,10 +22,12 @@ export const slidingWindowDefinition = defineAlgorithm({
   decorator: '@SlidingWindowLimit',
   prefix: 'slidingWindow:',
   options: ['limit', 'window', 'permits'],
+  requestOptions: ['permits'],
   folder: __dirname,
   stateType: 'zset',
+  limiter: (source, key, params) => new SlidingWindowLimiter(source, key, params),
   core: {
-    paramsArgv: (params) => [String(params.limit), exactString(params.windowMicros)],
+    paramsArgv: slidingWindowArgv,
     requestArgv: (request) => [request.id, ...permitsArgv(request)],
     step: slidingWindowStep,
     limit: (params) => params.limit,
@@ -33,27 +36,15 @@ export const slidingWindowDefinition = defineAlgorithm({
   },
   refund: { step: slidingWindowRefundStep },
   charge: { step: slidingWindowChargeStep },
-  params: (options: SlidingWindowOptions, where) => slidingWindowParams(options, where),
-  requests: (options, params, where) => ({
-    // Members must be unique across servers even within one microsecond.
-    newRequest: (
-      (cost) =>
-      (permits = cost) => ({ id: randomUUID(), permits })
-    )(staticPermits(options.permits, params.limit, where)),
-    windowSeconds: params.windowMicros / 1_000_000,
-  }),
-  limiter: (source, key, params) => new SlidingWindowLimiter(source, key, params),
+  params: slidingWindowParams,
+  windowSeconds: (params) => params.windowMicros / 1_000_000,
+  // Members must be unique across servers even within one microsecond.
+  permitRequest: (permits) => ({ id: randomUUID(), permits }),
+  peekRequest: PEEK_REQUEST,
 });
 
-/** What the limits run (with blocks kept in its key), its operations, its kind. */
-export const {
-  algorithm: slidingWindow,
-  ops: slidingWindowOps,
-  kind: slidingWindowKind,
-} = slidingWindowDefinition;
-
-/** A peek's member never stays: the key is restored after it. */
-const PEEK_REQUEST = Object.freeze({ id: 'peek' });
+/** What the limits run (with blocks kept in its key), and its kind; its operations: `.ops`. */
+export const { algorithm: slidingWindow, kind: slidingWindowKind } = slidingWindowDefinition;
 
 /**
  * An exact sliding-window log on one key: at most `limit` requests within any `window`
@@ -70,9 +61,6 @@ const PEEK_REQUEST = Object.freeze({ id: 'peek' });
  */
 export class SlidingWindowLimiter extends PermitsLimiter<SlidingWindowParams> {
   protected stateAccess(): PermitsAccess<SlidingWindowParams> {
-    return permitsAccess(slidingWindowDefinition, PEEK_REQUEST, (permits) => ({
-      id: randomUUID(),
-      permits: checkPermits(permits, 'slidingWindowLimiter'),
-    }));
+    return slidingWindowDefinition.access;
   }
 }

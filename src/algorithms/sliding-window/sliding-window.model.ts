@@ -46,8 +46,9 @@
  * denial adds nothing and keeps the TTL. Invariants: 0 <= count <= limit after an allowed
  * request; retryAfter > 0 when denied; memory O(limit) per key.
  */
-import { finiteAboveZero, integerAtLeastOne } from '../option-rules';
-import { Seconds, secondsOption } from '../duration';
+import { finiteAboveZero, integerAtLeastOne, secondsOption } from '../option-rules';
+import { Seconds } from '../duration';
+import { exactString } from '../limiter-algorithm';
 
 /** Options of a sliding-window log, as `@SlidingWindowLimit` and `factory.slidingWindowLimiter` take them. */
 export interface SlidingWindowOptions {
@@ -90,4 +91,9 @@ export function slidingWindowParams(
   integerAtLeastOne(limit, where, 'limit');
   const window = finiteAboveZero(seconds, where, 'window', options.window);
   return { limit, windowMicros: Math.max(1, Math.round(window * 1_000_000)) };
+}
+
+/** The parameters as sliding-window.lua (and the approximate one) reads them, after the block: its `argv`. */
+export function slidingWindowArgv(params: SlidingWindowParams): string[] {
+  return [String(params.limit), exactString(params.windowMicros)];
 }

@@ -89,12 +89,3 @@ export abstract class PermitsLimiter<P> extends KeyStateLimiter<P> {
     return (await this.decide(permits)).allowed;
   }
 }
-
-/** The access of a permits limiter to its algorithm's definition. */
-export function permitsAccess<P>(
-  defined: { algorithm: LimiterAlgorithm<P, any, any>; ops: StateOps<P, any, any> },
-  peekRequest: unknown,
-  request: (permits: number) => unknown,
-): PermitsAccess<P> {
-  return { acquire: defined.algorithm, ops: defined.ops, peekRequest, request };
-}

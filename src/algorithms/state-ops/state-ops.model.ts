@@ -35,7 +35,10 @@ import type { LimiterAlgorithm } from '../limiter-algorithm';
  * whatever the limit, so a settled cost may leave the key in debt, repaid as it recovers.
  */
 
-import { DURATION_EXPECTED, parseDuration, Seconds } from '../duration';
+import { Seconds } from '../duration';
+import { blockMicros, DURATION_EXPECTED, parseDuration } from '../option-rules';
+
+export { blockMicros } from '../option-rules';
 
 /** The Redis type of an algorithm's key: where a block is kept (see above). */
 export type StateType = 'string' | 'zset';
@@ -123,9 +126,4 @@ export function manualBlockMicros(given: Seconds): number {
     throw new RangeError(`block(seconds): a finite number > 0, got ${String(given)}`);
   }
   return blockMicros(seconds);
-}
-
-/** Seconds of a block option or `block(seconds)`, as whole µs; 0 means none. */
-export function blockMicros(seconds: number | undefined): number {
-  return seconds === undefined ? 0 : Math.round(seconds * 1_000_000);
 }

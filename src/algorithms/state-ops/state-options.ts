@@ -1,8 +1,9 @@
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
 import type { Resolvable, SettleFunction } from '../../contracts/limit-context';
-import { BlockParams, blockMicros } from './state-ops.model';
-import { Seconds, secondsOption } from '../duration';
+import { Seconds } from '../duration';
+// The block rule is an option rule (option-rules.ts); exported here too, where it was first.
+export { blockOption, blockParams } from '../option-rules';
 
 /** Which outcomes of a request count against a limit (DESIGN §9). @publicApi */
 export type CountMode = 'all' | 'failures' | 'successes';
@@ -37,39 +38,11 @@ export interface StateOptions {
 
 export const STATE_OPTION_NAMES = ['block', 'count'] as const;
 
-/**
- * The block parameters of a `block` option: seconds > 0, or a non-empty array of them
- * (escalating steps; one step is a single block). Nothing when absent.
- */
-export function blockParams(value: unknown, where: string): BlockParams {
-  if (value === undefined) return { blockMicros: 0 };
-  if (!Array.isArray(value)) return { blockMicros: blockOption(value, where, 'block') };
-  if (value.length === 0) {
-    throw new LimiterConfigError(
-      limiterMessages.invalidOption(
-        where,
-        'block',
-        value,
-        'seconds > 0 or a duration, or a non-empty array of them',
-      ),
-    );
-  }
-  const steps = value.map((step: unknown, i) => blockOption(step, where, `block[${i}]`));
-  return steps.length === 1
-    ? { blockMicros: steps[0] }
-    : { blockMicros: steps[0], blockStepsMicros: steps };
-}
+/** Those of {@link STATE_OPTION_NAMES} that are a number to tune (an override may change it). */
+export const TUNABLE_STATE_OPTIONS = ['block'] as const;
 
-/** A positive finite number of seconds or a duration, as whole µs. */
-export function blockOption(given: unknown, where: string, name = 'block'): number {
-  const value = secondsOption(given, where, name);
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new LimiterConfigError(
-      limiterMessages.invalidOption(where, name, given, 'a finite number of seconds > 0'),
-    );
-  }
-  return blockMicros(value);
-}
+/** A programmatic limiter's key options (the factory's `KeyedOptions`). */
+export const FACTORY_KEY_OPTIONS = ['key', 'prefix'] as const;
 
 /** The count mode, or undefined for 'all' (nothing to track). */
 export function countOption(value: unknown, where: string): 'failures' | 'successes' | undefined {

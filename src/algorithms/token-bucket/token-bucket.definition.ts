@@ -9,7 +9,7 @@ import { tokenBucketRefundStep, tokenBucketStep } from './token-bucket.memory';
 import {
   burstSeconds,
   checkServable,
-  TokenBucketOptions,
+  tokenBucketArgv,
   TokenBucketParams,
   tokenBucketParams,
   TokenBucketRequest,
@@ -44,15 +44,12 @@ export const tokenBucketDefinition = defineAlgorithm({
   decorator: '@RateLimit',
   prefix: 'rateLimit:',
   options: ['rate', 'burst', 'capacity', 'permits', 'timeout', 'expire', 'initialPermits'],
+  requestOptions: ['permits', 'timeout'],
   folder: __dirname,
   stateType: 'string',
+  limiter: (source, key, params) => new TokenBucketLimiter(source, key, params),
   core: {
-    paramsArgv: (params) => [
-      exactString(params.maxPermits),
-      exactString(params.intervalMicros),
-      exactString(params.initialPermits),
-      exactString(params.expireMicros),
-    ],
+    paramsArgv: tokenBucketArgv,
     requestArgv: (request) => [String(request.permits), exactString(request.timeoutMicros)],
     step: tokenBucketStep,
     limit: (params) => params.maxPermits,
@@ -60,7 +57,7 @@ export const tokenBucketDefinition = defineAlgorithm({
   },
   refund: { step: tokenBucketRefundStep },
   charge: { of: tokenBucketChargeOf },
-  params: (options: TokenBucketOptions, where) => tokenBucketParams(options, where),
+  params: tokenBucketParams,
   requests: (options, params, where) => {
     // A `permits` function is resolved per request (resolvable-options.ts).
     const permits = typeof options.permits === 'function' ? 1 : (options.permits ?? 1);
@@ -72,15 +69,10 @@ export const tokenBucketDefinition = defineAlgorithm({
       windowSeconds: burstSeconds(params),
     };
   },
-  limiter: (source, key, params) => new TokenBucketLimiter(source, key, params),
 });
 
-/** What the limits run (with blocks kept in its key), its operations, its kind. */
-export const {
-  algorithm: tokenBucket,
-  ops: tokenBucketOps,
-  kind: tokenBucketKind,
-} = tokenBucketDefinition;
+/** What the limits run (with blocks kept in its key), and its kind; its operations: `.ops`. */
+export const { algorithm: tokenBucket, kind: tokenBucketKind } = tokenBucketDefinition;
 
 /** A peek asks for one permit, now. */
 const PEEK_REQUEST: TokenBucketRequest = Object.freeze({ permits: 1, timeoutMicros: 0 });
@@ -104,7 +96,7 @@ export class TokenBucketLimiter extends KeyStateLimiter<TokenBucketParams> {
   private lastRequest?: { permits: number; timeout: Seconds; request: TokenBucketRequest };
 
   protected stateAccess(): KeyStateAccess<TokenBucketParams> {
-    return { ops: tokenBucketOps, peekRequest: PEEK_REQUEST };
+    return { ops: tokenBucketDefinition.ops, peekRequest: PEEK_REQUEST };
   }
 
   /**

@@ -74,7 +74,9 @@
  */
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
-import { Seconds, secondsOption } from '../duration';
+import { Seconds } from '../duration';
+import { secondsOption } from '../option-rules';
+import { exactString } from '../limiter-algorithm';
 import { checkPermits } from '../permits';
 
 /** Options of a token bucket, as `@RateLimit` and `factory.rateLimiter` take them (seconds). */
@@ -219,4 +221,14 @@ export function checkServable(
       ),
     );
   }
+}
+
+/** The parameters as token-bucket.lua reads them, after the block: its `argv`. */
+export function tokenBucketArgv(params: TokenBucketParams): string[] {
+  return [
+    exactString(params.maxPermits),
+    exactString(params.intervalMicros),
+    exactString(params.initialPermits),
+    exactString(params.expireMicros),
+  ];
 }

@@ -10,7 +10,7 @@ import { LimiterStore } from '../limiter-store';
 import { CircuitBreaker } from './circuit-breaker';
 import { InsuranceStore } from './insurance-store';
 import { StoreErrorLog } from './store-error-log';
-import { DecisionListener, decisionEvent, emitEvent } from '../../contracts/rate-limit-event';
+import { DecisionListener } from '../../contracts/rate-limit-event';
 
 /**
  * Told of every decision the store could not make, for the `onDecision` hook; `name` is
@@ -29,12 +29,9 @@ export type StoreErrorListener = (
  */
 export const MAX_IN_FLIGHT = 10_000;
 
-/** The `limit` of the factory's events. */
-const FACTORY_LABEL = 'RateLimiterFactory';
-
 /**
  * The one place where the store's failures meet `storeTimeout` and `onStoreError`, for the
- * guard ({@link decide}) and the module's factory ({@link evaluate}) alike. Every decision
+ * guard and the module's factory alike ({@link decide}). Every decision
  * is bounded by `timeoutMs`, passed to the store as its deadline (so a Redis that resumes
  * skips it); a store that keeps timing out is skipped by a circuit breaker; a decision the
  * store could not make follows the policy: null ('allow', 'deny': the caller answers) or
@@ -54,11 +51,12 @@ export class FailurePolicyStore extends LimiterStore {
     private readonly primary: LimiterStore,
     readonly policy: StoreErrorPolicy,
     private readonly timeoutMs: number,
-    private readonly logger: Logger,
+    logger: Logger,
     private readonly onError?: StoreErrorListener,
     /**
-     * Told of the factory's decisions; the guard reports its own, with its limit's name,
-     * to the same listener (the user's `onDecision` and the metrics).
+     * Where the layers above report their decisions (the user's `onDecision` and the
+     * metrics): the guard with its limit's name, the factory with its label. This layer
+     * reports only what the store could not decide, through `onError`.
      */
     readonly onDecision?: DecisionListener,
   ) {
@@ -165,9 +163,9 @@ export class FailurePolicyStore extends LimiterStore {
   }
 
   /**
-   * The factory's view: where the guard would let a request through ('allow'), the limiter
-   * allows; where it would answer 503 ('deny'), it throws {@link StoreUnavailableError}
-   * for the caller to map.
+   * The store's view for any caller ({@link LimiterStore}): {@link decide}, then
+   * {@link answer}. The factory decides through {@link decide} under its own label and
+   * reports its decisions itself (limiter/factory-decisions.ts).
    */
   async evaluate<P, R, S>(
     algorithm: LimiterAlgorithm<P, R, S>,
@@ -175,26 +173,20 @@ export class FailurePolicyStore extends LimiterStore {
     params: P,
     request: R,
   ): Promise<Decision> {
-    // A fixed label, and the algorithm's name: never the key, which holds the client's id.
-    const name = algorithmName(algorithm);
-    const decision = await this.decide(
-      algorithm,
-      key,
-      params,
-      request,
-      FACTORY_LABEL,
-      undefined,
-      undefined,
-      name,
-    );
-    if (decision) {
-      // A release or a refund gives back; only decisions are reported.
-      if (this.onDecision && algorithm.isDecision?.(request) !== false) {
-        const event = decisionEvent(FACTORY_LABEL, key, decision, false, name);
-        emitEvent(this.onDecision, event, this.logger);
-      }
-      return decision;
-    }
+    return this.answer(await this.decide(algorithm, key, params, request), algorithm, params);
+  }
+
+  /**
+   * A decision for a caller that takes no null: where the guard would let a request through
+   * ('allow'), an allowed decision; where it would answer 503 ('deny'), a
+   * {@link StoreUnavailableError} thrown for the caller to map.
+   */
+  answer<P>(
+    decision: Decision | null,
+    algorithm: LimiterAlgorithm<P, any, any>,
+    params: P,
+  ): Decision {
+    if (decision) return decision;
     if (this.policy === 'deny') {
       throw new StoreUnavailableError('the rate-limit store is unavailable');
     }
@@ -249,15 +241,6 @@ export class FailurePolicyStore extends LimiterStore {
       return null;
     }
   }
-}
-
-/**
- * A programmatic limiter's name in events and metrics: its algorithm's, stable whatever the
- * key (`limiterFixedWindow` and its peek, block... give `fixedWindow`).
- */
-function algorithmName(algorithm: LimiterAlgorithm<any, any, any>): string {
-  const name = (algorithm.stateOf ?? algorithm).commandName.replace(/^limiter/, '');
-  return name.charAt(0).toLowerCase() + name.slice(1);
 }
 
 function describe(error: unknown): string {

@@ -1,0 +1,54 @@
+import { Logger } from '@nestjs/common';
+import { decisionEvent, emitEvent } from '../contracts/rate-limit-event';
+import { DecisionSource } from '../algorithms/limit-kind';
+import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
+import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
+
+/** The `limit` of the factory's events and of its store errors. */
+export const FACTORY_LABEL = 'RateLimiterFactory';
+
+/**
+ * The module's store as the factory's limiters use it: each decision goes through the
+ * failure policy under the factory's label, and the factory reports it to the module's
+ * listener (`onDecision`, the metrics), after any `store-error` the policy reported for it.
+ * A release or a refund gives back: only decisions are reported.
+ */
+export class FactoryDecisions implements DecisionSource {
+  private readonly logger = new Logger('RateLimiter');
+
+  constructor(private readonly store: FailurePolicyStore) {}
+
+  readonly evaluate: DecisionSource['evaluate'] = async (algorithm, key, params, request) => {
+    // A fixed label, and the algorithm's name: never the key, which holds the client's id.
+    const name = algorithmName(algorithm);
+    const { store } = this;
+    const decision = await store.decide(
+      algorithm,
+      key,
+      params,
+      request,
+      FACTORY_LABEL,
+      undefined,
+      undefined,
+      name,
+    );
+    if (decision && store.onDecision && algorithm.isDecision?.(request) !== false) {
+      const event = decisionEvent(FACTORY_LABEL, key, decision, false, name);
+      emitEvent(store.onDecision, event, this.logger);
+    }
+    return store.answer(decision, algorithm, params);
+  };
+
+  sleep(milliseconds: number): Promise<void> {
+    return this.store.sleep(milliseconds);
+  }
+}
+
+/**
+ * A programmatic limiter's name in events and metrics: its algorithm's, stable whatever the
+ * key (`limiterFixedWindow` and its peek, block... give `fixedWindow`).
+ */
+function algorithmName(algorithm: LimiterAlgorithm<any, any, any>): string {
+  const name = (algorithm.stateOf ?? algorithm).commandName.replace(/^limiter/, '');
+  return name.charAt(0).toLowerCase() + name.slice(1);
+}
