@@ -1,4 +1,4 @@
-// autocannon ships no types: only what http-load.ts uses.
+// autocannon ships no types: only what http-load.ts and guard-http.ts use.
 declare module 'autocannon' {
   interface Result {
     duration: number;
@@ -11,7 +11,11 @@ declare module 'autocannon' {
   function autocannon(options: {
     url: string;
     connections: number;
-    duration: number;
+    /** Seconds to run, or else `amount` requests in all. */
+    duration?: number;
+    amount?: number;
+    /** Requests per second, over all connections. */
+    overallRate?: number;
   }): Promise<Result>;
   export = autocannon;
 }
