@@ -1,4 +1,4 @@
-// autocannon ships no types: only what http-load.ts and guard-http.ts use.
+// autocannon ships no types: only what http-load.ts uses.
 declare module 'autocannon' {
   interface Result {
     duration: number;
@@ -11,11 +11,7 @@ declare module 'autocannon' {
   function autocannon(options: {
     url: string;
     connections: number;
-    /** Seconds to run, or else `amount` requests in all. */
-    duration?: number;
-    amount?: number;
-    /** Requests per second, over all connections. */
-    overallRate?: number;
+    duration: number;
   }): Promise<Result>;
   export = autocannon;
 }

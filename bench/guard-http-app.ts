@@ -3,13 +3,14 @@
 // Sends { port } over IPC once listening, and its process.cpuUsage() when sent 'cpu'.
 //   GET /none   no limit: the bare app
 //   GET /count  @CountLimit by IP (high enough never to deny)
+//   GET /method @CountLimit by METHOD: the same without reading the client address
 //   GET /rate   @RateLimit by IP (the token bucket; never denies either)
 import 'reflect-metadata';
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CountLimit, HeadersMode, LimitType, RateLimit, RateLimiterModule } from 'nestjs-limiter';
 
-export const GUARD_ROUTES = ['none', 'count', 'rate'] as const;
+export const GUARD_ROUTES = ['none', 'count', 'method', 'rate'] as const;
 export type GuardRoute = (typeof GUARD_ROUTES)[number];
 
 @Controller()
@@ -22,6 +23,12 @@ class GuardCostController {
   @Get('count')
   @CountLimit({ limit: 1e9, period: 60, limitType: LimitType.IP })
   count() {
+    return 'ok';
+  }
+
+  @Get('method')
+  @CountLimit({ limit: 1e9, period: 60 })
+  method() {
     return 'ok';
   }
 

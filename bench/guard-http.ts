@@ -1,12 +1,12 @@
 // The guard's CPU per HTTP request, on its own (not part of `npm run bench`):
-//   node bench/dist/bench/guard-http.js [rounds] [requests] [headers] [--profile] [--compare=DIR]
-// One app on the memory store and one on Redis (guard-http-app.ts), each in its own process,
-// each route loaded with a fixed number of requests by autocannon at a fixed rate the app
-// keeps up with, routes and apps in interleaved order; the figure is the app's
-// process.cpuUsage() over the requests it served, and the guard's cost the difference to the
-// app's own route without a limit. A fixed rate, not a saturating load: a route that answers
-// later (one Redis round trip) would otherwise find more requests per event-loop turn and
-// look cheaper than the bare route. With
+//   node bench/dist/bench/guard-http.js [rounds] [batch] [headers] [--profile] [--compare=DIR]
+// One app on the memory store and one on Redis (guard-http-app.ts), each in its own process.
+// Each round sends every route of every app `batch` requests, routes and apps in interleaved
+// order, two in flight on keep-alive sockets (so that no route finds more requests per
+// event-loop turn than another, as a saturating load would give the routes that wait for
+// Redis); many short rounds, so that the load of the rest of the machine falls on every route
+// alike. The figure is the app's process.cpuUsage() over the requests of a route, and the
+// guard's cost the difference to the app's own route without a limit. With
 // --profile each app runs under `node --cpu-prof` (its profile is written when it closes, in
 // bench/results/). With --compare=DIR the apps of another build (DIR/bench/dist/bench, a copy
 // of a checkout with its own lib/ and package.json) run beside these, in the same rounds:
@@ -14,7 +14,7 @@
 import { ChildProcess, fork } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
+import { Agent, get } from 'node:http';
 import { GUARD_ROUTES, GuardRoute } from './guard-http-app';
 import { standaloneRedis } from './redis';
 import { inRoundOrder, median } from './stats';
@@ -24,6 +24,7 @@ const RESULTS = join(__dirname, '..', '..', '..', 'bench', 'results');
 
 interface App {
   name: string;
+  agent: Agent;
   routes: readonly GuardRoute[];
   port: number;
   child: ChildProcess;
@@ -52,7 +53,8 @@ async function startApp(
   const routes = name.startsWith('memory')
     ? GUARD_ROUTES.filter((r) => r !== 'rate')
     : GUARD_ROUTES;
-  return { name, routes, port, child };
+  const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+  return { name, agent, routes, port, child };
 }
 
 async function cpuUs(app: App): Promise<number> {
@@ -61,26 +63,36 @@ async function cpuUs(app: App): Promise<number> {
   return user + system;
 }
 
-/** Requests per second: well below what the app serves on a loaded 2-core machine. */
-const RATE = 1500;
+/** Requests in flight per app: few, so no route finds more requests per event-loop turn. */
+const IN_FLIGHT = 2;
 
-/** The app's CPU µs per request over `amount` requests of one route. */
-async function cpuPerRequest(app: App, route: GuardRoute, amount: number): Promise<number> {
+/** Sends `amount` GETs of `path`, IN_FLIGHT at a time on keep-alive sockets; throws on non-200. */
+async function load(agent: Agent, port: number, path: string, amount: number): Promise<void> {
+  let sent = 0;
+  const one = () =>
+    new Promise<void>((resolve, reject) =>
+      get({ host: '127.0.0.1', port, path, agent }, (res) => {
+        res.resume().on('end', () => {
+          if (res.statusCode === 200) resolve();
+          else reject(new Error(`${path}: status ${res.statusCode}`));
+        });
+      }).on('error', reject),
+    );
+  const worker = async () => {
+    while (sent++ < amount) await one();
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+}
+
+/** The app's CPU µs over `amount` requests of one route. */
+async function cpuOf(app: App, route: GuardRoute, amount: number): Promise<number> {
   const before = await cpuUs(app);
-  const result = await autocannon({
-    url: `http://127.0.0.1:${app.port}/${route}`,
-    connections: 10,
-    overallRate: RATE,
-    amount,
-  });
-  const after = await cpuUs(app);
-  const failures = result.non2xx + result.errors + result.timeouts;
-  if (failures > 0) throw new Error(`${app.name} /${route}: ${failures} failures`);
-  return (after - before) / result.requests.total;
+  await load(app.agent, app.port, `/${route}`, amount);
+  return (await cpuUs(app)) - before;
 }
 
 async function main() {
-  const [rounds = 6, amount = 6_000] = process.argv.slice(2, 4).map(Number);
+  const [rounds = 40, batch = 250] = process.argv.slice(2, 4).map(Number);
   const headers = process.argv[4] && !process.argv[4].startsWith('--') ? process.argv[4] : 'legacy';
   const profile = process.argv.includes('--profile');
   const compare = process.argv.find((arg) => arg.startsWith('--compare='))?.slice(10);
@@ -95,33 +107,41 @@ async function main() {
       apps.push(await startApp('memory-cmp', ['memory', headers], { profile, dir }));
       apps.push(await startApp('redis-cmp', ['redis', headers, redis.url], { profile, dir }));
     }
-    const figures = new Map<string, number[]>();
+    // CPU µs and requests per route, summed over the rounds; and each round's µs per request.
+    const totals = new Map<string, { cpuUs: number; requests: number; rounds: number[] }>();
     // Round 0 warms every route up and is not recorded.
     for (let round = 0; round <= rounds; round++) {
       for (const app of inRoundOrder(apps, round)) {
         for (const route of inRoundOrder(app.routes, round)) {
-          const us = await cpuPerRequest(app, route, amount);
+          const us = await cpuOf(app, route, batch);
           if (round === 0) continue;
           const name = `${app.name} /${route}`;
-          figures.set(name, [...(figures.get(name) ?? []), us]);
+          const total = totals.get(name) ?? { cpuUs: 0, requests: 0, rounds: [] };
+          total.cpuUs += us;
+          total.requests += batch;
+          total.rounds.push(us / batch);
+          totals.set(name, total);
         }
       }
     }
-    console.log(`headers ${headers}, ${rounds} rounds of ${amount} requests per route`);
+    console.log(`headers ${headers}, ${rounds} rounds of ${batch} requests per route`);
     for (const app of apps) {
-      const bare = figures.get(`${app.name} /none`)!;
+      const bare = totals.get(`${app.name} /none`)!;
+      const bareUs = bare.cpuUs / bare.requests;
       for (const route of app.routes) {
-        const us = figures.get(`${app.name} /${route}`)!;
-        const added = us.map((value, i) => value - bare[i]);
+        const total = totals.get(`${app.name} /${route}`)!;
+        const us = total.cpuUs / total.requests;
+        const added = total.rounds.map((value, i) => value - bare.rounds[i]);
         console.log(
-          `${`${app.name} /${route}`.padEnd(18)} ${median(us).toFixed(1).padStart(6)} µs/request` +
-            ` (${(median(us) / median(bare)).toFixed(2)}× bare), added ${median(added).toFixed(1)} µs;` +
-            ` rounds ${us.map((value) => value.toFixed(0)).join(' ')}`,
+          `${`${app.name} /${route}`.padEnd(18)} ${us.toFixed(1).padStart(6)} µs/request` +
+            ` (${(us / bareUs).toFixed(2)}× bare), added ${(us - bareUs).toFixed(1)} µs` +
+            ` (median of rounds ${median(added).toFixed(1)})`,
         );
       }
     }
   } finally {
     for (const app of apps) {
+      app.agent.destroy();
       app.child.send('close');
       await new Promise((resolve) => app.child.once('exit', resolve));
     }
