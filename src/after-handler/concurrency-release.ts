@@ -1,4 +1,5 @@
 import { ExecutionContext } from '@nestjs/common';
+import { httpRequestOf } from '../context/http-context';
 
 /** Gives back a request's concurrency slots; calling it again does nothing. */
 export type SlotRelease = () => Promise<void>;
@@ -12,8 +13,7 @@ const pendingReleases = new WeakMap<object, SlotRelease>();
  * many events).
  */
 export function carrierOf(context: ExecutionContext): object | undefined {
-  const carrier =
-    context.getType() === 'http' ? context.switchToHttp().getRequest() : context.getArgs();
+  const carrier = context.getType() === 'http' ? httpRequestOf(context) : context.getArgs();
   return typeof carrier === 'object' && carrier !== null ? carrier : undefined;
 }
 

@@ -1,3 +1,4 @@
+import { ExecutionContext } from '@nestjs/common';
 import { DEFAULT_IPV6_SUBNET, ipForKey } from '../keys/ip-subnet';
 import { normalizeClientIp } from '../keys/client-ip';
 import { RequestFacts } from '../keys/compile-key';
@@ -114,4 +115,17 @@ export function readHttp(
     ipv6SubnetOf(options),
   );
   return { facts, request, response };
+}
+
+/**
+ * What `switchToHttp().getRequest()` returns, the first argument: without it, which assigns
+ * three new closures onto the context on every call.
+ */
+export function httpRequestOf(context: ExecutionContext): any {
+  return context.getArgByIndex(0);
+}
+
+/** What `switchToHttp().getResponse()` returns, the second argument (see httpRequestOf). */
+export function httpResponseOf(context: ExecutionContext): any {
+  return context.getArgByIndex(1);
 }

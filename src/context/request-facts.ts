@@ -5,6 +5,8 @@ import {
   defaultUser,
   EMPTY,
   GuardedRequest,
+  httpRequestOf,
+  httpResponseOf,
   ipv6SubnetOf,
   LazyFacts,
   readHttp,
@@ -22,8 +24,7 @@ export function readRequest(
 ): GuardedRequest {
   const type = context.getType<string>();
   if (type === 'http') {
-    const http = context.switchToHttp();
-    return readHttp(http.getRequest() ?? {}, http.getResponse(), options);
+    return readHttp(httpRequestOf(context) ?? {}, httpResponseOf(context), options);
   }
   if (type === 'graphql') return readGraphql(context, options);
   if (type === 'ws') return readWs(context, options);

@@ -79,22 +79,42 @@ export function setLimitHeaders(
 
 const quotaOf = (decision: Decision) => Math.floor(decision.limit + 1e-9);
 
+/** What a limit's items say whatever the request: its name, and its policy's window and unit. */
+interface ItemParts {
+  name: string;
+  policyTail: string;
+}
+
+/** Per limit, built on first use: limits are as many as the app declares (and resolves). */
+const itemParts = new WeakMap<CompiledLimit, ItemParts>();
+
+function itemPartsOf(limit: CompiledLimit): ItemParts {
+  let parts = itemParts.get(limit);
+  if (parts === undefined) {
+    const window =
+      limit.windowSeconds === undefined ? '' : `;w=${Math.max(1, Math.ceil(limit.windowSeconds))}`;
+    const unit = limit.holdsSlot ? ';qu="concurrent-requests"' : '';
+    parts = { name: sfString(limit.name), policyTail: window + unit };
+    itemParts.set(limit, parts);
+  }
+  return parts;
+}
+
 /**
  * A quota policy item: the limit's name, `q` its quota, `w` its window in seconds (none for
  * concurrency), `qu="concurrent-requests"` for concurrency (the draft's default unit is
  * requests), and `pk` (see {@link partitionKey}).
  */
 function policyItem({ limit, key, decision }: DescribedLimit): string {
-  const window =
-    limit.windowSeconds === undefined ? '' : `;w=${Math.max(1, Math.ceil(limit.windowSeconds))}`;
-  const unit = limit.holdsSlot ? ';qu="concurrent-requests"' : '';
-  return `${sfString(limit.name)};q=${quotaOf(decision)}${window}${unit}${partitionKey(limit, key)}`;
+  const { name, policyTail } = itemPartsOf(limit);
+  return `${name};q=${quotaOf(decision)}${policyTail}${partitionKey(limit, key)}`;
 }
 
 /** A service limit item: `r` the quota left, `t` seconds until it is whole again, and `pk`. */
 function stateItem({ limit, key, decision }: DescribedLimit): string {
   const reset = seconds(decision.resetMs);
-  return `${sfString(limit.name)};r=${decision.remaining};t=${reset}${partitionKey(limit, key)}`;
+  const { name } = itemPartsOf(limit);
+  return `${name};r=${decision.remaining};t=${reset}${partitionKey(limit, key)}`;
 }
 
 const partitionKeys = new Map<string, string>();

@@ -20,6 +20,9 @@ const IPV4_WITH_PORT = /^([\d.]+):\d{1,5}$/;
  * Anything that is no address after that (a value from `resolveIp`) is returned as given.
  */
 export function normalizeClientIp(raw: string): string {
+  // Most addresses are read already canonical (and IP keys normalise the normalised address
+  // again): returned as they are, without the parsing below.
+  if (isCanonicalIpv4(raw)) return raw;
   let ip = raw.trim();
   const bracketed = BRACKETED.exec(ip);
   if (bracketed) ip = bracketed[1];
@@ -33,6 +36,32 @@ export function normalizeClientIp(raw: string): string {
     return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.');
   }
   return formatIpv6(groups);
+}
+
+const DOT = 0x2e;
+const ZERO = 0x30;
+const NINE = 0x39;
+
+/** `1.2.3.4` as {@link canonicalIpv4} writes it: four decimal bytes, no leading zero. */
+function isCanonicalIpv4(text: string): boolean {
+  let dots = 0;
+  let octet = 0;
+  let digits = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === DOT) {
+      if (digits === 0 || ++dots > 3) return false;
+      octet = 0;
+      digits = 0;
+    } else if (code >= ZERO && code <= NINE) {
+      if (digits === 1 && octet === 0) return false; // a leading zero
+      octet = octet * 10 + code - ZERO;
+      if (++digits > 3 || octet > 255) return false;
+    } else {
+      return false;
+    }
+  }
+  return dots === 3 && digits > 0;
 }
 
 function canonicalIpv4(ip: string): string | undefined {

@@ -2,6 +2,7 @@ import { LimiterConfigError } from '../errors/limiter-config.error';
 import { limiterMessages } from '../rate-limiter.messages';
 import {
   boundKeyPart,
+  compileKeyPart,
   DERIVED_KEY_MARKER,
   escapeKeyText,
   hashedPartHead,
@@ -81,11 +82,12 @@ export function compileKey(
       return { key: () => fixed, keyForm: [fixed], readsUser: false };
     }
     const checkIp = warnOnEmptyIp(where, warn);
+    const part = compileKeyPart(limitType, handlerName, kindName);
     return {
       key: (facts) => {
         const userId = limitType === LimitType.USER ? facts.userId : undefined;
         if (userId === undefined) checkIp(facts);
-        return base + keyPart(limitType, handlerName, { ip: facts.keyIp, userId }, kindName);
+        return base + part(facts.keyIp, userId);
       },
       // An IP, a user id, or `ip:` and an IP for an anonymous user, after the derived part.
       keyForm: [base + keyPart(LimitType.METHOD, handlerName, { ip: '' }, kindName) + ':', ''],

@@ -126,3 +126,27 @@ export function keyPart(
       throw new Error(`Unknown limitType '${String(limitType)}' on ${handlerName}`);
   }
 }
+
+/**
+ * {@link keyPart} for one handler's IP or USER limit, with what no request changes (the
+ * escaped handler name) built once: the same part for the same request, for less work.
+ */
+export function compileKeyPart(
+  limitType: LimitType.IP | LimitType.USER,
+  handlerName: string,
+  kind: string,
+): (ip: string, userId?: string | number | null) => string {
+  // Escaping works character by character, and leaves `:` as it is.
+  const head = DERIVED_KEY_MARKER + escapeKeyText(handlerName) + ':';
+  const anonymousHead = `${head}ip:`;
+  const derived = (start: string, text: string): string => {
+    const part = start + escapeKeyText(text);
+    if (part.length <= DERIVED_KEY_MARKER.length + MAX_KEY_PART_LENGTH) return part;
+    return DERIVED_KEY_MARKER + boundKeyPart(part.slice(DERIVED_KEY_MARKER.length), kind);
+  };
+  if (limitType === LimitType.IP) return (ip) => derived(head, normalizeClientIp(ip));
+  return (ip, userId) =>
+    userId === undefined || userId === null || userId === ''
+      ? derived(anonymousHead, normalizeClientIp(ip))
+      : derived(head, String(userId));
+}

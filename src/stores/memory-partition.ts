@@ -25,20 +25,24 @@ export class MemoryPartition {
     this.denying = new LRUCache({ max });
   }
 
+  // An empty tier is not asked: most partitions deny nothing most of the time, and every
+  // operation of the cache costs (options, metrics channel) even when it finds nothing.
+
   get(key: string): MemoryEntry | undefined {
-    return this.denying.get(key) ?? this.open.get(key);
+    return (this.denying.size > 0 ? this.denying.get(key) : undefined) ?? this.open.get(key);
   }
 
   /** Stores the entry in the tier its denial puts it in at `nowMicros`. */
   set(key: string, entry: MemoryEntry, nowMicros: number): void {
     const denies = entry.deniesUntilMicros > nowMicros;
-    (denies ? this.open : this.denying).delete(key);
+    const from = denies ? this.open : this.denying;
+    if (from.size > 0) from.delete(key);
     (denies ? this.denying : this.open).set(key, entry);
   }
 
   delete(key: string): boolean {
-    const fromOpen = this.open.delete(key);
-    return this.denying.delete(key) || fromOpen;
+    const fromOpen = this.open.size > 0 && this.open.delete(key);
+    return (this.denying.size > 0 && this.denying.delete(key)) || fromOpen;
   }
 
   /** Keys that deny nothing: the ones eviction takes first. */

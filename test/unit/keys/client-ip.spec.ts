@@ -5,7 +5,12 @@ describe('normalizeClientIp', () => {
   it.each([
     // IPv4: decimal, no leading zeros, no port.
     ['127.0.0.1', '127.0.0.1'],
+    ['0.0.0.0', '0.0.0.0'],
+    ['255.255.255.255', '255.255.255.255'],
+    ['10.0.200.9', '10.0.200.9'],
     ['1.2.3.04', '1.2.3.4'],
+    ['1.02.3.4', '1.2.3.4'],
+    ['1.2.3.00', '1.2.3.0'],
     ['001.002.003.004', '1.2.3.4'],
     ['1.2.3.010', '1.2.3.10'],
     ['9.9.9.9:50001', '9.9.9.9'],
@@ -30,12 +35,24 @@ describe('normalizeClientIp', () => {
     expect(normalizeClientIp(raw)).toBe(expected);
   });
 
-  it.each(['', 'not an address', '1.2.3.256', '1.2.3', '::ffff:', '1::2::3', '[nope]', 'a:b:c'])(
-    'leaves %p as given: no address',
-    (raw) => {
-      expect(normalizeClientIp(raw)).toBe(raw);
-    },
-  );
+  it.each([
+    '',
+    'not an address',
+    '1.2.3.256',
+    '1.2.3',
+    '1.2.3.4.5',
+    '1..2.3',
+    '.1.2.3',
+    '1.2.3.',
+    '1.2.3.1000',
+    '1.2.3.4a',
+    '::ffff:',
+    '1::2::3',
+    '[nope]',
+    'a:b:c',
+  ])('leaves %p as given: no address', (raw) => {
+    expect(normalizeClientIp(raw)).toBe(raw);
+  });
 
   it('an IPv4-mapped client is keyed as IPv4, not by the ::/56 network', () => {
     expect(ipForKey(normalizeClientIp('::ffff:102:304'), 56)).toBe('1.2.3.4');

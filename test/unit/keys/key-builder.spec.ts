@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   boundKeyPart,
+  compileKeyPart,
   customKeyPart,
   escapeKeyText,
   keyPart,
@@ -116,6 +117,51 @@ describe('boundKeyPart', () => {
 
   it('two kinds hash one long part to two keys', () => {
     expect(boundKeyPart('a'.repeat(300), 'slidingWindow')).toBe(`%#slidingWindow:${SHA1_OF_300_A}`);
+  });
+});
+
+describe('compileKeyPart', () => {
+  // Handler names at, below and above the bound, with characters that are escaped.
+  const handlers = [HANDLER, 'A{b}.c~d%e', 'H.'.padEnd(250, 'x'), 'H.'.padEnd(260, '%')];
+  const ips = [
+    '1.2.3.4',
+    '001.2.3.4',
+    '2001:db8::/56',
+    '[::1]:80',
+    '',
+    'weird{~%}',
+    'x'.repeat(300),
+  ];
+  const userIds: (string | number | null | undefined)[] = [
+    undefined,
+    null,
+    '',
+    0,
+    42,
+    'u{1}~%',
+    'u'.repeat(300),
+  ];
+
+  it.each(handlers)('builds what keyPart builds for an IP limit on %p', (handler) => {
+    const part = compileKeyPart(LimitType.IP, handler, KIND);
+    for (const ip of ips) {
+      expect(part(ip)).toBe(keyPart(LimitType.IP, handler, { ip }, KIND));
+    }
+  });
+
+  it.each(handlers)('builds what keyPart builds for a USER limit on %p', (handler) => {
+    const part = compileKeyPart(LimitType.USER, handler, KIND);
+    for (const ip of ips) {
+      for (const userId of userIds) {
+        expect(part(ip, userId)).toBe(keyPart(LimitType.USER, handler, { ip, userId }, KIND));
+      }
+    }
+  });
+
+  it('hashes a long part as keyPart does: the marker, then the hashed part', () => {
+    const part = compileKeyPart(LimitType.IP, HANDLER, KIND)('x'.repeat(300));
+    const text = `${HANDLER}:${'x'.repeat(300)}`;
+    expect(part).toBe(`~%#fixedWindow:${createHash('sha1').update(text).digest('hex')}`);
   });
 });
 
