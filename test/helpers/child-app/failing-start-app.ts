@@ -1,8 +1,9 @@
 /**
  * An app whose start-up fails, in a process of its own that catches the error and then does
  * nothing more: the process must exit by itself. Env: REDIS_URL; FAILURE 'template' (a key
- * template syntax error, found when the app initializes) or 'provider' (another provider
- * throws while the module's providers are built). Prints `FAILED <message>`.
+ * template syntax error, found when the app initializes), 'provider' (another provider
+ * throws while the module's providers are built) or 'port' (the app starts, then cannot
+ * listen: PORT is in use). Prints `FAILED <message>`.
  */
 import 'reflect-metadata';
 import { Controller, Get, Module } from '@nestjs/common';
@@ -49,7 +50,7 @@ class FailingModule {}
 async function main(): Promise<void> {
   try {
     const app = await NestFactory.create(FailingModule, { logger: false, abortOnError: false });
-    await app.listen(0, '127.0.0.1');
+    await app.listen(failure === 'port' ? Number(process.env.PORT) : 0, '127.0.0.1');
     process.stdout.write('STARTED\n');
   } catch (error) {
     process.stdout.write(`FAILED ${(error as Error).message}\n`);
