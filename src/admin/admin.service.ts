@@ -7,7 +7,7 @@ import {
   OnModuleInit,
   ServiceUnavailableException,
 } from '@nestjs/common';
-import { LimitState } from '../algorithms/state-ops/state-ops.model';
+import { LimitState, limitStateOf } from '../algorithms/state-ops/state-ops.model';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { CompiledLimit, PlannedLimit } from '../guard/compiled-limit';
 import { DecisionListeners } from '../guard/decision-listeners';
@@ -180,10 +180,9 @@ export class AdminService implements OnModuleInit, OnApplicationShutdown {
 
   private async peekWith(limit: CompiledLimit, key: string): Promise<LimitState> {
     const decision = await fromStore(
-      this.store.evaluate(limit.ops!.peek, key, limit.params, limit.newRequest()),
+      this.store.evaluate(limit.ops!.peek, key, limit.params, limit.newRequest(0)),
     );
-    const { limit: max, remaining, resetMs, waitMs } = decision;
-    return { limit: max, remaining, resetMs, blockedMs: waitMs };
+    return limitStateOf(decision);
   }
 }
 

@@ -9,11 +9,10 @@ import {
 import {
   approximateSlidingWindowParams,
   ApproximateSlidingWindowParams,
-  ApproximateSlidingWindowRequest,
 } from './approximate-sliding-window.model';
 import { SlidingWindowOptions } from '../sliding-window/sliding-window.model';
 import { SlidingWindowLimiter } from '../sliding-window/sliding-window.definition';
-import { permitsRequest, permitsRequests, staticPermits } from '../permits';
+import { PEEK_PERMITS, permitsRequest, permitsRequests, staticPermits } from '../permits';
 
 /**
  * Adds permits to the current window's count, into debt if need be:
@@ -53,8 +52,6 @@ export const {
   kind: approximateSlidingWindowKind,
 } = approximateSlidingWindowDefinition;
 
-const ONE_PERMIT: ApproximateSlidingWindowRequest = Object.freeze({ permits: 1 });
-
 /**
  * `factory.slidingWindowLimiter({ ..., approximate: true })`: the sliding window at a
  * counter's cost, one short string per key whatever the limit. The math:
@@ -64,7 +61,7 @@ const ONE_PERMIT: ApproximateSlidingWindowRequest = Object.freeze({ permits: 1 }
  */
 export class ApproximateSlidingWindowLimiter extends SlidingWindowLimiter {
   protected override stateAccess(): PermitsAccess<ApproximateSlidingWindowParams> {
-    return permitsAccess(approximateSlidingWindowDefinition, ONE_PERMIT, (permits) =>
+    return permitsAccess(approximateSlidingWindowDefinition, PEEK_PERMITS, (permits) =>
       permitsRequest(permits, 'slidingWindowLimiter'),
     );
   }

@@ -1,5 +1,12 @@
 import { defineAlgorithm } from '../define-algorithm';
-import { permitsArgv, permitsOf, permitsRequest, permitsRequests, staticPermits } from '../permits';
+import {
+  PEEK_PERMITS,
+  permitsArgv,
+  permitsOf,
+  permitsRequest,
+  permitsRequests,
+  staticPermits,
+} from '../permits';
 import { PermitsAccess, permitsAccess, PermitsLimiter } from '../state-ops/key-state-limiter';
 import {
   fixedWindowChargeStep,
@@ -49,7 +56,7 @@ export const {
  */
 export class CountLimiter extends PermitsLimiter<FixedWindowParams> {
   protected stateAccess(): PermitsAccess<FixedWindowParams> {
-    return permitsAccess(fixedWindowDefinition, undefined, (permits) =>
+    return permitsAccess(fixedWindowDefinition, PEEK_PERMITS, (permits) =>
       permitsRequest(permits, 'countLimiter'),
     );
   }

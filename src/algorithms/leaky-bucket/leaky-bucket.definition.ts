@@ -1,5 +1,12 @@
 import { exactString } from '../limiter-algorithm';
-import { permitsArgv, permitsOf, permitsRequest, permitsRequests, staticPermits } from '../permits';
+import {
+  PEEK_PERMITS,
+  permitsArgv,
+  permitsOf,
+  permitsRequest,
+  permitsRequests,
+  staticPermits,
+} from '../permits';
 import { defineAlgorithm } from '../define-algorithm';
 import { PermitsAccess, permitsAccess, PermitsLimiter } from '../state-ops/key-state-limiter';
 import {
@@ -57,7 +64,7 @@ export const {
  */
 export class LeakyBucketLimiter extends PermitsLimiter<LeakyBucketParams> {
   protected stateAccess(): PermitsAccess<LeakyBucketParams> {
-    return permitsAccess(leakyBucketDefinition, undefined, (permits) =>
+    return permitsAccess(leakyBucketDefinition, PEEK_PERMITS, (permits) =>
       permitsRequest(permits, 'leakyBucketLimiter'),
     );
   }

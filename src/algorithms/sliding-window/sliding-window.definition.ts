@@ -52,8 +52,8 @@ export const {
   kind: slidingWindowKind,
 } = slidingWindowDefinition;
 
-/** A peek's member never stays: the key is restored after it. */
-const PEEK_REQUEST = Object.freeze({ id: 'peek' });
+/** A peek takes 0 permits: its member is never added. */
+const PEEK_REQUEST = Object.freeze({ id: 'peek', permits: 0 });
 
 /**
  * An exact sliding-window log on one key: at most `limit` requests within any `window`

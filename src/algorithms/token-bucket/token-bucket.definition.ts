@@ -82,8 +82,8 @@ export const {
   kind: tokenBucketKind,
 } = tokenBucketDefinition;
 
-/** A peek asks for one permit, now. */
-const PEEK_REQUEST: TokenBucketRequest = Object.freeze({ permits: 1, timeoutMicros: 0 });
+/** A peek asks for 0 permits, now: the bucket as it stands. */
+const PEEK_REQUEST: TokenBucketRequest = Object.freeze({ permits: 0, timeoutMicros: 0 });
 
 /**
  * Arguments of {@link TokenBucketLimiter.tryAcquire}: permits (default 1), timeout in seconds
