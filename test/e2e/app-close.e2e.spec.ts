@@ -1,4 +1,5 @@
 import { exitAfterPrinting, spawnChildScript } from '../helpers/child-app';
+import { freePort } from '../helpers/free-port';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
 /** Time a process gets to exit once its app has closed. */
@@ -30,6 +31,18 @@ describe('an app on Redis, once closed', () => {
       const { output, outcome } = await exitAfterPrinting(child, /CLOSED/, EXIT_WITHIN_MS);
       // Allowed, denied, allowed, denied; after the reset, allowed again.
       expect(output).toMatch(/CLOSED 200 429 200 429 200\n/);
+      expect(outcome).toBe('exit 0');
+    });
+
+    it('with Redis down all along (its connection retrying): the process exits by itself', async () => {
+      const child = spawnChildScript('closing-app.ts', {
+        REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+        PLATFORM: platform,
+        ADMIN: '1',
+      });
+      const { output, outcome } = await exitAfterPrinting(child, /CLOSED/, EXIT_WITHIN_MS);
+      // onStoreError 'allow': every request passes while the store is away.
+      expect(output).toMatch(/CLOSED 200 200 200 200 200\n/);
       expect(outcome).toBe('exit 0');
     });
   });
