@@ -30,10 +30,13 @@ describe('an app whose start-up fails, with a live Redis', () => {
     ['another provider that throws', 'provider', /FAILED a provider that cannot start/],
     // After the app has started (bootstrap hooks have run): app.listen fails.
     ['a port already in use', 'port', /FAILED listen EADDRINUSE/],
-  ])('%s: the process exits by itself', async (_, failure, printed) => {
+    // The admin module's live settings are read from Redis every 500 ms.
+    ['a port already in use, with the admin module', 'port', /FAILED listen EADDRINUSE/, '1'],
+  ])('%s: the process exits by itself', async (_, failure, printed, admin = '0') => {
     const child = spawnChildScript('failing-start-app.ts', {
       REDIS_URL: redis.url,
       FAILURE: failure,
+      ADMIN: admin,
       PORT: String((taken.address() as AddressInfo).port),
     });
     const { output, outcome } = await exitAfterPrinting(child, /FAILED/, EXIT_WITHIN_MS);

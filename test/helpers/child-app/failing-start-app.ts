@@ -3,12 +3,12 @@
  * nothing more: the process must exit by itself. Env: REDIS_URL; FAILURE 'template' (a key
  * template syntax error, found when the app initializes), 'provider' (another provider
  * throws while the module's providers are built) or 'port' (the app starts, then cannot
- * listen: PORT is in use). Prints `FAILED <message>`.
+ * listen: PORT is in use); ADMIN '1' adds the admin module. Prints `FAILED <message>`.
  */
 import 'reflect-metadata';
-import { Controller, Get, Module } from '@nestjs/common';
+import { CanActivate, Controller, Get, Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { CountLimit, RateLimiterModule } from '../../../src';
+import { CountLimit, RateLimiterAdminModule, RateLimiterModule } from '../../../src';
 
 @Controller()
 class BrokenTemplateController {
@@ -30,8 +30,21 @@ class FineController {
 
 const failure = process.env.FAILURE;
 
+/** The admin API is not called here: nobody may. */
+@Injectable()
+class NobodyGuard implements CanActivate {
+  canActivate(): boolean {
+    return false;
+  }
+}
+
 @Module({
-  imports: [RateLimiterModule.forRoot({ redis: process.env.REDIS_URL })],
+  imports: [
+    RateLimiterModule.forRoot({ redis: process.env.REDIS_URL }),
+    ...(process.env.ADMIN === '1'
+      ? [RateLimiterAdminModule.forRoot({ path: 'admin', guards: [NobodyGuard] })]
+      : []),
+  ],
   controllers: [failure === 'template' ? BrokenTemplateController : FineController],
   providers:
     failure === 'provider'
