@@ -2,7 +2,7 @@ import { RawReply } from '../../contracts/decision';
 import { LimiterAlgorithm, MemoryStep } from '../limiter-algorithm';
 import { luaDefinitionsOf, luaNameOf } from '../lua-source';
 import { blocksLua, blocksOf, STATE_OPS_LUA } from './block-lua';
-import { hiddenBlock, pttlOf, ttlWithBlock, withBlock } from './block-twin';
+import { hiddenBlock, HiddenState, hideBlock, pttlOf, ttlWithBlock, withBlock } from './block-twin';
 import { Blockable, RefundRequest, refundArgv, StateType } from './state-ops.model';
 
 type Algorithm<P, R, S> = LimiterAlgorithm<P, R, S>;
@@ -130,26 +130,6 @@ export function peekOf<P, R, S>(
           : [allowed, remaining, reset, retryAfter, 0];
       return { state, ttlMs: null, reply };
     },
-  };
-}
-
-/** A state with its block taken out, and when it expires then. */
-export interface HiddenState<S> {
-  state: S | undefined;
-  expiresAt: number | undefined;
-}
-
-/** The twin of hiding a blockable acquire's block (string-block.lua, zset-block.lua). */
-function hideBlock<S>(
-  stateType: StateType,
-): (state: Blockable<S>, now: number, expiresAt: number | undefined) => HiddenState<Blockable<S>> {
-  return (state, now, expiresAt) => {
-    if (state.blockedUntilMicros === undefined) return { state, expiresAt };
-    const hidden = hiddenBlock(state, stateType, now, expiresAt);
-    return {
-      state: hidden.inner === undefined ? undefined : { inner: hidden.inner },
-      expiresAt: hidden.inner === undefined ? undefined : hidden.expiresAt,
-    };
   };
 }
 
