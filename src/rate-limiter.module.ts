@@ -9,8 +9,9 @@ import {
   DynamicModule,
   ExecutionContext,
   Inject,
+  Optional,
 } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, DiscoveryModule, HttpAdapterHost } from '@nestjs/core';
 import { RateLimitProblemFilter } from './guard/rate-limit-problem.filter';
 import { DecisionListeners } from './guard/decision-listeners';
 import { LimitExplorer } from './guard/limit.explorer';
@@ -32,6 +33,7 @@ import { FailurePolicyStore } from './stores/failure/failure-policy.store';
 import { RedisStore } from './stores/redis.store';
 import { warnIfRedisEvicts } from './stores/redis-eviction.check';
 import { failurePolicyStoreFromOptions, storeFromOptions } from './store-from-options';
+import { whenServing } from './when-serving';
 
 /** The APP_GUARD: the real guard unless the options say `global: false`. */
 @Injectable()
@@ -129,17 +131,19 @@ export class RateLimiterModule
   constructor(
     private readonly store: LimiterStore,
     private readonly policyStore: FailurePolicyStore,
+    @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {
     super();
   }
 
   /**
-   * Checks, without delaying start-up, that the store can run its scripts. Only now: the
-   * connection the module creates opens with its first command, so an app whose start-up
-   * failed before this point leaves no socket open.
+   * Checks, without delaying start-up, that the store can run its scripts, once the app
+   * serves (its HTTP server listens). Only then: the connection the module creates opens with
+   * its first command, so an app whose start-up failed before, its port in use included,
+   * leaves no socket open.
    */
   onApplicationBootstrap(): void {
-    void this.policyStore.check();
+    whenServing(this.adapterHost, () => void this.policyStore.check());
   }
 
   /** `forRoot()` with no options: the in-memory store and every default. */

@@ -3,11 +3,13 @@ import {
   HttpException,
   Logger,
   NotFoundException,
+  OnApplicationBootstrap,
   OnApplicationShutdown,
   OnModuleInit,
   ServiceUnavailableException,
 } from '@nestjs/common';
-import { LimitState } from '../algorithms/state-ops/state-ops.model';
+import type { HttpAdapterHost } from '@nestjs/core';
+import { LimitState, limitStateOf } from '../algorithms/state-ops/state-ops.model';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { CompiledLimit, PlannedLimit } from '../plans/compiled-limit';
 import { DecisionListeners } from '../guard/decision-listeners';
@@ -19,6 +21,7 @@ import { KeyRef } from './admin-requests';
 import { DeniedKey, DenialLog, LimitRef, memberOf } from './denial-log';
 import { DenialRecorder } from './denial-recorder';
 import { LimitOverride, LiveSettings, NetworkLists } from './live-settings';
+import { whenServing } from '../when-serving';
 
 /** A key blocked now, and for how long. */
 export interface BlockedKey extends KeyRef {
@@ -33,7 +36,7 @@ const BLOCKED_CANDIDATES = 100;
  * limit's own state operations (so a key is only ever one of a real limit), and writes the
  * live settings every server polls.
  */
-export class AdminService implements OnModuleInit, OnApplicationShutdown {
+export class AdminService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   /** Limits whose options are functions, as last compiled for a request: for their peeks. */
   private readonly resolved = new Map<string, CompiledLimit>();
   private readonly recorder: DenialRecorder;
@@ -48,6 +51,8 @@ export class AdminService implements OnModuleInit, OnApplicationShutdown {
     readonly settings: LiveSettings,
     /** The module's allow and deny networks: the lists kept in Redis are added to them. */
     private readonly networks: NetworkPolicy,
+    /** Where the app's HTTP server is: the settings are read once it listens. */
+    private readonly adapterHost?: HttpAdapterHost,
   ) {
     this.recorder = new DenialRecorder(log);
   }
@@ -62,8 +67,17 @@ export class AdminService implements OnModuleInit, OnApplicationShutdown {
       this.settings.onOverrides((overrides) => this.applyOverrides(overrides)),
       this.settings.onNetworks(addedTo(this.networks, this.logger)),
     );
-    this.settings.start();
-    void this.settings.refresh();
+  }
+
+  /**
+   * Reads the live settings, then every 500 ms, once the app serves: an app that starts and
+   * then cannot listen has opened no Redis connection, so its process can exit.
+   */
+  onApplicationBootstrap(): void {
+    whenServing(this.adapterHost, () => {
+      this.settings.start();
+      void this.settings.refresh();
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -180,10 +194,9 @@ export class AdminService implements OnModuleInit, OnApplicationShutdown {
 
   private async peekWith(limit: CompiledLimit, key: string): Promise<LimitState> {
     const decision = await fromStore(
-      this.store.evaluate(limit.ops!.peek, key, limit.params, limit.newRequest()),
+      this.store.evaluate(limit.ops!.peek, key, limit.params, limit.newRequest(0)),
     );
-    const { limit: max, remaining, resetMs, waitMs } = decision;
-    return { limit: max, remaining, resetMs, blockedMs: waitMs };
+    return limitStateOf(decision);
   }
 }
 

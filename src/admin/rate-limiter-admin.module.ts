@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { DecisionListeners } from '../guard/decision-listeners';
 import { LimitExplorer } from '../guard/limit.explorer';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
@@ -60,6 +61,7 @@ export class RateLimiterAdminModule {
             settings: LiveSettings,
             limiter: RateLimiterModuleOptions,
             networks: NetworkPolicy,
+            adapterHost?: HttpAdapterHost,
           ) =>
             new AdminService(
               explorer,
@@ -72,6 +74,7 @@ export class RateLimiterAdminModule {
                 : new MemoryDenialLog(),
               settings,
               networks,
+              adapterHost,
             ),
           inject: [
             LimitExplorer,
@@ -80,6 +83,7 @@ export class RateLimiterAdminModule {
             LiveSettings,
             RATE_LIMITER_OPTIONS,
             NetworkPolicy,
+            { token: HttpAdapterHost, optional: true },
           ],
         },
       ],

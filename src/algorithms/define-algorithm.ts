@@ -6,7 +6,13 @@ import {
   factoryMethodOf,
   LimitKind,
 } from './limit-kind';
-import { checkPermits, permitsRequest, permitsRequests as costOf, staticPermits } from './permits';
+import {
+  checkPermits,
+  PEEK_PERMITS,
+  permitsRequest,
+  permitsRequests as costOf,
+  staticPermits,
+} from './permits';
 import { PermitsAccess } from './state-ops/key-state-limiter';
 import { LimiterAlgorithm } from './limiter-algorithm';
 import { loadLua } from './lua-source';
@@ -67,7 +73,7 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
   windowSeconds?(params: P): number;
   /** The request of `permits` (checked already) where it is more than `{ permits }`. */
   permitRequest?(permits: number): R;
-  /** The request a peek makes (the state is restored after it), if the acquire needs one. */
+  /** The request a peek makes (0 permits; the state is restored after it), where it is more than `{ permits: 0 }`. */
   peekRequest?: R;
   /** The factory's limiter on one key. */
   limiter(source: DecisionSource, key: string, params: P): L;
@@ -146,7 +152,8 @@ export function defineAlgorithm<O, P, R, S, L>(
   const access: PermitsAccess<P & BlockParams> = {
     acquire: algorithm,
     ops,
-    peekRequest: definition.peekRequest,
+    // A peek takes 0 permits: the state as it stands, nothing written.
+    peekRequest: definition.peekRequest ?? PEEK_PERMITS,
     request: (permits) =>
       definition.permitRequest
         ? definition.permitRequest(checkPermits(permits, method))

@@ -10,6 +10,9 @@ export interface PermitsRequest {
   permits?: number;
 }
 
+/** A peek's request: 0 permits decide on the state as it stands and write nothing. */
+export const PEEK_PERMITS: PermitsRequest = Object.freeze({ permits: 0 });
+
 /** The permits a request takes: its own, or 1 (a request given as undefined costs 1). */
 export function permitsOf(request: PermitsRequest | undefined | void): number {
   return request?.permits ?? 1;

@@ -44,6 +44,9 @@ export class DenialBroadcast {
    * when the first subscription is confirmed or refused (never rejects).
    */
   listen(): Promise<void> {
+    // A client its owner has closed is never listened through: the 'end' that closes this
+    // connection with it has been and gone, so nothing would ever close it.
+    if (this.client.status === 'end') this.close();
     const listener = this.listener;
     if (!listener || this.closed) return Promise.resolve();
     this.subscribed ??= this.subscribe(listener);

@@ -205,6 +205,8 @@ describe('a Redis that may evict keys', () => {
     class AppModule {}
     const { warnings, logger } = recorder();
     const app = await boot([AppModule], [], logger);
+    // The module's connection opens once the app listens (start-up is over then).
+    await app.listen(0, '127.0.0.1');
     // The check runs when the client is ready; a CONFIG round trip later it has spoken.
     await new Promise((resolve) => setTimeout(resolve, 300));
     await app.close();

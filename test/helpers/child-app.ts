@@ -54,3 +54,42 @@ export function startChildApp(
     });
   });
 }
+
+/** What a child that must exit by itself did: its output, and 'exit <code>' or why not. */
+export interface ExitOutcome {
+  output: string;
+  outcome: string;
+}
+
+/**
+ * Waits for `child` to print `marker` (within `printWithinMs`: loading the app takes seconds
+ * on a busy machine), then for it to exit by itself within `exitWithinMs` of that; kills it
+ * if it does not.
+ */
+export async function exitAfterPrinting(
+  child: ChildProcess,
+  marker: RegExp,
+  exitWithinMs: number,
+  printWithinMs = 60_000,
+): Promise<ExitOutcome> {
+  let output = '';
+  let exitTimer: NodeJS.Timeout | undefined;
+  const outcome = await new Promise<string>((resolve) => {
+    const printTimer = setTimeout(() => resolve(`printed no ${marker}`), printWithinMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (exitTimer || !marker.test(output)) return;
+      clearTimeout(printTimer);
+      exitTimer = setTimeout(() => resolve('still running'), exitWithinMs);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(printTimer);
+      resolve(exitTimer || marker.test(output) ? `exit ${code}` : `exit ${code} before ${marker}`);
+    });
+  });
+  clearTimeout(exitTimer);
+  await stopProcess(child, 'SIGKILL');
+  return { output, outcome };
+}

@@ -51,4 +51,21 @@ describe('denial announcements', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await clientCount()).toBe(before);
   });
+
+  it('opens no listening connection through a client its owner has closed', async () => {
+    const client = redis.client();
+    await client.ping();
+    const limiter = new RateLimiterFactory(new RedisStore({ client })).countLimiter({
+      key: 'ended',
+      limit: 1,
+      period: 60,
+    });
+    await client.quit();
+    expect(await eventually(async () => client.status, 'end')).toBe('end');
+    const connected = await clientCount();
+    // The decision fails (the client is closed); no connection of the store's may open.
+    await expect(limiter.tryAcquire()).rejects.toThrow('Connection is closed');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await clientCount()).toBe(connected);
+  });
 });

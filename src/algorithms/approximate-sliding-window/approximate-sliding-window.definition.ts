@@ -8,7 +8,6 @@ import {
 import {
   approximateSlidingWindowParams,
   ApproximateSlidingWindowParams,
-  ApproximateSlidingWindowRequest,
 } from './approximate-sliding-window.model';
 import { slidingWindowArgv } from '../sliding-window/sliding-window.model';
 import { SlidingWindowLimiter } from '../sliding-window/sliding-window.definition';
@@ -18,8 +17,6 @@ import { SlidingWindowLimiter } from '../sliding-window/sliding-window.definitio
  * approximate-sliding-window.charge.lua and its twin.
  */
 /** A peek asks for one permit, on the snapshot that is then restored. */
-const ONE_PERMIT: ApproximateSlidingWindowRequest = Object.freeze({ permits: 1 });
-
 /** `@SlidingWindowLimit`, `factory.slidingWindowLimiter` and `ApproximateSlidingWindowLimiter`. */
 export const approximateSlidingWindowDefinition = defineAlgorithm({
   name: 'approximateSlidingWindow',
@@ -43,7 +40,6 @@ export const approximateSlidingWindowDefinition = defineAlgorithm({
   charge: { step: approximateSlidingWindowChargeStep },
   params: approximateSlidingWindowParams,
   windowSeconds: (params) => params.windowMicros / 1_000_000,
-  peekRequest: ONE_PERMIT,
 });
 
 /** What the limits run (with blocks kept in its key), and its kind; its operations: `.ops`. */

@@ -65,8 +65,8 @@ export const concurrencyOps = {
   peek: peekOf(concurrency, 'zset'),
   reset: resetOf(concurrency),
   block,
-  /** A peek takes a slot under an id no request has, on the snapshot that is then restored. */
-  peekRequest: concurrencyRequest('acquire', 'peek'),
+  /** A peek takes 0 slots: the leases as they stand. */
+  peekRequest: concurrencyRequest('acquire', 'peek', undefined, 0),
 };
 
 /** DESIGN §3: a concurrency denial's Retry-After is a short fixed hint, not the lease. */

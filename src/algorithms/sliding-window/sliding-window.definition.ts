@@ -13,8 +13,8 @@ import {
 } from './sliding-window.model';
 import { randomUUID } from 'node:crypto';
 
-/** A peek's member never stays: the key is restored after it. */
-const PEEK_REQUEST = Object.freeze({ id: 'peek' });
+/** A peek takes 0 permits: its member is never added. */
+const PEEK_REQUEST = Object.freeze({ id: 'peek', permits: 0 });
 
 /** `@SlidingWindowLimit`, `factory.slidingWindowLimiter` and `SlidingWindowLimiter`. */
 export const slidingWindowDefinition = defineAlgorithm({

@@ -53,3 +53,23 @@ export function withBlock<S>(
   }
   return { state, ttlMs: ttlWithBlock(expiresAt, keepUntil, now) };
 }
+
+/** A state with its block taken out, and when it expires then. */
+export interface HiddenState<S> {
+  state: S | undefined;
+  expiresAt: number | undefined;
+}
+
+/** The twin of hiding a blockable acquire's block (string-block.lua, zset-block.lua). */
+export function hideBlock<S>(
+  stateType: StateType,
+): (state: Blockable<S>, now: number, expiresAt: number | undefined) => HiddenState<Blockable<S>> {
+  return (state, now, expiresAt) => {
+    if (state.blockedUntilMicros === undefined) return { state, expiresAt };
+    const hidden = hiddenBlock(state, stateType, now, expiresAt);
+    return {
+      state: hidden.inner === undefined ? undefined : { inner: hidden.inner },
+      expiresAt: hidden.inner === undefined ? undefined : hidden.expiresAt,
+    };
+  };
+}

@@ -2,18 +2,25 @@
 -- algorithm's own function: `blocks` is where its state type keeps a block (string_block,
 -- zset_block). Each returns the engine's reply of 5 values.
 
--- The acquire's decision on a snapshot of the key, restored after: what a request could
--- take, and the block left (in the reply's wait).
+-- The acquire's decision on a request of 0 permits, on a snapshot of the key restored after:
+-- what a request could take, and when the state is fully recovered, as it stands (a trial
+-- request would count itself). The block is hidden first, so the algorithm's state decides;
+-- the peek's argv asks for no block on a denial. While a block holds: nothing can be taken,
+-- and the state is recovered when both the state and the block are; the block left goes in
+-- the reply's wait.
 local function peek_state(decide, blocks, key, now, argv)
-  local left = math.max(0, (blocks.read(key, now) or now) - now)
+  local until_ = blocks.read(key, now)
+  local left = math.max(0, (until_ or now) - now)
   local saved = snapshot(key)
+  if until_ then
+    blocks.hide(key, now)
+  end
   local reply = decide(key, now, argv)
   restore(key, saved)
-  local remaining = tonumber(reply[2])
-  if tonumber(reply[1]) == 1 then
-    remaining = remaining + 1
+  if left > 0 then
+    return {0, 0, math.max(tonumber(reply[3]), left), math.max(tonumber(reply[4]), left), left}
   end
-  return {reply[1], remaining, reply[3], reply[4], left}
+  return {reply[1], reply[2], reply[3], reply[4], 0}
 end
 
 -- Forgets the key, its block included.

@@ -92,17 +92,19 @@ export interface LimitState {
   limit: number;
   /** Permits or requests a request could take now. */
   remaining: number;
-  /** Milliseconds until the limit is fully restored if nothing else happens. */
+  /**
+   * Milliseconds until the key's state is fully recovered if nothing else happens, as it
+   * stands (0: nothing to recover): the token bucket full again, the leaky bucket drained,
+   * the fixed window's end, the newest logged request out of the sliding window, the
+   * approximate window's counts no longer weighing, the last concurrency lease expired; and
+   * never before a block ends.
+   */
   resetMs: number;
   /** Milliseconds the key stays blocked; 0 when it is not. */
   blockedMs: number;
 }
 
-/**
- * What a peek's decision says of the key. The peek tries one request on a copy of the state,
- * so its `resetMs` counts that request too: a key with its whole limit left (nothing used,
- * or fully recovered) has nothing to wait for, and reports 0.
- */
+/** What a peek's decision (a request of 0 permits, state-ops.ts) says of the key. */
 export function limitStateOf(decision: {
   limit: number;
   remaining: number;
@@ -110,7 +112,7 @@ export function limitStateOf(decision: {
   waitMs: number;
 }): LimitState {
   const { limit, remaining, resetMs, waitMs } = decision;
-  return { limit, remaining, resetMs: remaining >= limit ? 0 : resetMs, blockedMs: waitMs };
+  return { limit, remaining, resetMs, blockedMs: waitMs };
 }
 
 /**

@@ -1,7 +1,8 @@
+import { RawReply } from '../../contracts/decision';
 import { LimiterAlgorithm, MemoryStep } from '../limiter-algorithm';
 import { luaDefinitionsOf, luaNameOf } from '../lua-source';
 import { blocksLua, blocksOf, STATE_OPS_LUA } from './block-lua';
-import { hiddenBlock, pttlOf, ttlWithBlock, withBlock } from './block-twin';
+import { hiddenBlock, HiddenState, hideBlock, pttlOf, ttlWithBlock, withBlock } from './block-twin';
 import { Blockable, RefundRequest, refundArgv, StateType } from './state-ops.model';
 
 type Algorithm<P, R, S> = LimiterAlgorithm<P, R, S>;
@@ -36,7 +37,7 @@ export function stateOps<P, R, S>(
 ): StateOps<P, R, S> {
   const name = acquire.commandName;
   return {
-    peek: peekOf(acquire, stateType),
+    peek: peekOf(acquire, stateType, hideBlock(stateType)),
     reset: resetOf(acquire),
     block: {
       commandName: `${name}Block`,
@@ -90,13 +91,16 @@ export function resetOf<P, S>(acquire: Algorithm<P, any, S>): Algorithm<P, void,
 }
 
 /**
- * The acquire's decision on a snapshot of the key, restored after: what a request could
- * take, and the block left (in the reply's wait). `acquire` may keep no blocks (then the
- * block left is 0).
+ * The acquire's decision on a request of 0 permits (the caller's), on a snapshot of the key
+ * restored after (state-ops.lua's `peek_state`): what a request could take and when the state
+ * is fully recovered, as it stands. Its argv asks for no block on a denial, and a block found
+ * is hidden from the algorithm (`hide`: how its state keeps one; none for an acquire that
+ * reports its block itself); its waitMicros is the block left.
  */
 export function peekOf<P, R, S>(
   acquire: Algorithm<P, R, S>,
   stateType: StateType,
+  hide?: (state: S, now: number, expiresAt: number | undefined) => HiddenState<S>,
 ): Algorithm<P, R, S> {
   return {
     ...acquire,
@@ -106,22 +110,32 @@ export function peekOf<P, R, S>(
     // The prelude's snapshot and restore: value and TTL exactly as before.
     luaIncludes: [...luaDefinitionsOf(acquire), blocksLua(stateType), STATE_OPS_LUA],
     lua: `return peek_state(${luaNameOf(acquire)}, ${blocksOf(stateType)}, key, now, argv)`,
+    paramsArgv: (params) => acquire.paramsArgv(withoutBlocks(params)),
     denialScope: undefined,
     readsOnly: true,
     step: (state, now, params, request, expiresAt) => {
       const until = (state as Partial<Blockable<unknown>> | undefined)?.blockedUntilMicros ?? now;
+      const left = Math.max(0, until - now);
+      const seen = state !== undefined && hide ? hide(state, now, expiresAt) : { state, expiresAt };
       const [allowed, remaining, reset, retryAfter] = acquire.step(
-        state,
+        seen.state,
         now,
-        params,
+        withoutBlocks(params),
         request,
-        expiresAt,
+        seen.expiresAt,
       ).reply;
-      const before = allowed === 1 ? remaining + 1 : remaining;
-      const reply = [allowed, before, reset, retryAfter, Math.max(0, until - now)] as const;
+      const reply: RawReply =
+        left > 0
+          ? [0, 0, Math.max(reset, left), Math.max(retryAfter, left), left]
+          : [allowed, remaining, reset, retryAfter, 0];
       return { state, ttlMs: null, reply };
     },
   };
+}
+
+/** A limit's parameters with no block after a denial: a peek blocks nothing. */
+function withoutBlocks<P>(params: P): P {
+  return { ...params, blockMicros: 0, blockStepsMicros: undefined };
 }
 
 /**

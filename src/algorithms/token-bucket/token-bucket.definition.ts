@@ -74,8 +74,8 @@ export const tokenBucketDefinition = defineAlgorithm({
 /** What the limits run (with blocks kept in its key), and its kind; its operations: `.ops`. */
 export const { algorithm: tokenBucket, kind: tokenBucketKind } = tokenBucketDefinition;
 
-/** A peek asks for one permit, now. */
-const PEEK_REQUEST: TokenBucketRequest = Object.freeze({ permits: 1, timeoutMicros: 0 });
+/** A peek asks for 0 permits, now: the bucket as it stands. */
+const PEEK_REQUEST: TokenBucketRequest = Object.freeze({ permits: 0, timeoutMicros: 0 });
 
 /**
  * Arguments of {@link TokenBucketLimiter.tryAcquire}: permits (default 1), timeout in seconds
