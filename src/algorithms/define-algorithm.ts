@@ -19,7 +19,7 @@ import { loadLua } from './lua-source';
 import { blockable } from './state-ops/blockable';
 import { StateOps, stateOps } from './state-ops/state-ops';
 import { BlockParams, Blockable, RefundRequest, StateType } from './state-ops/state-ops.model';
-import { blockParams } from './option-rules';
+import { blockArgv, blockParams } from './option-rules';
 import { countOption, FACTORY_KEY_OPTIONS, STATE_OPTION_NAMES } from './state-ops/state-options';
 
 /**
@@ -118,7 +118,12 @@ export function defineAlgorithm<O, P, R, S, L>(
   const refund = definition.refund && adjustment('refund', definition.refund.step);
   const given = definition.charge;
   const charge = given && ('of' in given ? given.of(core) : adjustment('charge', given.step));
-  const algorithm = blockable(core, stateType);
+  const algorithm: LimiterAlgorithm<P & BlockParams, R, Blockable<S>> = {
+    ...blockable(core, stateType),
+    // Made here, where `compile` builds the parameters: the block first (blockable.lua reads
+    // it), then the algorithm's own.
+    paramsArgv: (params) => [blockArgv(params), ...core.paramsArgv(params)],
+  };
   const ops = stateOps(algorithm, stateType, refund, charge);
   const kind: LimitKind<O, L> = {
     name: definition.name,

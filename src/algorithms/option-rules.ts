@@ -5,7 +5,8 @@ import { limiterMessages } from '../rate-limiter.messages';
  * The rules the algorithms' options share, each failing start-up with a message that names
  * `where`, the option and the value as given: counts, rates, times (seconds or a duration
  * string), blocks. A model validates its options with them; a definition's `block` is read
- * here too, so an option goes from the model to its rule and no further.
+ * here too, and made the block's script argument ({@link blockArgv}), so an option goes from
+ * the model to its rule and from there to Redis.
  */
 
 /** A count such as `limit`, `max` or `capacity`: an integer >= 1. */
@@ -124,6 +125,20 @@ export function blockParams(
   return steps.length === 1
     ? { blockMicros: steps[0] }
     : { blockMicros: steps[0], blockStepsMicros: steps };
+}
+
+/**
+ * The block as the script's first argument (blockable.lua reads it): the block in µs, or
+ * escalating steps joined by commas. Read in Lua as a number when it is one, so a single
+ * block costs no parsing.
+ */
+export function blockArgv(params: {
+  blockMicros?: number;
+  blockStepsMicros?: readonly number[];
+}): string {
+  return params.blockStepsMicros
+    ? params.blockStepsMicros.join(',')
+    : String(params.blockMicros ?? 0);
 }
 
 /** A positive finite number of seconds or a duration, as whole µs. */

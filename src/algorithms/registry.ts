@@ -35,6 +35,15 @@ export function limitKindFor(
   return byName.get(name);
 }
 
+/**
+ * The kind named `name`, then its variants, as a decorator records them (`kinds`): for a
+ * module default, which names its algorithm. Empty for a name no kind has.
+ */
+export function kindsNamed(name: string): LimitKind[] {
+  const kind = byName.get(name);
+  return kind ? [kind, ...LIMIT_KINDS.filter((variant) => variant.variant?.of === name)] : [];
+}
+
 /** The options that select a variant of the kind `name` (`approximate`): valid on its decorator. */
 export function variantSwitches(name: string): string[] {
   return LIMIT_KINDS.filter((kind) => kind.variant?.of === name).map((kind) => kind.variant!.when);

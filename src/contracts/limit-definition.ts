@@ -41,10 +41,18 @@ export interface CostOptions {
   permits?: Resolvable<number>;
 }
 
-/** What a limit decorator records: read and compiled once at start-up. */
-export interface LimitDefinition {
+/**
+ * What a limit decorator records: read and compiled once at start-up. `Kind` is the type of
+ * an algorithm's kind (algorithms/limit-kind.ts), which this floor does not import.
+ */
+export interface LimitDefinition<Kind = unknown> {
   /** The algorithm's kind name, as `src/algorithms/registry.ts` lists it. */
   kind: string;
+  /**
+   * The decorator's algorithm itself, then the variants its options may select: compiling
+   * it looks nothing up by name. Absent on a module default, which names its algorithm.
+   */
+  kinds?: readonly Kind[];
   /** The decorator's name for messages, e.g. `@RateLimit`. */
   decorator: string;
   options: KeyOptions & Record<string, unknown>;

@@ -6,17 +6,20 @@ import { SkipMetadata } from './skip-rate-limit.decorator';
 type Target = object;
 
 /**
- * The decorator of an algorithm's definition (`kind`, registry.ts) with these options: its
- * names come from the definition, so no decorator repeats them. Metadata only: the module
+ * The decorator of an algorithm's definition (`kind`) with these options: its names come
+ * from the definition, so no decorator repeats them. The kind itself and its `variants` are
+ * recorded, so that compiling the limit needs no lookup by name. Metadata only: the module
  * binds the interceptor a limit needs after its handler (a USER key, a slot, `count`,
  * `settle`) to the handlers that have one (discovery/interceptor-binding.ts).
  */
 export function limitOf(
-  kind: Pick<LimitKind, 'name' | 'decorator'>,
+  kind: LimitKind,
   options: object,
+  variants: readonly LimitKind[] = [],
 ): ClassDecorator & MethodDecorator {
-  const definition: LimitDefinition = {
+  const definition: LimitDefinition<LimitKind> = {
     kind: kind.name,
+    kinds: [kind, ...variants],
     decorator: kind.decorator,
     options: { ...options },
   };

@@ -2,6 +2,7 @@ import { SlidingWindowOptions } from '../algorithms/sliding-window/sliding-windo
 import { CostOptions, KeyOptions } from '../contracts/limit-definition';
 import { ResolvableOptions } from '../contracts/limit-context';
 import { slidingWindowKind } from '../algorithms/sliding-window/sliding-window.definition';
+import { approximateSlidingWindowKind } from '../algorithms/approximate-sliding-window/approximate-sliding-window.definition';
 import { limitOf } from './limit-metadata.accessor';
 import { StateOptions } from '../algorithms/state-ops/state-options';
 
@@ -23,5 +24,6 @@ export interface SlidingWindowLimitOptions
 export function SlidingWindowLimit(
   options: SlidingWindowLimitOptions,
 ): ClassDecorator & MethodDecorator {
-  return limitOf(slidingWindowKind, options);
+  // `approximate: true` selects the approximate variant.
+  return limitOf(slidingWindowKind, options, [approximateSlidingWindowKind]);
 }

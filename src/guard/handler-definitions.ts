@@ -2,7 +2,9 @@ import { LimitDefinition } from '../contracts/limit-definition';
 import { readClassLimits, readMethodLimits, readSkip } from '../decorators/limit-metadata.accessor';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { limiterMessages } from '../rate-limiter.messages';
-import { defaultNameOf } from '../plans/compiled-limit';
+import { compileLimit, defaultNameOf, keySpecOf, PlannedLimit } from '../plans/compiled-limit';
+import { durationOfMilliseconds, millisecondsSuspect } from '../algorithms/duration';
+import { LimitOverrides } from './limit-overrides';
 
 /** A handler's limits before compiling, each with its name. */
 export interface NamedDefinitions {
@@ -51,6 +53,76 @@ export function handlerDefinitions(
     }
   }
   return result;
+}
+
+/** What compiling a handler's limits takes besides them: the module's settings. */
+export interface HandlerCompile {
+  /** Options of a limit, by its name, that replace its decorator's. */
+  overrides: LimitOverrides;
+  keyPrefix: string;
+  shadowByDefault: boolean;
+  /** Where warnings go; none for a throwaway compile (nothing said, nothing remembered). */
+  warn?: (message: string) => void;
+  /** Limits whose units were looked at: a class's limit is checked once, not per handler. */
+  unitsChecked: WeakSet<LimitDefinition>;
+}
+
+/**
+ * A handler's limits compiled (defaults, class, method; see {@link handlerDefinitions}),
+ * overrides applied: where a decorator's options become what the guard runs.
+ */
+export function handlerLimits(
+  defaults: readonly LimitDefinition[],
+  controller: object,
+  handler: object,
+  handlerName: string,
+  settings: HandlerCompile,
+): PlannedLimit[] {
+  const { definitions, names } = handlerDefinitions(defaults, controller, handler, handlerName);
+  const { overrides, warn } = settings;
+  const occurrences = new Map<string, number>();
+  return definitions.map((declared, index) => {
+    const override = overrides.get(names[index]);
+    const definition = override
+      ? { ...declared, options: { ...declared.options, ...override } }
+      : declared;
+    const spec = keySpecOf(definition);
+    const occurrence = (occurrences.get(spec) ?? 0) + 1;
+    occurrences.set(spec, occurrence);
+    if (warn) checkUnits(definition, handlerName, warn, settings.unitsChecked);
+    return Object.freeze(
+      compileLimit(
+        definition,
+        handlerName,
+        settings.keyPrefix,
+        occurrence,
+        warn ?? (() => undefined),
+        settings.shadowByDefault,
+        names[index],
+      ),
+    );
+  });
+}
+
+/** `period: 60000` meant as a minute is 16 hours: said once per limit, at start-up. */
+function checkUnits(
+  definition: LimitDefinition,
+  handlerName: string,
+  warn: (message: string) => void,
+  checked: WeakSet<LimitDefinition>,
+): void {
+  if (checked.has(definition)) return;
+  checked.add(definition);
+  const suspect = millisecondsSuspect(definition.options);
+  if (!suspect) return;
+  warn(
+    limiterMessages.looksLikeMilliseconds(
+      `${definition.decorator} on ${handlerName}`,
+      suspect.option,
+      suspect.value,
+      durationOfMilliseconds(suspect.value),
+    ),
+  );
 }
 
 function givenNames(definitions: readonly LimitDefinition[]): Set<string> {

@@ -9,9 +9,8 @@ import { LimitDefinition } from '../contracts/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { describeKeyForm, KeyForm, keyFormsOverlap } from '../keys/key-form';
 import { limiterMessages } from '../rate-limiter.messages';
-import { durationOfMilliseconds, millisecondsSuspect } from '../algorithms/duration';
-import { compileLimit, keySpecOf, PlannedLimit } from '../plans/compiled-limit';
-import { handlerDefinitions } from './handler-definitions';
+import { PlannedLimit } from '../plans/compiled-limit';
+import { HandlerCompile, handlerLimits } from './handler-definitions';
 import { checkOverrides, LimitOverrides } from './limit-overrides';
 import { isRateLimitInterceptor } from '../after-handler/rate-limit.interceptor';
 
@@ -163,15 +162,8 @@ export class LimitExplorer implements OnModuleInit {
    * `onModuleInit`, which fails start-up naming it.
    */
   needsAfterHandler(controller: Function, handler: Function, methodName: string): boolean {
-    const handlerName = `${controller.name}.${methodName}`;
     try {
-      const { definitions, names } = handlerDefinitions(
-        this.defaults,
-        controller,
-        handler,
-        handlerName,
-      );
-      const limits = this.compileAll(definitions, names, handlerName, true);
+      const limits = this.compileHandler(controller, handler, methodName, true);
       return limits.some((limit) => limit.afterHandler);
     } catch {
       return false;
@@ -191,19 +183,9 @@ export class LimitExplorer implements OnModuleInit {
     methodName: string,
     firstTime = true,
   ): LimitPlan {
-    const handlerName = `${controller.name}.${methodName}`;
-    const { definitions, names } = handlerDefinitions(
-      this.defaults,
-      controller,
-      handler,
-      handlerName,
-    );
-    if (firstTime && definitions.length > 0)
-      this.handlers.push({ controller, handler, methodName });
-    const plan =
-      definitions.length === 0
-        ? NO_LIMITS
-        : this.planOf(this.compileAll(definitions, names, handlerName), controller, handler);
+    const limits = this.compileHandler(controller, handler, methodName);
+    if (firstTime && limits.length > 0) this.handlers.push({ controller, handler, methodName });
+    const plan = limits.length === 0 ? NO_LIMITS : this.planOf(limits, controller, handler);
     let byHandler = this.plans.get(controller);
     if (!byHandler) this.plans.set(controller, (byHandler = new Map()));
     byHandler.set(handler, plan);
@@ -223,51 +205,23 @@ export class LimitExplorer implements OnModuleInit {
     );
   }
 
-  private compileAll(
-    definitions: LimitDefinition[],
-    names: string[],
-    handlerName: string,
+  /** A handler's limits (handler-definitions.ts), compiled with the live overrides. */
+  private compileHandler(
+    controller: Function,
+    handler: Function,
+    methodName: string,
     /** A throwaway compile: nothing said, nothing remembered. */
     quiet = false,
   ): PlannedLimit[] {
-    const occurrences = new Map<string, number>();
-    return definitions.map((declared, index) => {
-      const override = this.overrides.get(names[index]);
-      const definition = override
-        ? { ...declared, options: { ...declared.options, ...override } }
-        : declared;
-      const spec = keySpecOf(definition);
-      const occurrence = (occurrences.get(spec) ?? 0) + 1;
-      occurrences.set(spec, occurrence);
-      if (!quiet) this.checkUnits(definition, handlerName);
-      return Object.freeze(
-        compileLimit(
-          definition,
-          handlerName,
-          this.options.keyPrefix ?? '',
-          occurrence,
-          quiet ? () => undefined : (message) => this.logger.warn(message),
-          this.options.shadow ?? false,
-          names[index],
-        ),
-      );
-    });
-  }
-
-  /** `period: 60000` meant as a minute is 16 hours: said once per limit, at start-up. */
-  private checkUnits(definition: LimitDefinition, handlerName: string): void {
-    if (this.unitsChecked.has(definition)) return;
-    this.unitsChecked.add(definition);
-    const suspect = millisecondsSuspect(definition.options);
-    if (!suspect) return;
-    this.logger.warn(
-      limiterMessages.looksLikeMilliseconds(
-        `${definition.decorator} on ${handlerName}`,
-        suspect.option,
-        suspect.value,
-        durationOfMilliseconds(suspect.value),
-      ),
-    );
+    const settings: HandlerCompile = {
+      overrides: this.overrides,
+      keyPrefix: this.options.keyPrefix ?? '',
+      shadowByDefault: this.options.shadow ?? false,
+      warn: quiet ? undefined : (message) => this.logger.warn(message),
+      unitsChecked: this.unitsChecked,
+    };
+    const handlerName = `${controller.name}.${methodName}`;
+    return handlerLimits(this.defaults, controller, handler, handlerName, settings);
   }
 }
 

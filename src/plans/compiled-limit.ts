@@ -1,5 +1,5 @@
 import { CompiledAlgorithm, LimitKind } from '../algorithms/limit-kind';
-import { limitKindFor, variantSwitches } from '../algorithms/registry';
+import { kindsNamed } from '../algorithms/registry';
 import { LimitDefinition } from '../contracts/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { limiterMessages } from '../rate-limiter.messages';
@@ -69,9 +69,19 @@ export function keySpecOf(definition: LimitDefinition): string {
   ].join('\0');
 }
 
+/**
+ * The definition's kind, then its variants: as its decorator recorded them, or, for a
+ * module default, as the registry lists the kind it names.
+ */
+function kindsOf(definition: LimitDefinition): readonly LimitKind[] {
+  return (definition as LimitDefinition<LimitKind>).kinds ?? kindsNamed(definition.kind);
+}
+
 /** The definition's kind, or the variant its options select. */
 export function kindOf(definition: LimitDefinition): LimitKind {
-  const kind = limitKindFor(definition.kind, definition.options);
+  const [kind, ...variants] = kindsOf(definition);
+  const selected = variants.find((variant) => definition.options[variant.variant!.when]);
+  if (selected) return selected;
   if (!kind)
     throw new LimiterConfigError(
       `${definition.decorator}: unknown limit kind '${definition.kind}'`,
@@ -114,7 +124,9 @@ export function compileLimit(
   const where = handlerName ? `${definition.decorator} on ${handlerName}` : definition.decorator;
   const kind = kindOf(definition);
   const { options } = definition;
-  const known = [...KEY_OPTION_NAMES, ...kind.optionNames, ...variantSwitches(definition.kind)];
+  // A variant's switch (`approximate`) is an option of the kind it varies.
+  const switches = kindsOf(definition).map((each) => each.variant?.when ?? '');
+  const known = [...KEY_OPTION_NAMES, ...kind.optionNames, ...switches.slice(1)];
   refuseUnknownOptions(options, new Set(known), where);
   const prefix = prefixOf(definition, kind);
   if (typeof prefix !== 'string') {

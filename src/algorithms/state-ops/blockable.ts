@@ -16,33 +16,24 @@ export function blockedReply(until: number, now: number): RawReply {
 }
 
 /**
- * The block argument: the block in µs, or escalating steps joined by commas. Read in Lua as a
- * number when it is one, so a single block costs no parsing.
- */
-function blockArgument(params: BlockParams): string {
-  return params.blockStepsMicros
-    ? params.blockStepsMicros.join(',')
-    : String(params.blockMicros ?? 0);
-}
-
-/**
  * The algorithm with blocks (state-ops.model.ts): a blocked key denies at once; a block
  * past its end is dropped; a denial with `blockMicros` > 0 blocks the key for that long, or
  * with `blockStepsMicros` for the step after the last block's, unless the request could
- * never pass (a cost above the limit says nothing of the key's rate). Its argv starts with
- * the block, then the algorithm's own.
+ * never pass (a cost above the limit says nothing of the key's rate). Its argv, the block
+ * then the algorithm's own, is made where the parameters are (define-algorithm.ts).
  */
 export function blockable<P, R, S>(
   algorithm: LimiterAlgorithm<P, R, S>,
   stateType: StateType,
-): LimiterAlgorithm<P & BlockParams, R, Blockable<S>> {
+): Omit<LimiterAlgorithm<P & BlockParams, R, Blockable<S>>, 'paramsArgv'> {
+  // Not the algorithm's own argv: the blocked acquire's starts with the block.
+  const { paramsArgv: _ownArgv, ...rest } = algorithm;
   return {
-    ...algorithm,
+    ...rest,
     stateOf: algorithm.stateOf ?? algorithm,
     luaName: `${algorithm.commandName}WithBlock`,
     luaIncludes: [...luaDefinitionsOf(algorithm), blocksLua(stateType), BLOCKABLE],
     lua: `return blockable_acquire(${luaNameOf(algorithm)}, ${blocksOf(stateType)}, key, now, argv)`,
-    paramsArgv: (params) => [blockArgument(params), ...algorithm.paramsArgv(params)],
     step: (state, now, params, request, expiresAt) =>
       blockableStep(algorithm, stateType, state, now, params, request, expiresAt),
   };
