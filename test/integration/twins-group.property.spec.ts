@@ -17,12 +17,26 @@ import { useTwinStores } from '../helpers/twin-stores';
  * restore inside one call) and the memory store (one synchronous run) take the same
  * decisions, undo the same members, and leave the same state behind (read with peek).
  */
+/**
+ * Times every duration (window, 1 / rates, block, clock moves): Redis expires keys on its real
+ * clock and the twin on the injected one, and a loaded machine stalls a step for 100 ms and
+ * more; scaled, no state lives less than 40 s, so none expires in real time between two steps.
+ */
+const TIME_SCALE = 100;
+
 describe('Lua and memory twins agree on all-or-nothing groups', () => {
   const twins = useTwinStores(1_700_000_000_000);
   let run = 0;
   let id = 0;
 
-  const bucket = { ...tokenBucketParams({ rate: 2, burst: 2, expire: 1e6 }), blockMicros: 0 };
+  const bucket = {
+    ...tokenBucketParams({
+      rate: 2 / TIME_SCALE,
+      burst: 2 * TIME_SCALE,
+      expire: 1e6 * TIME_SCALE,
+    }),
+    blockMicros: 0,
+  };
   const oneToken = { permits: 1, timeoutMicros: 0 };
   type Member = {
     algorithm: LimiterAlgorithm<any, any, any>;
@@ -35,13 +49,13 @@ describe('Lua and memory twins agree on all-or-nothing groups', () => {
     {
       algorithm: slidingWindow,
       key: `g${tag}:sw`,
-      params: { ...slidingWindowParams({ limit, window: 2 }), blockMicros },
+      params: { ...slidingWindowParams({ limit, window: 2 * TIME_SCALE }), blockMicros },
       request: () => ({ id: `m${++id}` }),
     },
     {
       algorithm: leakyBucket,
       key: `g${tag}:lb`,
-      params: { ...leakyBucketParams({ capacity: limit + 1, rate: 1 }), blockMicros },
+      params: { ...leakyBucketParams({ capacity: limit + 1, rate: 1 / TIME_SCALE }), blockMicros },
       request: () => undefined,
     },
   ];
@@ -66,11 +80,14 @@ describe('Lua and memory twins agree on all-or-nothing groups', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 3 }),
-        fc.constantFrom(0, 0, 400_000),
-        fc.array(fc.constantFrom(0, 0, 100, 250, 700), { minLength: 1, maxLength: 25 }),
+        fc.constantFrom(0, 0, 400_000 * TIME_SCALE),
+        fc.array(
+          fc.constantFrom(0, 0, 100, 250, 700).map((ms) => ms * TIME_SCALE),
+          { minLength: 1, maxLength: 25 },
+        ),
         async (limit, blockMicros, advances) => {
           const group = members(++run, blockMicros, limit);
-          twins.nowMs = 1_700_000_000_000 + run * 10_000_000;
+          twins.nowMs = 1_700_000_000_000 + run * 10_000_000 * TIME_SCALE;
           for (const advance of advances) {
             twins.nowMs += advance;
             const requests = group.map((m) => m.request());

@@ -17,9 +17,13 @@ import { useTwinStores } from '../helpers/twin-stores';
  * decisions, to the microsecond, for any sequence of requests.
  *
  * Keys expire on Redis's real clock while the twins expire on the injected one; both
- * expire only state that decides nothing any more, and each run takes a few ms of real
- * time, so every window, lease and emission interval here is at least 1/3 s.
+ * expire only state that decides nothing any more. A step takes a few ms of real time, but
+ * a loaded machine stalls one for 100 ms and more: every window, lease, emission interval
+ * and clock move is scaled by {@link TIME_SCALE}, so the shortest state lives 33 s and no
+ * key expires on Redis's real clock between two steps.
  */
+const TIME_SCALE = 100;
+
 describe('Lua and memory twins agree step by step: sliding log, concurrency, leaky bucket', () => {
   const twins = useTwinStores(1_700_000_000_000);
   let run = 0;
@@ -28,9 +32,12 @@ describe('Lua and memory twins agree step by step: sliding log, concurrency, lea
   const advanceMs = fc.oneof(
     { arbitrary: fc.constant(0), weight: 2 },
     // Round steps land exactly on window, lease and emission boundaries: weigh them most.
-    { arbitrary: fc.constantFrom(100, 250, 500, 1_000), weight: 4 },
-    { arbitrary: fc.integer({ min: 1, max: 3_000 }), weight: 1 },
-    { arbitrary: fc.double({ min: 0, max: 400, noNaN: true }), weight: 1 },
+    {
+      arbitrary: fc.constantFrom(100, 250, 500, 1_000).map((ms) => ms * TIME_SCALE),
+      weight: 4,
+    },
+    { arbitrary: fc.integer({ min: 1, max: 3_000 * TIME_SCALE }), weight: 1 },
+    { arbitrary: fc.double({ min: 0, max: 400 * TIME_SCALE, noNaN: true }), weight: 1 },
   );
 
   /**
@@ -70,7 +77,7 @@ describe('Lua and memory twins agree step by step: sliding log, concurrency, lea
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 6 }),
-        fc.constantFrom(0.5, 1, 2.5, 10),
+        fc.constantFrom(0.5, 1, 2.5, 10).map((seconds) => seconds * TIME_SCALE),
         fc.array(fc.tuple(advanceMs, volume), { minLength: 1, maxLength: 40 }),
         async (limit, window, steps) => {
           const key = `twin:sw:${++run}`;
@@ -95,7 +102,7 @@ describe('Lua and memory twins agree step by step: sliding log, concurrency, lea
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 4 }),
-        fc.constantFrom(0.5, 1, 2.5, 10),
+        fc.constantFrom(0.5, 1, 2.5, 10).map((seconds) => seconds * TIME_SCALE),
         fc.array(op, { minLength: 1, maxLength: 40 }),
         async (max, lease, ops) => {
           const key = `twin:cc:${++run}`;
@@ -124,7 +131,7 @@ describe('Lua and memory twins agree step by step: sliding log, concurrency, lea
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 6 }),
-        fc.constantFrom(0.1, 1 / 60, 0.5, 1, 3),
+        fc.constantFrom(0.1, 1 / 60, 0.5, 1, 3).map((rate) => rate / TIME_SCALE),
         fc.array(fc.tuple(advanceMs, volume), { minLength: 1, maxLength: 40 }),
         async (capacity, rate, steps) => {
           const key = `twin:lb:${++run}`;

@@ -4,13 +4,21 @@
 -- state-ops.model.ts. The body of function(key, now, argv): argv[1] limit,
 -- argv[2] windowMicros, argv[3] permits, argv[4] the acquire's id or ''. The member is
 -- the acquire's id marked as its charge (its own member stays, for a refund), or, without
--- one, named by the time (a second charge of the same weight at the same µs is one).
+-- one, named by the time. A second charge of the same name adds its weight to the first's
+-- member, moved to now: a log holds one member per id, else a refund of part of one would
+-- rename it onto the other (ZADD of an existing member), and the weight of one would be lost.
 local window = tonumber(argv[2])
 local id = argv[4] .. '+'
 if argv[4] == '' then
   id = 'charge:' .. exact(now)
 end
-redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(now - window))
-redis.call('ZADD', key, exact(now), weighted_member(id, tonumber(argv[3])))
+local log = get_members(key)
+local at = member_index(log, drop_scored_up_to(key, log, now - window), id)
+local weight = tonumber(argv[3])
+if at then
+  weight = weight + member_weight(log[at])
+  redis.call('ZREM', key, log[at])
+end
+redis.call('ZADD', key, exact(now), weighted_member(id, weight))
 redis.call('PEXPIRE', key, ttl_ms(window))
 return {1, 0, 0, 0, 0}

@@ -109,16 +109,21 @@ export const slidingWindowRefundStep: Adjustment = (state, now, params, request,
 /** The twin of sliding-window.charge.lua. */
 export const slidingWindowChargeStep: Adjustment = (state, now, params, request) => {
   const id = request.id ? `${request.id}+` : `charge:${exactString(now)}`;
-  const member = weightedMember(id, request.permits);
+  let weight = request.permits;
   const times: number[] = [];
   const ids: string[] = [];
   state?.timesMicros.forEach((t, i) => {
-    // Expired members go, as ZREMRANGEBYSCORE drops them; the same member is moved (ZADD).
-    if (t > now - params.windowMicros && state.ids[i] !== member) {
-      times.push(t);
-      ids.push(state.ids[i]);
+    // Expired members go, as ZREMRANGEBYSCORE drops them; a live one of the same id adds its
+    // weight to this charge's (one member per id, as the Lua keeps it).
+    if (t <= now - params.windowMicros) return;
+    if (memberId(state.ids[i]) === id) {
+      weight += memberWeight(state.ids[i]);
+      return;
     }
+    times.push(t);
+    ids.push(state.ids[i]);
   });
+  const member = weightedMember(id, weight);
   // Sorted insert: an injected or wall clock may step back; Redis sorts by score too.
   let at = times.length;
   while (at > 0 && times[at - 1] > now) at--;

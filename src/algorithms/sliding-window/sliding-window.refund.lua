@@ -6,18 +6,15 @@
 local permits = tonumber(argv[3])
 if argv[4] ~= '' then
   -- Its whole weight at once; else a settled cost below what it reserved: the member is
-  -- found by its id (at most `limit` members) and keeps the rest of its weight.
+  -- found by its id and keeps the rest of its weight.
   if redis.call('ZREM', key, weighted_member(argv[4], permits)) == 0 then
-    local log = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
-    for i = 1, #log, 2 do
-      local member = log[i]
-      if member == argv[4] or string.sub(member, 1, #argv[4] + 1) == argv[4] .. '\0' then
-        local weight = member_weight(member)
-        redis.call('ZREM', key, member)
-        if weight > permits then
-          redis.call('ZADD', key, log[i + 1], weighted_member(argv[4], weight - permits))
-        end
-        break
+    local log = get_members(key)
+    local at = member_index(log, 1, argv[4])
+    if at then
+      local weight = member_weight(log[at])
+      redis.call('ZREM', key, log[at])
+      if weight > permits then
+        redis.call('ZADD', key, log[at + 1], weighted_member(argv[4], weight - permits))
       end
     end
   end

@@ -75,6 +75,18 @@ local function member_weight(member)
   return 1
 end
 
+-- The index in `members` (ZRANGE ... WITHSCORES: member, score, ...), from `first`, of request
+-- `id`'s member (the id, or the id, NUL and its weight), or nil: a log holds one per id.
+local function member_index(members, first, id)
+  for i = first, #members, 2 do
+    local member = members[i]
+    if member == id or string.sub(member, 1, #id + 1) == id .. '\0' then
+      return i
+    end
+  end
+  return nil
+end
+
 -- A key's value and exact expiry, to put back after running a decision on it: a peek, or
 -- the allowed members of a group one of whose members was denied. DUMP, and the absolute
 -- expiry where Redis has PEXPIRETIME (7.0), else PTTL.
