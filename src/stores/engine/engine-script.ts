@@ -24,15 +24,28 @@ for i = #keys + 2, #ARGV do args[#args + 1] = ARGV[i] end
 `;
 
 /**
- * The .lua files keep their explanations; the script sent to Redis (and lib/engine.lua) drops
- * the lines that are only a comment, so it stays short enough to read as one piece. Comments
- * after code on a line stay: a `--` inside a string cannot be told apart without parsing.
+ * The .lua files keep their explanations and spacing; the script sent to Redis (and
+ * lib/engine.lua) drops the lines that are only a comment or blank, so it stays short enough
+ * to read as one piece. Comments after code on a line stay: a `--` inside a string cannot be
+ * told apart without parsing.
  */
 function withoutCommentLines(lua: string): string {
   return lua
     .split('\n')
-    .filter((line) => !/^\s*--/.test(line))
+    .filter((line) => line.trim() !== '' && !/^\s*--/.test(line))
     .join('\n');
+}
+
+/** Operations each algorithm brings (acquire, peek, reset, block, refund, charge): one row each. */
+const ALGORITHM_OPERATIONS = 6;
+
+/** The table's entries, `perRow` to a line, so an algorithm's operations read as one row. */
+function rowsOf(entries: readonly string[], perRow: number): string {
+  const rows: string[] = [];
+  for (let i = 0; i < entries.length; i += perRow) {
+    rows.push(`  ${entries.slice(i, i + perRow).join(', ')},`);
+  }
+  return rows.join('\n');
 }
 
 /**
@@ -70,17 +83,15 @@ export class EngineScript {
     for (const algorithm of algorithms) {
       if (algorithm.luaIncludes) luaDefinitionsOf(algorithm).forEach(define);
     }
-    let entries = 'local algorithms = {}\n';
-    algorithms.forEach((algorithm, i) => {
+    const entries = algorithms.map((algorithm, i) => {
       this.indexes.set(algorithm, String(i + 1));
       const own = luaDefinitionsOf(algorithm).pop()!;
-      entries +=
-        defined.get(own.name) === own.source
-          ? `algorithms[${i + 1}] = ${own.name}\n`
-          : // A body no other calls (a custom algorithm): the loop calls it alone.
-            `algorithms[${i + 1}] = function(key, now, argv)\n${algorithm.lua}\nend\n`;
+      return defined.get(own.name) === own.source
+        ? own.name
+        : // A body no other calls (a custom algorithm): the loop calls it alone.
+          `function(key, now, argv)\n${algorithm.lua}\nend`;
     });
-    functions += entries;
+    functions += `local algorithms = {\n${rowsOf(entries, ALGORITHM_OPERATIONS)}\n}\n`;
     const script = withoutCommentLines(
       `${prelude}\n${functions}${crossSlot ? CROSS_SLOT_KEYS : DECLARED_KEYS}${loop}`,
     );
