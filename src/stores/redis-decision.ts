@@ -5,10 +5,11 @@ import { DecisionGroup } from '../contracts/decision-group';
 import type { DenialBroadcast } from './denial-broadcast';
 import type { DenialCache } from './denial-cache';
 import type { EngineEntry } from './engine/engine-entry';
+import type { FixedFields } from './engine/engine-packing';
 import { StoreReplyError } from './store-reply.error';
 
 /** A limit's script arguments, formatted once, and the name of the limit they make. */
-export interface FixedArguments {
+export interface FixedArguments extends FixedFields {
   argv: readonly string[];
   /** Script and parameters: what a remembered denial must match. */
   limitId: string;
@@ -36,7 +37,7 @@ export class RedisDecision<P, R> implements EngineEntry {
     private readonly listeners: DecisionListeners,
     private readonly limiter: LimiterAlgorithm<P, R, unknown>,
     private readonly params: P,
-    private readonly fixed: FixedArguments,
+    readonly fixed: FixedArguments,
     /** The denial scope, when denials are remembered (algorithm.denialScope). */
     private readonly scope: string | undefined,
     readonly key: string,
@@ -51,10 +52,6 @@ export class RedisDecision<P, R> implements EngineEntry {
 
   get algorithm(): string {
     return this.fixed.index;
-  }
-
-  get fixedArgv(): readonly string[] {
-    return this.fixed.argv;
   }
 
   sent(atMs: number): boolean {

@@ -132,7 +132,14 @@ export class RedisStore extends LimiterStore {
     if (!fixed) {
       const argv = algorithm.paramsArgv(params);
       const index = this.engine.indexOf(algorithm);
-      fixed = { argv, limitId: `${algorithm.commandName} ${argv.join(' ')}`, index };
+      fixed = {
+        argv,
+        limitId: `${algorithm.commandName} ${argv.join(' ')}`,
+        index,
+        // Packed on first use (engine-packing.ts); present from the start, one shape for all.
+        packedFields: undefined,
+        packedAlone: undefined,
+      };
       if (cacheable) {
         if (!byAlgorithm) this.argumentsByParams.set(params, (byAlgorithm = new Map()));
         byAlgorithm.set(algorithm, fixed);

@@ -1,4 +1,5 @@
 import type { DecisionGroup } from '../../contracts/decision-group';
+import type { FixedFields } from './engine-packing';
 
 /** One decision waiting for the engine: its fields of the script's ARGV, and its callbacks. */
 export interface EngineEntry {
@@ -7,7 +8,8 @@ export interface EngineEntry {
   algorithm: string;
   /** The time in µs, or '' for Redis TIME. */
   time: string;
-  fixedArgv: readonly string[];
+  /** The limit's own fields, shared by its decisions. */
+  fixed: FixedFields;
   requestArgv: readonly string[] | undefined;
   /** Both argvs packed (engine-packing.ts), as the entry is added. */
   packedArgv?: string;
