@@ -10,6 +10,8 @@ import { StoreReplyError } from './store-reply.error';
 
 /** A limit's script arguments, formatted once, and the name of the limit they make. */
 export interface FixedArguments extends FixedFields {
+  /** The algorithm they were made for. */
+  algorithm: object;
   argv: readonly string[];
   /** Script and parameters: what a remembered denial must match. */
   limitId: string;
