@@ -4,8 +4,7 @@ import { StoreUnavailableError } from '../errors/store-unavailable.error';
 import { DecisionGroup } from '../contracts/decision-group';
 import type { DenialBroadcast } from './denial-broadcast';
 import type { DenialCache } from './denial-cache';
-import type { EngineEntry } from './engine/engine-entry';
-import type { FixedFields } from './engine/engine-packing';
+import type { EngineEntry, FixedFields } from './engine/engine-entry';
 import { StoreReplyError } from './store-reply.error';
 
 /** A limit's script arguments, formatted once, and the name of the limit they make. */

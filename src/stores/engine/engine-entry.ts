@@ -1,5 +1,4 @@
 import type { DecisionGroup } from '../../contracts/decision-group';
-import type { FixedFields } from './engine-packing';
 
 /** One decision waiting for the engine: its fields of the script's ARGV, and its callbacks. */
 export interface EngineEntry {
@@ -31,4 +30,17 @@ export interface EngineEntry {
   /** Answers an entry not sent: its group was denied locally after it was added. */
   withdraw(): void;
   fail(error: unknown): void;
+}
+
+/**
+ * A limit's fields as the engine takes them, with its packings made once: a limit's params
+ * give one of these, shared by its decisions (redis-decision.ts FixedArguments); packed by
+ * engine-packing.ts.
+ */
+export interface FixedFields {
+  argv: readonly string[];
+  /** The fields packed, each ended by NUL. */
+  packedFields?: string;
+  /** The whole packed argv of a request without fields of its own (the usual one). */
+  packedAlone?: string;
 }

@@ -1,4 +1,4 @@
-import type { EngineEntry } from './engine-entry';
+import type { EngineEntry, FixedFields } from './engine-entry';
 
 /**
  * Ends every field of a packed batch (engine.lua). No field holds it: the algorithms' own
@@ -6,18 +6,6 @@ import type { EngineEntry } from './engine-entry';
  * use it to carry weights); a field that holds one anyway fails its entry (checkField).
  */
 const END = '\0';
-
-/**
- * A limit's fields as the engine takes them, with its packings made once: a limit's params
- * give one of these, shared by its decisions (redis-decision.ts FixedArguments).
- */
-export interface FixedFields {
-  argv: readonly string[];
-  /** The fields packed, each ended by NUL. */
-  packedFields?: string;
-  /** The whole packed argv of a request without fields of its own (the usual one). */
-  packedAlone?: string;
-}
 
 function packFields(fields: readonly string[]): string {
   let packed = '';
