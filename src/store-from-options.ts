@@ -76,6 +76,8 @@ export function failurePolicyStoreFromOptions(
       ((error, key, limit, name) =>
         onDecision({ outcome: 'store-error', limit, name, key, error })),
     onDecision,
+    // Nobody hears an event while only the metrics listen, on the API's no-op provider.
+    metrics && !options.onDecision ? () => metrics.idle : undefined,
   );
 }
 

@@ -32,9 +32,10 @@ export class FactoryDecisions implements DecisionSource {
       undefined,
       name,
     );
-    if (decision && store.onDecision && algorithm.isDecision?.(request) !== false) {
-      const event = decisionEvent(FACTORY_LABEL, key, decision, false, name);
-      emitEvent(store.onDecision, event, this.logger);
+    const listener = decision ? store.decisionListener() : undefined;
+    if (listener && algorithm.isDecision?.(request) !== false) {
+      const event = decisionEvent(FACTORY_LABEL, key, decision!, false, name);
+      emitEvent(listener, event, this.logger);
     }
     return store.answer(decision, algorithm, params);
   };
@@ -49,6 +50,14 @@ export class FactoryDecisions implements DecisionSource {
  * key (`limiterFixedWindow` and its peek, block... give `fixedWindow`).
  */
 function algorithmName(algorithm: LimiterAlgorithm<any, any, any>): string {
-  const name = (algorithm.stateOf ?? algorithm).commandName.replace(/^limiter/, '');
-  return name.charAt(0).toLowerCase() + name.slice(1);
+  let name = names.get(algorithm);
+  if (name === undefined) {
+    const command = (algorithm.stateOf ?? algorithm).commandName.replace(/^limiter/, '');
+    name = command.charAt(0).toLowerCase() + command.slice(1);
+    names.set(algorithm, name);
+  }
+  return name;
 }
+
+/** Each algorithm's name, made once: it is asked on every decision. */
+const names = new WeakMap<LimiterAlgorithm<any, any, any>, string>();

@@ -20,6 +20,7 @@ export const DEFAULT_NEAR_LIMIT = 0.1;
 /** The instrument name of the decision counter and of the engine-call histogram. */
 export const DECISIONS_METRIC = 'ratelimit.decisions';
 export const STORE_DURATION_METRIC = 'ratelimit.store.duration';
+const METER_NAME = 'nestjs-limiter';
 
 // The little of @opentelemetry/api used here, typed locally: the published types then name
 // no package the user may not have installed.
@@ -34,8 +35,12 @@ interface Meter {
   createCounter(name: string, options?: object): Counter;
   createHistogram(name: string, options?: object): Histogram;
 }
+interface MeterProvider {
+  getMeter(name: string): Meter;
+}
 interface OpenTelemetryApi {
-  metrics: { getMeter(name: string): Meter };
+  metrics: { getMeter(name: string): Meter; getMeterProvider?(): MeterProvider };
+  createNoopMeter?(): Meter;
 }
 
 /** Engine calls take about a millisecond: buckets from 0.25 ms to 1 s, in seconds. */
@@ -51,6 +56,9 @@ const DURATION_BUCKETS_SECONDS = [
  */
 export class DecisionMetrics {
   private instruments?: { decisions: Counter; storeDuration: Histogram };
+  /** The global provider last seen, and whether it is the API's no-op one. */
+  private provider?: MeterProvider;
+  private providerIsNoop = false;
 
   constructor(
     private readonly api: OpenTelemetryApi,
@@ -66,6 +74,7 @@ export class DecisionMetrics {
   }
 
   readonly record = (event: RateLimitEvent): void => {
+    if (this.idle) return;
     const { decisions } = this.meter();
     const limit = event.name ?? event.limit;
     decisions.add(1, { 'ratelimit.limit': limit, 'ratelimit.outcome': event.outcome });
@@ -79,18 +88,39 @@ export class DecisionMetrics {
     }
   };
 
+  /**
+   * True while the global meter provider is the API's no-op one (no SDK registered): a
+   * decision would be recorded nowhere, so its event need not be built. Asked per decision,
+   * so a provider registered later is seen at once, and its instruments made then.
+   */
+  get idle(): boolean {
+    this.followProvider();
+    return this.providerIsNoop;
+  }
+
+  /** Drops the instruments of a provider that is no longer the global one. */
+  private followProvider(): void {
+    const provider = this.api.metrics.getMeterProvider?.();
+    if (!provider || provider === this.provider) return;
+    this.provider = provider;
+    this.instruments = undefined;
+    const noop = this.api.createNoopMeter?.();
+    this.providerIsNoop = noop !== undefined && provider.getMeter(METER_NAME) === noop;
+  }
+
   /** The engine-call observer a RedisStore is given (RedisStore.observeEngineCalls). */
   readonly recordStoreCall = (durationMs: number): void => {
     this.meter().storeDuration.record(durationMs / 1000);
   };
 
   /**
-   * The instruments, made on first use rather than at start-up: an SDK started after the
-   * module was built (but before traffic) still receives every data point.
+   * The instruments of the current global provider, made on its first use rather than at
+   * start-up: an SDK started after the module was built still receives every data point.
    */
   private meter() {
+    this.followProvider();
     if (!this.instruments) {
-      const meter = this.api.metrics.getMeter('nestjs-limiter');
+      const meter = this.api.metrics.getMeter(METER_NAME);
       this.instruments = {
         decisions: meter.createCounter(DECISIONS_METRIC, {
           description: 'Rate-limit decisions, by limit name and outcome',

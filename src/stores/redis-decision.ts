@@ -4,11 +4,13 @@ import { StoreUnavailableError } from '../errors/store-unavailable.error';
 import { DecisionGroup } from '../contracts/decision-group';
 import type { DenialBroadcast } from './denial-broadcast';
 import type { DenialCache } from './denial-cache';
-import type { EngineEntry } from './engine/engine-entry';
+import type { EngineEntry, FixedFields } from './engine/engine-entry';
 import { StoreReplyError } from './store-reply.error';
 
 /** A limit's script arguments, formatted once, and the name of the limit they make. */
-export interface FixedArguments {
+export interface FixedArguments extends FixedFields {
+  /** The algorithm they were made for. */
+  algorithm: object;
   argv: readonly string[];
   /** Script and parameters: what a remembered denial must match. */
   limitId: string;
@@ -36,7 +38,7 @@ export class RedisDecision<P, R> implements EngineEntry {
     private readonly listeners: DecisionListeners,
     private readonly limiter: LimiterAlgorithm<P, R, unknown>,
     private readonly params: P,
-    private readonly fixed: FixedArguments,
+    readonly fixed: FixedArguments,
     /** The denial scope, when denials are remembered (algorithm.denialScope). */
     private readonly scope: string | undefined,
     readonly key: string,
@@ -51,10 +53,6 @@ export class RedisDecision<P, R> implements EngineEntry {
 
   get algorithm(): string {
     return this.fixed.index;
-  }
-
-  get fixedArgv(): readonly string[] {
-    return this.fixed.argv;
   }
 
   sent(atMs: number): boolean {

@@ -54,8 +54,14 @@ export class RedisStore extends LimiterStore {
   private readonly ownsClient: boolean;
   readonly denials?: DenialCache;
   readonly broadcast?: DenialBroadcast;
-  /** Per params object, then per algorithm: one limit's params serve its acquire and its operations. */
-  private readonly argumentsByParams = new WeakMap<object, Map<object, FixedArguments>>();
+  /**
+   * Per params object: its arguments, or a map of them per algorithm once one limit's params
+   * serve several (its acquire and its operations).
+   */
+  private readonly argumentsByParams = new WeakMap<
+    object,
+    FixedArguments | Map<object, FixedArguments>
+  >();
   private readonly engine: EngineClient;
 
   constructor(options: RedisStoreOptions) {
@@ -121,23 +127,46 @@ export class RedisStore extends LimiterStore {
     });
   }
 
-  /** A limit's parameters never change: format them for the script once per params object. */
+  /**
+   * A limit's parameters never change: format them for the script once per params object.
+   * A params object used by one algorithm (the usual case) keeps its arguments directly, one
+   * lookup per decision; one used by several keeps a map of them.
+   */
   private fixedArguments<P>(
     algorithm: LimiterAlgorithm<P, unknown, unknown>,
     params: P,
   ): FixedArguments {
     const cacheable = typeof params === 'object' && params !== null;
-    let byAlgorithm = cacheable ? this.argumentsByParams.get(params) : undefined;
-    let fixed = byAlgorithm?.get(algorithm);
-    if (!fixed) {
-      const argv = algorithm.paramsArgv(params);
-      const index = this.engine.indexOf(algorithm);
-      fixed = { argv, limitId: `${algorithm.commandName} ${argv.join(' ')}`, index };
-      if (cacheable) {
-        if (!byAlgorithm) this.argumentsByParams.set(params, (byAlgorithm = new Map()));
-        byAlgorithm.set(algorithm, fixed);
+    const cached = cacheable ? this.argumentsByParams.get(params) : undefined;
+    if (cached !== undefined) {
+      if (!(cached instanceof Map)) {
+        if (cached.algorithm === algorithm) return cached;
+      } else {
+        const found = cached.get(algorithm);
+        if (found) return found;
       }
     }
+    const argv = algorithm.paramsArgv(params);
+    const fixed: FixedArguments = {
+      algorithm,
+      argv,
+      limitId: `${algorithm.commandName} ${argv.join(' ')}`,
+      index: this.engine.indexOf(algorithm),
+      // Packed on first use (engine-packing.ts); present from the start, one shape for all.
+      packedFields: undefined,
+      packedAlone: undefined,
+    };
+    if (!cacheable) return fixed;
+    if (cached === undefined) this.argumentsByParams.set(params, fixed);
+    else if (cached instanceof Map) cached.set(algorithm, fixed);
+    else
+      this.argumentsByParams.set(
+        params,
+        new Map([
+          [cached.algorithm, cached],
+          [algorithm, fixed],
+        ]),
+      );
     return fixed;
   }
 

@@ -149,3 +149,35 @@ describe('store errors', () => {
     });
   });
 });
+
+describe('a meter provider registered after traffic began', () => {
+  const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 60_000 });
+  const provider = new MeterProvider({ readers: [reader] });
+  beforeAll(() => metrics.disable());
+  afterAll(async () => {
+    metrics.disable();
+    await provider.shutdown();
+  });
+  const env = useAppOnRedis([MetricsController], 'express');
+
+  it('receives every decision made once it is registered, none before', async () => {
+    const limiter = env.app
+      .get(RateLimiterFactory)
+      .countLimiter({ key: 'late', limit: 10, period: 60 });
+    // Decided on the API's no-op provider: recorded nowhere.
+    expect([await limiter.tryAcquire(), await limiter.tryAcquire()]).toEqual([true, true]);
+    metrics.setGlobalMeterProvider(provider);
+    expect([
+      await limiter.tryAcquire(),
+      await limiter.tryAcquire(),
+      await limiter.tryAcquire(),
+    ]).toEqual([true, true, true]);
+    await reader.forceFlush();
+    const exported = exporter.getMetrics();
+    const points = (exported[exported.length - 1]?.scopeMetrics ?? [])
+      .flatMap((scope) => scope.metrics)
+      .find((metric) => metric.descriptor.name === 'ratelimit.decisions')?.dataPoints;
+    expect(countsOf((points ?? []) as DataPoint<number>[])).toEqual({ 'fixedWindow allowed': 3 });
+  });
+});

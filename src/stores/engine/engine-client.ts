@@ -139,7 +139,7 @@ export class EngineClient {
 
   /** Throws for an entry whose fields cannot be packed (a NUL in them): it alone fails. */
   add(entry: EngineEntry): void {
-    entry.packedArgv = packArgv(entry.fixedArgv, entry.requestArgv);
+    entry.packedArgv = packArgv(entry.fixed, entry.requestArgv);
     // A group's members arrive one after another: the batch stays open until the last.
     const group = entry.group;
     this.batcherFor(entry.key).add(entry, !group || this.pendingOf(group) === group.size);

@@ -7,7 +7,8 @@ export interface EngineEntry {
   algorithm: string;
   /** The time in µs, or '' for Redis TIME. */
   time: string;
-  fixedArgv: readonly string[];
+  /** The limit's own fields, shared by its decisions. */
+  fixed: FixedFields;
   requestArgv: readonly string[] | undefined;
   /** Both argvs packed (engine-packing.ts), as the entry is added. */
   packedArgv?: string;
@@ -29,4 +30,17 @@ export interface EngineEntry {
   /** Answers an entry not sent: its group was denied locally after it was added. */
   withdraw(): void;
   fail(error: unknown): void;
+}
+
+/**
+ * A limit's fields as the engine takes them, with its packings made once: a limit's params
+ * give one of these, shared by its decisions (redis-decision.ts FixedArguments); packed by
+ * engine-packing.ts.
+ */
+export interface FixedFields {
+  argv: readonly string[];
+  /** The fields packed, each ended by NUL. */
+  packedFields?: string;
+  /** The whole packed argv of a request without fields of its own (the usual one). */
+  packedAlone?: string;
 }

@@ -1,4 +1,4 @@
-import type { EngineEntry } from './engine-entry';
+import type { EngineEntry, FixedFields } from './engine-entry';
 
 /**
  * Ends every field of a packed batch (engine.lua). No field holds it: the algorithms' own
@@ -7,16 +7,9 @@ import type { EngineEntry } from './engine-entry';
  */
 const END = '\0';
 
-/** Each limit's fields packed once: its params' argv is made once and shared by its decisions. */
-const packedParams = new WeakMap<readonly string[], string>();
-
-function packedFixed(argv: readonly string[]): string {
-  let packed = packedParams.get(argv);
-  if (packed === undefined) {
-    packed = '';
-    for (const field of argv) packed += checkField(field) + END;
-    packedParams.set(argv, packed);
-  }
+function packFields(fields: readonly string[]): string {
+  let packed = '';
+  for (const field of fields) packed += checkField(field) + END;
   return packed;
 }
 
@@ -31,10 +24,13 @@ function checkField(field: string): string {
  * An entry's argv as packed fields: the count of them, then each ended by NUL. Throws for a
  * field holding a NUL, so that only its own decision fails (called as it is added).
  */
-export function packArgv(fixed: readonly string[], request: readonly string[] | undefined): string {
-  let packed = packedFixed(fixed);
-  if (request) for (const field of request) packed += checkField(field) + END;
-  return fixed.length + (request ? request.length : 0) + END + packed;
+export function packArgv(fixed: FixedFields, request: readonly string[] | undefined): string {
+  if (!request || request.length === 0) {
+    return (fixed.packedAlone ??= fixed.argv.length + END + packFields(fixed.argv));
+  }
+  let packed = (fixed.packedFields ??= packFields(fixed.argv));
+  for (const field of request) packed += checkField(field) + END;
+  return fixed.argv.length + request.length + END + packed;
 }
 
 /**

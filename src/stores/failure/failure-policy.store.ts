@@ -59,6 +59,8 @@ export class FailurePolicyStore extends LimiterStore {
      * reports only what the store could not decide, through `onError`.
      */
     readonly onDecision?: DecisionListener,
+    /** True while `onDecision` would record nothing (metrics on a no-op provider alone). */
+    private readonly unheard?: () => boolean,
   ) {
     super();
     if (policy === 'fallback') this.insurance = new InsuranceStore();
@@ -74,6 +76,11 @@ export class FailurePolicyStore extends LimiterStore {
   }
 
   private readonly notifyError: StoreErrorListener;
+
+  /** `onDecision` while a decision's event would be heard: undefined, no event is built. */
+  decisionListener(): DecisionListener | undefined {
+    return this.unheard?.() ? undefined : this.onDecision;
+  }
 
   /** Checks once, without blocking start-up, that the store can run its scripts. */
   override check(): Promise<void> {
