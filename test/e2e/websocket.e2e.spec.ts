@@ -1,14 +1,10 @@
-import { INestApplication, Module, UseGuards } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
-import { IoAdapter } from '@nestjs/platform-socket.io';
-import { WsAdapter } from '@nestjs/platform-ws';
+import { UseGuards } from '@nestjs/common';
 import {
   MessageBody,
   OnGatewayConnection,
   SubscribeMessage,
   WebSocketGateway,
 } from '@nestjs/websockets';
-import Redis from 'ioredis';
 import { interval, map, Observable, take } from 'rxjs';
 import {
   ConcurrencyLimit,
@@ -17,11 +13,10 @@ import {
   RateLimit,
   RateLimitGuard,
   RateLimiterFactory,
-  RateLimiterModule,
 } from '../../src';
 import { eventually } from '../helpers/eventually';
-import { RedisServer, startRedisServer } from '../helpers/redis-server';
-import { socketIoClient, TestClient, wsClient } from '../helpers/ws-clients';
+import { handshakeParam, useGatewayOnRedis, WS_ADAPTER_NAMES } from '../helpers/gateway-on-redis';
+import { TestClient } from '../helpers/ws-clients';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const reply = (data: unknown) => ({ event: 'reply', data });
@@ -34,9 +29,7 @@ const GENERATED = { rate: 1 / 1024, burst: 30 * 1024 };
 class ChatGateway implements OnGatewayConnection {
   /** Authenticates the connection: the socket's user, as an app's handshake guard would set. */
   handleConnection(client: any, request?: { url?: string }) {
-    const user =
-      client.handshake?.query?.user ??
-      new URL(request?.url ?? '/', 'http://localhost').searchParams.get('user');
+    const user = handshakeParam(client, request, 'user');
     if (user) client.user = { id: user };
   }
 
@@ -93,22 +86,9 @@ class ChatGateway implements OnGatewayConnection {
   }
 }
 
-const ADAPTERS = {
-  'socket.io': { adapter: (app: INestApplication) => new IoAdapter(app), client: socketIoClient },
-  ws: { adapter: (app: INestApplication) => new WsAdapter(app), client: wsClient },
-};
-
-describe.each(['socket.io', 'ws'] as const)('WebSocket gateways on the %s adapter', (name) => {
-  let redis: RedisServer;
-  let admin: Redis;
-  let app: INestApplication;
-  let port: number;
-  const clients: TestClient[] = [];
-  const connect = async (query: Record<string, string> = {}) => {
-    const client = await ADAPTERS[name].client(port, query);
-    clients.push(client);
-    return client;
-  };
+describe.each(WS_ADAPTER_NAMES)('WebSocket gateways on the %s adapter', (name) => {
+  const gateway = useGatewayOnRedis([ChatGateway], name);
+  const connect = gateway.connect;
   const ask = async (client: TestClient, event: string, data?: unknown) => {
     client.send(event, data);
     return client.next();
@@ -118,26 +98,6 @@ describe.each(['socket.io', 'ws'] as const)('WebSocket gateways on the %s adapte
     data: { statusCode: 429, message: 'Too Many Requests', retryAfter: 60 },
   };
 
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    admin = redis.client();
-    @Module({
-      imports: [RateLimiterModule.forRoot({ redis: redis.url })],
-      providers: [ChatGateway],
-    })
-    class GatewayModule {}
-    const moduleRef = await Test.createTestingModule({ imports: [GatewayModule] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    app.useWebSocketAdapter(ADAPTERS[name].adapter(app));
-    await app.listen(0, '127.0.0.1');
-    port = app.getHttpServer().address().port;
-  });
-  afterAll(async () => {
-    for (const client of clients) client.close();
-    await app?.close();
-    await redis?.stop();
-  });
-
   it('keys IP by the handshake address; the client receives the 429 and stays connected', async () => {
     const client = await connect();
     expect(await ask(client, 'ping')).toEqual(reply('pong'));
@@ -146,7 +106,7 @@ describe.each(['socket.io', 'ws'] as const)('WebSocket gateways on the %s adapte
     expect(client.isOpen()).toBe(true);
     expect(await ask(client, 'sms', { phone: '+1' })).toEqual(reply('sent +1'));
     // The denied ping counted nothing.
-    expect(await admin.get('countLimit:~ChatGateway.ping:127.0.0.1')).toBe('2');
+    expect(await gateway.admin.get('countLimit:~ChatGateway.ping:127.0.0.1')).toBe('2');
   });
 
   it('templates see the message as body; USER is the socket user', async () => {
@@ -160,7 +120,10 @@ describe.each(['socket.io', 'ws'] as const)('WebSocket gateways on the %s adapte
     const bob = await connect({ user: 'bob' });
     expect(await ask(bob, 'me')).toEqual(reply('me'));
     expect(
-      await admin.exists('countLimit:~ChatGateway.me:ann', 'countLimit:~ChatGateway.me:bob'),
+      await gateway.admin.exists(
+        'countLimit:~ChatGateway.me:ann',
+        'countLimit:~ChatGateway.me:bob',
+      ),
     ).toBe(2);
   });
 
@@ -186,7 +149,7 @@ describe.each(['socket.io', 'ws'] as const)('WebSocket gateways on the %s adapte
       reply('stream 2'),
     ]);
     await pause(50);
-    expect(await admin.zcard('concurrency:stream')).toBe(0);
+    expect(await gateway.admin.zcard('concurrency:stream')).toBe(0);
     expect(await ask(client, 'stream')).toEqual(reply('stream 0'));
     expect(client.isOpen()).toBe(true);
   });
@@ -194,7 +157,9 @@ describe.each(['socket.io', 'ws'] as const)('WebSocket gateways on the %s adapte
   it("settle reads the handler's result: 10 reserved, 4 kept", async () => {
     const client = await connect();
     expect(await ask(client, 'generate', { used: 4 })).toEqual(reply({ used: 4 }));
-    const limiter = app.get(RateLimiterFactory).rateLimiter({ key: 'generate', ...GENERATED });
+    const limiter = gateway.app
+      .get(RateLimiterFactory)
+      .rateLimiter({ key: 'generate', ...GENERATED });
     // A gateway sends its value as it comes: the correction may land just after.
     expect(await eventually(async () => (await limiter.peek()).remaining, 26)).toBe(26);
   });
