@@ -7,8 +7,8 @@
 //   GET /rate   @RateLimit by IP (the token bucket; never denies either)
 import 'reflect-metadata';
 import { Controller, Get, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { CountLimit, HeadersMode, LimitType, RateLimit, RateLimiterModule } from 'nestjs-limiter';
+import { runMain, serveOverIpc } from './app-process';
 
 export const GUARD_ROUTES = ['none', 'count', 'method', 'rate'] as const;
 export type GuardRoute = (typeof GUARD_ROUTES)[number];
@@ -52,22 +52,7 @@ async function main(store: string, headers: string, redisUrl?: string) {
   })
   class GuardCostModule {}
 
-  const app = await NestFactory.create(GuardCostModule, { logger: ['error'] });
-  await app.listen(0, '127.0.0.1');
-  const send = (message: unknown) => (process.send as (message: unknown) => void)(message);
-  send({ port: app.getHttpServer().address().port });
-  process.on('message', async (message) => {
-    if (message === 'cpu') send(process.cpuUsage());
-    if (message === 'close') {
-      await app.close();
-      process.exit(0);
-    }
-  });
+  await serveOverIpc(GuardCostModule);
 }
 
-if (require.main === module) {
-  main(process.argv[2], process.argv[3], process.argv[4]).catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
-}
+if (require.main === module) runMain(() => main(process.argv[2], process.argv[3], process.argv[4]));

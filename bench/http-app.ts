@@ -4,10 +4,11 @@
 //   GET /flood  limited to one request a minute, for the flood section
 import 'reflect-metadata';
 import { applyDecorators, Controller, Get, Module, ModuleMetadata } from '@nestjs/common';
-import { APP_GUARD, NestFactory } from '@nestjs/core';
+import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import { Throttle, ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { CountLimit, LimitType, RateLimiterModule } from 'nestjs-limiter';
+import { runMain, serveOverIpc } from './app-process';
 
 export const HTTP_VARIANTS = {
   none: 'no limiter',
@@ -59,22 +60,7 @@ async function main(variant: HttpVariant, redisUrl: string) {
   @Module({ ...metadata, controllers: [BenchController] })
   class AppModule {}
 
-  const app = await NestFactory.create(AppModule, { logger: ['error'] });
-  await app.listen(0, '127.0.0.1');
-  const send = (message: unknown) => (process.send as (message: unknown) => void)(message);
-  send({ port: app.getHttpServer().address().port });
-  process.on('message', async (message) => {
-    if (message === 'cpu') send(process.cpuUsage());
-    if (message === 'close') {
-      await app.close();
-      process.exit(0);
-    }
-  });
+  await serveOverIpc(AppModule);
 }
 
-if (require.main === module) {
-  main(process.argv[2] as HttpVariant, process.argv[3]).catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
-}
+if (require.main === module) runMain(() => main(process.argv[2] as HttpVariant, process.argv[3]));
