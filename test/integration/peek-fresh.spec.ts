@@ -1,5 +1,5 @@
-import { MemoryStore, RateLimiterFactory, RedisStore } from '../../src';
-import { RedisServer, startRedisServer } from '../helpers/redis-server';
+import { RateLimiterFactory } from '../../src';
+import { useFactoriesOnClock } from '../helpers/factories-on-clock';
 
 /**
  * `peek()` on a key nothing has used, or that has fully recovered, reports the limit whole
@@ -7,19 +7,8 @@ import { RedisServer, startRedisServer } from '../helpers/redis-server';
  * every algorithm, the Lua and the memory twin alike.
  */
 describe('peek on a fresh or recovered key', () => {
-  let server: RedisServer;
-  let nowMs = 1_000_000;
-  const stores: [string, () => RateLimiterFactory][] = [
-    [
-      'RedisStore',
-      () => new RateLimiterFactory(new RedisStore({ client: server.client(), now: () => nowMs })),
-    ],
-    ['MemoryStore', () => new RateLimiterFactory(new MemoryStore({ now: () => nowMs }))],
-  ];
-  beforeAll(async () => {
-    server = await startRedisServer();
-  });
-  afterAll(() => server.stop());
+  const clock = useFactoriesOnClock(1_000_000);
+  const { stores } = clock;
 
   const limiters = (factory: RateLimiterFactory, key: string) => ({
     tokenBucket: factory.rateLimiter({ key, rate: 1, burst: 5 }),
@@ -53,7 +42,7 @@ describe('peek on a fresh or recovered key', () => {
       expect([(await tokenBucket.peek()).remaining, (await leakyBucket.peek()).remaining]).toEqual([
         4, 4,
       ]);
-      nowMs += 1000;
+      clock.nowMs += 1000;
       expect([await tokenBucket.peek(), await leakyBucket.peek()]).toEqual([fresh, fresh]);
     });
   });
