@@ -1,23 +1,8 @@
-import {
-  CanActivate,
-  Controller,
-  ExecutionContext,
-  Get,
-  Injectable,
-  UseGuards,
-} from '@nestjs/common';
+import { Controller, Get, UseGuards } from '@nestjs/common';
 import { CountLimit, LimitType, RateLimitEvent, RateLimitGuard } from '../../src';
 import { useAppOnRedis } from '../helpers/app-on-redis';
+import { HeaderAuthGuard } from '../helpers/header-auth-guard';
 import { call, PLATFORMS } from '../helpers/http';
-
-@Injectable()
-class HeaderAuthGuard implements CanActivate {
-  canActivate(context: ExecutionContext): boolean {
-    const request = context.switchToHttp().getRequest();
-    request.user = { id: request.headers['x-user'] };
-    return true;
-  }
-}
 
 /** The global guard, and the README's old auth advice on top: `@UseGuards(Auth, RateLimitGuard)`. */
 @Controller('twice')

@@ -1,7 +1,6 @@
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import {
   CallHandler,
-  CanActivate,
   Controller,
   ExecutionContext,
   Get,
@@ -21,17 +20,8 @@ import {
   RateLimitInterceptor,
   SkipRateLimit,
 } from '../../src';
+import { HeaderAuthGuard } from '../helpers/header-auth-guard';
 import { call, PLATFORMS, startApp } from '../helpers/http';
-
-/** Sets the user after the limiter's global guard: USER limits wait for it. */
-@Injectable()
-class HeaderAuthGuard implements CanActivate {
-  canActivate(context: ExecutionContext): boolean {
-    const request = context.switchToHttp().getRequest();
-    request.user = { id: request.headers['x-user'] };
-    return true;
-  }
-}
 
 /** A cache that answers every request after the first without running the handler. */
 @Injectable()
@@ -71,6 +61,7 @@ describe.each(PLATFORMS)(
 
     it('runs no interceptor of ours on a plain @CountLimit or an unlimited route; one per request where a limit needs it', async () => {
       @Controller()
+      // Sets the user after the limiter's global guard: USER limits wait for it.
       @UseGuards(HeaderAuthGuard)
       class RoutesController {
         @Get('plain')

@@ -1,13 +1,7 @@
-import {
-  CanActivate,
-  Controller,
-  ExecutionContext,
-  Get,
-  Injectable,
-  UseGuards,
-} from '@nestjs/common';
+import { Controller, Get, UseGuards } from '@nestjs/common';
 import { CountLimit, LimitType, SkipRateLimit } from '../../src';
 import { useAppOnRedis } from '../helpers/app-on-redis';
+import { HeaderAuthGuard } from '../helpers/header-auth-guard';
 import { call, PLATFORMS } from '../helpers/http';
 
 /**
@@ -17,17 +11,8 @@ import { call, PLATFORMS } from '../helpers/http';
  * - @Throttle({ short: { limit: 10, ttl: 60000 } }) -> @CountLimit({ name: 'short', ... });
  * - @SkipThrottle({ short: true }) -> @SkipRateLimit('short').
  */
-@Injectable()
-class TokenGuard implements CanActivate {
-  canActivate(context: ExecutionContext): boolean {
-    const request = context.switchToHttp().getRequest();
-    request.user = { id: request.headers['x-user'] };
-    return true;
-  }
-}
-
 @Controller('items')
-@UseGuards(TokenGuard)
+@UseGuards(HeaderAuthGuard)
 class ItemsController {
   @Get()
   list() {
