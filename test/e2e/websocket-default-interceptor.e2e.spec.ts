@@ -1,26 +1,21 @@
 import { UseGuards } from '@nestjs/common';
-import { OnGatewayConnection, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
+import { SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import { LimitType, RateLimitGuard } from '../../src';
 import { eventually } from '../helpers/eventually';
 import {
-  handshakeParam,
+  KeepsHandshakeToken,
   useGatewayOnRedis,
   WS_ADAPTER_NAMES,
   WsAuthGuard,
 } from '../helpers/gateway-on-redis';
-import { TestClient } from '../helpers/ws-clients';
+import { ask, reply, tooMany } from '../helpers/ws-clients';
 
-const reply = (data: unknown) => ({ event: 'reply', data });
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** No `@UseInterceptors` anywhere: the module binds what the defaults need. */
 @WebSocketGateway()
 @UseGuards(RateLimitGuard, WsAuthGuard)
-class DefaultsGateway implements OnGatewayConnection {
-  handleConnection(client: any, request?: { url?: string }) {
-    client.token = handshakeParam(client, request, 'token');
-  }
-
+class DefaultsGateway extends KeepsHandshakeToken {
   @SubscribeMessage('me')
   me() {
     return reply('me');
@@ -49,14 +44,6 @@ describe.each(WS_ADAPTER_NAMES)(
       ],
     });
     const connect = (token: string) => gateway.connect({ token });
-    const ask = async (as: TestClient, event: string) => {
-      as.send(event, {});
-      return as.next();
-    };
-    const tooMany = (retryAfter: number) => ({
-      event: 'exception',
-      data: { statusCode: 429, message: 'Too Many Requests', retryAfter },
-    });
 
     it('a USER default waits for the user the app guard sets, and gives its slot back', async () => {
       const [alice, bob] = [await connect('alice'), await connect('bob')];

@@ -1,24 +1,18 @@
 import { UseGuards } from '@nestjs/common';
-import { OnGatewayConnection, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
+import { SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import { CountLimit, LimitType, RateLimitGuard } from '../../src';
 import {
-  handshakeParam,
+  KeepsHandshakeToken,
   useGatewayOnRedis,
   WS_ADAPTER_NAMES,
   WsAuthGuard,
 } from '../helpers/gateway-on-redis';
-import { TestClient } from '../helpers/ws-clients';
-
-const reply = (data: unknown) => ({ event: 'reply', data });
+import { ask, reply, TestClient, tooMany } from '../helpers/ws-clients';
 
 @WebSocketGateway()
 @UseGuards(RateLimitGuard) // Nest runs no global guard on gateways
-class AccountGateway implements OnGatewayConnection {
-  /** Keeps the handshake's token; the user is set by WsAuthGuard, on the first message. */
-  handleConnection(client: any, request?: { url?: string }) {
-    client.token = handshakeParam(client, request, 'token');
-  }
-
+/** Keeps the handshake's token; the user is set by WsAuthGuard, on the first message. */
+class AccountGateway extends KeepsHandshakeToken {
   @SubscribeMessage('open')
   open() {
     return reply('open');
@@ -38,14 +32,6 @@ describe.each(WS_ADAPTER_NAMES)('gateway defaults and USER after auth on %s', (n
     defaults: [{ name: 'short', algorithm: 'countLimit', limit: 5, period: 60 }],
   });
   let client: TestClient;
-  const ask = async (event: string, data?: unknown, as = client) => {
-    as.send(event, data);
-    return as.next();
-  };
-  const tooMany = {
-    event: 'exception',
-    data: { statusCode: 429, message: 'Too Many Requests', retryAfter: 60 },
-  };
 
   beforeAll(async () => {
     client = await gateway.connect();
@@ -53,8 +39,8 @@ describe.each(WS_ADAPTER_NAMES)('gateway defaults and USER after auth on %s', (n
 
   it('a guarded gateway handler with no decorator gets the defaults, by client IP', async () => {
     const replies = [];
-    for (let i = 0; i < 6; i++) replies.push(await ask('open'));
-    expect(replies).toEqual([...Array(5).fill(reply('open')), tooMany]);
+    for (let i = 0; i < 6; i++) replies.push(await ask(client, 'open'));
+    expect(replies).toEqual([...Array(5).fill(reply('open')), tooMany(60)]);
     expect(await gateway.admin.exists('countLimit:~AccountGateway.open:127.0.0.1')).toBe(1);
   });
 
@@ -62,8 +48,8 @@ describe.each(WS_ADAPTER_NAMES)('gateway defaults and USER after auth on %s', (n
     const connect = (token: string) => gateway.connect({ token });
     const [alice, bob] = [await connect('alice'), await connect('bob')];
     const replies = [];
-    for (const as of [alice, alice, bob, alice]) replies.push(await ask('me', {}, as));
-    expect(replies).toEqual([reply('me'), reply('me'), reply('me'), tooMany]);
+    for (const as of [alice, alice, bob, alice]) replies.push(await ask(as, 'me', {}));
+    expect(replies).toEqual([reply('me'), reply('me'), reply('me'), tooMany(60)]);
     expect(await gateway.admin.get('countLimit:~AccountGateway.me:bob')).toBe('1');
     expect(await gateway.admin.exists('countLimit:~AccountGateway.me:ip:127.0.0.1')).toBe(0);
     expect(alice.isOpen()).toBe(true);

@@ -16,10 +16,9 @@ import {
 } from '../../src';
 import { eventually } from '../helpers/eventually';
 import { handshakeParam, useGatewayOnRedis, WS_ADAPTER_NAMES } from '../helpers/gateway-on-redis';
-import { TestClient } from '../helpers/ws-clients';
+import { ask, reply, tooMany } from '../helpers/ws-clients';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const reply = (data: unknown) => ({ event: 'reply', data });
 
 /** 30 permits, one back every 1024 s. */
 const GENERATED = { rate: 1 / 1024, burst: 30 * 1024 };
@@ -89,20 +88,12 @@ class ChatGateway implements OnGatewayConnection {
 describe.each(WS_ADAPTER_NAMES)('WebSocket gateways on the %s adapter', (name) => {
   const gateway = useGatewayOnRedis([ChatGateway], name);
   const connect = gateway.connect;
-  const ask = async (client: TestClient, event: string, data?: unknown) => {
-    client.send(event, data);
-    return client.next();
-  };
-  const tooMany = {
-    event: 'exception',
-    data: { statusCode: 429, message: 'Too Many Requests', retryAfter: 60 },
-  };
 
   it('keys IP by the handshake address; the client receives the 429 and stays connected', async () => {
     const client = await connect();
     expect(await ask(client, 'ping')).toEqual(reply('pong'));
     expect(await ask(client, 'ping')).toEqual(reply('pong'));
-    expect(await ask(client, 'ping')).toEqual(tooMany);
+    expect(await ask(client, 'ping')).toEqual(tooMany(60));
     expect(client.isOpen()).toBe(true);
     expect(await ask(client, 'sms', { phone: '+1' })).toEqual(reply('sent +1'));
     // The denied ping counted nothing.
@@ -112,11 +103,11 @@ describe.each(WS_ADAPTER_NAMES)('WebSocket gateways on the %s adapter', (name) =
   it('templates see the message as body; USER is the socket user', async () => {
     const ann = await connect({ user: 'ann' });
     expect(await ask(ann, 'sms', { phone: '+2' })).toEqual(reply('sent +2'));
-    expect(await ask(ann, 'sms', { phone: '+2' })).toEqual(tooMany);
+    expect(await ask(ann, 'sms', { phone: '+2' })).toEqual(tooMany(60));
     expect(await ask(ann, 'sms', { phone: '+3' })).toEqual(reply('sent +3'));
     expect(await ask(ann, 'me', { user: { id: 'bob' } })).toEqual(reply('me'));
     // The message's own `user` is ignored: the socket's user is ann, who has spent hers.
-    expect(await ask(ann, 'me', { user: { id: 'bob' } })).toEqual(tooMany);
+    expect(await ask(ann, 'me', { user: { id: 'bob' } })).toEqual(tooMany(60));
     const bob = await connect({ user: 'bob' });
     expect(await ask(bob, 'me')).toEqual(reply('me'));
     expect(

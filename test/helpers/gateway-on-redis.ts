@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import { WsAdapter } from '@nestjs/platform-ws';
+import { OnGatewayConnection } from '@nestjs/websockets';
 import { Test } from '@nestjs/testing';
 import Redis from 'ioredis';
 import { RateLimiterModule, RateLimiterModuleOptions } from '../../src';
@@ -88,4 +89,11 @@ export function useGatewayOnRedis(
     await env.redis?.stop();
   });
   return env;
+}
+
+/** A gateway that keeps its handshake's `token` on the socket, for WsAuthGuard's user. */
+export abstract class KeepsHandshakeToken implements OnGatewayConnection {
+  handleConnection(client: any, request?: { url?: string }) {
+    client.token = handshakeParam(client, request, 'token');
+  }
 }

@@ -74,3 +74,18 @@ export async function wsClient(port: number, query: Record<string, string> = {})
     close: () => socket.close(),
   } satisfies TestClient;
 }
+
+/** What the test gateways answer: `{ event: 'reply', data }`. */
+export const reply = (data: unknown): Message => ({ event: 'reply', data });
+
+/** What a denied message gets back, on either adapter. */
+export const tooMany = (retryAfter: number): Message => ({
+  event: 'exception',
+  data: { statusCode: 429, message: 'Too Many Requests', retryAfter },
+});
+
+/** Sends one message and reads the next one from the server. */
+export async function ask(client: TestClient, event: string, data?: unknown): Promise<Message> {
+  client.send(event, data);
+  return client.next();
+}
