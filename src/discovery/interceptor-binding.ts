@@ -9,8 +9,15 @@ import {
   RateLimitInterceptor,
 } from '../after-handler/rate-limit.interceptor';
 
-/** Gateway message handlers and GraphQL resolvers, named as their packages name them. */
-const PROVIDER_HANDLER_METADATA = ['websockets:message_mapping', 'graphql:resolver_name'];
+/**
+ * Gateway message handlers, GraphQL resolvers and federation's reference resolvers, named as
+ * their packages name them.
+ */
+const PROVIDER_HANDLER_METADATA = [
+  'websockets:message_mapping',
+  'graphql:resolver_name',
+  'graphql:resolve_reference',
+];
 
 /**
  * Binds RateLimitInterceptor to exactly the handlers whose limits have work after the guard

@@ -12,6 +12,8 @@ import { InsuranceStore } from './insurance-store';
 import { StoreErrorLog } from './store-error-log';
 import { DecisionListener } from '../../contracts/rate-limit-event';
 
+/** Who a store error of a direct `evaluate` is reported as (the store's public API). */
+const DIRECT_CALLER_LABEL = 'RateLimiterFactory';
 /**
  * Told of every decision the store could not make, for the `onDecision` hook; `name` is
  * the limit's name (the guard's limits) or the algorithm's (the factory's).
@@ -172,7 +174,8 @@ export class FailurePolicyStore extends LimiterStore {
   /**
    * The store's view for any caller ({@link LimiterStore}): {@link decide}, then
    * {@link answer}. The factory decides through {@link decide} under its own label and
-   * reports its decisions itself (limiter/factory-decisions.ts).
+   * reports its decisions itself (limiter/factory-decisions.ts); a direct caller (the admin
+   * API's peek and reset) is reported under the factory's label, as the store's API is.
    */
   async evaluate<P, R, S>(
     algorithm: LimiterAlgorithm<P, R, S>,
@@ -180,7 +183,8 @@ export class FailurePolicyStore extends LimiterStore {
     params: P,
     request: R,
   ): Promise<Decision> {
-    return this.answer(await this.decide(algorithm, key, params, request), algorithm, params);
+    const decided = await this.decide(algorithm, key, params, request, DIRECT_CALLER_LABEL);
+    return this.answer(decided, algorithm, params);
   }
 
   /**
