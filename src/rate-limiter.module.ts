@@ -128,6 +128,9 @@ export class RateLimiterModule
   extends RateLimiterConfigurableModule
   implements OnApplicationBootstrap, OnApplicationShutdown
 {
+  /** Cancels the start-up check if the app closes before it serves. */
+  private cancelCheck: () => void = () => undefined;
+
   constructor(
     private readonly store: LimiterStore,
     private readonly policyStore: FailurePolicyStore,
@@ -143,7 +146,7 @@ export class RateLimiterModule
    * leaves no socket open.
    */
   onApplicationBootstrap(): void {
-    whenServing(this.adapterHost, () => void this.policyStore.check());
+    this.cancelCheck = whenServing(this.adapterHost, () => void this.policyStore.check());
   }
 
   /** `forRoot()` with no options: the in-memory store and every default. */
@@ -153,6 +156,7 @@ export class RateLimiterModule
 
   /** Closes the Redis connection the module created; a client passed in stays open. */
   async onApplicationShutdown(): Promise<void> {
+    this.cancelCheck();
     await this.store.close();
   }
 }

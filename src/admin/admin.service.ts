@@ -37,6 +37,9 @@ const BLOCKED_CANDIDATES = 100;
  * live settings every server polls.
  */
 export class AdminService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  /** Cancels the live settings' start if the app closes before it serves. */
+  private cancelStart: () => void = () => undefined;
+
   /** Limits whose options are functions, as last compiled for a request: for their peeks. */
   private readonly resolved = new Map<string, CompiledLimit>();
   private readonly recorder: DenialRecorder;
@@ -74,13 +77,14 @@ export class AdminService implements OnModuleInit, OnApplicationBootstrap, OnApp
    * then cannot listen has opened no Redis connection, so its process can exit.
    */
   onApplicationBootstrap(): void {
-    whenServing(this.adapterHost, () => {
+    this.cancelStart = whenServing(this.adapterHost, () => {
       this.settings.start();
       void this.settings.refresh();
     });
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.cancelStart();
     this.settings.stop();
     this.unsubscribe.forEach((unsubscribe) => unsubscribe());
     await this.recorder.flush();

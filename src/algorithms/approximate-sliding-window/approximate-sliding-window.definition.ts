@@ -12,11 +12,6 @@ import {
 import { slidingWindowArgv } from '../sliding-window/sliding-window.model';
 import { SlidingWindowLimiter } from '../sliding-window/sliding-window.definition';
 
-/**
- * Adds permits to the current window's count, into debt if need be:
- * approximate-sliding-window.charge.lua and its twin.
- */
-/** A peek asks for one permit, on the snapshot that is then restored. */
 /** `@SlidingWindowLimit`, `factory.slidingWindowLimiter` and `ApproximateSlidingWindowLimiter`. */
 export const approximateSlidingWindowDefinition = defineAlgorithm({
   name: 'approximateSlidingWindow',

@@ -36,10 +36,13 @@ function withoutCommentLines(lua: string): string {
     .join('\n');
 }
 
-/** Operations each algorithm brings (acquire, peek, reset, block, refund, charge): one row each. */
-const ALGORITHM_OPERATIONS = 6;
+/**
+ * Entries to a line of the table: the six operations of most algorithms (acquire, peek,
+ * reset, block, refund, charge); one with fewer (concurrency) shifts the rows after it.
+ */
+const ENTRIES_PER_ROW = 6;
 
-/** The table's entries, `perRow` to a line, so an algorithm's operations read as one row. */
+/** The table's entries, `perRow` to a line. */
 function rowsOf(entries: readonly string[], perRow: number): string {
   const rows: string[] = [];
   for (let i = 0; i < entries.length; i += perRow) {
@@ -91,7 +94,7 @@ export class EngineScript {
         : // A body no other calls (a custom algorithm): the loop calls it alone.
           `function(key, now, argv)\n${algorithm.lua}\nend`;
     });
-    functions += `local algorithms = {\n${rowsOf(entries, ALGORITHM_OPERATIONS)}\n}\n`;
+    functions += `local algorithms = {\n${rowsOf(entries, ENTRIES_PER_ROW)}\n}\n`;
     const script = withoutCommentLines(
       `${prelude}\n${functions}${crossSlot ? CROSS_SLOT_KEYS : DECLARED_KEYS}${loop}`,
     );

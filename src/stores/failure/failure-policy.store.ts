@@ -174,8 +174,8 @@ export class FailurePolicyStore extends LimiterStore {
   /**
    * The store's view for any caller ({@link LimiterStore}): {@link decide}, then
    * {@link answer}. The factory decides through {@link decide} under its own label and
-   * reports its decisions itself (limiter/factory-decisions.ts); a direct caller (the admin
-   * API's peek and reset) is reported under the factory's label, as the store's API is.
+   * reports its decisions itself (limiter/factory-decisions.ts); a direct caller (code that
+   * takes the module's store) has its store errors reported under the factory's label.
    */
   async evaluate<P, R, S>(
     algorithm: LimiterAlgorithm<P, R, S>,
