@@ -8,17 +8,27 @@ import { rlf } from './library';
 
 const REQUESTS = 1000;
 
+/**
+ * A factory on a store started as the module starts it (`check()`): a store remembers no
+ * denial until Redis has confirmed its subscription to other servers' resets.
+ */
+async function startedFactory(client: Redis | Cluster): Promise<RateLimiterFactory> {
+  const store = new RedisStore({ client });
+  await store.check();
+  return new RateLimiterFactory(store);
+}
+
 /** Each makes decide() for one key whose limit is one request a minute. */
-const FLOODERS: Record<string, (client: Redis | Cluster) => () => Promise<boolean>> = {
-  tokenBucket: (client) => {
-    const factory = new RateLimiterFactory(new RedisStore({ client }));
+const FLOODERS: Record<string, (client: Redis | Cluster) => Promise<() => Promise<boolean>>> = {
+  tokenBucket: async (client) => {
+    const factory = await startedFactory(client);
     return () => factory.rateLimiter({ key: 'flood:tb', rate: 1 / 60, burst: 60 }).tryAcquire();
   },
-  counter: (client) => {
-    const factory = new RateLimiterFactory(new RedisStore({ client }));
+  counter: async (client) => {
+    const factory = await startedFactory(client);
     return () => factory.countLimiter({ key: 'flood:counter', limit: 1, period: 60 }).tryAcquire();
   },
-  rlf: (client) => {
+  rlf: async (client) => {
     const decide = rlf(false, 1).make(client);
     return () => decide('flood');
   },
@@ -29,7 +39,7 @@ export async function floodBench(redis: BenchRedis): Promise<Record<string, numb
   const commands: Record<string, number> = {};
   for (const [id, make] of Object.entries(FLOODERS)) {
     await redis.onEachMaster('FLUSHALL');
-    const decide = make(redis.client(false));
+    const decide = await make(redis.client(false));
     // The first decision is allowed, the second denied: the key is now denied.
     const first = await decide();
     const second = await decide();

@@ -191,5 +191,7 @@ function adjustmentOf<P, S>(
   lua: string,
   step: LimiterAlgorithm<P, RefundRequest, S>['step'],
 ): LimiterAlgorithm<P, RefundRequest, S> {
-  return { commandName, lua, paramsArgv: core.paramsArgv, step, limit: core.limit };
+  // The acquire's helpers (a roll both call) are the adjustment's too.
+  const { paramsArgv, limit, luaIncludes } = core;
+  return { commandName, lua, paramsArgv, step, limit, ...(luaIncludes && { luaIncludes }) };
 }

@@ -4,7 +4,7 @@
 -- next window). The body of function(key, now, argv): argv[1] limit, argv[2] windowMicros,
 -- argv[3] permits. The state rolls forward as the acquire's does.
 local window = tonumber(argv[2])
---- @include approximate-sliding-window.roll.lua
+local index, curr, prev = approximate_roll(key, now, window)
 curr = curr + tonumber(argv[3])
 redis.call('SET', key, exact(index) .. ' ' .. exact(curr) .. ' ' .. exact(prev),
   'PX', ttl_ms((index + 2) * window - now))

@@ -1,3 +1,4 @@
+import { luaInclude } from '../lua-source';
 import { defineAlgorithm } from '../define-algorithm';
 import { PermitsAccess } from '../state-ops/key-state-limiter';
 import {
@@ -12,6 +13,13 @@ import {
 import { slidingWindowArgv } from '../sliding-window/sliding-window.model';
 import { SlidingWindowLimiter } from '../sliding-window/sliding-window.definition';
 
+/** The roll of the state to the window of `now`, which the acquire and the charge call. */
+const APPROXIMATE_ROLL = luaInclude(
+  __dirname,
+  'approximate-sliding-window.roll.lua',
+  'approximate_roll',
+);
+
 /** `@SlidingWindowLimit`, `factory.slidingWindowLimiter` and `ApproximateSlidingWindowLimiter`. */
 export const approximateSlidingWindowDefinition = defineAlgorithm({
   name: 'approximateSlidingWindow',
@@ -24,6 +32,7 @@ export const approximateSlidingWindowDefinition = defineAlgorithm({
   stateType: 'string',
   limiter: (source, key, params) => new ApproximateSlidingWindowLimiter(source, key, params),
   core: {
+    luaIncludes: [APPROXIMATE_ROLL],
     paramsArgv: slidingWindowArgv,
     requestArgv: (request) => [String(request.permits)],
     step: approximateSlidingWindowStep,

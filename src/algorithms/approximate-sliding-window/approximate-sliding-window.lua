@@ -12,7 +12,7 @@
 local limit = tonumber(argv[1])
 local window = tonumber(argv[2])
 local permits = tonumber(argv[3])
---- @include approximate-sliding-window.roll.lua
+local index, curr, prev = approximate_roll(key, now, window)
 local elapsed = now - index * window
 local used = prev * (window - elapsed) + curr * window
 -- The reset of a decision that writes nothing: when the counts stop weighing.

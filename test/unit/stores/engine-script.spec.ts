@@ -40,22 +40,20 @@ describe('the built-in engine script', () => {
     expect(lua.split(source).length - 1).toBe(1);
   });
 
-  it('writes the roll of the approximate window once, in the file the acquire and the charge include', () => {
+  it('defines the roll of the approximate window once, a function the acquire and the charge call', () => {
     const folder = join(algorithms, 'approximate-sliding-window');
-    const roll = 'local index = math.floor(now / window)';
-    const written = ['', '.charge', '.roll'].map(
-      (suffix) =>
-        readFileSync(join(folder, `approximate-sliding-window${suffix}.lua`), 'utf8').split(roll)
-          .length - 1,
-    );
-    expect(written).toEqual([0, 0, 1]);
-    expect(loadLua(folder, 'approximate-sliding-window.charge.lua')).toContain(roll);
-    const included = loadLua(folder, 'approximate-sliding-window.roll.lua')
-      .split('\n')
-      .filter((line) => !/^\s*--/.test(line))
-      .join('\n')
-      .trim();
-    expect(lua.split(included).length - 1).toBe(2);
+    // The roll's own line: the previous window's count moves back a window.
+    const roll = 'return index, 0, c';
+    const call = 'local index, curr, prev = approximate_roll(key, now, window)';
+    const read = (suffix: string) =>
+      readFileSync(join(folder, `approximate-sliding-window${suffix}.lua`), 'utf8');
+    expect(['', '.charge', '.roll'].map((suffix) => read(suffix).split(roll).length - 1)).toEqual([
+      0, 0, 1,
+    ]);
+    expect(['', '.charge'].map((suffix) => read(suffix).split(call).length - 1)).toEqual([1, 1]);
+    expect(lua.split(roll).length - 1).toBe(1);
+    expect(lua.split('local function approximate_roll(').length - 1).toBe(1);
+    expect(lua.split(call).length - 1).toBe(2);
   });
 
   it('runs each algorithm and operation through one entry', () => {
