@@ -56,9 +56,11 @@ describe('RedisStore', () => {
 
     it('answers a repeated denial locally until its retry time, with the retry counting down', async () => {
       let nowMs = 1_000_000;
-      const factory = new RateLimiterFactory(
-        new RedisStore({ client: redis.client(), now: () => nowMs }),
-      );
+      const store = new RedisStore({ client: redis.client(), now: () => nowMs });
+      // Started as the module starts it: a store remembers no denial until Redis has
+      // confirmed its subscription to other servers' resets (a race without this).
+      await store.check();
+      const factory = new RateLimiterFactory(store);
       const limiter = factory.rateLimiter({ key: 'cache:tb', rate: 1, burst: 2 });
       expect([
         await limiter.tryAcquire(),
