@@ -1,6 +1,4 @@
 export type { Duration, Seconds } from '../contracts/duration';
-// The grammar is an option rule (option-rules.ts); exported here too, where it was first.
-export { DURATION_EXPECTED, parseDuration, secondsOption } from './option-rules';
 
 /**
  * Milliseconds written where seconds belong are whole seconds of ms: 60000, 3600000. A window

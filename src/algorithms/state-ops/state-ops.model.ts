@@ -38,8 +38,6 @@ import type { LimiterAlgorithm } from '../limiter-algorithm';
 import { Seconds } from '../duration';
 import { blockMicros, DURATION_EXPECTED, parseDuration } from '../option-rules';
 
-export { blockMicros } from '../option-rules';
-
 /** The Redis type of an algorithm's key: where a block is kept (see above). */
 export type StateType = 'string' | 'zset';
 

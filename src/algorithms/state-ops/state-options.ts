@@ -2,8 +2,6 @@ import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
 import type { Resolvable, SettleFunction } from '../../contracts/limit-context';
 import { Seconds } from '../duration';
-// The block rule is an option rule (option-rules.ts); exported here too, where it was first.
-export { blockOption, blockParams } from '../option-rules';
 
 /** Which outcomes of a request count against a limit (DESIGN §9). @publicApi */
 export type CountMode = 'all' | 'failures' | 'successes';

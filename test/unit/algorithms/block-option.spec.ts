@@ -1,7 +1,7 @@
 import { ExecutionContext } from '@nestjs/common';
 import { LimitContext, LimiterConfigError } from '../../../src';
 import { compileLimit, ResolvableLimit } from '../../../src/plans/compiled-limit';
-import { blockParams } from '../../../src/algorithms/state-ops/state-options';
+import { blockParams } from '../../../src/algorithms/option-rules';
 
 describe('the block option', () => {
   const where = '@CountLimit on A.b';

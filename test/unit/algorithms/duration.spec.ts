@@ -1,9 +1,5 @@
-import {
-  durationOfMilliseconds,
-  millisecondsSuspect,
-  parseDuration,
-  secondsOption,
-} from '../../../src/algorithms/duration';
+import { durationOfMilliseconds, millisecondsSuspect } from '../../../src/algorithms/duration';
+import { blockOption, parseDuration, secondsOption } from '../../../src/algorithms/option-rules';
 import { concurrencyParams } from '../../../src/algorithms/concurrency/concurrency.model';
 import { fixedWindowParams } from '../../../src/algorithms/fixed-window/fixed-window.model';
 import { slidingWindowParams } from '../../../src/algorithms/sliding-window/sliding-window.model';
@@ -14,7 +10,6 @@ import {
   checkServable,
   TokenBucketParams,
 } from '../../../src/algorithms/token-bucket/token-bucket.model';
-import { blockOption } from '../../../src/algorithms/state-ops/state-options';
 import { manualBlockMicros } from '../../../src/algorithms/state-ops/state-ops.model';
 
 const EXPECTED =
