@@ -59,8 +59,6 @@ type Outcome = Taken;
 export class RateLimitGuard implements CanActivate {
   private readonly headers: HeadersMode;
   private readonly logger = new Logger('RateLimiter');
-  /** The user's `onDecision` and the metrics, as the module's store reports to them. */
-  private readonly onDecision?: DecisionListener;
 
   constructor(
     private readonly explorer: LimitExplorer,
@@ -71,7 +69,6 @@ export class RateLimitGuard implements CanActivate {
     @Optional() private readonly listeners?: DecisionListeners,
   ) {
     this.headers = options.headers ?? 'legacy';
-    this.onDecision = store.onDecision ?? options.onDecision;
   }
 
   /**
@@ -80,12 +77,20 @@ export class RateLimitGuard implements CanActivate {
    * listens, so no event is built.
    */
   private get report(): ((event: RateLimitEvent, limit: CompiledLimit) => void) | undefined {
-    if (!this.onDecision && !this.listeners?.active) return undefined;
+    if (!this.decisionListener() && !this.listeners?.active) return undefined;
     return this.reportEvent;
   }
 
+  /**
+   * The user's `onDecision` and the metrics, as the module's store reports to them, while a
+   * decision would be heard (the store knows: metrics alone on the no-op provider hear nothing).
+   */
+  private decisionListener(): DecisionListener | undefined {
+    return this.store.onDecision ? this.store.decisionListener() : this.options.onDecision;
+  }
+
   private readonly reportEvent = (event: RateLimitEvent, limit: CompiledLimit): void => {
-    emitEvent(this.onDecision, event, this.logger);
+    emitEvent(this.decisionListener(), event, this.logger);
     if (this.listeners?.active) this.listeners.emit(event, limit);
   };
 
@@ -221,7 +226,7 @@ export class RateLimitGuard implements CanActivate {
 
   private readonly skipped = (limit: PlannedLimit): void => {
     emitEvent(
-      this.onDecision,
+      this.decisionListener(),
       { outcome: 'skipped', limit: limit.where, name: limit.name },
       this.logger,
     );
