@@ -2,8 +2,8 @@
 export type { Decision } from './contracts/decision';
 export type { Duration, Seconds } from './algorithms/duration';
 export type { LimiterAlgorithm, MemoryStep } from './algorithms/limiter-algorithm';
-export type { TokenBucketOptions } from './algorithms/token-bucket/token-bucket.model';
-export type { FixedWindowOptions } from './algorithms/fixed-window/fixed-window.model';
+export type { RateLimiterOptions } from './algorithms/rate-limit/rate-limit.model';
+export type { CountLimiterOptions } from './algorithms/count-limit/count-limit.model';
 export { LimiterConfigError } from './errors/limiter-config.error';
 export { StoreUnavailableError } from './errors/store-unavailable.error';
 export { LimiterStore } from './stores/limiter-store';
@@ -13,19 +13,19 @@ export { RedisStore } from './stores/redis.store';
 export type { RedisStoreOptions } from './stores/redis.store';
 export { RateLimiterFactory } from './limiter/rate-limiter.factory';
 export type { KeyedOptions } from './limiter/rate-limiter.factory';
-export { TokenBucketLimiter } from './algorithms/token-bucket/token-bucket.definition';
-export type { TryAcquireOptions } from './algorithms/token-bucket/token-bucket.definition';
-export { CountLimiter } from './algorithms/fixed-window/fixed-window.definition';
+export { RateLimiter } from './algorithms/rate-limit/rate-limit.definition';
+export type { TryAcquireOptions } from './algorithms/rate-limit/rate-limit.definition';
+export { CountLimiter } from './algorithms/count-limit/count-limit.definition';
 export type { RateLimiterModuleOptions } from './rate-limiter.options';
 export { RATE_LIMITER_OPTIONS } from './rate-limiter.module-definition';
 export type { RateLimiterModuleAsyncOptions } from './rate-limiter.module-definition';
 export type { LimiterCacheOptions } from './limiter/limiter-cache';
 export { RateLimiterModule } from './rate-limiter.module';
 export type { StoreErrorPolicy, HeadersMode } from './rate-limiter.options';
-export { RateLimit } from './decorators/token-bucket.decorator';
-export type { RateLimitOptions } from './decorators/token-bucket.decorator';
-export { CountLimit } from './decorators/fixed-window.decorator';
-export type { CountLimitOptions } from './decorators/fixed-window.decorator';
+export { RateLimit } from './decorators/rate-limit.decorator';
+export type { RateLimitOptions } from './decorators/rate-limit.decorator';
+export { CountLimit } from './decorators/count-limit.decorator';
+export type { CountLimitOptions } from './decorators/count-limit.decorator';
 export { SkipRateLimit } from './decorators/skip-rate-limit.decorator';
 export type { CostOptions, KeyOptions } from './contracts/limit-definition';
 export { LimitType } from './contracts/limit-type.enum';
@@ -45,20 +45,20 @@ export {
   QUOTA_EXCEEDED_TYPE,
 } from './errors/rate-limit-problem.exception';
 export type { RateLimitProblemBody } from './errors/rate-limit-problem.exception';
-export { SlidingWindowLimit } from './decorators/sliding-window.decorator';
-export type { SlidingWindowLimitOptions } from './decorators/sliding-window.decorator';
-export { ConcurrencyLimit } from './decorators/concurrency.decorator';
-export type { ConcurrencyLimitOptions } from './decorators/concurrency.decorator';
-export { LeakyBucketLimit } from './decorators/leaky-bucket.decorator';
-export type { LeakyBucketLimitOptions } from './decorators/leaky-bucket.decorator';
-export { SlidingWindowLimiter } from './algorithms/sliding-window/sliding-window.definition';
-export { ApproximateSlidingWindowLimiter } from './algorithms/approximate-sliding-window/approximate-sliding-window.definition';
-export { LeakyBucketLimiter } from './algorithms/leaky-bucket/leaky-bucket.definition';
-export { ConcurrencyLimiter } from './algorithms/concurrency/concurrency.definition';
-export type { ConcurrencySlot } from './algorithms/concurrency/concurrency.definition';
-export type { SlidingWindowOptions } from './algorithms/sliding-window/sliding-window.model';
-export type { ConcurrencyOptions } from './algorithms/concurrency/concurrency.model';
-export type { LeakyBucketOptions } from './algorithms/leaky-bucket/leaky-bucket.model';
+export { SlidingWindowLimit } from './decorators/sliding-window-limit.decorator';
+export type { SlidingWindowLimitOptions } from './decorators/sliding-window-limit.decorator';
+export { ConcurrencyLimit } from './decorators/concurrency-limit.decorator';
+export type { ConcurrencyLimitOptions } from './decorators/concurrency-limit.decorator';
+export { LeakyBucketLimit } from './decorators/leaky-bucket-limit.decorator';
+export type { LeakyBucketLimitOptions } from './decorators/leaky-bucket-limit.decorator';
+export { SlidingWindowLimiter } from './algorithms/sliding-window-limit/sliding-window-limit.definition';
+export { ApproximateSlidingWindowLimiter } from './algorithms/approximate-sliding-window-limit/approximate-sliding-window-limit.definition';
+export { LeakyBucketLimiter } from './algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
+export { ConcurrencyLimiter } from './algorithms/concurrency-limit/concurrency-limit.definition';
+export type { ConcurrencySlot } from './algorithms/concurrency-limit/concurrency-limit.definition';
+export type { SlidingWindowLimiterOptions } from './algorithms/sliding-window-limit/sliding-window-limit.model';
+export type { ConcurrencyLimiterOptions } from './algorithms/concurrency-limit/concurrency-limit.model';
+export type { LeakyBucketLimiterOptions } from './algorithms/leaky-bucket-limit/leaky-bucket-limit.model';
 export type { RateLimitEvent } from './contracts/rate-limit-event';
 export { KeyStateLimiter } from './algorithms/state-ops/key-state-limiter';
 export type { LimitState } from './algorithms/state-ops/state-ops.model';
@@ -73,3 +73,11 @@ export { RateLimiterAdminModule } from './admin/rate-limiter-admin.module';
 export type { RateLimiterAdminOptions } from './admin/admin.options';
 export { LiveSettings } from './admin/live-settings';
 export type { LimitOverride, NetworkLists } from './admin/live-settings';
+export { TokenBucketLimiter } from './renamed-exports';
+export type {
+  TokenBucketOptions,
+  FixedWindowOptions,
+  SlidingWindowOptions,
+  LeakyBucketOptions,
+  ConcurrencyOptions,
+} from './renamed-exports';

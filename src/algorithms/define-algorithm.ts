@@ -28,8 +28,14 @@ import { countOption, FACTORY_KEY_OPTIONS, STATE_OPTION_NAMES } from './state-op
  * `O` its options, `P` its parameters, `R` a request, `S` the twin's state, `L` its limiter.
  */
 export interface AlgorithmDefinition<O, P, R, S, L> {
-  /** The kind a decorator records (`LimitDefinition.kind`); it is part of derived keys. */
+  /**
+   * The one name of the algorithm: its decorator's in camel case (`countLimit`), the kind a
+   * decorator records and a module default names, its folder, its Lua functions; its class
+   * and factory method add `er`.
+   */
   name: string;
+  /** Written into keys and events, so never renamed: {@link LimiterAlgorithm.stableName}. */
+  stableName: string;
   /** The decorator's name, for messages. */
   decorator: string;
   /** The key prefix of the decorator and of the factory method. */
@@ -107,7 +113,12 @@ export function defineAlgorithm<O, P, R, S, L>(
   const { folder, stateType, name } = definition;
   const file = basename(folder);
   const commandName = `limiter${name.charAt(0).toUpperCase()}${name.slice(1)}`;
-  const core = { ...definition.core, commandName, lua: loadLua(folder, `${file}.lua`) };
+  const core = {
+    ...definition.core,
+    commandName,
+    stableName: definition.stableName,
+    lua: loadLua(folder, `${file}.lua`),
+  };
   const adjustment = (op: 'refund' | 'charge', step: Adjustment<P, S>['step']) =>
     adjustmentOf(
       core,
@@ -127,6 +138,7 @@ export function defineAlgorithm<O, P, R, S, L>(
   const ops = stateOps(algorithm, stateType, refund, charge);
   const kind: LimitKind<O, L> = {
     name: definition.name,
+    stableName: definition.stableName,
     decorator: definition.decorator,
     defaultPrefix: definition.prefix,
     optionNames: [...definition.options, ...STATE_OPTION_NAMES],

@@ -66,6 +66,8 @@ export interface KeyOperations {
 export interface LimitKind<Options = any, Limiter = unknown> {
   /** The name a decorator records (`LimitDefinition.kind`). */
   readonly name: string;
+  /** {@link LimiterAlgorithm.stableName}: what long keys' hashed parts are tagged with. */
+  readonly stableName: string;
   /** The decorator's name, for messages. */
   readonly decorator: string;
   /** The key prefix of the decorator and of the factory method. */
@@ -84,7 +86,7 @@ export interface LimitKind<Options = any, Limiter = unknown> {
   readonly ops?: KeyOperations;
   /**
    * Set on a kind that another kind's decorator selects by a truthy option, e.g.
-   * `{ of: 'slidingWindow', when: 'approximate' }`.
+   * `{ of: 'slidingWindowLimit', when: 'approximate' }`.
    */
   readonly variant?: { of: string; when: string };
   compile(options: Record<string, unknown>, where: string): CompiledAlgorithm;
@@ -95,12 +97,7 @@ export interface LimitKind<Options = any, Limiter = unknown> {
 export const anyAlgorithm = <P, R, S>(algorithm: LimiterAlgorithm<P, R, S>) =>
   algorithm as unknown as LimiterAlgorithm<unknown, unknown, unknown>;
 
-/** `@CountLimit` is `'countLimit'`: a module default's name, and its factory method's stem. */
-export function algorithmNameOf(kind: Pick<LimitKind, 'decorator'>): string {
-  return kind.decorator.charAt(1).toLowerCase() + kind.decorator.slice(2);
-}
-
-/** The factory's method of a kind, named after its decorator: `@CountLimit`, `countLimiter`. */
-export function factoryMethodOf(kind: Pick<LimitKind, 'decorator'>): string {
-  return `${algorithmNameOf(kind)}er`;
+/** The factory's method of a kind: its name, or the name of the kind it varies, and `er`. */
+export function factoryMethodOf(kind: Pick<LimitKind, 'name' | 'variant'>): string {
+  return `${kind.variant?.of ?? kind.name}er`;
 }

@@ -1,22 +1,22 @@
-import { approximateSlidingWindowKind } from './approximate-sliding-window/approximate-sliding-window.definition';
-import { concurrencyKind } from './concurrency/concurrency.definition';
-import { fixedWindowKind } from './fixed-window/fixed-window.definition';
-import { leakyBucketKind } from './leaky-bucket/leaky-bucket.definition';
-import { algorithmNameOf, LimitKind } from './limit-kind';
+import { approximateSlidingWindowLimitKind } from './approximate-sliding-window-limit/approximate-sliding-window-limit.definition';
+import { concurrencyLimitKind } from './concurrency-limit/concurrency-limit.definition';
+import { countLimitKind } from './count-limit/count-limit.definition';
+import { leakyBucketLimitKind } from './leaky-bucket-limit/leaky-bucket-limit.definition';
+import { LimitKind } from './limit-kind';
 
 export { factoryMethodOf } from './limit-kind';
 import { STATE_OPTION_NAMES, TUNABLE_STATE_OPTIONS } from './state-ops/state-options';
-import { slidingWindowKind } from './sliding-window/sliding-window.definition';
-import { tokenBucketKind } from './token-bucket/token-bucket.definition';
+import { slidingWindowLimitKind } from './sliding-window-limit/sliding-window-limit.definition';
+import { rateLimitKind } from './rate-limit/rate-limit.definition';
 
 /** Every algorithm: a new one is a folder of its own and one line here. */
 export const LIMIT_KINDS: readonly LimitKind[] = [
-  tokenBucketKind,
-  fixedWindowKind,
-  slidingWindowKind,
-  concurrencyKind,
-  leakyBucketKind,
-  approximateSlidingWindowKind,
+  rateLimitKind,
+  countLimitKind,
+  slidingWindowLimitKind,
+  concurrencyLimitKind,
+  leakyBucketLimitKind,
+  approximateSlidingWindowLimitKind,
 ];
 
 const byName = new Map(LIMIT_KINDS.map((kind) => [kind.name, kind]));
@@ -50,12 +50,12 @@ export function variantSwitches(name: string): string[] {
 }
 
 /**
- * The algorithm names a module default takes: each decorator's name in camel case
- * (`@CountLimit` is `'countLimit'`), like the factory's methods. Variants are chosen by
- * their switch (`approximate: true`), as on the decorator.
+ * The algorithm names a module default takes: the kinds' own, each its decorator's name in
+ * camel case (`@CountLimit` is `'countLimit'`). Variants are chosen by their switch
+ * (`approximate: true`), as on the decorator.
  */
-export const ALGORITHM_NAMES: ReadonlyMap<string, string> = new Map(
-  LIMIT_KINDS.filter((kind) => !kind.variant).map((kind) => [algorithmNameOf(kind), kind.name]),
+export const ALGORITHM_NAMES: readonly string[] = LIMIT_KINDS.filter((kind) => !kind.variant).map(
+  (kind) => kind.name,
 );
 
 /**

@@ -46,7 +46,7 @@ export interface CostOptions {
  * an algorithm's kind (algorithms/limit-kind.ts), which this floor does not import.
  */
 export interface LimitDefinition<Kind = unknown> {
-  /** The algorithm's kind name, as `src/algorithms/registry.ts` lists it. */
+  /** The algorithm's name (`countLimit`), as `src/algorithms/registry.ts` lists it. */
   kind: string;
   /**
    * The decorator's algorithm itself, then the variants its options may select: compiling

@@ -1,9 +1,9 @@
-import { ConcurrencyLimitOptions } from '../decorators/concurrency.decorator';
-import { CountLimitOptions } from '../decorators/fixed-window.decorator';
-import { LeakyBucketLimitOptions } from '../decorators/leaky-bucket.decorator';
+import { ConcurrencyLimitOptions } from '../decorators/concurrency-limit.decorator';
+import { CountLimitOptions } from '../decorators/count-limit.decorator';
+import { LeakyBucketLimitOptions } from '../decorators/leaky-bucket-limit.decorator';
 import { ALGORITHM_NAMES } from '../algorithms/registry';
-import { SlidingWindowLimitOptions } from '../decorators/sliding-window.decorator';
-import { RateLimitOptions } from '../decorators/token-bucket.decorator';
+import { SlidingWindowLimitOptions } from '../decorators/sliding-window-limit.decorator';
+import { RateLimitOptions } from '../decorators/rate-limit.decorator';
 import { LimitDefinition } from '../contracts/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { LimitType } from '../contracts/limit-type.enum';
@@ -34,7 +34,7 @@ export type DefaultLimit =
   | ({ algorithm: 'leakyBucketLimit' } & LeakyBucketLimitOptions);
 
 /** The names `algorithm` takes, in messages. */
-const ALGORITHMS = [...ALGORITHM_NAMES.keys()].map((name) => `'${name}'`).join(', ');
+const ALGORITHMS = ALGORITHM_NAMES.map((name) => `'${name}'`).join(', ');
 
 /**
  * The module's defaults as limit definitions, as if a decorator stood on every handler
@@ -58,8 +58,7 @@ export function defaultDefinitions(defaults: unknown, where: string): LimitDefin
       );
     }
     const { algorithm, ...options } = entry as Record<string, unknown>;
-    const kind = typeof algorithm === 'string' ? ALGORITHM_NAMES.get(algorithm) : undefined;
-    if (!kind) {
+    if (!ALGORITHM_NAMES.includes(algorithm as string)) {
       throw new LimiterConfigError(
         limiterMessages.invalidOption(
           `${where}: ${label}`,
@@ -80,6 +79,6 @@ export function defaultDefinitions(defaults: unknown, where: string): LimitDefin
     // IP unless the default says otherwise; a key template alone means CUSTOM, as on a decorator.
     if (options.limitType === undefined && options.key === undefined)
       options.limitType = LimitType.IP;
-    return Object.freeze({ kind, decorator: label, options });
+    return Object.freeze({ kind: algorithm as string, decorator: label, options });
   });
 }

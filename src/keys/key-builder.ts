@@ -25,9 +25,10 @@ export const HASHED_PART_MARKER = '%#';
 /**
  * Keeps Redis keys bounded whatever the client sends: a part up to
  * {@link MAX_KEY_PART_LENGTH} characters is returned unchanged, a longer one becomes
- * `%#<kind>:<SHA-1 hex>` ({@link HASHED_PART_MARKER}), `kind` being the limit's kind
- * (`fixedWindow`): hashed parts of two kinds never meet on one key, and of one kind they
- * are the keys their limits share on purpose.
+ * `%#<kind>:<SHA-1 hex>` ({@link HASHED_PART_MARKER}), `kind` being the stable name of the
+ * limit's kind (`fixedWindow` for `@CountLimit`, which never changes: the keys are state):
+ * hashed parts of two kinds never meet on one key, and of one kind they are the keys their
+ * limits share on purpose.
  */
 export function boundKeyPart(part: string, kind: string): string {
   if (part.length <= MAX_KEY_PART_LENGTH) return part;

@@ -46,18 +46,13 @@ export class FactoryDecisions implements DecisionSource {
 }
 
 /**
- * A programmatic limiter's name in events and metrics: its algorithm's, stable whatever the
- * key (`limiterFixedWindow` and its peek, block... give `fixedWindow`).
+ * A programmatic limiter's name in events and metrics: its algorithm's stable name, the same
+ * whatever the key (`limiterCountLimit` and its peek, block... give `fixedWindow`).
  */
 function algorithmName(algorithm: LimiterAlgorithm<any, any, any>): string {
-  let name = names.get(algorithm);
-  if (name === undefined) {
-    const command = (algorithm.stateOf ?? algorithm).commandName.replace(/^limiter/, '');
-    name = command.charAt(0).toLowerCase() + command.slice(1);
-    names.set(algorithm, name);
-  }
-  return name;
+  const owner = algorithm.stateOf ?? algorithm;
+  if (owner.stableName !== undefined) return owner.stableName;
+  // An algorithm of the app's own: its command without `limiter` (`limiterFoo` gives `foo`).
+  const command = owner.commandName.replace(/^limiter/, '');
+  return command.charAt(0).toLowerCase() + command.slice(1);
 }
-
-/** Each algorithm's name, made once: it is asked on every decision. */
-const names = new WeakMap<LimiterAlgorithm<any, any, any>, string>();

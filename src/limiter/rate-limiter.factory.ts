@@ -1,21 +1,21 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ConcurrencyLimiter } from '../algorithms/concurrency/concurrency.definition';
-import { concurrencyKind } from '../algorithms/concurrency/concurrency.definition';
-import { ConcurrencyOptions } from '../algorithms/concurrency/concurrency.model';
-import { CountLimiter } from '../algorithms/fixed-window/fixed-window.definition';
-import { fixedWindowKind } from '../algorithms/fixed-window/fixed-window.definition';
-import { FixedWindowOptions } from '../algorithms/fixed-window/fixed-window.model';
-import { LeakyBucketLimiter } from '../algorithms/leaky-bucket/leaky-bucket.definition';
-import { leakyBucketKind } from '../algorithms/leaky-bucket/leaky-bucket.definition';
-import { LeakyBucketOptions } from '../algorithms/leaky-bucket/leaky-bucket.model';
+import { ConcurrencyLimiter } from '../algorithms/concurrency-limit/concurrency-limit.definition';
+import { concurrencyLimitKind } from '../algorithms/concurrency-limit/concurrency-limit.definition';
+import { ConcurrencyLimiterOptions } from '../algorithms/concurrency-limit/concurrency-limit.model';
+import { CountLimiter } from '../algorithms/count-limit/count-limit.definition';
+import { countLimitKind } from '../algorithms/count-limit/count-limit.definition';
+import { CountLimiterOptions } from '../algorithms/count-limit/count-limit.model';
+import { LeakyBucketLimiter } from '../algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
+import { leakyBucketLimitKind } from '../algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
+import { LeakyBucketLimiterOptions } from '../algorithms/leaky-bucket-limit/leaky-bucket-limit.model';
 import { DecisionSource, LimitKind } from '../algorithms/limit-kind';
 import { factoryMethodOf, limitKindFor, variantSwitches } from '../algorithms/registry';
-import { SlidingWindowLimiter } from '../algorithms/sliding-window/sliding-window.definition';
-import { slidingWindowKind } from '../algorithms/sliding-window/sliding-window.definition';
-import { SlidingWindowOptions } from '../algorithms/sliding-window/sliding-window.model';
-import { TokenBucketLimiter } from '../algorithms/token-bucket/token-bucket.definition';
-import { tokenBucketKind } from '../algorithms/token-bucket/token-bucket.definition';
-import { TokenBucketOptions } from '../algorithms/token-bucket/token-bucket.model';
+import { SlidingWindowLimiter } from '../algorithms/sliding-window-limit/sliding-window-limit.definition';
+import { slidingWindowLimitKind } from '../algorithms/sliding-window-limit/sliding-window-limit.definition';
+import { SlidingWindowLimiterOptions } from '../algorithms/sliding-window-limit/sliding-window-limit.model';
+import { RateLimiter } from '../algorithms/rate-limit/rate-limit.definition';
+import { rateLimitKind } from '../algorithms/rate-limit/rate-limit.definition';
+import { RateLimiterOptions } from '../algorithms/rate-limit/rate-limit.model';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { refuseUnknownOptions } from '../algorithms/option-rules';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
@@ -80,31 +80,31 @@ export class RateLimiterFactory {
   }
 
   /** A token bucket: `rate` permits a second, `burst` seconds of them saved up. */
-  rateLimiter(options: TokenBucketOptions & KeyedOptions): TokenBucketLimiter {
-    return this.limiterFor(tokenBucketKind, options);
+  rateLimiter(options: RateLimiterOptions & KeyedOptions): RateLimiter {
+    return this.limiterFor(rateLimitKind, options);
   }
 
   /** A fixed-window counter: `limit` requests per `period` seconds. */
-  countLimiter(options: FixedWindowOptions & KeyedOptions): CountLimiter {
-    return this.limiterFor(fixedWindowKind, options);
+  countLimiter(options: CountLimiterOptions & KeyedOptions): CountLimiter {
+    return this.limiterFor(countLimitKind, options);
   }
 
   /** An exact sliding-window log: at most `limit` requests within any `window` seconds. */
-  slidingWindowLimiter(options: SlidingWindowOptions & KeyedOptions): SlidingWindowLimiter {
-    return this.limiterFor(slidingWindowKind, options);
+  slidingWindowLimiter(options: SlidingWindowLimiterOptions & KeyedOptions): SlidingWindowLimiter {
+    return this.limiterFor(slidingWindowLimitKind, options);
   }
 
   /**
    * A concurrency limit: at most `max` requests in flight, each slot leased for `lease`
    * seconds. The instance holds no slots itself, so one cached instance serves every caller.
    */
-  concurrencyLimiter(options: ConcurrencyOptions & KeyedOptions): ConcurrencyLimiter {
-    return this.limiterFor(concurrencyKind, options);
+  concurrencyLimiter(options: ConcurrencyLimiterOptions & KeyedOptions): ConcurrencyLimiter {
+    return this.limiterFor(concurrencyLimitKind, options);
   }
 
   /** A leaky bucket (GCRA): `capacity` requests at once, then `rate` a second. */
-  leakyBucketLimiter(options: LeakyBucketOptions & KeyedOptions): LeakyBucketLimiter {
-    return this.limiterFor(leakyBucketKind, options);
+  leakyBucketLimiter(options: LeakyBucketLimiterOptions & KeyedOptions): LeakyBucketLimiter {
+    return this.limiterFor(leakyBucketLimitKind, options);
   }
 
   /**
@@ -154,6 +154,6 @@ export class RateLimiterFactory {
       );
     }
     // Escaped and bounded like a template's value, so both reach the same state (DESIGN §4).
-    return this.keyPrefix + prefix + customKeyPart(options.key, kind.name);
+    return this.keyPrefix + prefix + customKeyPart(options.key, kind.stableName);
   }
 }

@@ -94,14 +94,14 @@ function prefixOf(definition: LimitDefinition, kind: LimitKind): string {
 }
 
 function policyNameOf(prefix: string, kind: LimitKind): string {
-  return prefix.replace(/:$/, '') || kind.name;
+  return prefix.replace(/:$/, '') || kind.stableName;
 }
 
 /** A limit's name when its decorator gives none: its prefix without the colon (`countLimit`). */
 export function defaultNameOf(definition: LimitDefinition): string {
   const kind = kindOf(definition);
   const prefix = prefixOf(definition, kind);
-  return typeof prefix === 'string' ? policyNameOf(prefix, kind) : kind.name;
+  return typeof prefix === 'string' ? policyNameOf(prefix, kind) : kind.stableName;
 }
 
 /**
@@ -163,7 +163,7 @@ export function compileLimit(
       handlerName,
       keyPrefix + prefix + (occurrence > 1 ? `#${occurrence}:` : ''),
       warn,
-      kind.name,
+      kind.stableName,
     ),
   };
   // A run unknown at start-up (its probe refused) may need it: bound, to be safe.

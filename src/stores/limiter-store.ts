@@ -55,7 +55,7 @@ export abstract class LimiterStore {
   async check(): Promise<void> {}
 
   /**
-   * Waits `milliseconds` on the store's clock: the guard and `TokenBucketLimiter` wait here
+   * Waits `milliseconds` on the store's clock: the guard and `RateLimiter` wait here
    * for a reserved slot, so a store on a manual clock (`nestjs-limiter/testing`) controls
    * waits as well as decisions. Real timers by default; never blocks the event loop.
    */

@@ -1,7 +1,7 @@
 import { Test, TestingModule } from '@nestjs/testing';
 import { RateLimitEvent, RateLimiterModule, StoreUnavailableError } from '../../src';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
-import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
+import { countLimit } from '../../src/algorithms/count-limit/count-limit.definition';
+import { countLimitParams } from '../../src/algorithms/count-limit/count-limit.model';
 import { FailurePolicyStore } from '../../src/stores/failure/failure-policy.store';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
@@ -37,8 +37,8 @@ describe("a direct evaluate's store error", () => {
 
   it("with Redis down: one store-error event, limit 'RateLimiterFactory', then memory's answer", async () => {
     const store = moduleRef.get(FailurePolicyStore);
-    const params = fixedWindowParams({ limit: 1, period: 60 });
-    const decide = () => store.evaluate(fixedWindow, 'countLimit:direct', params, { permits: 1 });
+    const params = countLimitParams({ limit: 1, period: 60 });
+    const decide = () => store.evaluate(countLimit, 'countLimit:direct', params, { permits: 1 });
     expect([(await decide()).allowed, (await decide()).allowed]).toEqual([true, false]);
     expect(events.map((event) => [event.outcome, event.limit, event.name, event.key])).toEqual([
       ['store-error', 'RateLimiterFactory', undefined, 'countLimit:direct'],

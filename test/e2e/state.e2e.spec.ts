@@ -8,7 +8,7 @@ import {
   UnauthorizedException,
 } from '@nestjs/common';
 import { CountLimit, RateLimit, RateLimiterFactory, RateLimiterModule } from '../../src';
-import { tokenBucketDefinition } from '../../src/algorithms/token-bucket/token-bucket.definition';
+import { rateLimitDefinition } from '../../src/algorithms/rate-limit/rate-limit.definition';
 import { useAppOnRedis } from '../helpers/app-on-redis';
 import { call, PLATFORMS, startApp } from '../helpers/http';
 import { INestApplication, Module } from '@nestjs/common';
@@ -159,7 +159,7 @@ describe('all or nothing in memory', () => {
       .rateLimiter({ key: 'both:m', rate: 1 / 6, burst: 60 });
     expect((await call(port, { path: '/both?k=m' })).status).toBe(200);
     expect((await bucket.peek()).remaining).toBe(9);
-    const refund = jest.spyOn(tokenBucketDefinition.ops.refund!, 'step');
+    const refund = jest.spyOn(rateLimitDefinition.ops.refund!, 'step');
     expect((await call(port, { path: '/both?k=m' })).status).toBe(429);
     expect((await bucket.peek()).remaining).toBe(9);
     expect(refund).not.toHaveBeenCalled();

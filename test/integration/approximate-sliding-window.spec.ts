@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import Redis, { Cluster } from 'ioredis';
-import { approximateSlidingWindow } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.definition';
-import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
+import { approximateSlidingWindowLimit } from '../../src/algorithms/approximate-sliding-window-limit/approximate-sliding-window-limit.definition';
+import { slidingWindowLimitParams } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.model';
 import { Decision, MemoryStore, RateLimiterFactory, RedisStore } from '../../src';
 import { RedisClusterHandle, startRedisCluster } from '../helpers/redis-cluster';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
@@ -26,7 +26,12 @@ describe('approximate sliding window on a real Redis', () => {
   afterAll(() => server.stop());
 
   const decide = (store: RedisStore | MemoryStore, key: string, limit: number, window: number) =>
-    store.evaluate(approximateSlidingWindow, key, slidingWindowParams({ limit, window }), ONE);
+    store.evaluate(
+      approximateSlidingWindowLimit,
+      key,
+      slidingWindowLimitParams({ limit, window }),
+      ONE,
+    );
 
   async function statuses(key: string, count: number): Promise<string> {
     const out: string[] = [];

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
-import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
+import { countLimit } from '../../src/algorithms/count-limit/count-limit.definition';
+import { countLimitParams } from '../../src/algorithms/count-limit/count-limit.model';
 import { RedisStore } from '../../src';
 import { FailurePolicyStore } from '../../src/stores/failure/failure-policy.store';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
@@ -12,7 +12,7 @@ import { RedisServer, startRedisServer } from '../helpers/redis-server';
  */
 const STORE_TIMEOUT_MS = 50;
 const BUSY_MS = 150;
-const params = fixedWindowParams({ limit: 2, period: 60 });
+const params = countLimitParams({ limit: 2, period: 60 });
 
 /** Keeps the event loop busy, as parsing a thousand requests does. */
 function busy(ms: number): void {
@@ -28,7 +28,7 @@ describe('a busy app on a healthy Redis', () => {
   const allowed = (decisions: ({ allowed: boolean } | null)[]) =>
     decisions.map((decision) => decision?.allowed ?? 'store-error');
   const decideFive = (key: string) =>
-    Array.from({ length: 5 }, () => policyStore.decide(fixedWindow, key, params, undefined));
+    Array.from({ length: 5 }, () => policyStore.decide(countLimit, key, params, undefined));
 
   beforeAll(async () => {
     server = await startRedisServer();
@@ -37,7 +37,7 @@ describe('a busy app on a healthy Redis', () => {
     logger.warn = () => undefined;
     policyStore = new FailurePolicyStore(store, 'allow', STORE_TIMEOUT_MS, logger);
     // A first reply: the connection is up and the store's clock has a sample.
-    expect(allowed([await policyStore.decide(fixedWindow, 'warm-up', params, undefined)])).toEqual([
+    expect(allowed([await policyStore.decide(countLimit, 'warm-up', params, undefined)])).toEqual([
       true,
     ]);
   });

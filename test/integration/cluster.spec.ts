@@ -1,6 +1,6 @@
 import Redis, { Cluster, ClusterOptions } from 'ioredis';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
-import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
+import { countLimit } from '../../src/algorithms/count-limit/count-limit.definition';
+import { countLimitParams } from '../../src/algorithms/count-limit/count-limit.model';
 import { RateLimiterFactory, RedisStore } from '../../src';
 import { RedisClusterHandle, startRedisCluster } from '../helpers/redis-cluster';
 
@@ -120,9 +120,9 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
     };
     // The store itself: factory keys escape braces, so they never choose a slot.
     const store = new RedisStore({ client });
-    const counter = fixedWindowParams({ limit: 5, period: 60 });
+    const counter = countLimitParams({ limit: 5, period: 60 });
     const count = (key: string) =>
-      store.evaluate(fixedWindow, key, counter, undefined).then((decision) => decision.allowed);
+      store.evaluate(countLimit, key, counter, undefined).then((decision) => decision.allowed);
     try {
       await Promise.all(tags.map((tag) => count(`cl:slot:{${tag}}:warm`)));
       const before = await scriptCalls();

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { concurrency } from '../../src/algorithms/concurrency/concurrency.definition';
-import { concurrencyParams } from '../../src/algorithms/concurrency/concurrency.model';
-import { concurrencyOps } from '../../src/algorithms/concurrency/concurrency.definition';
+import { concurrencyLimit } from '../../src/algorithms/concurrency-limit/concurrency-limit.definition';
+import { concurrencyLimitParams } from '../../src/algorithms/concurrency-limit/concurrency-limit.model';
+import { concurrencyLimitOps } from '../../src/algorithms/concurrency-limit/concurrency-limit.definition';
 import { MemoryStore, RateLimiterFactory } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 
@@ -68,7 +68,7 @@ describe('concurrency limiter block', () => {
         async (max, ops) => {
           const key = `twin:ccblock:${++run}`;
           const memory = new MemoryStore({ now: () => twins.nowMs });
-          const params = concurrencyParams({ max, lease: 2 });
+          const params = concurrencyLimitParams({ max, lease: 2 });
           const ids: string[] = [];
           for (const { advance, kind, pick, blockMs } of ops) {
             twins.nowMs += advance;
@@ -76,13 +76,14 @@ describe('concurrency limiter block', () => {
               const fromLua = await twins.redis.evaluate(algorithm, key, params, request);
               expect(await memory.evaluate(algorithm, key, params, request)).toEqual(fromLua);
             };
-            if (kind === 'block') await both(concurrencyOps.block, blockMs * 1000);
-            else if (kind === 'peek') await both(concurrencyOps.peek, concurrencyOps.peekRequest);
+            if (kind === 'block') await both(concurrencyLimitOps.block, blockMs * 1000);
+            else if (kind === 'peek')
+              await both(concurrencyLimitOps.peek, concurrencyLimitOps.peekRequest);
             else if (kind === 'release' && ids.length) {
-              await both(concurrency, { op: 'release', id: ids[pick % ids.length] });
+              await both(concurrencyLimit, { op: 'release', id: ids[pick % ids.length] });
             } else {
               ids.push(`id${ids.length}`);
-              await both(concurrency, { op: 'acquire', id: ids[ids.length - 1] });
+              await both(concurrencyLimit, { op: 'acquire', id: ids[ids.length - 1] });
             }
           }
         },

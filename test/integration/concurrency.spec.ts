@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { LimiterConfigError, RateLimiterFactory, RedisStore } from '../../src';
-import { ConcurrencySlot } from '../../src/algorithms/concurrency/concurrency.definition';
+import { ConcurrencySlot } from '../../src/algorithms/concurrency-limit/concurrency-limit.definition';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';
 
 describe('concurrency limit on real Redis', () => {

@@ -1,15 +1,15 @@
 import fc from 'fast-check';
-import { approximateSlidingWindow } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.definition';
-import { concurrency } from '../../src/algorithms/concurrency/concurrency.definition';
-import { concurrencyParams } from '../../src/algorithms/concurrency/concurrency.model';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
-import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
-import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
-import { leakyBucketParams } from '../../src/algorithms/leaky-bucket/leaky-bucket.model';
-import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.definition';
-import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
-import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
-import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
+import { approximateSlidingWindowLimit } from '../../src/algorithms/approximate-sliding-window-limit/approximate-sliding-window-limit.definition';
+import { concurrencyLimit } from '../../src/algorithms/concurrency-limit/concurrency-limit.definition';
+import { concurrencyLimitParams } from '../../src/algorithms/concurrency-limit/concurrency-limit.model';
+import { countLimit } from '../../src/algorithms/count-limit/count-limit.definition';
+import { countLimitParams } from '../../src/algorithms/count-limit/count-limit.model';
+import { leakyBucketLimit } from '../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
+import { leakyBucketLimitParams } from '../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.model';
+import { slidingWindowLimit } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.definition';
+import { slidingWindowLimitParams } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.model';
+import { rateLimit } from '../../src/algorithms/rate-limit/rate-limit.definition';
+import { rateLimitParams } from '../../src/algorithms/rate-limit/rate-limit.model';
 import { Decision, LimiterAlgorithm, LimiterStore, MemoryStore, RedisStore } from '../../src';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
@@ -40,8 +40,8 @@ const TIME_SCALE = 100;
 const KINDS: Kind[] = [
   {
     name: 'tb',
-    algorithm: tokenBucket,
-    params: tokenBucketParams({ rate: 2 / TIME_SCALE, burst: 2 * TIME_SCALE }),
+    algorithm: rateLimit,
+    params: rateLimitParams({ rate: 2 / TIME_SCALE, burst: 2 * TIME_SCALE }),
     request: (op) => ({
       permits: op.permits,
       timeoutMicros: op.release ? 300_000 * TIME_SCALE : 0,
@@ -49,20 +49,20 @@ const KINDS: Kind[] = [
   },
   {
     name: 'fw',
-    algorithm: fixedWindow,
-    params: fixedWindowParams({ limit: 3, period: 600 * TIME_SCALE }),
+    algorithm: countLimit,
+    params: countLimitParams({ limit: 3, period: 600 * TIME_SCALE }),
     request: (op) => ({ permits: op.permits }),
   },
   {
     name: 'sw',
-    algorithm: slidingWindow,
-    params: slidingWindowParams({ limit: 3, window: TIME_SCALE }),
+    algorithm: slidingWindowLimit,
+    params: slidingWindowLimitParams({ limit: 3, window: TIME_SCALE }),
     request: (op, i) => ({ id: `r${i}`, permits: op.permits }),
   },
   {
     name: 'cc',
-    algorithm: concurrency,
-    params: concurrencyParams({ max: 2, lease: TIME_SCALE }),
+    algorithm: concurrencyLimit,
+    params: concurrencyLimitParams({ max: 2, lease: TIME_SCALE }),
     // Releases pick an id acquired earlier on the same key (or none, which is a no-op),
     // with the slots it asked for.
     request: (op, i, ops) => ({
@@ -73,14 +73,14 @@ const KINDS: Kind[] = [
   },
   {
     name: 'lb',
-    algorithm: leakyBucket,
-    params: leakyBucketParams({ capacity: 2, rate: 4 / TIME_SCALE }),
+    algorithm: leakyBucketLimit,
+    params: leakyBucketLimitParams({ capacity: 2, rate: 4 / TIME_SCALE }),
     request: (op) => ({ permits: op.permits }),
   },
   {
     name: 'asw',
-    algorithm: approximateSlidingWindow,
-    params: slidingWindowParams({ limit: 4, window: TIME_SCALE }),
+    algorithm: approximateSlidingWindowLimit,
+    params: slidingWindowLimitParams({ limit: 4, window: TIME_SCALE }),
     request: (op) => ({ permits: op.permits }),
   },
 ];

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
-import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
+import { countLimit } from '../../src/algorithms/count-limit/count-limit.definition';
+import { countLimitParams } from '../../src/algorithms/count-limit/count-limit.model';
 import { RedisStore } from '../../src';
 import { DecisionGroup } from '../../src/contracts/decision-group';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
@@ -26,12 +26,12 @@ describe('engine groups under an ACL user without DUMP', () => {
     const client = new Redis(server.port, '127.0.0.1', { username: 'no-dump', password: 'secret' });
     try {
       const store = new RedisStore({ client });
-      const params = fixedWindowParams({ limit: 5, period: 60 });
+      const params = countLimitParams({ limit: 5, period: 60 });
       const group = new DecisionGroup(2);
       const results = await Promise.allSettled([
-        store.evaluate(fixedWindow, 'g:a', params, undefined, Infinity, group),
-        store.evaluate(fixedWindow, 'g:b', params, undefined, Infinity, group),
-        store.evaluate(fixedWindow, 'alone', params, undefined),
+        store.evaluate(countLimit, 'g:a', params, undefined, Infinity, group),
+        store.evaluate(countLimit, 'g:b', params, undefined, Infinity, group),
+        store.evaluate(countLimit, 'alone', params, undefined),
       ]);
       expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
       expect(String((results[0] as PromiseRejectedResult).reason.cause ?? '')).toMatch(

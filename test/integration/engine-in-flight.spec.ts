@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
-import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
+import { countLimit } from '../../src/algorithms/count-limit/count-limit.definition';
+import { countLimitParams } from '../../src/algorithms/count-limit/count-limit.model';
 import { LimiterAlgorithm } from '../../src/algorithms/limiter-algorithm';
 import { RedisStore } from '../../src';
 import { FailurePolicyStore } from '../../src/stores/failure/failure-policy.store';
@@ -11,7 +11,7 @@ import { RedisServer, startRedisServer } from '../helpers/redis-server';
  * DESIGN §5, "batches grow with load": while engine calls are in flight, new decisions wait
  * and leave together when one returns; one that waited past its deadline is never sent.
  */
-const params = fixedWindowParams({ limit: 1e9, period: 60 });
+const params = countLimitParams({ limit: 1e9, period: 60 });
 const afterSend = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('engine calls in flight', () => {
@@ -35,7 +35,7 @@ describe('engine calls in flight', () => {
       while (started < total) {
         started++;
         const decision = await store.evaluate(
-          fixedWindow,
+          countLimit,
           `grow:${started % 500}`,
           params,
           undefined,
@@ -72,7 +72,7 @@ return {1, 0, 0, 0, 0}`,
     // Five decisions, each in a turn of its own, while the slow call runs.
     for (let turn = 0; turn < 5; turn++) {
       await afterSend();
-      pending.push(store.evaluate(fixedWindow, `held:${turn}`, params, undefined));
+      pending.push(store.evaluate(countLimit, `held:${turn}`, params, undefined));
     }
     const decisions = await Promise.all(pending);
     expect(decisions.map((decision) => decision.allowed)).toEqual(Array(6).fill(true));
@@ -88,7 +88,7 @@ return {1, 0, 0, 0, 0}`,
     logger.error = () => undefined;
     const timeoutMs = 200;
     const policy = new FailurePolicyStore(store, 'allow', timeoutMs, logger);
-    const decide = (key: string) => policy.decide(fixedWindow, key, params, undefined);
+    const decide = (key: string) => policy.decide(countLimit, key, params, undefined);
     expect((await decide('frozen:warm-up'))?.allowed).toBe(true);
     server.freeze();
     try {

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
-import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
+import { countLimit } from '../../src/algorithms/count-limit/count-limit.definition';
+import { countLimitParams } from '../../src/algorithms/count-limit/count-limit.model';
 import { LimiterAlgorithm } from '../../src/algorithms/limiter-algorithm';
 import { RedisStore, StoreUnavailableError } from '../../src';
 import { StoreReplyError } from '../../src/stores/store-reply.error';
@@ -46,12 +46,12 @@ describe('a batch packed in a few arguments, its reply in one value', () => {
   });
 
   it('sends 50 decisions as their keys and two more arguments, not ~7 per decision', async () => {
-    const params = fixedWindowParams({ limit: 10, period: 60 });
+    const params = countLimitParams({ limit: 10, period: 60 });
     await admin.config('SET', 'slowlog-log-slower-than', '0');
     await admin.slowlog('RESET');
     const keys = Array.from({ length: 50 }, (_, i) => `packed:${i}`);
     const decisions = await Promise.all(
-      keys.map((key) => store.evaluate(fixedWindow, key, params, { permits: 2 })),
+      keys.map((key) => store.evaluate(countLimit, key, params, { permits: 2 })),
     );
     await admin.config('SET', 'slowlog-log-slower-than', '10000');
     expect(decisions.map((decision) => decision.remaining)).toEqual(Array(50).fill(8));
@@ -88,10 +88,10 @@ describe('a batch packed in a few arguments, its reply in one value', () => {
   });
 
   it('fails only the decision whose argument holds a NUL; the others of its turn are decided', async () => {
-    const params = fixedWindowParams({ limit: 10, period: 60 });
+    const params = countLimitParams({ limit: 10, period: 60 });
     const [nul, neighbour] = await Promise.allSettled([
       store.evaluate(echo, 'echo:nul', { first: '1' }, 'a\0b'),
-      store.evaluate(fixedWindow, 'packed:neighbour', params, undefined),
+      store.evaluate(countLimit, 'packed:neighbour', params, undefined),
     ]);
     expect(nul.status).toBe('rejected');
     expect(((nul as PromiseRejectedResult).reason as Error).message).toContain('NUL');

@@ -1,9 +1,9 @@
 import Redis from 'ioredis';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
-import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
+import { countLimit } from '../../src/algorithms/count-limit/count-limit.definition';
+import { countLimitParams } from '../../src/algorithms/count-limit/count-limit.model';
 import { LimiterAlgorithm } from '../../src/algorithms/limiter-algorithm';
-import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
-import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
+import { rateLimit } from '../../src/algorithms/rate-limit/rate-limit.definition';
+import { rateLimitParams } from '../../src/algorithms/rate-limit/rate-limit.model';
 import { RedisStore, StoreUnavailableError } from '../../src';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
@@ -16,9 +16,9 @@ async function scriptCalls(admin: Redis): Promise<number> {
   );
 }
 
-const counter = fixedWindowParams({ limit: 3, period: 60 });
+const counter = countLimitParams({ limit: 3, period: 60 });
 const count = (store: RedisStore, key: string) =>
-  store.evaluate(fixedWindow, key, counter, undefined).then((decision) => decision.allowed);
+  store.evaluate(countLimit, key, counter, undefined).then((decision) => decision.allowed);
 
 describe('the engine: decisions of one turn in one script call', () => {
   let redis: RedisServer;
@@ -80,10 +80,10 @@ describe('the engine: decisions of one turn in one script call', () => {
   it('runs each entry at its own injected time, in the order asked', async () => {
     let nowMs = 1_000_000;
     const store = new RedisStore({ client: redis.client(), now: () => nowMs, cacheDenials: false });
-    const bucket = tokenBucketParams({ rate: 1, burst: 1 });
+    const bucket = rateLimitParams({ rate: 1, burst: 1 });
     const take = () =>
       store
-        .evaluate(tokenBucket, 'timed', bucket, { permits: 1, timeoutMicros: 0 })
+        .evaluate(rateLimit, 'timed', bucket, { permits: 1, timeoutMicros: 0 })
         .then((decision) => decision.allowed);
     const first = take();
     const second = take();
@@ -95,13 +95,13 @@ describe('the engine: decisions of one turn in one script call', () => {
   it('skips, writing nothing, an entry whose deadline passed before Redis ran it', async () => {
     const store = new RedisStore({ client: redis.client() });
     await count(store, 'warm-up'); // a reply: the store now knows Redis's clock
-    const late = store.evaluate(fixedWindow, 'too-late', counter, undefined, performance.now() - 5);
+    const late = store.evaluate(countLimit, 'too-late', counter, undefined, performance.now() - 5);
     await expect(late).rejects.toThrow(
       'Redis skipped the decision: its caller had stopped waiting',
     );
     expect(await admin.exists('too-late')).toBe(0);
     const inTime = store.evaluate(
-      fixedWindow,
+      countLimit,
       'in-time',
       counter,
       undefined,

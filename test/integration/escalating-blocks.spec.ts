@@ -1,15 +1,15 @@
-import { approximateSlidingWindow } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.definition';
-import { approximateSlidingWindowDefinition } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.definition';
-import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
-import { leakyBucketParams } from '../../src/algorithms/leaky-bucket/leaky-bucket.model';
-import { leakyBucketDefinition } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
-import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.definition';
-import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
-import { slidingWindowDefinition } from '../../src/algorithms/sliding-window/sliding-window.definition';
+import { approximateSlidingWindowLimit } from '../../src/algorithms/approximate-sliding-window-limit/approximate-sliding-window-limit.definition';
+import { approximateSlidingWindowLimitDefinition } from '../../src/algorithms/approximate-sliding-window-limit/approximate-sliding-window-limit.definition';
+import { leakyBucketLimit } from '../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
+import { leakyBucketLimitParams } from '../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.model';
+import { leakyBucketLimitDefinition } from '../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
+import { slidingWindowLimit } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.definition';
+import { slidingWindowLimitParams } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.model';
+import { slidingWindowLimitDefinition } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.definition';
 import { StateOps } from '../../src/algorithms/state-ops/state-ops';
-import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
-import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
-import { tokenBucketDefinition } from '../../src/algorithms/token-bucket/token-bucket.definition';
+import { rateLimit } from '../../src/algorithms/rate-limit/rate-limit.definition';
+import { rateLimitParams } from '../../src/algorithms/rate-limit/rate-limit.model';
+import { rateLimitDefinition } from '../../src/algorithms/rate-limit/rate-limit.definition';
 import { Decision, LimiterAlgorithm } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 
@@ -26,30 +26,30 @@ const KINDS: [
 ][] = [
   [
     'token bucket',
-    tokenBucket,
-    tokenBucketDefinition.ops,
-    tokenBucketParams({ rate: 10, burst: 0.1, expire: 1 }),
+    rateLimit,
+    rateLimitDefinition.ops,
+    rateLimitParams({ rate: 10, burst: 0.1, expire: 1 }),
     () => ({ permits: 1, timeoutMicros: 0 }),
   ],
   [
     'leaky bucket',
-    leakyBucket,
-    leakyBucketDefinition.ops,
-    leakyBucketParams({ capacity: 1, rate: 10 }),
+    leakyBucketLimit,
+    leakyBucketLimitDefinition.ops,
+    leakyBucketLimitParams({ capacity: 1, rate: 10 }),
     () => undefined,
   ],
   [
     'sliding-window log',
-    slidingWindow,
-    slidingWindowDefinition.ops,
-    slidingWindowParams({ limit: 1, window: 0.1 }),
+    slidingWindowLimit,
+    slidingWindowLimitDefinition.ops,
+    slidingWindowLimitParams({ limit: 1, window: 0.1 }),
     () => ({ id: `r${++id}` }),
   ],
   [
     'approximate sliding window',
-    approximateSlidingWindow,
-    approximateSlidingWindowDefinition.ops,
-    slidingWindowParams({ limit: 1, window: 0.1 }),
+    approximateSlidingWindowLimit,
+    approximateSlidingWindowLimitDefinition.ops,
+    slidingWindowLimitParams({ limit: 1, window: 0.1 }),
     () => ({ permits: 1 }),
   ],
 ];

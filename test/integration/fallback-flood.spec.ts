@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
-import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
+import { countLimit } from '../../src/algorithms/count-limit/count-limit.definition';
+import { countLimitParams } from '../../src/algorithms/count-limit/count-limit.model';
 import { RedisStore } from '../../src';
 import { FailurePolicyStore } from '../../src/stores/failure/failure-policy.store';
 import { startRedisServer } from '../helpers/redis-server';
@@ -12,12 +12,12 @@ describe("the 'fallback' store under a flood of other keys", () => {
     const logger = new Logger('test');
     logger.warn = () => undefined;
     const policyStore = new FailurePolicyStore(store, 'fallback', 200, logger);
-    const sms = fixedWindowParams({ limit: 1, period: 3600 });
-    const search = fixedWindowParams({ limit: 100, period: 60 });
+    const sms = countLimitParams({ limit: 1, period: 3600 });
+    const search = countLimitParams({ limit: 100, period: 60 });
     try {
       await server.kill(); // Redis is gone: every decision falls back to memory
       const decide = (params: typeof sms, key: string) =>
-        policyStore.decide(fixedWindow, key, params, undefined);
+        policyStore.decide(countLimit, key, params, undefined);
       expect((await decide(sms, 'countLimit:sms:+15550001111'))?.allowed).toBe(true);
       expect((await decide(sms, 'countLimit:sms:+15550001111'))?.allowed).toBe(false);
       // More distinct keys than the fallback store's 100,000, in batches to bound memory.

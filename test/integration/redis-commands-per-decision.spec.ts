@@ -1,20 +1,20 @@
 import Redis from 'ioredis';
-import { approximateSlidingWindow } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.definition';
-import { approximateSlidingWindowParams } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.model';
+import { approximateSlidingWindowLimit } from '../../src/algorithms/approximate-sliding-window-limit/approximate-sliding-window-limit.definition';
+import { approximateSlidingWindowLimitParams } from '../../src/algorithms/approximate-sliding-window-limit/approximate-sliding-window-limit.model';
 import {
-  concurrency,
-  concurrencyOps,
-} from '../../src/algorithms/concurrency/concurrency.definition';
-import { concurrencyParams } from '../../src/algorithms/concurrency/concurrency.model';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
-import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
-import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
-import { leakyBucketParams } from '../../src/algorithms/leaky-bucket/leaky-bucket.model';
+  concurrencyLimit,
+  concurrencyLimitOps,
+} from '../../src/algorithms/concurrency-limit/concurrency-limit.definition';
+import { concurrencyLimitParams } from '../../src/algorithms/concurrency-limit/concurrency-limit.model';
+import { countLimit } from '../../src/algorithms/count-limit/count-limit.definition';
+import { countLimitParams } from '../../src/algorithms/count-limit/count-limit.model';
+import { leakyBucketLimit } from '../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
+import { leakyBucketLimitParams } from '../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.model';
 import { LimiterAlgorithm } from '../../src/algorithms/limiter-algorithm';
-import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.definition';
-import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
-import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
-import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
+import { slidingWindowLimit } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.definition';
+import { slidingWindowLimitParams } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.model';
+import { rateLimit } from '../../src/algorithms/rate-limit/rate-limit.definition';
+import { rateLimitParams } from '../../src/algorithms/rate-limit/rate-limit.model';
 import { RedisStore } from '../../src';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
@@ -34,35 +34,35 @@ type AnyAlgorithm = LimiterAlgorithm<any, any, any>;
 
 /** Each algorithm at a limit of 50, its params and the request of decision i. */
 const ALGORITHMS: [string, AnyAlgorithm, object, (i: number) => unknown][] = [
-  ['a counter', fixedWindow, fixedWindowParams({ limit: 50, period: 60 }), () => undefined],
+  ['a counter', countLimit, countLimitParams({ limit: 50, period: 60 }), () => undefined],
   [
     'a token bucket',
-    tokenBucket,
-    tokenBucketParams({ rate: 1, burst: 50 }),
+    rateLimit,
+    rateLimitParams({ rate: 1, burst: 50 }),
     () => ({ permits: 1, timeoutMicros: 0 }),
   ],
   [
     'a sliding log',
-    slidingWindow,
-    slidingWindowParams({ limit: 50, window: 60 }),
+    slidingWindowLimit,
+    slidingWindowLimitParams({ limit: 50, window: 60 }),
     (i) => ({ id: `request-${i}` }),
   ],
   [
     'an approximate sliding window',
-    approximateSlidingWindow,
-    approximateSlidingWindowParams({ limit: 50, window: 60, approximate: true }, 'test'),
+    approximateSlidingWindowLimit,
+    approximateSlidingWindowLimitParams({ limit: 50, window: 60, approximate: true }, 'test'),
     () => ({ permits: 1 }),
   ],
   [
     'a leaky bucket',
-    leakyBucket,
-    leakyBucketParams({ capacity: 50, rate: 1 }),
+    leakyBucketLimit,
+    leakyBucketLimitParams({ capacity: 50, rate: 1 }),
     () => ({ permits: 1 }),
   ],
   [
     'a concurrency limit',
-    concurrency,
-    concurrencyParams({ max: 50, lease: 60 }),
+    concurrencyLimit,
+    concurrencyLimitParams({ max: 50, lease: 60 }),
     (i) => ({ op: 'acquire', id: `request-${i}` }),
   ],
 ];
@@ -140,7 +140,7 @@ describe('Redis runs only what a decision needs', () => {
 
   it('a concurrency limit blocked by hand: each acquire finds the block in its one read', async () => {
     const [, algorithm, params, request] = ALGORITHMS[5];
-    await store.evaluate(concurrencyOps.block, 'blocked:concurrency', params, 10_000_000);
+    await store.evaluate(concurrencyLimitOps.block, 'blocked:concurrency', params, 10_000_000);
     await admin.config('RESETSTAT');
     expect(await decide(algorithm, 'blocked:concurrency', params, request)).toBe(0);
     expect(await commandsRun(admin)).toEqual({ zrange: 100 });

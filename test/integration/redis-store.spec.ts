@@ -1,7 +1,7 @@
-import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
-import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
-import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
+import { countLimitParams } from '../../src/algorithms/count-limit/count-limit.model';
+import { countLimit } from '../../src/algorithms/count-limit/count-limit.definition';
+import { rateLimit } from '../../src/algorithms/rate-limit/rate-limit.definition';
+import { rateLimitParams } from '../../src/algorithms/rate-limit/rate-limit.model';
 import { RateLimiterFactory, RedisStore, StoreUnavailableError } from '../../src';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';
 
@@ -15,15 +15,10 @@ describe('RedisStore', () => {
   it('runs different scripts in one tick on an auto-pipelining client that is still connecting', async () => {
     await redis.client().script('FLUSH');
     const store = new RedisStore({ client: redis.client({ enableAutoPipelining: true }) });
-    const bucket = tokenBucketParams({ rate: 1, burst: 2 });
+    const bucket = rateLimitParams({ rate: 1, burst: 2 });
     const [counted, taken] = await Promise.all([
-      store.evaluate(
-        fixedWindow,
-        'ap:count',
-        fixedWindowParams({ limit: 5, period: 60 }),
-        undefined,
-      ),
-      store.evaluate(tokenBucket, 'ap:bucket', bucket, { permits: 1, timeoutMicros: 0 }),
+      store.evaluate(countLimit, 'ap:count', countLimitParams({ limit: 5, period: 60 }), undefined),
+      store.evaluate(rateLimit, 'ap:bucket', bucket, { permits: 1, timeoutMicros: 0 }),
     ]);
     expect([counted.allowed, counted.remaining, taken.allowed, taken.remaining]).toEqual([
       true,
@@ -38,10 +33,10 @@ describe('RedisStore', () => {
     await client.set('wrongtype', 'x');
     await client.lpush('wrong:list', 'x');
     const store = new RedisStore({ client });
-    const evaluation = store.evaluate(fixedWindow, 'wrong:list', fixedWindowParams({}), undefined);
+    const evaluation = store.evaluate(countLimit, 'wrong:list', countLimitParams({}), undefined);
     await expect(evaluation).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(evaluation).rejects.toThrow(
-      /Redis failed to evaluate limiterFixedWindow: .*WRONGTYPE/,
+      /Redis failed to evaluate limiterCountLimit: .*WRONGTYPE/,
     );
   });
 

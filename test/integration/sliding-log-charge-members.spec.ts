@@ -1,6 +1,6 @@
-import { slidingWindowDefinition } from '../../src/algorithms/sliding-window/sliding-window.definition';
-import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.definition';
-import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
+import { slidingWindowLimitDefinition } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.definition';
+import { slidingWindowLimit } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.definition';
+import { slidingWindowLimitParams } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.model';
 import { LimiterAlgorithm } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 
@@ -11,8 +11,8 @@ import { useTwinStores } from '../helpers/twin-stores';
  */
 describe.each(['redis', 'memory'] as const)('sliding-log charges on the %s store', (store) => {
   const twins = useTwinStores(1_700_000_000_000);
-  const { ops } = slidingWindowDefinition;
-  const params = slidingWindowParams({ limit: 1, window: 0.5 });
+  const { ops } = slidingWindowLimitDefinition;
+  const params = slidingWindowLimitParams({ limit: 1, window: 0.5 });
   let run = 0;
   let key: string;
   beforeEach(() => {
@@ -31,7 +31,7 @@ describe.each(['redis', 'memory'] as const)('sliding-log charges on the %s store
     twins.nowMs += 100;
     await decide(ops.refund!, { permits: 3 });
     // 7 charged, 4 given back: 3 stay in debt until they leave the window, at +500 ms.
-    expect(await decide(slidingWindow, { id: 'after', permits: 1 })).toEqual({
+    expect(await decide(slidingWindowLimit, { id: 'after', permits: 1 })).toEqual({
       allowed: false,
       limit: 1,
       remaining: 0,
@@ -51,7 +51,7 @@ describe.each(['redis', 'memory'] as const)('sliding-log charges on the %s store
     await decide(ops.charge!, { permits: 3 });
     await decide(ops.charge!, { permits: 3 });
     await decide(ops.refund!, { permits: 5 });
-    expect(await decide(slidingWindow, { id: 'after', permits: 1 })).toMatchObject({
+    expect(await decide(slidingWindowLimit, { id: 'after', permits: 1 })).toMatchObject({
       allowed: false,
       remaining: 0,
       retryAfterMs: 500,
@@ -59,19 +59,21 @@ describe.each(['redis', 'memory'] as const)('sliding-log charges on the %s store
   });
 
   it("adds a request's second charge to its first, at the second's time", async () => {
-    expect(await decide(slidingWindow, { id: 'r1', permits: 1 })).toMatchObject({ allowed: true });
+    expect(await decide(slidingWindowLimit, { id: 'r1', permits: 1 })).toMatchObject({
+      allowed: true,
+    });
     await decide(ops.charge!, { permits: 2, id: 'r1' });
     twins.nowMs += 100;
     await decide(ops.charge!, { permits: 3, id: 'r1' });
     // r1 (1) at 0 and its charges (5) at +100; a refund of 4 leaves 1 of the charge there.
     await decide(ops.refund!, { permits: 4 });
     twins.nowMs += 400;
-    expect(await decide(slidingWindow, { id: 'r2', permits: 1 })).toMatchObject({
+    expect(await decide(slidingWindowLimit, { id: 'r2', permits: 1 })).toMatchObject({
       allowed: false,
       retryAfterMs: 100,
     });
     twins.nowMs += 100;
-    expect(await decide(slidingWindow, { id: 'r3', permits: 1 })).toMatchObject({
+    expect(await decide(slidingWindowLimit, { id: 'r3', permits: 1 })).toMatchObject({
       allowed: true,
       remaining: 0,
     });

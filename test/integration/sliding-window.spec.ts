@@ -1,8 +1,8 @@
 import Redis from 'ioredis';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
-import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
-import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.definition';
-import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
+import { countLimit } from '../../src/algorithms/count-limit/count-limit.definition';
+import { countLimitParams } from '../../src/algorithms/count-limit/count-limit.model';
+import { slidingWindowLimit } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.definition';
+import { slidingWindowLimitParams } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.model';
 import { LimiterConfigError, MemoryStore, RateLimiterFactory, RedisStore } from '../../src';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';
 
@@ -117,8 +117,8 @@ describe('sliding-window log on real Redis', () => {
     const start = 1_800_000_000_000;
     const slidingStore = new RedisStore({ client, now: () => nowMs });
     const fixedStore = new MemoryStore({ now: () => nowMs });
-    const sliding = slidingWindowParams({ limit: 5, window: 1 });
-    const fixed = fixedWindowParams({ limit: 5, period: 1 });
+    const sliding = slidingWindowLimitParams({ limit: 5, window: 1 });
+    const fixed = countLimitParams({ limit: 5, period: 1 });
     const allowed = { sliding: [] as number[], fixed: [] as number[] };
     for (const [atMs, requests] of schedule) {
       nowMs = start + atMs;
@@ -126,9 +126,11 @@ describe('sliding-window log on real Redis', () => {
       let f = 0;
       for (let i = 0; i < requests; i++) {
         const id = `${atMs}-${i}`;
-        if ((await slidingStore.evaluate(slidingWindow, 'sw:boundary', sliding, { id })).allowed)
+        if (
+          (await slidingStore.evaluate(slidingWindowLimit, 'sw:boundary', sliding, { id })).allowed
+        )
           s++;
-        if ((await fixedStore.evaluate(fixedWindow, 'fw:boundary', fixed, undefined)).allowed) f++;
+        if ((await fixedStore.evaluate(countLimit, 'fw:boundary', fixed, undefined)).allowed) f++;
       }
       allowed.sliding.push(s);
       allowed.fixed.push(f);

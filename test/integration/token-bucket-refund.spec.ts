@@ -1,20 +1,20 @@
 import fc from 'fast-check';
-import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
+import { rateLimit } from '../../src/algorithms/rate-limit/rate-limit.definition';
 import {
-  TokenBucketRequest,
-  tokenBucketParams,
-} from '../../src/algorithms/token-bucket/token-bucket.model';
-import { tokenBucketDefinition } from '../../src/algorithms/token-bucket/token-bucket.definition';
+  RateLimitRequest,
+  rateLimitParams,
+} from '../../src/algorithms/rate-limit/rate-limit.model';
+import { rateLimitDefinition } from '../../src/algorithms/rate-limit/rate-limit.definition';
 import { Decision, RedisStore } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 
 const T0 = 1_700_000_000_000;
-const wait = (permits: number, timeoutSeconds: number): TokenBucketRequest => ({
+const wait = (permits: number, timeoutSeconds: number): RateLimitRequest => ({
   permits,
   timeoutMicros: timeoutSeconds * 1_000_000,
 });
 /** The token bucket's refund, as the guard gives back a reservation whose client left. */
-const refundOp = tokenBucketDefinition.ops.refund!;
+const refundOp = rateLimitDefinition.ops.refund!;
 const giveBack = (permits: number) => ({ permits, resetLeftMicros: 0 });
 
 describe('giving a token-bucket reservation back', () => {
@@ -26,12 +26,12 @@ describe('giving a token-bucket reservation back', () => {
       const store = twins[storeName];
       const key = `refund:${storeName}`;
       // One permit a second, bucket of 1.
-      const params = tokenBucketParams({ rate: 1, burst: 1 });
+      const params = rateLimitParams({ rate: 1, burst: 1 });
       twins.nowMs = T0;
-      expect((await store.evaluate(tokenBucket, key, params, wait(1, 10))).waitMs).toBe(0);
+      expect((await store.evaluate(rateLimit, key, params, wait(1, 10))).waitMs).toBe(0);
       const waits: number[] = [];
       for (let i = 0; i < 5; i++) {
-        waits.push((await store.evaluate(tokenBucket, key, params, wait(1, 10))).waitMs);
+        waits.push((await store.evaluate(rateLimit, key, params, wait(1, 10))).waitMs);
       }
       expect(waits).toEqual([1000, 2000, 3000, 4000, 5000]);
       twins.nowMs = T0 + 50;
@@ -41,7 +41,7 @@ describe('giving a token-bucket reservation back', () => {
       }
       twins.nowMs = T0 + 200;
       // Without the refunds it would wait 5.8 s.
-      expect((await store.evaluate(tokenBucket, key, params, wait(1, 10))).waitMs).toBe(800);
+      expect((await store.evaluate(rateLimit, key, params, wait(1, 10))).waitMs).toBe(800);
     },
   );
 
@@ -50,15 +50,15 @@ describe('giving a token-bucket reservation back', () => {
     async (storeName) => {
       const store = twins[storeName];
       const key = `refund-cap:${storeName}`;
-      const params = tokenBucketParams({ rate: 1, burst: 3 });
+      const params = rateLimitParams({ rate: 1, burst: 3 });
       twins.nowMs = T0 + 1_000_000;
       await store.evaluate(refundOp, key, params, giveBack(2));
       if (storeName === 'redis') expect(await twins.client.exists(key)).toBe(0);
-      await store.evaluate(tokenBucket, key, params, wait(1, 0));
+      await store.evaluate(rateLimit, key, params, wait(1, 0));
       await store.evaluate(refundOp, key, params, giveBack(2));
       const allowed = [];
       for (let i = 0; i < 4; i++) {
-        allowed.push((await store.evaluate(tokenBucket, key, params, wait(1, 0))).allowed);
+        allowed.push((await store.evaluate(rateLimit, key, params, wait(1, 0))).allowed);
       }
       expect(allowed).toEqual([true, true, true, false]);
     },
@@ -67,13 +67,13 @@ describe('giving a token-bucket reservation back', () => {
   it('a refund is never answered by a remembered denial', async () => {
     const store = new RedisStore({ client: twins.client, now: () => twins.nowMs });
     const key = 'refund:denial-cache';
-    const params = tokenBucketParams({ rate: 1, burst: 1 });
+    const params = rateLimitParams({ rate: 1, burst: 1 });
     twins.nowMs = T0 + 2_000_000;
-    await store.evaluate(tokenBucket, key, params, wait(1, 0));
-    expect((await store.evaluate(tokenBucket, key, params, wait(1, 0))).allowed).toBe(false);
+    await store.evaluate(rateLimit, key, params, wait(1, 0));
+    expect((await store.evaluate(rateLimit, key, params, wait(1, 0))).allowed).toBe(false);
     await store.evaluate(refundOp, key, params, giveBack(1));
     // The remembered denial is forgotten: the permit given back is there to take.
-    expect((await store.evaluate(tokenBucket, key, params, wait(1, 0))).allowed).toBe(true);
+    expect((await store.evaluate(rateLimit, key, params, wait(1, 0))).allowed).toBe(true);
   });
 
   it('Lua and memory agree on any mix of reservations and refunds', async () => {
@@ -91,25 +91,25 @@ describe('giving a token-bucket reservation back', () => {
         fc.array(step, { minLength: 1, maxLength: 30 }),
         async (rate, burst, steps) => {
           const key = `refund:twin:${++run}`;
-          const params = tokenBucketParams({ rate, burst, expire: 1e6 });
+          const params = rateLimitParams({ rate, burst, expire: 1e6 });
           twins.nowMs = T0 + 10_000_000 + run * 1_000_000;
           for (const { advanceMs, permits, refund, timeoutSeconds } of steps) {
             twins.nowMs += advanceMs;
             const timeout = permits > params.maxPermits ? 30 : timeoutSeconds;
             const [algorithm, request] = refund
               ? [refundOp, giveBack(permits)]
-              : [tokenBucket, wait(permits, timeout)];
+              : [rateLimit, wait(permits, timeout)];
             const fromLua: Decision = await twins.redis.evaluate(
-              algorithm as typeof tokenBucket,
+              algorithm as typeof rateLimit,
               key,
               params,
-              request as TokenBucketRequest,
+              request as RateLimitRequest,
             );
             const fromMemory = await twins.memory.evaluate(
-              algorithm as typeof tokenBucket,
+              algorithm as typeof rateLimit,
               key,
               params,
-              request as TokenBucketRequest,
+              request as RateLimitRequest,
             );
             expect(fromMemory).toEqual(fromLua);
           }

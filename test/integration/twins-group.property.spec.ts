@@ -1,13 +1,13 @@
 import fc from 'fast-check';
-import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
-import { leakyBucketParams } from '../../src/algorithms/leaky-bucket/leaky-bucket.model';
-import { leakyBucketDefinition } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
-import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.definition';
-import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
-import { slidingWindowDefinition } from '../../src/algorithms/sliding-window/sliding-window.definition';
-import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
-import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
-import { tokenBucketDefinition } from '../../src/algorithms/token-bucket/token-bucket.definition';
+import { leakyBucketLimit } from '../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
+import { leakyBucketLimitParams } from '../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.model';
+import { leakyBucketLimitDefinition } from '../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
+import { slidingWindowLimit } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.definition';
+import { slidingWindowLimitParams } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.model';
+import { slidingWindowLimitDefinition } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.definition';
+import { rateLimit } from '../../src/algorithms/rate-limit/rate-limit.definition';
+import { rateLimitParams } from '../../src/algorithms/rate-limit/rate-limit.model';
+import { rateLimitDefinition } from '../../src/algorithms/rate-limit/rate-limit.definition';
 import { LimiterAlgorithm, LimiterStore } from '../../src';
 import { DecisionGroup } from '../../src/contracts/decision-group';
 import { useTwinStores } from '../helpers/twin-stores';
@@ -30,7 +30,7 @@ describe('Lua and memory twins agree on all-or-nothing groups', () => {
   let id = 0;
 
   const bucket = {
-    ...tokenBucketParams({
+    ...rateLimitParams({
       rate: 2 / TIME_SCALE,
       burst: 2 * TIME_SCALE,
       expire: 1e6 * TIME_SCALE,
@@ -45,24 +45,27 @@ describe('Lua and memory twins agree on all-or-nothing groups', () => {
     request: () => unknown;
   };
   const members = (tag: number, blockMicros: number, limit: number): Member[] => [
-    { algorithm: tokenBucket, key: `g${tag}:tb`, params: bucket, request: () => oneToken },
+    { algorithm: rateLimit, key: `g${tag}:tb`, params: bucket, request: () => oneToken },
     {
-      algorithm: slidingWindow,
+      algorithm: slidingWindowLimit,
       key: `g${tag}:sw`,
-      params: { ...slidingWindowParams({ limit, window: 2 * TIME_SCALE }), blockMicros },
+      params: { ...slidingWindowLimitParams({ limit, window: 2 * TIME_SCALE }), blockMicros },
       request: () => ({ id: `m${++id}` }),
     },
     {
-      algorithm: leakyBucket,
+      algorithm: leakyBucketLimit,
       key: `g${tag}:lb`,
-      params: { ...leakyBucketParams({ capacity: limit + 1, rate: 1 / TIME_SCALE }), blockMicros },
+      params: {
+        ...leakyBucketLimitParams({ capacity: limit + 1, rate: 1 / TIME_SCALE }),
+        blockMicros,
+      },
       request: () => undefined,
     },
   ];
   const peeks: { ops: { peek: LimiterAlgorithm<any, any, any> }; request: unknown }[] = [
-    { ops: tokenBucketDefinition.ops, request: oneToken },
-    { ops: slidingWindowDefinition.ops, request: { id: 'peek' } },
-    { ops: leakyBucketDefinition.ops, request: undefined },
+    { ops: rateLimitDefinition.ops, request: oneToken },
+    { ops: slidingWindowLimitDefinition.ops, request: { id: 'peek' } },
+    { ops: leakyBucketLimitDefinition.ops, request: undefined },
   ];
 
   /** Every member in one turn, so the RedisStore sends them in one engine call. */

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
-import { concurrency } from '../../src/algorithms/concurrency/concurrency.definition';
+import { concurrencyLimit } from '../../src/algorithms/concurrency-limit/concurrency-limit.definition';
 import {
-  concurrencyParams,
-  ConcurrencyRequest,
-} from '../../src/algorithms/concurrency/concurrency.model';
-import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
-import { leakyBucketParams } from '../../src/algorithms/leaky-bucket/leaky-bucket.model';
-import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.definition';
-import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
+  concurrencyLimitParams,
+  ConcurrencyLimitRequest,
+} from '../../src/algorithms/concurrency-limit/concurrency-limit.model';
+import { leakyBucketLimit } from '../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
+import { leakyBucketLimitParams } from '../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.model';
+import { slidingWindowLimit } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.definition';
+import { slidingWindowLimitParams } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.model';
 import { Decision, LimiterAlgorithm } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 
@@ -81,10 +81,13 @@ describe('Lua and memory twins agree step by step: sliding log, concurrency, lea
         fc.array(fc.tuple(advanceMs, volume), { minLength: 1, maxLength: 40 }),
         async (limit, window, steps) => {
           const key = `twin:sw:${++run}`;
-          const params = slidingWindowParams({ limit, window });
+          const params = slidingWindowLimitParams({ limit, window });
           for (const [i, [advance, pick]] of steps.entries()) {
             twins.nowMs += advance;
-            await both(slidingWindow, key, params, { id: `r${i}`, permits: volumeOf(pick, limit) });
+            await both(slidingWindowLimit, key, params, {
+              id: `r${i}`,
+              permits: volumeOf(pick, limit),
+            });
           }
         },
       ),
@@ -106,20 +109,20 @@ describe('Lua and memory twins agree step by step: sliding log, concurrency, lea
         fc.array(op, { minLength: 1, maxLength: 40 }),
         async (max, lease, ops) => {
           const key = `twin:cc:${++run}`;
-          const params = concurrencyParams({ max, lease });
+          const params = concurrencyLimitParams({ max, lease });
           // Each id with the slots it asked for: a renewal or a release names both.
           const ids: { id: string; permits: number }[] = [];
           for (const { advance, kind, pick, volume: slots } of ops) {
             twins.nowMs += advance;
             const known = ids.length ? ids[pick % ids.length] : { id: 'none', permits: 1 };
-            let request: ConcurrencyRequest;
+            let request: ConcurrencyLimitRequest;
             if (kind === 'acquire') {
               ids.push({ id: `id${ids.length}`, permits: volumeOf(slots, max) });
               request = { op: 'acquire', ...ids[ids.length - 1] };
             } else if (kind === 'renew') request = { op: 'acquire', ...known };
             else if (kind === 'release') request = { op: 'release', ...known };
             else request = { op: 'release', id: 'never-acquired' };
-            await both(concurrency, key, params, request);
+            await both(concurrencyLimit, key, params, request);
           }
         },
       ),
@@ -135,10 +138,10 @@ describe('Lua and memory twins agree step by step: sliding log, concurrency, lea
         fc.array(fc.tuple(advanceMs, volume), { minLength: 1, maxLength: 40 }),
         async (capacity, rate, steps) => {
           const key = `twin:lb:${++run}`;
-          const params = leakyBucketParams({ capacity, rate });
+          const params = leakyBucketLimitParams({ capacity, rate });
           for (const [advance, pick] of steps) {
             twins.nowMs += advance;
-            await both(leakyBucket, key, params, { permits: volumeOf(pick, capacity) });
+            await both(leakyBucketLimit, key, params, { permits: volumeOf(pick, capacity) });
           }
         },
       ),

@@ -1,20 +1,20 @@
 import fc from 'fast-check';
-import { approximateSlidingWindow } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.definition';
-import { approximateSlidingWindowDefinition } from '../../src/algorithms/approximate-sliding-window/approximate-sliding-window.definition';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
-import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
-import { fixedWindowDefinition } from '../../src/algorithms/fixed-window/fixed-window.definition';
-import { leakyBucket } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
-import { leakyBucketParams } from '../../src/algorithms/leaky-bucket/leaky-bucket.model';
-import { leakyBucketDefinition } from '../../src/algorithms/leaky-bucket/leaky-bucket.definition';
-import { slidingWindow } from '../../src/algorithms/sliding-window/sliding-window.definition';
-import { slidingWindowParams } from '../../src/algorithms/sliding-window/sliding-window.model';
-import { slidingWindowDefinition } from '../../src/algorithms/sliding-window/sliding-window.definition';
+import { approximateSlidingWindowLimit } from '../../src/algorithms/approximate-sliding-window-limit/approximate-sliding-window-limit.definition';
+import { approximateSlidingWindowLimitDefinition } from '../../src/algorithms/approximate-sliding-window-limit/approximate-sliding-window-limit.definition';
+import { countLimit } from '../../src/algorithms/count-limit/count-limit.definition';
+import { countLimitParams } from '../../src/algorithms/count-limit/count-limit.model';
+import { countLimitDefinition } from '../../src/algorithms/count-limit/count-limit.definition';
+import { leakyBucketLimit } from '../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
+import { leakyBucketLimitParams } from '../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.model';
+import { leakyBucketLimitDefinition } from '../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
+import { slidingWindowLimit } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.definition';
+import { slidingWindowLimitParams } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.model';
+import { slidingWindowLimitDefinition } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.definition';
 import { StateOps } from '../../src/algorithms/state-ops/state-ops';
 import { BlockParams } from '../../src/algorithms/state-ops/state-ops.model';
-import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
-import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
-import { tokenBucketDefinition } from '../../src/algorithms/token-bucket/token-bucket.definition';
+import { rateLimit } from '../../src/algorithms/rate-limit/rate-limit.definition';
+import { rateLimitParams } from '../../src/algorithms/rate-limit/rate-limit.model';
+import { rateLimitDefinition } from '../../src/algorithms/rate-limit/rate-limit.definition';
 import { Decision, LimiterAlgorithm } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 
@@ -173,11 +173,11 @@ describe('Lua and memory twins agree on peek, reset, refund, charge and block', 
         steps,
         async (limit, block, plan) => {
           const period = 1_000_000 * TIME_SCALE;
-          const params = { ...fixedWindowParams({ limit, period }), ...block };
+          const params = { ...countLimitParams({ limit, period }), ...block };
           const newRequest = (permits: number) => ({ permits });
           await play(
-            fixedWindow,
-            fixedWindowDefinition.ops,
+            countLimit,
+            countLimitDefinition.ops,
             params,
             newRequest,
             undefined,
@@ -198,11 +198,11 @@ describe('Lua and memory twins agree on peek, reset, refund, charge and block', 
         blockMicros,
         steps,
         async (rate, burst, block, plan) => {
-          const base = tokenBucketParams({ rate, burst, expire: 1e6 * TIME_SCALE });
+          const base = rateLimitParams({ rate, burst, expire: 1e6 * TIME_SCALE });
           const params = { ...base, ...block };
           await play(
-            tokenBucket,
-            tokenBucketDefinition.ops,
+            rateLimit,
+            rateLimitDefinition.ops,
             params,
             (permits) => ({ permits, timeoutMicros: 0 }),
             { permits: 1, timeoutMicros: 0 },
@@ -222,9 +222,16 @@ describe('Lua and memory twins agree on peek, reset, refund, charge and block', 
         blockMicros,
         steps,
         async (capacity, rate, block, plan) => {
-          const params = { ...leakyBucketParams({ capacity, rate }), ...block };
+          const params = { ...leakyBucketLimitParams({ capacity, rate }), ...block };
           const newRequest = (permits: number) => ({ permits });
-          await play(leakyBucket, leakyBucketDefinition.ops, params, newRequest, undefined, plan);
+          await play(
+            leakyBucketLimit,
+            leakyBucketLimitDefinition.ops,
+            params,
+            newRequest,
+            undefined,
+            plan,
+          );
         },
       ),
       { numRuns: 60 },
@@ -249,11 +256,11 @@ describe('Lua and memory twins agree on peek, reset, refund, charge and block', 
         blockMicros,
         steps,
         async (limit, window, block, plan) => {
-          const params = { ...slidingWindowParams({ limit, window }), ...block };
+          const params = { ...slidingWindowLimitParams({ limit, window }), ...block };
           const newRequest = (permits: number) => ({ id: `r${++id}`, permits });
           await play(
-            slidingWindow,
-            slidingWindowDefinition.ops,
+            slidingWindowLimit,
+            slidingWindowLimitDefinition.ops,
             params,
             newRequest,
             { id: 'peek' },
@@ -280,10 +287,10 @@ describe('Lua and memory twins agree on peek, reset, refund, charge and block', 
         blockMicros,
         steps,
         async (limit, window, block, plan) => {
-          const params = { ...slidingWindowParams({ limit, window }), ...block };
+          const params = { ...slidingWindowLimitParams({ limit, window }), ...block };
           await play(
-            approximateSlidingWindow,
-            approximateSlidingWindowDefinition.ops,
+            approximateSlidingWindowLimit,
+            approximateSlidingWindowLimitDefinition.ops,
             params,
             (permits) => ({ permits }),
             { permits: 1 },

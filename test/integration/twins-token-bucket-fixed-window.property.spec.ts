@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { fixedWindow } from '../../src/algorithms/fixed-window/fixed-window.definition';
-import { fixedWindowParams } from '../../src/algorithms/fixed-window/fixed-window.model';
-import { tokenBucket } from '../../src/algorithms/token-bucket/token-bucket.definition';
-import { tokenBucketParams } from '../../src/algorithms/token-bucket/token-bucket.model';
+import { countLimit } from '../../src/algorithms/count-limit/count-limit.definition';
+import { countLimitParams } from '../../src/algorithms/count-limit/count-limit.model';
+import { rateLimit } from '../../src/algorithms/rate-limit/rate-limit.definition';
+import { rateLimitParams } from '../../src/algorithms/rate-limit/rate-limit.model';
 import { Decision } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 
@@ -36,10 +36,10 @@ describe('Lua and memory twins agree step by step: token bucket, fixed window', 
         async (rate, burst, initialShare, steps) => {
           const key = `twin:tb:${++run}`;
           // Keys live on Redis time but the twin on the injected clock: a long expire keeps both alive.
-          const base = tokenBucketParams({ rate, burst, expire: 1e6 });
+          const base = rateLimitParams({ rate, burst, expire: 1e6 });
           const initialPermits =
             initialShare === undefined ? undefined : initialShare * base.maxPermits;
-          const params = tokenBucketParams({ rate, burst, expire: 1e6, initialPermits });
+          const params = rateLimitParams({ rate, burst, expire: 1e6, initialPermits });
           twins.nowMs = 1_700_000_000_000 + run * 1_000_000;
           for (const { advanceMs, permits, timeoutSeconds } of steps) {
             twins.nowMs += advanceMs;
@@ -47,8 +47,8 @@ describe('Lua and memory twins agree step by step: token bucket, fixed window', 
               permits,
               timeoutMicros: timeoutSeconds === Infinity ? -1 : timeoutSeconds * 1_000_000,
             };
-            const fromLua: Decision = await twins.redis.evaluate(tokenBucket, key, params, request);
-            const fromMemory = await twins.memory.evaluate(tokenBucket, key, params, request);
+            const fromLua: Decision = await twins.redis.evaluate(rateLimit, key, params, request);
+            const fromMemory = await twins.memory.evaluate(rateLimit, key, params, request);
             expect(fromMemory).toEqual(fromLua);
           }
         },
@@ -67,7 +67,7 @@ describe('Lua and memory twins agree step by step: token bucket, fixed window', 
         }),
         async (limit, steps) => {
           const key = `twin:fw:${++run}`;
-          const params = fixedWindowParams({ limit, period: 1_000 });
+          const params = countLimitParams({ limit, period: 1_000 });
           // The model: within one window, a request fits while what was allowed plus its
           // permits stays within the limit; a denial counts nothing.
           let counted = 0;
@@ -75,8 +75,8 @@ describe('Lua and memory twins agree step by step: token bucket, fixed window', 
             twins.nowMs += advanceMs;
             // Volumes 0 (a peek) to limit + 2 (a request that can never pass).
             const request = { permits: volume % (limit + 3) };
-            const fromLua = await twins.redis.evaluate(fixedWindow, key, params, request);
-            const fromMemory = await twins.memory.evaluate(fixedWindow, key, params, request);
+            const fromLua = await twins.redis.evaluate(countLimit, key, params, request);
+            const fromMemory = await twins.memory.evaluate(countLimit, key, params, request);
             // PTTL in Redis runs on the real clock, the twin on the injected one: compare the
             // decisions and counts; the time left is checked on real time in fixed-window.spec.
             const counts = ({ allowed, limit, remaining, waitMs }: Decision) => ({

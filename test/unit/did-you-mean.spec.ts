@@ -45,7 +45,7 @@ describe('unknown options are reported all at once', () => {
 
   it('on a decorator', () => {
     const compile = (options: Record<string, unknown>) => () =>
-      compileLimit({ kind: 'fixedWindow', decorator: '@CountLimit', options }, 'Api.list', '');
+      compileLimit({ kind: 'countLimit', decorator: '@CountLimit', options }, 'Api.list', '');
     expect(compile({ limt: 5, perod: 60, ttl: 1 })).toThrow(
       "@CountLimit on Api.list: unknown options 'limt' (did you mean 'limit'?), 'perod' (did you mean 'period'?), 'ttl'; the options are name, key, prefix, limitType, skip, shadow, settle, limit, period, permits, block, count",
     );
@@ -76,7 +76,7 @@ describe('a value outside a fixed set lists the set', () => {
 
   it('limitType and count', () => {
     const compile = (options: Record<string, unknown>) => () =>
-      compileLimit({ kind: 'fixedWindow', decorator: '@CountLimit', options }, 'Api.list', '');
+      compileLimit({ kind: 'countLimit', decorator: '@CountLimit', options }, 'Api.list', '');
     expect(compile({ limitType: 'user' })).toThrow(
       "@CountLimit on Api.list: option 'limitType' must be one of 'IP', 'USER', 'METHOD', 'CUSTOM', got 'user' (did you mean 'USER'?)",
     );
@@ -87,7 +87,7 @@ describe('a value outside a fixed set lists the set', () => {
 
   it("takes 'USER' as LimitType.USER", () => {
     const limit = compileLimit(
-      { kind: 'fixedWindow', decorator: '@CountLimit', options: { limitType: 'USER' } },
+      { kind: 'countLimit', decorator: '@CountLimit', options: { limitType: 'USER' } },
       'Api.list',
       '',
     ) as { key(facts: object): string };

@@ -1,10 +1,10 @@
-import { approximateSlidingWindowStep } from '../../../src/algorithms/approximate-sliding-window/approximate-sliding-window.memory';
+import { approximateSlidingWindowLimitStep } from '../../../src/algorithms/approximate-sliding-window-limit/approximate-sliding-window-limit.memory';
 import {
-  ApproximateSlidingWindowState,
+  ApproximateSlidingWindowLimitState,
   firstElapsedWithRoom,
   rollForward,
-} from '../../../src/algorithms/approximate-sliding-window/approximate-sliding-window.model';
-import { slidingWindowParams } from '../../../src/algorithms/sliding-window/sliding-window.model';
+} from '../../../src/algorithms/approximate-sliding-window-limit/approximate-sliding-window-limit.model';
+import { slidingWindowLimitParams } from '../../../src/algorithms/sliding-window-limit/sliding-window-limit.model';
 
 const SECOND = 1_000_000;
 const ONE = { permits: 1 };
@@ -14,14 +14,14 @@ const ONE = { permits: 1 };
  * `A9 A8 D0/5000000`: allowed with remaining, or denied with remaining/retryAfter (µs).
  */
 function trace(
-  holder: { state?: ApproximateSlidingWindowState },
+  holder: { state?: ApproximateSlidingWindowLimitState },
   atMicros: number,
   count: number,
 ): string {
-  const params = slidingWindowParams({ limit: 10, window: 10 });
+  const params = slidingWindowLimitParams({ limit: 10, window: 10 });
   const out: string[] = [];
   for (let i = 0; i < count; i++) {
-    const step = approximateSlidingWindowStep(holder.state, atMicros, params, ONE);
+    const step = approximateSlidingWindowLimitStep(holder.state, atMicros, params, ONE);
     if (step.ttlMs !== null) holder.state = step.state;
     const [allowed, remaining, , retryAfter] = step.reply;
     out.push(allowed ? `A${remaining}` : `D${remaining}/${retryAfter}`);
@@ -32,7 +32,7 @@ function trace(
 describe('approximate sliding window: the model and its memory twin', () => {
   it("follows the design's example, limit 10 a 10 s window, from a boundary", () => {
     const start = 1_700_000_000 * SECOND; // a multiple of 10 s
-    const holder: { state?: ApproximateSlidingWindowState } = {};
+    const holder: { state?: ApproximateSlidingWindowLimitState } = {};
     // The 11th waits for the boundary, then until 10 * (10 - e) / 10 + 1 <= 10: e = 1 s.
     expect(trace(holder, start, 11)).toBe('A9 A8 A7 A6 A5 A4 A3 A2 A1 A0 D0/11000000');
     expect(trace(holder, start + 10 * SECOND, 1)).toBe('D0/1000000');
@@ -43,12 +43,12 @@ describe('approximate sliding window: the model and its memory twin', () => {
   });
 
   it('keeps the state until the end of the next window, and writes nothing on a denial', () => {
-    const params = slidingWindowParams({ limit: 1, window: 10 });
+    const params = slidingWindowLimitParams({ limit: 1, window: 10 });
     const at = 1_700_000_003 * SECOND; // 3 s into a window
-    const allowed = approximateSlidingWindowStep(undefined, at, params, ONE);
+    const allowed = approximateSlidingWindowLimitStep(undefined, at, params, ONE);
     expect(allowed.ttlMs).toBe(17_000);
     expect(allowed.reply).toEqual([1, 0, 17 * SECOND, 0, 0]);
-    const denied = approximateSlidingWindowStep(allowed.state, at + 1, params, ONE);
+    const denied = approximateSlidingWindowLimitStep(allowed.state, at + 1, params, ONE);
     expect(denied.ttlMs).toBeNull();
     expect(denied.state).toBe(allowed.state);
     // Spent in this window: wait for the boundary, then until the old count weighs 0.

@@ -40,7 +40,7 @@ describe('block as a function of the request', () => {
   it('may return steps; each combination is compiled once', async () => {
     const limit = compileLimit(
       {
-        kind: 'fixedWindow',
+        kind: 'countLimit',
         decorator: '@CountLimit',
         options: { limit: 1, period: 1, block: (c: LimitContext) => (c.ip ? [1, 2] : 5) },
       },

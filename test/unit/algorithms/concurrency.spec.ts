@@ -1,16 +1,16 @@
-import { concurrencyStep } from '../../../src/algorithms/concurrency/concurrency.memory';
+import { concurrencyLimitStep } from '../../../src/algorithms/concurrency-limit/concurrency-limit.memory';
 import {
-  concurrencyParams,
-  ConcurrencyRequest,
-} from '../../../src/algorithms/concurrency/concurrency.model';
+  concurrencyLimitParams,
+  ConcurrencyLimitRequest,
+} from '../../../src/algorithms/concurrency-limit/concurrency-limit.model';
 import { twinTrace } from './twin-trace';
 
-const acquire = (id: string): ConcurrencyRequest => ({ op: 'acquire', id });
-const release = (id: string): ConcurrencyRequest => ({ op: 'release', id });
+const acquire = (id: string): ConcurrencyLimitRequest => ({ op: 'acquire', id });
+const release = (id: string): ConcurrencyLimitRequest => ({ op: 'release', id });
 
 describe('concurrency limit: the model and its memory twin', () => {
   it('holds `max` slots until released or their lease ends', () => {
-    const slots = twinTrace(concurrencyStep, concurrencyParams({ max: 2, lease: 30 }));
+    const slots = twinTrace(concurrencyLimitStep, concurrencyLimitParams({ max: 2, lease: 30 }));
     expect(slots.at(0, acquire('a'))).toBe('A1');
     expect(slots.at(1, acquire('b'))).toBe('A0');
     expect(slots.at(2, acquire('c'))).toBe('D0/28s'); // a's lease ends at t=30

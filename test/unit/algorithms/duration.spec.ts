@@ -1,15 +1,15 @@
 import { durationOfMilliseconds, millisecondsSuspect } from '../../../src/algorithms/duration';
 import { blockOption, parseDuration, secondsOption } from '../../../src/algorithms/option-rules';
-import { concurrencyParams } from '../../../src/algorithms/concurrency/concurrency.model';
-import { fixedWindowParams } from '../../../src/algorithms/fixed-window/fixed-window.model';
-import { slidingWindowParams } from '../../../src/algorithms/sliding-window/sliding-window.model';
+import { concurrencyLimitParams } from '../../../src/algorithms/concurrency-limit/concurrency-limit.model';
+import { countLimitParams } from '../../../src/algorithms/count-limit/count-limit.model';
+import { slidingWindowLimitParams } from '../../../src/algorithms/sliding-window-limit/sliding-window-limit.model';
 import {
   burstSeconds,
-  tokenBucketParams,
-  tokenBucketRequest,
+  rateLimitParams,
+  rateLimitRequest,
   checkServable,
-  TokenBucketParams,
-} from '../../../src/algorithms/token-bucket/token-bucket.model';
+  RateLimitParams,
+} from '../../../src/algorithms/rate-limit/rate-limit.model';
 import { manualBlockMicros } from '../../../src/algorithms/state-ops/state-ops.model';
 
 const EXPECTED =
@@ -67,44 +67,47 @@ describe('duration strings', () => {
 
 describe('every time option takes a duration', () => {
   it('period, window and lease', () => {
-    expect(fixedWindowParams({ limit: 5, period: '1m' })).toEqual({ limit: 5, periodMs: 60_000 });
-    expect(fixedWindowParams({ limit: 5, period: '250ms' })).toEqual({ limit: 5, periodMs: 250 });
-    expect(slidingWindowParams({ limit: 5, window: '1h' })).toEqual({
+    expect(countLimitParams({ limit: 5, period: '1m' })).toEqual({ limit: 5, periodMs: 60_000 });
+    expect(countLimitParams({ limit: 5, period: '250ms' })).toEqual({ limit: 5, periodMs: 250 });
+    expect(slidingWindowLimitParams({ limit: 5, window: '1h' })).toEqual({
       limit: 5,
       windowMicros: 3_600_000_000,
     });
-    expect(concurrencyParams({ max: 2, lease: '30s' })).toEqual({
+    expect(concurrencyLimitParams({ max: 2, lease: '30s' })).toEqual({
       max: 2,
       leaseMicros: 30_000_000,
     });
   });
 
   it('burst, expire, timeout and block', () => {
-    const params = tokenBucketParams({ rate: 1 / 60, burst: '1h', expire: '2m' });
+    const params = rateLimitParams({ rate: 1 / 60, burst: '1h', expire: '2m' });
     expect(params.maxPermits).toBe(60);
     expect(params.expireMicros).toBe(120_000_000);
-    expect(tokenBucketRequest(1, '1.5s')).toEqual({ permits: 1, timeoutMicros: 1_500_000 });
+    expect(rateLimitRequest(1, '1.5s')).toEqual({ permits: 1, timeoutMicros: 1_500_000 });
     expect(blockOption('15m', 'w')).toBe(900_000_000);
     expect(manualBlockMicros('500ms')).toBe(500_000);
   });
 
   it('names the option and shows the value as written', () => {
-    expect(() => fixedWindowParams({ limit: 5, period: '0s' }, '@CountLimit on A.b')).toThrow(
+    expect(() => countLimitParams({ limit: 5, period: '0s' }, '@CountLimit on A.b')).toThrow(
       "@CountLimit on A.b: option 'period' must be a finite number > 0, got '0s'",
     );
     expect(() =>
-      slidingWindowParams({ limit: 5, window: '1 minute' as never }, '@SlidingWindowLimit on A.b'),
+      slidingWindowLimitParams(
+        { limit: 5, window: '1 minute' as never },
+        '@SlidingWindowLimit on A.b',
+      ),
     ).toThrow(`@SlidingWindowLimit on A.b: option 'window' must be ${EXPECTED}, got '1 minute'`);
-    expect(() => concurrencyParams({ max: 1, lease: '60' as never })).toThrow(
+    expect(() => concurrencyLimitParams({ max: 1, lease: '60' as never })).toThrow(
       `concurrencyLimiter: option 'lease' must be ${EXPECTED}, got '60'`,
     );
-    expect(() => tokenBucketParams({ burst: '1y' as never })).toThrow(
+    expect(() => rateLimitParams({ burst: '1y' as never })).toThrow(
       `rateLimiter: option 'burst' must be ${EXPECTED}, got '1y'`,
     );
-    expect(() => tokenBucketParams({ expire: 'soon' as never })).toThrow(
+    expect(() => rateLimitParams({ expire: 'soon' as never })).toThrow(
       `rateLimiter: option 'expire' must be ${EXPECTED}, got 'soon'`,
     );
-    expect(() => tokenBucketRequest(1, '1sec' as never)).toThrow(
+    expect(() => rateLimitRequest(1, '1sec' as never)).toThrow(
       `rateLimiter: option 'timeout' must be ${EXPECTED}, got '1sec'`,
     );
     expect(() => blockOption('0ms', '@CountLimit on A.b')).toThrow(
@@ -118,35 +121,35 @@ describe('every time option takes a duration', () => {
 
 describe('capacity, the alternative to burst', () => {
   it('sizes the bucket in permits: burst is capacity / rate', () => {
-    const params = tokenBucketParams({ rate: 1 / 60, capacity: 5 });
+    const params = rateLimitParams({ rate: 1 / 60, capacity: 5 });
     expect(params.maxPermits).toBe(5);
     expect(params.intervalMicros).toBe(60_000_000);
   });
 
   it('refuses burst and capacity together', () => {
     expect(() =>
-      tokenBucketParams({ rate: 1, burst: 10, capacity: 10 }, '@RateLimit on A.b'),
+      rateLimitParams({ rate: 1, burst: 10, capacity: 10 }, '@RateLimit on A.b'),
     ).toThrow(
       "@RateLimit on A.b: options 'burst' and 'capacity' exclude each other; pass only one",
     );
   });
 
   it.each([0, -1, NaN, Infinity, '5'])('refuses capacity %p', (capacity) => {
-    expect(() => tokenBucketParams({ capacity: capacity as number })).toThrow(
+    expect(() => rateLimitParams({ capacity: capacity as number })).toThrow(
       `rateLimiter: option 'capacity' must be a finite number > 0, got ${typeof capacity === 'string' ? `'${capacity}'` : String(capacity)}`,
     );
   });
 
   it('names the option the user set when permits exceed the bucket', () => {
-    const servable = (params: TokenBucketParams) =>
-      checkServable(params, tokenBucketRequest(4, 0), 'rateLimiter');
-    expect(() => servable(tokenBucketParams({ rate: 1, capacity: 3 }))).toThrow(
+    const servable = (params: RateLimitParams) =>
+      checkServable(params, rateLimitRequest(4, 0), 'rateLimiter');
+    expect(() => servable(rateLimitParams({ rate: 1, capacity: 3 }))).toThrow(
       "rateLimiter: option 'permits' must be at most capacity (3) when timeout is 0, got 4",
     );
-    expect(() => servable(tokenBucketParams({ rate: 1, burst: 3 }))).toThrow(
+    expect(() => servable(rateLimitParams({ rate: 1, burst: 3 }))).toThrow(
       "rateLimiter: option 'permits' must be at most rate * burst (3) when timeout is 0, got 4",
     );
-    expect(() => tokenBucketParams({ rate: 1, capacity: 3, initialPermits: 4 })).toThrow(
+    expect(() => rateLimitParams({ rate: 1, capacity: 3, initialPermits: 4 })).toThrow(
       "rateLimiter: option 'initialPermits' must be a number from 0 to capacity (3), got 4",
     );
   });
@@ -193,6 +196,6 @@ describe('the policy window of a token bucket', () => {
     [{ rate: 1 / 3, capacity: 7 }, 21],
     [{ rate: 10, burst: '100ms' as const }, 0.1],
   ])('%p fills in %d s', (options, seconds) => {
-    expect(burstSeconds(tokenBucketParams(options))).toBe(seconds);
+    expect(burstSeconds(rateLimitParams(options))).toBe(seconds);
   });
 });

@@ -1,12 +1,12 @@
-import { fixedWindowStep } from '../../../src/algorithms/fixed-window/fixed-window.memory';
-import { fixedWindowParams } from '../../../src/algorithms/fixed-window/fixed-window.model';
+import { countLimitStep } from '../../../src/algorithms/count-limit/count-limit.memory';
+import { countLimitParams } from '../../../src/algorithms/count-limit/count-limit.model';
 import { twinTrace } from './twin-trace';
 
 describe('fixed-window counter: the model and its memory twin', () => {
   it('allows `limit` a window from its first request, then denies until the window ends', () => {
     const step = (state: any, now: number, params: any, request: any) =>
-      fixedWindowStep(state, now, params, request);
-    const counter = twinTrace(step, fixedWindowParams({ limit: 3, period: 10 }));
+      countLimitStep(state, now, params, request);
+    const counter = twinTrace(step, countLimitParams({ limit: 3, period: 10 }));
     expect(counter.at(0, undefined, undefined, undefined, undefined)).toBe('A2 A1 A0 D0/10s');
     expect(counter.at(3, undefined)).toBe('D0/7s');
     expect(counter.lastReset()).toBe('7s');

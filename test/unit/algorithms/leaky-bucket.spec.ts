@@ -1,12 +1,12 @@
-import { leakyBucketStep } from '../../../src/algorithms/leaky-bucket/leaky-bucket.memory';
-import { leakyBucketParams } from '../../../src/algorithms/leaky-bucket/leaky-bucket.model';
+import { leakyBucketLimitStep } from '../../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.memory';
+import { leakyBucketLimitParams } from '../../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.model';
 import { twinTrace } from './twin-trace';
 
 describe('leaky bucket (GCRA): the model and its memory twin', () => {
   it('lets `capacity` through at once, then one per 1 / rate', () => {
     const step = (state: any, now: number, params: any, request: any) =>
-      leakyBucketStep(state, now, params, request);
-    const bucket = twinTrace(step, leakyBucketParams({ capacity: 2, rate: 1 }));
+      leakyBucketLimitStep(state, now, params, request);
+    const bucket = twinTrace(step, leakyBucketLimitParams({ capacity: 2, rate: 1 }));
     expect(bucket.at(0, undefined, undefined, undefined)).toBe('A1 A0 D0/1s');
     expect(bucket.at(1, undefined)).toBe('A0');
     expect(bucket.ttlFrom(1)).toBe('2s'); // until the theoretical arrival time, t=3

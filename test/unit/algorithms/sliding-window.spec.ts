@@ -1,10 +1,13 @@
-import { slidingWindowStep } from '../../../src/algorithms/sliding-window/sliding-window.memory';
-import { slidingWindowParams } from '../../../src/algorithms/sliding-window/sliding-window.model';
+import { slidingWindowLimitStep } from '../../../src/algorithms/sliding-window-limit/sliding-window-limit.memory';
+import { slidingWindowLimitParams } from '../../../src/algorithms/sliding-window-limit/sliding-window-limit.model';
 import { twinTrace } from './twin-trace';
 
 describe('sliding-window log: the model and its memory twin', () => {
   it('allows `limit` within any window, and retries when the oldest request leaves it', () => {
-    const log = twinTrace(slidingWindowStep, slidingWindowParams({ limit: 2, window: 10 }));
+    const log = twinTrace(
+      slidingWindowLimitStep,
+      slidingWindowLimitParams({ limit: 2, window: 10 }),
+    );
     expect(log.at(0, { id: 'a' })).toBe('A1');
     expect(log.at(4, { id: 'b' })).toBe('A0');
     expect(log.at(6, { id: 'c' })).toBe('D0/4s'); // t=0 leaves the window at t=10

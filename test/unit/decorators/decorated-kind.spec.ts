@@ -1,11 +1,11 @@
 import 'reflect-metadata';
-import { fixedWindowKind } from '../../../src/algorithms/fixed-window/fixed-window.definition';
+import { countLimitKind } from '../../../src/algorithms/count-limit/count-limit.definition';
 import { LimitKind } from '../../../src/algorithms/limit-kind';
 import { limitOf, readMethodLimits } from '../../../src/decorators/limit-metadata.accessor';
 import { compileLimit, CompiledLimit } from '../../../src/plans/compiled-limit';
 
 /** A kind the registry does not list: only what the decorator recorded can name it. */
-const unlisted: LimitKind = { ...fixedWindowKind, name: 'unlistedWindow', decorator: '@Unlisted' };
+const unlisted: LimitKind = { ...countLimitKind, name: 'unlistedWindow', decorator: '@Unlisted' };
 
 class Handlers {
   @limitOf(unlisted, { limit: 2, period: 10, block: [1, 2] })

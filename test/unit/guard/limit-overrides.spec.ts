@@ -1,5 +1,5 @@
 import { defineAlgorithm } from '../../../src/algorithms/define-algorithm';
-import { fixedWindowDefinition } from '../../../src/algorithms/fixed-window/fixed-window.definition';
+import { countLimitDefinition } from '../../../src/algorithms/count-limit/count-limit.definition';
 import { overridableOptions } from '../../../src/algorithms/registry';
 import { checkOverrides, OVERRIDABLE_OPTIONS } from '../../../src/guard/limit-overrides';
 
@@ -23,12 +23,12 @@ describe('the options an override may change', () => {
   });
 
   it('grow with the options a definition declares; a variant switch is not one', () => {
-    const { definition } = fixedWindowDefinition;
+    const { definition } = countLimitDefinition;
     const { kind } = defineAlgorithm({
       ...definition,
       name: 'jitteredWindow',
       options: [...definition.options, 'jitter'],
-      variant: { of: 'fixedWindow', when: 'jittered' },
+      variant: { of: 'countLimit', when: 'jittered' },
     });
     expect(overridableOptions([kind])).toEqual(['limit', 'period', 'permits', 'jitter', 'block']);
   });

@@ -5,7 +5,7 @@ import { CompiledLimit, compileLimit, ResolvableLimit } from '../../../src/plans
 
 /** Valid values of every numeric option, per algorithm (a new algorithm must add its own). */
 const VALUES: Record<string, Record<string, number>> = {
-  tokenBucket: {
+  rateLimit: {
     rate: 2,
     burst: 3,
     permits: 2,
@@ -14,15 +14,15 @@ const VALUES: Record<string, Record<string, number>> = {
     initialPermits: 4,
     block: 60,
   },
-  fixedWindow: { limit: 3, period: 7, permits: 2, block: 60 },
-  slidingWindow: { limit: 3, window: 7, permits: 2, block: 60 },
-  concurrency: { max: 3, lease: 7, permits: 2 },
-  leakyBucket: { capacity: 3, rate: 2, permits: 2, block: 60 },
-  approximateSlidingWindow: { limit: 3, window: 7, permits: 2, block: 60 },
+  countLimit: { limit: 3, period: 7, permits: 2, block: 60 },
+  slidingWindowLimit: { limit: 3, window: 7, permits: 2, block: 60 },
+  concurrencyLimit: { max: 3, lease: 7, permits: 2 },
+  leakyBucketLimit: { capacity: 3, rate: 2, permits: 2, block: 60 },
+  approximateSlidingWindowLimit: { limit: 3, window: 7, permits: 2, block: 60 },
 };
 /** Options that size a limit in place of another (capacity instead of burst): their own set. */
 const INSTEAD: Record<string, Record<string, Record<string, number>>> = {
-  tokenBucket: {
+  rateLimit: {
     capacity: { rate: 2, capacity: 6, permits: 2, timeout: 1, expire: 30, initialPermits: 4 },
   },
 };
@@ -73,7 +73,7 @@ describe('every numeric option of every decorator may be a function of the reque
       const run = await dynamic.resolve(ctx);
       expect(run.params).toEqual(fixed.params);
       expect(run.windowSeconds).toEqual(fixed.windowSeconds);
-      if (kind === 'tokenBucket') expect(run.newRequest()).toEqual(fixed.newRequest());
+      if (kind === 'rateLimit') expect(run.newRequest()).toEqual(fixed.newRequest());
       const cost = (limit: CompiledLimit) => (limit.newRequest() as { permits?: number }).permits;
       expect(cost(run)).toBe(cost(fixed));
     }
@@ -81,43 +81,43 @@ describe('every numeric option of every decorator may be a function of the reque
 });
 
 it('a function may return a duration string, as a static value may be one', async () => {
-  const fixed = compile('fixedWindow', { limit: 3, period: '1m', block: '2h' }) as CompiledLimit;
+  const fixed = compile('countLimit', { limit: 3, period: '1m', block: '2h' }) as CompiledLimit;
   expect(fixed.params).toMatchObject({ periodMs: 60_000, blockMicros: 7_200_000_000 });
-  const dynamic = compile('fixedWindow', {
+  const dynamic = compile('countLimit', {
     limit: 3,
     period: () => '1m',
     block: async () => '2h',
   }) as ResolvableLimit;
   expect((await dynamic.resolve(ctx)).params).toEqual(fixed.params);
-  const wrong = compile('fixedWindow', { limit: 3, period: () => '1 m' }) as ResolvableLimit;
+  const wrong = compile('countLimit', { limit: 3, period: () => '1 m' }) as ResolvableLimit;
   await expect(wrong.resolve(ctx)).rejects.toThrow(
-    "@fixedWindow on C.m: option 'period' must be seconds (a number) or a duration string: a number then ms, s, m, h or d, such as '500ms', '30s', '1m', '1h', '1d', got '1 m' (resolved for this request: period = '1 m')",
+    "@countLimit on C.m: option 'period' must be seconds (a number) or a duration string: a number then ms, s, m, h or d, such as '500ms', '30s', '1m', '1h', '1d', got '1 m' (resolved for this request: period = '1 m')",
   );
 });
 
 describe('static values next to functions are still checked at start-up', () => {
   it('refuses a wrong static value', () => {
-    expect(() => compile('fixedWindow', { limit: () => 5, period: 0 })).toThrow(
-      "@fixedWindow on C.m: option 'period' must be a finite number > 0, got 0",
+    expect(() => compile('countLimit', { limit: () => 5, period: 0 })).toThrow(
+      "@countLimit on C.m: option 'period' must be a finite number > 0, got 0",
     );
-    expect(() => compile('slidingWindow', { limit: () => 5 })).toThrow(
-      "@slidingWindow on C.m: option 'window' must be a finite number > 0, got undefined",
+    expect(() => compile('slidingWindowLimit', { limit: () => 5 })).toThrow(
+      "@slidingWindowLimit on C.m: option 'window' must be a finite number > 0, got undefined",
     );
   });
 
   it('leaves a check that depends on a function to the request', async () => {
     // permits 5 against rate * burst: fine once the rate is 5, refused while it is 1.
     let rate = 5;
-    const limit = compile('tokenBucket', { rate: () => rate, permits: 5 }) as ResolvableLimit;
+    const limit = compile('rateLimit', { rate: () => rate, permits: 5 }) as ResolvableLimit;
     await expect(limit.resolve(ctx)).resolves.toMatchObject({ params: { maxPermits: 5 } });
     rate = 1;
     await expect(limit.resolve(ctx)).rejects.toThrow(
-      "@tokenBucket on C.m: option 'permits' must be at most rate * burst (1) when timeout is 0, got 5 (resolved for this request: rate = 1)",
+      "@rateLimit on C.m: option 'permits' must be at most rate * burst (1) when timeout is 0, got 5 (resolved for this request: rate = 1)",
     );
   });
 
   it('caches one compiled run per combination of values', async () => {
-    const limit = compile('fixedWindow', {
+    const limit = compile('countLimit', {
       limit: (c: LimitContext) => c.user.n,
     }) as ResolvableLimit;
     const of = (n: number) => limit.resolve({ ...ctx, user: { n } });

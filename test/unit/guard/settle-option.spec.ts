@@ -8,17 +8,17 @@ describe('the settle option', () => {
   const settle = () => 1;
 
   it.each([
-    ['tokenBucket', '@RateLimit', { rate: 1, burst: 10 }],
-    ['fixedWindow', '@CountLimit', { limit: 10, period: 1 }],
-    ['slidingWindow', '@SlidingWindowLimit', { limit: 10, window: 1 }],
-    ['slidingWindow', '@SlidingWindowLimit', { limit: 10, window: 1, approximate: true }],
-    ['leakyBucket', '@LeakyBucketLimit', { capacity: 10, rate: 1 }],
+    ['rateLimit', '@RateLimit', { rate: 1, burst: 10 }],
+    ['countLimit', '@CountLimit', { limit: 10, period: 1 }],
+    ['slidingWindowLimit', '@SlidingWindowLimit', { limit: 10, window: 1 }],
+    ['slidingWindowLimit', '@SlidingWindowLimit', { limit: 10, window: 1, approximate: true }],
+    ['leakyBucketLimit', '@LeakyBucketLimit', { capacity: 10, rate: 1 }],
   ])('is kept on %s (%s), which can refund and charge', (kind, decorator, options) => {
     expect(compile(kind, decorator, { ...options, settle }).settle).toBe(settle);
   });
 
   it('must be a function', () => {
-    expect(() => compile('tokenBucket', '@RateLimit', { settle: 5 })).toThrow(
+    expect(() => compile('rateLimit', '@RateLimit', { settle: 5 })).toThrow(
       new LimiterConfigError(
         "@RateLimit on LlmController.complete: option 'settle' must be a function, got 5",
       ),
@@ -26,7 +26,7 @@ describe('the settle option', () => {
   });
 
   it('is refused where permits cannot be corrected both ways', () => {
-    expect(() => compile('concurrency', '@ConcurrencyLimit', { max: 1, settle })).toThrow(
+    expect(() => compile('concurrencyLimit', '@ConcurrencyLimit', { max: 1, settle })).toThrow(
       new LimiterConfigError(
         "@ConcurrencyLimit on LlmController.complete: option 'settle' needs a limit that can both give permits back and take more after the handler; this one cannot (a concurrency slot is always given back whole when the work ends)",
       ),

@@ -75,7 +75,7 @@ describe('factory limiters report unknown options as decorators do', () => {
         factory.leakyBucketLimiter({ key: 'k', capacity: 1, rate: 1 }),
       ].map((limiter) => limiter.constructor.name),
     ).toEqual([
-      'TokenBucketLimiter',
+      'RateLimiter',
       'CountLimiter',
       'ApproximateSlidingWindowLimiter',
       'ConcurrencyLimiter',

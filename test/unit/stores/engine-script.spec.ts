@@ -20,13 +20,13 @@ describe('the built-in engine script', () => {
   });
 
   it.each([
-    'token-bucket/token-bucket.lua',
-    'fixed-window/fixed-window.lua',
-    'sliding-window/sliding-window.lua',
-    'approximate-sliding-window/approximate-sliding-window.lua',
-    'leaky-bucket/leaky-bucket.lua',
-    'concurrency/concurrency.lua',
-    'fixed-window/fixed-window.refund.lua',
+    'rate-limit/rate-limit.lua',
+    'count-limit/count-limit.lua',
+    'sliding-window-limit/sliding-window-limit.lua',
+    'approximate-sliding-window-limit/approximate-sliding-window-limit.lua',
+    'leaky-bucket-limit/leaky-bucket-limit.lua',
+    'concurrency-limit/concurrency-limit.lua',
+    'count-limit/count-limit.refund.lua',
     'state-ops/string-block.lua',
     'state-ops/zset-block.lua',
   ])('holds %s once: peek, block, refund and charge call it', (file) => {
@@ -41,12 +41,12 @@ describe('the built-in engine script', () => {
   });
 
   it('defines the roll of the approximate window once, a function the acquire and the charge call', () => {
-    const folder = join(algorithms, 'approximate-sliding-window');
+    const folder = join(algorithms, 'approximate-sliding-window-limit');
     // The roll's own line: the previous window's count moves back a window.
     const roll = 'return index, 0, c';
     const call = 'local index, curr, prev = approximate_roll(key, now, window)';
     const read = (suffix: string) =>
-      readFileSync(join(folder, `approximate-sliding-window${suffix}.lua`), 'utf8');
+      readFileSync(join(folder, `approximate-sliding-window-limit${suffix}.lua`), 'utf8');
     expect(['', '.charge', '.roll'].map((suffix) => read(suffix).split(roll).length - 1)).toEqual([
       0, 0, 1,
     ]);
@@ -64,12 +64,12 @@ describe('the built-in engine script', () => {
       .filter(Boolean);
     expect(entries.length).toBe(BUILT_IN_ENGINE.algorithms.length);
     expect(entries.slice(0, 6)).toEqual([
-      'limiterTokenBucketWithBlock',
-      'limiterTokenBucketPeek',
+      'limiterRateLimitWithBlock',
+      'limiterRateLimitPeek',
       'reset_key',
       'block_string_block_key',
-      'limiterTokenBucketRefundWithBlock',
-      'limiterTokenBucketChargeWithBlock',
+      'limiterRateLimitRefundWithBlock',
+      'limiterRateLimitChargeWithBlock',
     ]);
   });
 });

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { fixedWindow } from '../../../src/algorithms/fixed-window/fixed-window.definition';
-import { fixedWindowParams } from '../../../src/algorithms/fixed-window/fixed-window.model';
+import { countLimit } from '../../../src/algorithms/count-limit/count-limit.definition';
+import { countLimitParams } from '../../../src/algorithms/count-limit/count-limit.model';
 import { MemoryStore, RateLimiterFactory } from '../../../src';
 import { LimiterStore } from '../../../src/stores/limiter-store';
 import { FailurePolicyStore } from '../../../src/stores/failure/failure-policy.store';
@@ -71,8 +71,8 @@ describe("the 'fallback' store keeps live denials under a flood on the same opti
     const logger = new Logger('test');
     logger.warn = () => undefined;
     const policyStore = new FailurePolicyStore(new DownStore(), 'fallback', 200, logger);
-    const sms = fixedWindowParams({ limit: 1, period: 3600 });
-    const decide = (key: string) => policyStore.decide(fixedWindow, key, sms, undefined);
+    const sms = countLimitParams({ limit: 1, period: 3600 });
+    const decide = (key: string) => policyStore.decide(countLimit, key, sms, undefined);
     expect((await decide('countLimit:sms:+15550001111'))?.allowed).toBe(true);
     expect((await decide('countLimit:sms:+15550001111'))?.allowed).toBe(false);
     for (let batch = 0; batch < 120; batch++) {

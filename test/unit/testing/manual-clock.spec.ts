@@ -38,7 +38,7 @@ describe('ManualClock', () => {
     expect(ready).toBe(true);
   });
 
-  it('TokenBucketLimiter.acquire waits on the store clock, not on real timers', async () => {
+  it('RateLimiter.acquire waits on the store clock, not on real timers', async () => {
     const clock = new ManualClock();
     const factory = new RateLimiterFactory(createTestingStore({ clock }));
     const sms = factory.rateLimiter({ key: 'sms:42', rate: 1 / 60, burst: 60 });

@@ -1,0 +1,65 @@
+import { luaInclude } from '../lua-source';
+import { defineAlgorithm } from '../define-algorithm';
+import { PermitsAccess } from '../state-ops/key-state-limiter';
+import {
+  approximateSlidingWindowLimitStep,
+  approximateSlidingWindowLimitRefundStep,
+  approximateSlidingWindowLimitChargeStep,
+} from './approximate-sliding-window-limit.memory';
+import {
+  approximateSlidingWindowLimitParams,
+  ApproximateSlidingWindowLimitParams,
+} from './approximate-sliding-window-limit.model';
+import { slidingWindowLimitArgv } from '../sliding-window-limit/sliding-window-limit.model';
+import { SlidingWindowLimiter } from '../sliding-window-limit/sliding-window-limit.definition';
+
+/** The roll of the state to the window of `now`, which the acquire and the charge call. */
+const APPROXIMATE_ROLL = luaInclude(
+  __dirname,
+  'approximate-sliding-window-limit.roll.lua',
+  'approximate_roll',
+);
+
+/** `@SlidingWindowLimit`, `factory.slidingWindowLimiter` and `ApproximateSlidingWindowLimiter`. */
+export const approximateSlidingWindowLimitDefinition = defineAlgorithm({
+  name: 'approximateSlidingWindowLimit',
+  stableName: 'approximateSlidingWindow',
+  decorator: '@SlidingWindowLimit',
+  prefix: 'slidingWindowApprox:',
+  options: ['limit', 'window', 'approximate', 'permits'],
+  requestOptions: ['permits'],
+  variant: { of: 'slidingWindowLimit', when: 'approximate' },
+  folder: __dirname,
+  stateType: 'string',
+  limiter: (source, key, params) => new ApproximateSlidingWindowLimiter(source, key, params),
+  core: {
+    luaIncludes: [APPROXIMATE_ROLL],
+    paramsArgv: slidingWindowLimitArgv,
+    requestArgv: (request) => [String(request.permits)],
+    step: approximateSlidingWindowLimitStep,
+    limit: (params) => params.limit,
+    // A denial ends only by time passing: other servers can only add to the counts.
+    denialScope: (request) => String(request.permits),
+  },
+  refund: { step: approximateSlidingWindowLimitRefundStep },
+  charge: { step: approximateSlidingWindowLimitChargeStep },
+  params: approximateSlidingWindowLimitParams,
+  windowSeconds: (params) => params.windowMicros / 1_000_000,
+});
+
+/** What the limits run (with blocks kept in its key), and its kind; its operations: `.ops`. */
+export const { algorithm: approximateSlidingWindowLimit, kind: approximateSlidingWindowLimitKind } =
+  approximateSlidingWindowLimitDefinition;
+
+/**
+ * `factory.slidingWindowLimiter({ ..., approximate: true })`: the sliding window at a
+ * counter's cost, one short string per key whatever the limit. The math:
+ * approximate-sliding-window-limit.model.ts.
+ *
+ * @publicApi
+ */
+export class ApproximateSlidingWindowLimiter extends SlidingWindowLimiter {
+  protected override stateAccess(): PermitsAccess<ApproximateSlidingWindowLimitParams> {
+    return approximateSlidingWindowLimitDefinition.access;
+  }
+}

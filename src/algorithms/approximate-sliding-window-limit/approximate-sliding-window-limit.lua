@@ -1,0 +1,63 @@
+-- Approximate sliding window (sliding window counter). The math and its reasons:
+-- approximate-sliding-window-limit.model.ts.
+-- The body of function(key, now, argv), run by the store's engine script (stores/engine).
+-- key      the state: "<index> <curr> <prev>" (window index, its count, the previous count)
+-- now      the time in µs (Redis TIME, or the store's injected clock)
+-- argv[1]  limit         requests allowed within a window (integer >= 1)
+-- argv[2]  windowMicros  window length in whole µs
+-- argv[3]  permits       taken by this request (integer >= 0; 0 peeks)
+-- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; retryAfter -1 for a
+--          request above the limit (it can never pass)
+-- TTL      until the end of the next window, set when allowed; a denial or a peek writes nothing
+local limit = tonumber(argv[1])
+local window = tonumber(argv[2])
+local permits = tonumber(argv[3])
+local index, curr, prev = approximate_roll(key, now, window)
+local elapsed = now - index * window
+local used = prev * (window - elapsed) + curr * window
+-- The reset of a decision that writes nothing: when the counts stop weighing.
+local function reset_as_is()
+  if curr > 0 then
+    return (index + 2) * window - now
+  elseif prev > 0 then
+    return (index + 1) * window - now
+  end
+  return 0
+end
+local remaining_as_is = math.max(0, math.floor((limit * window - used) / window))
+
+if permits > limit then
+  return {0, remaining_as_is, reset_as_is(), -1, 0}
+end
+if permits == 0 and used <= limit * window then
+  return {1, remaining_as_is, reset_as_is(), 0, 0}
+end
+if used + permits * window <= limit * window then
+  local reset = (index + 2) * window - now
+  redis.call('SET', key, exact(index) .. ' ' .. exact(curr + permits) .. ' ' .. exact(prev),
+    'PX', ttl_ms(reset))
+  return {1, math.floor((limit * window - used - permits * window) / window), reset, 0, 0}
+end
+
+-- The model's firstElapsedWithRoom: the division is checked in whole numbers.
+local function first_elapsed_with_room(weight, room)
+  if weight <= 0 then
+    return 0
+  end
+  local e = math.max(0, window - math.floor(room * window / weight))
+  while e > 0 and weight * (window - (e - 1)) <= room * window do
+    e = e - 1
+  end
+  while weight * (window - e) > room * window do
+    e = e + 1
+  end
+  return e
+end
+
+local retry_after
+if curr + permits <= limit then
+  retry_after = first_elapsed_with_room(prev, limit - curr - permits) - elapsed
+else
+  retry_after = window - elapsed + first_elapsed_with_room(curr, limit - permits)
+end
+return {0, remaining_as_is, reset_as_is(), retry_after, 0}

@@ -1,0 +1,88 @@
+-- Concurrency limit with leases. The math and its reasons: concurrency-limit.model.ts.
+-- The body of function(key, now, argv), run by the store's engine script (stores/engine).
+-- key      the in-flight requests: a zset, member = the request's id (with the slots it
+--          holds when above 1: the prelude's weighted_member), score = lease expiry in µs
+-- now      the time in µs (Redis TIME, or the store's injected clock)
+-- argv[1]  max          slots in flight at once (integer >= 1)
+-- argv[2]  leaseMicros  lease length in whole µs
+-- argv[3]  op           'acquire' or 'release'
+-- argv[4]  id           the request's id
+-- argv[5]  permits      the slots it takes or gives back together (integer >= 0; 0 peeks;
+--                       absent: 1)
+-- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; a release is allowed;
+--          retryAfter -1 for more slots than max (it can never pass)
+-- TTL      until the last lease expires: lease after an acquire; a release keeps it
+--          (and an emptied zset is deleted by Redis)
+-- Block    a member '#block' scored by the block's end (factory `block(seconds)`): acquires
+--          are denied until then, releases still run; dropped with the expired leases
+local max = tonumber(argv[1])
+local lease = tonumber(argv[2])
+local permits = tonumber(argv[5]) or 1
+local member = weighted_member(argv[4], permits)
+
+-- One read of every member: the leases still running (at most `max`, each holding at least
+-- one slot), a block, the request's own lease; expired leases (and a past block) dropped.
+local leases = get_members(key)
+local first = drop_scored_up_to(key, leases, now)
+local blocked_until, held_at, count = nil, nil, 0
+for i = first, #leases, 2 do
+  local name = leases[i]
+  if name == '#block' then
+    blocked_until = tonumber(leases[i + 1])
+  else
+    count = count + member_weight(name)
+    if name == member then
+      held_at = i
+    end
+  end
+end
+
+-- Until the last member's score (a lease's end, or a block's), leaving out the one at `skip`.
+local function until_last_expiry(skip)
+  local i = #leases - 1
+  if i == skip then
+    i = i - 2
+  end
+  if i < first then
+    return 0
+  end
+  return tonumber(leases[i + 1]) - now
+end
+
+if argv[3] == 'release' then
+  if held_at then
+    redis.call('ZREM', key, member)
+    count = count - permits
+  end
+  return {1, max - count, until_last_expiry(held_at), 0, 0}
+end
+
+if blocked_until then
+  return {0, 0, until_last_expiry(), blocked_until - now, 0}
+end
+
+if permits > max then
+  return {0, math.max(0, max - count), until_last_expiry(), -1, 0}
+end
+if held_at or count + permits <= max then
+  if permits == 0 then
+    return {1, max - count, until_last_expiry(), 0, 0}
+  end
+  redis.call('ZADD', key, exact(now + lease), member)
+  local last = math.max(lease, until_last_expiry(held_at))
+  redis.call('PEXPIRE', key, ttl_ms(last))
+  if not held_at then
+    count = count + permits
+  end
+  return {1, max - count, last, 0, 0}
+end
+
+-- The lease that must end before this request fits: earliest first, until enough slots
+-- are free (the earliest for one slot when count == max).
+local freed = 0
+for i = first, #leases, 2 do
+  freed = freed + member_weight(leases[i])
+  if count - freed + permits <= max then
+    return {0, math.max(0, max - count), until_last_expiry(), tonumber(leases[i + 1]) - now, 0}
+  end
+end

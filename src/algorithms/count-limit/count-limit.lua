@@ -1,0 +1,42 @@
+-- Fixed-window counter. The reasons and limits: count-limit.model.ts.
+-- The body of function(key, now, argv), run by the store's engine script (stores/engine).
+-- key      the counter (an integer string)
+-- now      unused: windows are Redis TTLs, timed by Redis's own clock
+-- argv[1]  limit     permits per window
+-- argv[2]  periodMs  window length in whole milliseconds
+-- argv[3]  permits   taken by this request (integer >= 0; 0 peeks; absent: 1)
+-- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; retryAfter -1 for a
+--          request above the limit (it can never pass)
+-- TTL      one period from the window's first request; a denial or a peek writes no count
+local limit = tonumber(argv[1])
+local period_ms = tonumber(argv[2])
+local permits = tonumber(argv[3]) or 1
+local count = tonumber(get_state(key))
+local ttl = 0
+if count then
+  ttl = redis.call('PTTL', key)
+  if ttl < 0 then
+    -- Self-healing: a counter without a TTL (a manual SET, a restore) gets one period.
+    redis.call('PEXPIRE', key, period_ms)
+    ttl = period_ms
+  end
+else
+  count = 0
+end
+local remaining = math.max(0, limit - count)
+if permits > limit then
+  return {0, remaining, ttl * 1000, -1, 0}
+end
+if count + permits > limit then
+  return {0, remaining, ttl * 1000, ttl * 1000, 0}
+end
+if permits == 0 then
+  return {1, remaining, ttl * 1000, 0, 0}
+end
+if count == 0 then
+  redis.call('SET', key, permits, 'PX', period_ms)
+  ttl = period_ms
+else
+  redis.call('INCRBY', key, permits)
+end
+return {1, limit - count - permits, ttl * 1000, 0, 0}

@@ -1,0 +1,77 @@
+import { NEVER_MICROS } from '../../contracts/decision';
+import { MemoryStep } from '../limiter-algorithm';
+import { permitsOf, PermitsRequest } from '../permits';
+import { AdjustmentStep } from '../state-ops/state-ops.model';
+import { CountLimitParams, CountLimitState } from './count-limit.model';
+
+/** A refund's or a charge's twin on this algorithm's state. */
+type Adjustment = AdjustmentStep<CountLimitParams, CountLimitState>;
+
+/** The TypeScript twin of count-limit.lua; the memory store drops the state at window end. */
+export function countLimitStep(
+  state: CountLimitState | undefined,
+  now: number,
+  params: CountLimitParams,
+  request: PermitsRequest | undefined,
+): MemoryStep<CountLimitState> {
+  const { limit, periodMs } = params;
+  const permits = permitsOf(request);
+  const count = state ? state.count : 0;
+  // Whole milliseconds left, as PTTL reports them.
+  const ttlMs = state ? Math.max(0, Math.round((state.windowEndMicros - now) / 1000)) : 0;
+  const remaining = Math.max(0, limit - count);
+  if (permits > limit) {
+    return { state, ttlMs: null, reply: [0, remaining, ttlMs * 1000, NEVER_MICROS, 0] };
+  }
+  if (count + permits > limit) {
+    return { state, ttlMs: null, reply: [0, remaining, ttlMs * 1000, ttlMs * 1000, 0] };
+  }
+  if (permits === 0) return { state, ttlMs: null, reply: [1, remaining, ttlMs * 1000, 0, 0] };
+  if (count === 0) {
+    return {
+      state: { count: permits, windowEndMicros: now + periodMs * 1000 },
+      ttlMs: periodMs,
+      reply: [1, limit - permits, periodMs * 1000, 0, 0],
+    };
+  }
+  const windowEndMicros = state!.windowEndMicros;
+  return {
+    state: { count: count + permits, windowEndMicros },
+    ttlMs: (windowEndMicros - now) / 1000,
+    reply: [1, limit - count - permits, ttlMs * 1000, 0, 0],
+  };
+}
+
+/** The twin of count-limit.refund.lua: takes permits off the acquire's window. */
+export const countLimitRefundStep: Adjustment = (state, now, params, request) => {
+  const done = [1, 0, 0, 0, 0] as const;
+  if (!state) return { state, ttlMs: null, reply: done };
+  const pttl = Math.round((state.windowEndMicros - now) / 1000);
+  const expected = request.resetLeftMicros;
+  if (
+    expected !== undefined &&
+    Math.abs(pttl - Math.round(expected) / 1000) * 2 >= params.periodMs
+  ) {
+    return { state, ttlMs: null, reply: done };
+  }
+  const left = state.count - request.permits;
+  if (left <= 0) return { state: undefined, ttlMs: null, reply: done };
+  const ttlMs = (state.windowEndMicros - now) / 1000;
+  return { state: { ...state, count: left }, ttlMs, reply: done };
+};
+
+/** The twin of count-limit.charge.lua: adds permits to the count, into debt if need be. */
+export const countLimitChargeStep: Adjustment = (state, now, params, request) => {
+  const done = [1, 0, 0, 0, 0] as const;
+  if (!state) {
+    const windowEndMicros = now + params.periodMs * 1000;
+    return {
+      state: { count: request.permits, windowEndMicros },
+      ttlMs: params.periodMs,
+      reply: done,
+    };
+  }
+  const count = state.count + request.permits;
+  const ttlMs = (state.windowEndMicros - now) / 1000;
+  return { state: { ...state, count }, ttlMs, reply: done };
+};

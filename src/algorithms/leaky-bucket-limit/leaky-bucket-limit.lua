@@ -1,0 +1,40 @@
+-- Leaky bucket as GCRA (redis-cell's CL.THROTTLE with its quantity). The math:
+-- leaky-bucket-limit.model.ts.
+-- The body of function(key, now, argv), run by the store's engine script (stores/engine).
+-- key      the theoretical arrival time (tat) in µs, as a string
+-- now      the time in µs (Redis TIME, or the store's injected clock)
+-- argv[1]  capacity        requests that may arrive at once (integer >= 1)
+-- argv[2]  intervalMicros  T = 1 / rate, whole µs
+-- argv[3]  permits         the request's quantity (integer >= 0; 0 peeks; absent: 1)
+-- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; retryAfter -1 for a
+--          quantity above the capacity (it can never pass)
+-- TTL      newTat - now after an allowed request; a denial or a peek writes nothing
+local capacity = tonumber(argv[1])
+local interval = tonumber(argv[2])
+local permits = tonumber(argv[3]) or 1
+local tolerance = interval * capacity
+
+local tat = now
+local stored = get_state(key)
+if stored then
+  tat = math.max(now, tonumber(stored))
+end
+local function remaining_at(reset)
+  return math.max(0, math.floor((tolerance - reset) / interval))
+end
+
+if permits > capacity then
+  return {0, remaining_at(tat - now), exact(tat - now), -1, '0'}
+end
+local new_tat = tat + permits * interval
+local allow_at = new_tat - tolerance
+if now < allow_at then
+  return {0, remaining_at(tat - now), exact(tat - now), exact(allow_at - now), '0'}
+end
+if permits == 0 then
+  return {1, remaining_at(tat - now), exact(tat - now), '0', '0'}
+end
+
+local reset = new_tat - now
+redis.call('SET', key, exact(new_tat), 'PX', ttl_ms(reset))
+return {1, remaining_at(reset), exact(reset), '0', '0'}

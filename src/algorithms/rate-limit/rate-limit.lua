@@ -1,0 +1,52 @@
+-- Token bucket with reserve/wait semantics. The math and its reasons: rate-limit.model.ts,
+-- including why one number E (when the bucket is empty) holds the whole state.
+-- The body of function(key, now, argv), run by the store's engine script (stores/engine).
+-- key      the bucket: E, an integer of µs
+-- now      the time in µs (Redis TIME, or the store's injected clock)
+-- argv[1]  maxPermits       = rate * burst
+-- argv[2]  intervalMicros   = 1e6 / rate
+-- argv[3]  initialPermits   permits of a new bucket
+-- argv[4]  expireMicros     the TTL is never shorter than this
+-- argv[5]  permits          requested now (integer >= 0; 0 peeks and writes nothing)
+-- argv[6]  timeoutMicros    longest acceptable wait; < 0 waits as long as needed
+-- Reply    {allowed, remaining, resetMicros, retryAfterMicros, waitMicros} as integers:
+--          whole permits (rounded down) and whole µs (rounded up), never in the caller's
+--          favour; retryAfter -1 when even a full bucket could not serve the permits
+--          within the timeout (it can never pass)
+-- TTL      max(expire, time until full with nothing reserved)
+local max_permits = tonumber(argv[1])
+local interval = tonumber(argv[2])
+local expire = tonumber(argv[4])
+local permits = tonumber(argv[5])
+local timeout = tonumber(argv[6])
+local full_span = max_permits * interval
+
+local found = get_state(key)
+local empty_at
+if found then
+  empty_at = math.max(tonumber(found), now - full_span)
+else
+  empty_at = now - tonumber(argv[3]) * interval
+end
+local earliest = math.max(now, empty_at + permits * interval)
+local wait = earliest - now
+
+if timeout >= 0 and wait > timeout then
+  local until_full = empty_at + full_span - now
+  local retry_after = math.ceil(wait - timeout)
+  if permits * interval - full_span > timeout then
+    retry_after = -1
+  elseif not found then
+    -- A new bucket's refill clock must start now, or one that starts empty never fills.
+    redis.call('SET', key, exact(math.ceil(empty_at)), 'PX', ttl_ms(math.max(expire, until_full)))
+  end
+  return {0, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), retry_after, 0}
+end
+if permits == 0 then
+  return {1, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(empty_at + full_span - now), 0, math.ceil(wait)}
+end
+
+empty_at = math.ceil(empty_at + permits * interval)
+local until_full = empty_at + full_span - now
+redis.call('SET', key, exact(empty_at), 'PX', ttl_ms(math.max(expire, until_full)))
+return {1, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), 0, math.ceil(wait)}

@@ -1,0 +1,52 @@
+-- Sliding-window log. The math and its reasons: sliding-window-limit.model.ts.
+-- The body of function(key, now, argv), run by the store's engine script (stores/engine).
+-- key      the log: a zset, one member per allowed request (its id, with its weight when
+--          above 1: the prelude's weighted_member), score = request time in µs
+-- now      the time in µs (Redis TIME, or the store's injected clock)
+-- argv[1]  limit         permits allowed within any window (integer >= 1)
+-- argv[2]  windowMicros  window length in whole µs
+-- argv[3]  id            unique per request (a UUID), so members never collide and a
+--                        refund can remove its own
+-- argv[4]  permits       the request's weight (integer >= 0; 0 peeks; absent: 1)
+-- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; retryAfter -1 for a
+--          request above the limit (it can never pass)
+-- TTL      window, set on each allowed request; a denial or a peek keeps it
+local limit = tonumber(argv[1])
+local window = tonumber(argv[2])
+local permits = tonumber(argv[4]) or 1
+
+-- At most `limit` members in the window (each weighs at least 1): reading them all is
+-- O(limit); those that left the window are dropped.
+local log = get_members(key)
+local first = drop_scored_up_to(key, log, now - window)
+local count = 0
+for i = first, #log, 2 do
+  count = count + member_weight(log[i])
+end
+local remaining = math.max(0, limit - count)
+local reset = 0
+if #log > first then
+  reset = tonumber(log[#log]) + window - now
+end
+
+if permits > limit then
+  return {0, remaining, reset, -1, 0}
+end
+if count + permits <= limit then
+  if permits == 0 then
+    return {1, remaining, reset, 0, 0}
+  end
+  redis.call('ZADD', key, exact(now), weighted_member(argv[3], permits))
+  redis.call('PEXPIRE', key, ttl_ms(window))
+  return {1, limit - count - permits, window, 0, 0}
+end
+
+-- The request that must leave before this one fits: oldest first, until enough weight has
+-- gone (the oldest for a request of 1 when count == limit).
+local freed = 0
+for i = first, #log, 2 do
+  freed = freed + member_weight(log[i])
+  if count - freed + permits <= limit then
+    return {0, remaining, reset, tonumber(log[i + 1]) + window - now, 0}
+  end
+end
