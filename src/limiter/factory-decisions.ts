@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { decisionEvent, emitEvent } from '../contracts/rate-limit-event';
 import { DecisionSource } from '../algorithms/limit-kind';
-import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
+import { LimiterAlgorithm, takesPermits } from '../algorithms/limiter-algorithm';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 
 /** The `limit` of the factory's events and of its store errors. */
@@ -11,7 +11,7 @@ export const FACTORY_LABEL = 'RateLimiterFactory';
  * The module's store as the factory's limiters use it: each decision goes through the
  * failure policy under the factory's label, and the factory reports it to the module's
  * listener (`onDecision`, the metrics), after any `store-error` the policy reported for it.
- * A release or a refund gives back: only decisions are reported.
+ * A peek, a block, a reset, a release or a refund decides nothing: only acquires are reported.
  */
 export class FactoryDecisions implements DecisionSource {
   private readonly logger = new Logger('RateLimiter');
@@ -33,7 +33,7 @@ export class FactoryDecisions implements DecisionSource {
       name,
     );
     const listener = decision ? store.decisionListener() : undefined;
-    if (listener && algorithm.isDecision?.(request) !== false) {
+    if (listener && takesPermits(algorithm, request)) {
       const event = decisionEvent(FACTORY_LABEL, key, decision!, false, name);
       emitEvent(listener, event, this.logger);
     }

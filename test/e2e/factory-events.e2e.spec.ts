@@ -18,6 +18,9 @@ describe("the factory's events", () => {
     deadUrl = `redis://127.0.0.1:${await freePort()}`;
   });
   afterAll(() => redis.stop());
+  // Closed even when an assertion fails: an open module would keep jest from exiting.
+  const modules: { close(): Promise<void> }[] = [];
+  afterEach(() => Promise.all(modules.splice(0).map((moduleRef) => moduleRef.close())));
 
   async function factoryOf(options: RateLimiterModuleOptions) {
     const events: RateLimitEvent[] = [];
@@ -27,9 +30,9 @@ describe("the factory's events", () => {
       ],
     }).compile();
     moduleRef.useLogger(false);
+    modules.push(moduleRef);
     await moduleRef.init();
-    const factory = moduleRef.get(RateLimiterFactory);
-    return { factory, events, close: () => moduleRef.close() };
+    return { factory: moduleRef.get(RateLimiterFactory), events };
   }
 
   const shown = (events: RateLimitEvent[]) =>
@@ -42,7 +45,7 @@ describe("the factory's events", () => {
     ]);
 
   it('report decisions, not refunds, with the algorithm as name', async () => {
-    const { factory, events, close } = await factoryOf({ redis: redis.url });
+    const { factory, events } = await factoryOf({ redis: redis.url });
     const counter = factory.countLimiter({ key: 'refunded', limit: 2, period: 60 });
     expect(await counter.tryAcquire()).toBe(true);
     await counter.refund(1);
@@ -51,11 +54,28 @@ describe("the factory's events", () => {
       ['allowed', 'RateLimiterFactory', 'fixedWindow', 'countLimit:refunded', 1],
       ['allowed', 'RateLimiterFactory', 'tokenBucket', 'rateLimit:b', 0],
     ]);
-    await close();
+  });
+
+  it('report no event for peek, block and reset: they decide nothing', async () => {
+    const { factory, events } = await factoryOf({ redis: redis.url });
+    const counter = factory.countLimiter({ key: 'looked', limit: 2, period: 60 });
+    expect(await counter.tryAcquire()).toBe(true);
+    expect((await counter.peek()).remaining).toBe(1);
+    await counter.block(60);
+    expect(await counter.tryAcquire()).toBe(false);
+    await counter.reset();
+    expect(await counter.tryAcquire()).toBe(true);
+    const slots = factory.concurrencyLimiter({ key: 'looked', max: 1, lease: 60 });
+    expect((await slots.peek()).remaining).toBe(1);
+    expect(shown(events)).toEqual([
+      ['allowed', 'RateLimiterFactory', 'fixedWindow', 'countLimit:looked', 1],
+      ['denied', 'RateLimiterFactory', 'fixedWindow', 'countLimit:looked', 0],
+      ['allowed', 'RateLimiterFactory', 'fixedWindow', 'countLimit:looked', 1],
+    ]);
   });
 
   it("under 'fallback': the store error, then the memory's decision", async () => {
-    const { factory, events, close } = await factoryOf({
+    const { factory, events } = await factoryOf({
       redis: deadUrl,
       onStoreError: 'fallback',
       storeTimeout: 100,
@@ -69,11 +89,10 @@ describe("the factory's events", () => {
       ['denied', 'RateLimiterFactory', 'fixedWindow', 'countLimit:x', 0],
     ]);
     expect(events[0].error).toBeInstanceOf(StoreUnavailableError);
-    await close();
   });
 
   it("under 'deny': the store error only, and the limiter throws", async () => {
-    const { factory, events, close } = await factoryOf({
+    const { factory, events } = await factoryOf({
       redis: deadUrl,
       onStoreError: 'deny',
       storeTimeout: 100,
@@ -83,6 +102,5 @@ describe("the factory's events", () => {
     expect(shown(events)).toEqual([
       ['store-error', 'RateLimiterFactory', 'fixedWindow', 'countLimit:y', undefined],
     ]);
-    await close();
   });
 });
