@@ -6,21 +6,26 @@ import { RateLimiterFactory } from '../../../src/limiter/rate-limiter.factory';
 
 /**
  * Each algorithm has one name, its decorator's in camel case (`countLimit`): the kind a
- * decorator records and a module default names, its folder, its Lua functions, its factory
- * method and class (plus `er`). Only its stable name, written into Redis keys and events,
- * keeps what it was first called.
+ * decorator records and a module default names, its folder and files, its definition, its
+ * Lua functions, its factory method and class (plus `er`). Only its stable name, written
+ * into Redis keys and events, keeps what it was first called.
  */
 const ALGORITHMS = join(__dirname, '..', '..', '..', 'src', 'algorithms');
 const DECORATORS = join(ALGORITHMS, '..', 'decorators');
+const exported = api as Record<string, unknown>;
 
 const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 /** The name without its `Limit`: what the prefixes of DESIGN §1 start with (`slidingWindow:`). */
 const stem = (name: string) => name.replace(/Limit$/, '');
+/** The kind a variant varies (`slidingWindowLimit` for the approximate window), else itself. */
+const familyOf = (kind: (typeof LIMIT_KINDS)[number]) => kind.variant?.of ?? kind.name;
+
+const BUILT_IN = LIMIT_KINDS.slice(0, 6);
 
 describe('one name per algorithm', () => {
-  it('lists the six algorithms under the names of their decorators', () => {
-    expect(LIMIT_KINDS.map((kind) => [kind.name, kind.decorator])).toEqual([
+  it('lists the six built-in algorithms under the names of their decorators', () => {
+    expect(BUILT_IN.map((kind) => [kind.name, kind.decorator])).toEqual([
       ['rateLimit', '@RateLimit'],
       ['countLimit', '@CountLimit'],
       ['slidingWindowLimit', '@SlidingWindowLimit'],
@@ -31,18 +36,19 @@ describe('one name per algorithm', () => {
   });
 
   it.each(LIMIT_KINDS.map((kind) => [kind.name, kind]))(
-    '%s: folder, definition, decorator, prefix, factory method, class and Lua share it',
+    '%s: folder, files, definition, decorator, prefix, class and Lua share it',
     (name, kind) => {
-      const family = kind.variant?.of ?? kind.name;
       const folder = join(ALGORITHMS, kebab(name));
-      expect(existsSync(join(folder, `${kebab(name)}.definition.ts`))).toBe(true);
+      const definitionFile = join(folder, `${kebab(name)}.definition.ts`);
       expect(existsSync(join(folder, `${kebab(name)}.lua`))).toBe(true);
-      expect(existsSync(join(DECORATORS, `${kebab(family)}.decorator.ts`))).toBe(true);
-      expect(kind.decorator).toBe(`@${pascal(family)}`);
-      expect(typeof (api as Record<string, unknown>)[pascal(family)]).toBe('function');
-      expect(kind.defaultPrefix.startsWith(stem(family))).toBe(true);
-      expect(typeof (RateLimiterFactory.prototype as any)[`${family}er`]).toBe('function');
-      expect(typeof (api as Record<string, unknown>)[`${pascal(name)}er`]).toBe('function');
+      expect(existsSync(join(folder, `${kebab(name)}.model.ts`))).toBe(true);
+      expect(existsSync(definitionFile)).toBe(true);
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const definition = require(definitionFile) as Record<string, unknown>;
+      expect(typeof definition[`${pascal(name)}er`]).toBe('function');
+      expect(definition[`${name}Kind`]).toBe(kind);
+      expect(kind.decorator).toBe(`@${pascal(familyOf(kind))}`);
+      expect(kind.defaultPrefix.startsWith(stem(familyOf(kind)))).toBe(true);
       const { peek, reset, block, refund, charge } = kind.ops ?? {};
       const operations = [kind.algorithm, peek, reset, block, refund, charge].filter(Boolean);
       const commands = operations.map((algorithm) => algorithm!.commandName);
@@ -51,8 +57,19 @@ describe('one name per algorithm', () => {
     },
   );
 
+  it.each(BUILT_IN.map((kind) => [kind.name, kind]))(
+    '%s: the public decorator, factory method and class carry it',
+    (name, kind) => {
+      const family = familyOf(kind);
+      expect(existsSync(join(DECORATORS, `${kebab(family)}.decorator.ts`))).toBe(true);
+      expect(typeof exported[pascal(family)]).toBe('function');
+      expect(typeof (RateLimiterFactory.prototype as any)[`${family}er`]).toBe('function');
+      expect(typeof exported[`${pascal(name)}er`]).toBe('function');
+    },
+  );
+
   it('keeps the stable names that Redis keys and factory events were first written with', () => {
-    expect(LIMIT_KINDS.map((kind) => kind.stableName)).toEqual([
+    expect(BUILT_IN.map((kind) => kind.stableName)).toEqual([
       'tokenBucket',
       'fixedWindow',
       'slidingWindow',
@@ -63,7 +80,6 @@ describe('one name per algorithm', () => {
   });
 
   it('keeps the public names the algorithms had, as the new ones themselves', () => {
-    const exported = api as Record<string, unknown>;
     expect(exported.TokenBucketLimiter).toBe(exported.RateLimiter);
   });
 });
