@@ -12,4 +12,5 @@ module.exports = {
     '^nestjs-limiter/testing$': '<rootDir>/src/testing/index.ts',
   },
   testTimeout: 30000,
+  reporters: ['default', '<rootDir>/scripts/jest-end-failed-runs.js'],
 };
