@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import * as api from '../../../src';
 import { LIMIT_KINDS } from '../../../src/algorithms/registry';
 import { RateLimiterFactory } from '../../../src/limiter/rate-limiter.factory';
+import { CompiledLimit, compileLimit } from '../../../src/plans/compiled-limit';
 
 /**
  * Each algorithm has one name, its decorator's in camel case (`countLimit`): the kind a
@@ -77,6 +78,25 @@ describe('one name per algorithm', () => {
       'leakyBucket',
       'approximateSlidingWindow',
     ]);
+  });
+
+  it("names a decorator's limit with prefix '' by the stable name, as its events and metrics did", () => {
+    const unprefixed = (kind: string, options: Record<string, unknown>) =>
+      (
+        compileLimit(
+          { kind, decorator: '@X', options: { ...options, prefix: '' } },
+          'C.m',
+          '',
+        ) as CompiledLimit
+      ).name;
+    expect([
+      unprefixed('rateLimit', {}),
+      unprefixed('countLimit', {}),
+      unprefixed('slidingWindowLimit', { limit: 1, window: 1 }),
+      unprefixed('concurrencyLimit', { max: 1 }),
+      unprefixed('leakyBucketLimit', { capacity: 1, rate: 1 }),
+      unprefixed('slidingWindowLimit', { limit: 1, window: 1, approximate: true }),
+    ]).toEqual(BUILT_IN.map((kind) => kind.stableName));
   });
 
   it('keeps the public names the algorithms had, as the new ones themselves', () => {
