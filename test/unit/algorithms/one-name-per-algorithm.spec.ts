@@ -80,6 +80,17 @@ describe('one name per algorithm', () => {
     ]);
   });
 
+  it('keeps the public default prefixes, which the rename does not touch', () => {
+    expect(BUILT_IN.map((kind) => kind.defaultPrefix)).toEqual([
+      'rateLimit:',
+      'countLimit:',
+      'slidingWindow:',
+      'concurrency:',
+      'leakyBucket:',
+      'slidingWindowApprox:',
+    ]);
+  });
+
   it("names a decorator's limit with prefix '' by the stable name, as its events and metrics did", () => {
     const unprefixed = (kind: string, options: Record<string, unknown>) =>
       (
