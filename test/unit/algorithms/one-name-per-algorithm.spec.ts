@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as api from '../../../src';
@@ -108,6 +109,20 @@ describe('one name per algorithm', () => {
       unprefixed('leakyBucketLimit', { capacity: 1, rate: 1 }),
       unprefixed('slidingWindowLimit', { limit: 1, window: 1, approximate: true }),
     ]).toEqual(BUILT_IN.map((kind) => kind.stableName));
+  });
+
+  it("tags a factory limiter's long key with the stable name, where its state already is", () => {
+    const factory = new RateLimiterFactory(new api.MemoryStore());
+    const key = 'k'.repeat(300);
+    const digest = createHash('sha1').update(key).digest('hex');
+    expect([
+      factory.rateLimiter({ key }).key,
+      factory.countLimiter({ key }).key,
+      factory.slidingWindowLimiter({ key, limit: 1, window: 1 }).key,
+      factory.concurrencyLimiter({ key, max: 1 }).key,
+      factory.leakyBucketLimiter({ key, capacity: 1, rate: 1 }).key,
+      factory.slidingWindowLimiter({ key, limit: 1, window: 1, approximate: true }).key,
+    ]).toEqual(BUILT_IN.map((kind) => `${kind.defaultPrefix}%#${kind.stableName}:${digest}`));
   });
 
   it('keeps the public names the algorithms had, as the new ones themselves', () => {
