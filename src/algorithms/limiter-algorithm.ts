@@ -35,7 +35,8 @@ export interface LimiterAlgorithm<P, R, S> {
    * The name the algorithm had before it took its decorator's (`fixedWindow` for
    * `countLimit`). It lives outside the process, so it never changes: in the hashed part of a
    * long key (`%#fixedWindow:<sha1>`, state kept in Redis) and as the `name` of a factory
-   * limiter's events and metrics (users' dashboards).
+   * limiter's events and metrics (users' dashboards), and of a decorator's limit whose prefix
+   * is `''`.
    */
   readonly stableName?: string;
   /**

@@ -54,7 +54,8 @@ export function compileKey(
   handlerName: string,
   base: string,
   warn: (message: string) => void,
-  kindName: string,
+  /** What a hashed part names: the kind's stable name (`fixedWindow`), never its own. */
+  stableName: string,
 ): CompiledKey {
   const template = options.key ?? '';
   const limitType = limitTypeOf(options);
@@ -78,11 +79,11 @@ export function compileKey(
       );
     }
     if (limitType === LimitType.METHOD) {
-      const fixed = base + keyPart(LimitType.METHOD, handlerName, { ip: '' }, kindName);
+      const fixed = base + keyPart(LimitType.METHOD, handlerName, { ip: '' }, stableName);
       return { key: () => fixed, keyForm: [fixed], readsUser: false };
     }
     const checkIp = warnOnEmptyIp(where, warn);
-    const part = compileKeyPart(limitType, handlerName, kindName);
+    const part = compileKeyPart(limitType, handlerName, stableName);
     return {
       key: (facts) => {
         const userId = limitType === LimitType.USER ? facts.userId : undefined;
@@ -90,8 +91,8 @@ export function compileKey(
         return base + part(facts.keyIp, userId);
       },
       // An IP, a user id, or `ip:` and an IP for an anonymous user, after the derived part.
-      keyForm: [base + keyPart(LimitType.METHOD, handlerName, { ip: '' }, kindName) + ':', ''],
-      hashedKeyForm: [base + DERIVED_KEY_MARKER + hashedPartHead(kindName), ''],
+      keyForm: [base + keyPart(LimitType.METHOD, handlerName, { ip: '' }, stableName) + ':', ''],
+      hashedKeyForm: [base + DERIVED_KEY_MARKER + hashedPartHead(stableName), ''],
       readsUser: limitType === LimitType.USER,
     };
   }
@@ -109,7 +110,7 @@ export function compileKey(
   }
   if (compiled.isConstant) {
     const fixed =
-      base + keyPart(LimitType.CUSTOM, handlerName, { ip: '', custom: template }, kindName);
+      base + keyPart(LimitType.CUSTOM, handlerName, { ip: '', custom: template }, stableName);
     return { key: () => fixed, keyForm: [fixed], readsUser: false };
   }
   // The evaluated text is escaped character by character: so are its literals.
@@ -120,9 +121,9 @@ export function compileKey(
   if (compiled.expressions.some((expression) => expression.fallbacks)) {
     // Escaped as it is built, so a fallback's value can carry its mark (FALLBACK_MARKER).
     return {
-      key: (facts) => base + boundKeyPart(evaluateKeyText(compiled, facts.keyContext), kindName),
+      key: (facts) => base + boundKeyPart(evaluateKeyText(compiled, facts.keyContext), stableName),
       keyForm: [base + literals[0], ...literals.slice(1)],
-      hashedKeyForm: [base + hashedPartHead(kindName), ''],
+      hashedKeyForm: [base + hashedPartHead(stableName), ''],
       readsUser,
     };
   }
@@ -133,10 +134,10 @@ export function compileKey(
         LimitType.CUSTOM,
         handlerName,
         { ip: facts.ip, custom: evaluateKeyTemplate(compiled, facts.keyContext) },
-        kindName,
+        stableName,
       ),
     keyForm: [base + literals[0], ...literals.slice(1)],
-    hashedKeyForm: [base + hashedPartHead(kindName), ''],
+    hashedKeyForm: [base + hashedPartHead(stableName), ''],
     readsUser,
   };
 }

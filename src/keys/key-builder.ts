@@ -103,7 +103,7 @@ export function keyPart(
   limitType: LimitType,
   handlerName: string,
   request: KeyPartRequest,
-  /** The limit's kind, which a hashed part carries ({@link boundKeyPart}). */
+  /** The stable name of the limit's kind, which a hashed part carries ({@link boundKeyPart}). */
   kind: string,
 ): string {
   switch (limitType) {

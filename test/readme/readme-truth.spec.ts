@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './readme-blocks';
+import { LIMIT_KINDS } from '../../src/algorithms/registry';
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 /** The README's prose: code blocks removed, so only what renders as text is checked. */
@@ -26,6 +27,13 @@ describe('README.md stays true and self-contained', () => {
   it('names the NestJS majors the peer dependencies accept', () => {
     expect(majorsInWords(peers['@nestjs/core'])).toBe('10, 11 or 12');
     expect(prose).toContain(`\`@nestjs/core\` ${majorsInWords(peers['@nestjs/core'])},`);
+  });
+
+  it("shows a long key's hashed part as it is written: with the algorithm's stable name", () => {
+    const shown = [...prose.matchAll(/%#(\w+):/g)].map((match) => match[1]);
+    expect(shown).toEqual(['fixedWindow']);
+    const stableNames = LIMIT_KINDS.map((kind) => kind.stableName);
+    for (const name of shown) expect(stableNames).toContain(name);
   });
 
   it('describes current behaviour, not history', () => {

@@ -83,14 +83,14 @@ export interface ConcurrencyLimitState {
   blockedUntilMicros?: number;
 }
 
-export const CONCURRENCY_DEFAULTS = { lease: 60 } as const;
+export const CONCURRENCY_LIMIT_DEFAULTS = { lease: 60 } as const;
 
 export function concurrencyLimitParams(
   options: ConcurrencyLimiterOptions,
   where = 'concurrencyLimiter',
 ): ConcurrencyLimitParams {
   const { max } = options;
-  const given = options.lease ?? CONCURRENCY_DEFAULTS.lease;
+  const given = options.lease ?? CONCURRENCY_LIMIT_DEFAULTS.lease;
   const seconds = secondsOption(given, where, 'lease');
   integerAtLeastOne(max, where, 'max');
   const lease = finiteAboveZero(seconds, where, 'lease', given);

@@ -43,14 +43,14 @@ export interface CountLimitState {
   windowEndMicros: number;
 }
 
-export const FIXED_WINDOW_DEFAULTS = { limit: 1, period: 1 } as const;
+export const COUNT_LIMIT_DEFAULTS = { limit: 1, period: 1 } as const;
 
 export function countLimitParams(
   options: CountLimiterOptions,
   where = 'countLimiter',
 ): CountLimitParams {
-  const limit = options.limit ?? FIXED_WINDOW_DEFAULTS.limit;
-  const given = options.period ?? FIXED_WINDOW_DEFAULTS.period;
+  const limit = options.limit ?? COUNT_LIMIT_DEFAULTS.limit;
+  const given = options.period ?? COUNT_LIMIT_DEFAULTS.period;
   const seconds = secondsOption(given, where, 'period');
   integerAtLeastOne(limit, where, 'limit');
   const period = finiteAboveZero(seconds, where, 'period', given);

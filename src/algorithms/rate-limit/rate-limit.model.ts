@@ -117,7 +117,7 @@ export interface RateLimitState {
   emptyAtMicros: number;
 }
 
-export const TOKEN_BUCKET_DEFAULTS = { rate: 1, burst: 1, expire: 60 } as const;
+export const RATE_LIMIT_DEFAULTS = { rate: 1, burst: 1, expire: 60 } as const;
 
 function invalid(where: string, option: string, value: unknown, expected: string): never {
   throw new LimiterConfigError(limiterMessages.invalidOption(where, option, value, expected));
@@ -130,10 +130,10 @@ export function rateLimitParams(
   options: RateLimiterOptions,
   where = 'rateLimiter',
 ): RateLimitParams {
-  const rate = options.rate ?? TOKEN_BUCKET_DEFAULTS.rate;
+  const rate = options.rate ?? RATE_LIMIT_DEFAULTS.rate;
   if (!isFiniteAtLeast(rate, 0) || rate === 0) invalid(where, 'rate', rate, 'a finite number > 0');
   const maxPermits = bucketSize(options, rate, where);
-  const givenExpire = options.expire ?? TOKEN_BUCKET_DEFAULTS.expire;
+  const givenExpire = options.expire ?? RATE_LIMIT_DEFAULTS.expire;
   const expire = secondsOption(givenExpire, where, 'expire');
   if (!isFiniteAtLeast(expire, 0)) invalid(where, 'expire', givenExpire, 'a finite number >= 0');
   const sizedBy = options.capacity === undefined ? 'rate * burst' : 'capacity';
@@ -167,7 +167,7 @@ function bucketSize(options: RateLimiterOptions, rate: number, where: string): n
     }
     return capacity;
   }
-  const givenBurst = options.burst ?? TOKEN_BUCKET_DEFAULTS.burst;
+  const givenBurst = options.burst ?? RATE_LIMIT_DEFAULTS.burst;
   const burst = secondsOption(givenBurst, where, 'burst');
   if (!isFiniteAtLeast(burst, 0)) invalid(where, 'burst', givenBurst, 'a finite number >= 0');
   return rate * burst;

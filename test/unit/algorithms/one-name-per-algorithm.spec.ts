@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as api from '../../../src';
 import { LIMIT_KINDS } from '../../../src/algorithms/registry';
 import { RateLimiterFactory } from '../../../src/limiter/rate-limiter.factory';
+import { CompiledLimit, compileLimit } from '../../../src/plans/compiled-limit';
 
 /**
  * Each algorithm has one name, its decorator's in camel case (`countLimit`): the kind a
@@ -77,6 +79,50 @@ describe('one name per algorithm', () => {
       'leakyBucket',
       'approximateSlidingWindow',
     ]);
+  });
+
+  it('keeps the public default prefixes, which the rename does not touch', () => {
+    expect(BUILT_IN.map((kind) => kind.defaultPrefix)).toEqual([
+      'rateLimit:',
+      'countLimit:',
+      'slidingWindow:',
+      'concurrency:',
+      'leakyBucket:',
+      'slidingWindowApprox:',
+    ]);
+  });
+
+  it("names a decorator's limit with prefix '' by the stable name, as its events and metrics did", () => {
+    const unprefixed = (kind: string, options: Record<string, unknown>) =>
+      (
+        compileLimit(
+          { kind, decorator: '@X', options: { ...options, prefix: '' } },
+          'C.m',
+          '',
+        ) as CompiledLimit
+      ).name;
+    expect([
+      unprefixed('rateLimit', {}),
+      unprefixed('countLimit', {}),
+      unprefixed('slidingWindowLimit', { limit: 1, window: 1 }),
+      unprefixed('concurrencyLimit', { max: 1 }),
+      unprefixed('leakyBucketLimit', { capacity: 1, rate: 1 }),
+      unprefixed('slidingWindowLimit', { limit: 1, window: 1, approximate: true }),
+    ]).toEqual(BUILT_IN.map((kind) => kind.stableName));
+  });
+
+  it("tags a factory limiter's long key with the stable name, where its state already is", () => {
+    const factory = new RateLimiterFactory(new api.MemoryStore());
+    const key = 'k'.repeat(300);
+    const digest = createHash('sha1').update(key).digest('hex');
+    expect([
+      factory.rateLimiter({ key }).key,
+      factory.countLimiter({ key }).key,
+      factory.slidingWindowLimiter({ key, limit: 1, window: 1 }).key,
+      factory.concurrencyLimiter({ key, max: 1 }).key,
+      factory.leakyBucketLimiter({ key, capacity: 1, rate: 1 }).key,
+      factory.slidingWindowLimiter({ key, limit: 1, window: 1, approximate: true }).key,
+    ]).toEqual(BUILT_IN.map((kind) => `${kind.defaultPrefix}%#${kind.stableName}:${digest}`));
   });
 
   it('keeps the public names the algorithms had, as the new ones themselves', () => {

@@ -39,10 +39,10 @@ const ctx: LimitContext = {
 
 /** Compiles as the kind's decorator would record it (a variant by its switch option). */
 const compile = (name: string, options: Record<string, unknown>) => {
-  const variant = LIMIT_KINDS.find((kind) => kind.name === name)?.variant;
+  const { variant, decorator } = LIMIT_KINDS.find((kind) => kind.name === name)!;
   const kind = variant?.of ?? name;
   const all = variant ? { ...options, [variant.when]: true } : options;
-  return compileLimit({ kind, decorator: `@${name}`, options: all }, 'C.m', '');
+  return compileLimit({ kind, decorator, options: all }, 'C.m', '');
 };
 
 const cases = LIMIT_KINDS.flatMap((kind) =>
@@ -91,17 +91,17 @@ it('a function may return a duration string, as a static value may be one', asyn
   expect((await dynamic.resolve(ctx)).params).toEqual(fixed.params);
   const wrong = compile('countLimit', { limit: 3, period: () => '1 m' }) as ResolvableLimit;
   await expect(wrong.resolve(ctx)).rejects.toThrow(
-    "@countLimit on C.m: option 'period' must be seconds (a number) or a duration string: a number then ms, s, m, h or d, such as '500ms', '30s', '1m', '1h', '1d', got '1 m' (resolved for this request: period = '1 m')",
+    "@CountLimit on C.m: option 'period' must be seconds (a number) or a duration string: a number then ms, s, m, h or d, such as '500ms', '30s', '1m', '1h', '1d', got '1 m' (resolved for this request: period = '1 m')",
   );
 });
 
 describe('static values next to functions are still checked at start-up', () => {
   it('refuses a wrong static value', () => {
     expect(() => compile('countLimit', { limit: () => 5, period: 0 })).toThrow(
-      "@countLimit on C.m: option 'period' must be a finite number > 0, got 0",
+      "@CountLimit on C.m: option 'period' must be a finite number > 0, got 0",
     );
     expect(() => compile('slidingWindowLimit', { limit: () => 5 })).toThrow(
-      "@slidingWindowLimit on C.m: option 'window' must be a finite number > 0, got undefined",
+      "@SlidingWindowLimit on C.m: option 'window' must be a finite number > 0, got undefined",
     );
   });
 
@@ -112,7 +112,7 @@ describe('static values next to functions are still checked at start-up', () => 
     await expect(limit.resolve(ctx)).resolves.toMatchObject({ params: { maxPermits: 5 } });
     rate = 1;
     await expect(limit.resolve(ctx)).rejects.toThrow(
-      "@rateLimit on C.m: option 'permits' must be at most rate * burst (1) when timeout is 0, got 5 (resolved for this request: rate = 1)",
+      "@RateLimit on C.m: option 'permits' must be at most rate * burst (1) when timeout is 0, got 5 (resolved for this request: rate = 1)",
     );
   });
 
