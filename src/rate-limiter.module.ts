@@ -108,7 +108,8 @@ class GlobalRateLimitGuard implements CanActivate {
     // Catches only the 429 of `problemDetails: true`.
     { provide: APP_FILTER, useClass: RateLimitProblemFilter },
     // The guard's second phase (USER limits after the app's guards, slots, counts), bound
-    // to the handlers that need it: no global interceptor, which would cost every request.
+    // to the handlers that need it: no global interceptor, which would cost every request
+    // (first among the app's global interceptors only when it has some: a cache there).
     RateLimitInterceptor,
     InterceptorBinding,
   ],

@@ -11,8 +11,10 @@ import { takeDeferred } from './deferred-limits';
  * - gives back concurrency slots, and settles `count` modes and `settle`, once the handler
  *   has finished.
  * The module binds it to exactly the controllers, resolvers and gateways whose limits need
- * it (discovery/interceptor-binding.ts); no global interceptor runs, so a handler with nothing to do
- * after the guard runs through no interceptor of ours. Binding it yourself as well decides
+ * it (discovery/interceptor-binding.ts), and first among the app's own global interceptors
+ * when it has some, so that a cache there cannot answer first; an app with none gets no
+ * global interceptor of ours, so a handler with nothing to do after the guard runs through
+ * no interceptor of ours. Binding it yourself as well decides
  * nothing twice: each piece of pending work is taken once, by whichever instance runs first.
  *
  * @publicApi

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
-import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { readClassLimits, readMethodLimits } from '../decorators/limit-metadata.accessor';
 import { LimitExplorer } from '../guard/limit.explorer';
@@ -8,6 +8,7 @@ import {
   isRateLimitInterceptor,
   RateLimitInterceptor,
 } from '../after-handler/rate-limit.interceptor';
+import { putFirstAmongGlobalInterceptors } from './first-global-interceptor';
 
 /**
  * Gateway message handlers, GraphQL resolvers and federation's reference resolvers, named as
@@ -35,7 +36,9 @@ const PROVIDER_HANDLER_METADATA = [
  * when the class has interceptors of its own, since Nest runs a class's interceptors before
  * its methods' and a `CacheInterceptor` there must not answer before a deferred USER limit
  * is decided (the class's other handlers then pass through it too, for a WeakMap lookup).
- * Where the user bound it already, nothing is added: one instance decides, once.
+ * Where the user bound it already, nothing is added: one instance decides, once. The app's
+ * global interceptors run before all these, so ours also goes first among them when the app
+ * has any (first-global-interceptor.ts).
  */
 @Injectable()
 export class InterceptorBinding {
@@ -44,7 +47,9 @@ export class InterceptorBinding {
     scanner: MetadataScanner,
     explorer: LimitExplorer,
     interceptor: RateLimitInterceptor,
+    moduleRef: ModuleRef,
   ) {
+    let needed = false;
     const controllers = discovery.getControllers();
     for (const wrapper of [...controllers, ...discovery.getProviders()]) {
       const type = classOf(wrapper);
@@ -60,8 +65,11 @@ export class InterceptorBinding {
             explorer.needsAfterHandler(type, method, name),
         )
         .map(({ method }) => method as Function);
-      if (needing.length > 0) bind(interceptor, type, needing);
+      if (needing.length === 0) continue;
+      bind(interceptor, type, needing);
+      needed = true;
     }
+    if (needed) putFirstAmongGlobalInterceptors(moduleRef, interceptor);
   }
 }
 

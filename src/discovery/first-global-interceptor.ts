@@ -1,0 +1,42 @@
+import type { ApplicationConfig, ModuleRef } from '@nestjs/core';
+import {
+  isRateLimitInterceptor,
+  RateLimitInterceptor,
+} from '../after-handler/rate-limit.interceptor';
+
+/**
+ * Puts RateLimitInterceptor first among the app's global interceptors, whenever it has some.
+ * Nest runs global interceptors before a class's and a method's, so a global one that
+ * answers without calling the handler (a `CacheInterceptor` registered with APP_INTERCEPTOR
+ * or `useGlobalInterceptors`, on a hit) would otherwise return before the interceptor bound
+ * to the handler decides a deferred USER limit: that request would not be limited at all.
+ *
+ * The app registers its global interceptors after the providers are built (APP_INTERCEPTOR
+ * once they all are, `useGlobalInterceptors` after `NestFactory.create`), and Nest reads the
+ * list as it builds each route, resolver and gateway context; so the list is answered with
+ * ours first when it is read, not reordered once. An app with no global interceptor keeps
+ * none, so its handlers that need nothing after the guard still run through no interceptor
+ * of ours. Where a handler is bound too, the pending work is taken once, by the first one.
+ */
+export function putFirstAmongGlobalInterceptors(
+  moduleRef: ModuleRef,
+  interceptor: RateLimitInterceptor,
+): void {
+  const config = applicationConfigOf(moduleRef);
+  if (!config) return;
+  const globals = config.getGlobalInterceptors.bind(config);
+  config.getGlobalInterceptors = () => {
+    const registered = globals();
+    if (registered.length === 0 || isRateLimitInterceptor(registered[0])) return registered;
+    return [interceptor, ...registered];
+  };
+}
+
+/** The app's configuration, which holds its global interceptors (a Nest internal, 10 and 11). */
+function applicationConfigOf(moduleRef: ModuleRef): ApplicationConfig | undefined {
+  const container = (moduleRef as unknown as { container?: { applicationConfig?: unknown } })
+    .container;
+  const config = container?.applicationConfig;
+  const readable = typeof (config as ApplicationConfig | undefined)?.getGlobalInterceptors;
+  return readable === 'function' ? (config as ApplicationConfig) : undefined;
+}

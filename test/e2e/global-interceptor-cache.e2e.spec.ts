@@ -1,0 +1,100 @@
+import {
+  CallHandler,
+  Controller,
+  ExecutionContext,
+  Get,
+  INestApplication,
+  Injectable,
+  Module,
+  NestInterceptor,
+  UseGuards,
+} from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { Observable, of, tap } from 'rxjs';
+import { CountLimit, LimitType, RateLimiterModule } from '../../src';
+import { HeaderAuthGuard } from '../helpers/header-auth-guard';
+import { call, Platform, PLATFORMS } from '../helpers/http';
+import { RedisServer, startRedisServer } from '../helpers/redis-server';
+
+/**
+ * The app's own response cache, as @nestjs/cache-manager's CacheInterceptor works: a GET
+ * answered before is answered again from memory, without calling `next.handle()`.
+ */
+@Injectable()
+class UrlCache implements NestInterceptor {
+  private readonly responses = new Map<string, unknown>();
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const request = context.switchToHttp().getRequest();
+    const url = `${request.method} ${request.url}`;
+    if (this.responses.has(url)) return of(this.responses.get(url));
+    return next.handle().pipe(tap((body) => this.responses.set(url, body)));
+  }
+}
+
+@Controller()
+// Sets the user after the limiter's global guard: the USER limit waits for it.
+@UseGuards(HeaderAuthGuard)
+class CachedController {
+  @Get('reports')
+  @CountLimit({ limitType: LimitType.USER, limit: 2, period: 60 })
+  reports() {
+    return 'fresh';
+  }
+}
+
+type Registration = 'APP_INTERCEPTOR' | 'useGlobalInterceptors';
+
+describe.each(PLATFORMS)('a global cache interceptor of the app on %s', (platform: Platform) => {
+  let redis: RedisServer;
+  let app: INestApplication | undefined;
+  let port: number;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+  });
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+    await redis.client().flushall();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  const boot = async (registration: Registration) => {
+    @Module({
+      imports: [RateLimiterModule.forRoot({ redis: redis.url })],
+      controllers: [CachedController],
+      providers:
+        registration === 'APP_INTERCEPTOR'
+          ? [{ provide: APP_INTERCEPTOR, useClass: UrlCache }]
+          : [],
+    })
+    class AppModule {}
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+    app =
+      platform === 'fastify'
+        ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false })
+        : moduleRef.createNestApplication({ logger: false });
+    if (registration === 'useGlobalInterceptors') app.useGlobalInterceptors(new UrlCache());
+    await app.listen(0, '0.0.0.0');
+    port = app.getHttpServer().address().port;
+  };
+  const statusesOf = async (path: string, times: number) => {
+    const statuses: number[] = [];
+    for (let i = 0; i < times; i++) {
+      statuses.push((await call(port, { path, headers: { 'x-user': 'alice' } })).status);
+    }
+    return statuses;
+  };
+
+  it.each<Registration>(['APP_INTERCEPTOR', 'useGlobalInterceptors'])(
+    'cannot answer past a deferred USER limit (registered by %s)',
+    async (registration) => {
+      await boot(registration);
+      expect(await statusesOf('/reports', 5)).toEqual([200, 200, 429, 429, 429]);
+    },
+  );
+});
