@@ -42,6 +42,13 @@ class CachedController {
   reports() {
     return 'fresh';
   }
+
+  /** Only successes count, once the handler's chain has answered: from the cache too. */
+  @Get('counted')
+  @CountLimit({ limit: 2, period: 60, count: 'successes' })
+  counted() {
+    return 'fresh';
+  }
 }
 
 type Registration = 'APP_INTERCEPTOR' | 'useGlobalInterceptors';
@@ -97,4 +104,10 @@ describe.each(PLATFORMS)('a global cache interceptor of the app on %s', (platfor
       expect(await statusesOf('/reports', 5)).toEqual([200, 200, 429, 429, 429]);
     },
   );
+
+  // Ours then runs both first of the global ones and on the method: counted once each.
+  it('settles a `count` mode once per request, answered from the cache or not', async () => {
+    await boot('APP_INTERCEPTOR');
+    expect(await statusesOf('/counted', 5)).toEqual([200, 200, 429, 429, 429]);
+  });
 });
