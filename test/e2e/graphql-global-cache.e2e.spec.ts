@@ -1,0 +1,98 @@
+import { ApolloDriver, ApolloDriverConfig } from '@nestjs/apollo';
+import {
+  CallHandler,
+  CanActivate,
+  ExecutionContext,
+  Injectable,
+  Module,
+  NestInterceptor,
+  UseGuards,
+} from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import { GraphQLModule, Query, Resolver } from '@nestjs/graphql';
+import { MercuriusDriver, MercuriusDriverConfig } from '@nestjs/mercurius';
+import { Observable, of, tap } from 'rxjs';
+import { CountLimit, LimitType, RateLimiterModule } from '../../src';
+import { call, Platform, PLATFORMS, startApp } from '../helpers/http';
+import { RedisServer, startRedisServer } from '../helpers/redis-server';
+
+/** A resolver-level auth guard (the user is the `x-user` header): it runs after ours. */
+@Injectable()
+class GqlAuthGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const gql = context.getArgs()[2];
+    const request = gql?.req ?? gql?.reply?.request;
+    request.user = { id: request.headers['x-user'] };
+    return true;
+  }
+}
+
+/** The app's own global cache: a field resolved before is answered again from memory. */
+@Injectable()
+class FieldCache implements NestInterceptor {
+  private readonly results = new Map<string, unknown>();
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const field = context.getHandler().name;
+    if (this.results.has(field)) return of(this.results.get(field));
+    return next.handle().pipe(tap((result) => this.results.set(field, result)));
+  }
+}
+
+@Resolver()
+class AccountResolver {
+  @Query(() => String)
+  @UseGuards(GqlAuthGuard)
+  @CountLimit({ limitType: LimitType.USER, limit: 2, period: 60 })
+  me() {
+    return 'me';
+  }
+}
+
+const DRIVERS: Record<Platform, unknown> = {
+  express: GraphQLModule.forRoot<ApolloDriverConfig>({
+    driver: ApolloDriver,
+    autoSchemaFile: true,
+    context: ({ req, res }: { req: unknown; res: unknown }) => ({ req, res }),
+  }),
+  fastify: GraphQLModule.forRoot<MercuriusDriverConfig>({
+    driver: MercuriusDriver,
+    autoSchemaFile: true,
+    cache: false,
+  }),
+};
+
+describe.each(PLATFORMS)('a global cache interceptor of the app, on GraphQL on %s', (platform) => {
+  let redis: RedisServer;
+  let close: () => Promise<void>;
+  let port: number;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    @Module({
+      imports: [RateLimiterModule.forRoot({ redis: redis.url }), DRIVERS[platform] as never],
+      providers: [AccountResolver, { provide: APP_INTERCEPTOR, useClass: FieldCache }],
+    })
+    class GraphqlModule {}
+    const started = await startApp(GraphqlModule, platform);
+    port = started.port;
+    close = () => started.app.close();
+  });
+  afterAll(async () => {
+    await close?.();
+    await redis?.stop();
+  });
+
+  it('cannot answer a resolver past its deferred USER limit', async () => {
+    const results = [];
+    for (let i = 0; i < 4; i++) {
+      const reply = await call(port, {
+        method: 'POST',
+        path: '/graphql',
+        json: { query: '{ me }' },
+        headers: { 'x-user': 'alice' },
+      });
+      results.push(reply.body.data?.me ?? reply.body.errors?.[0]?.extensions?.statusCode);
+    }
+    expect(results).toEqual(['me', 'me', 429, 429]);
+  });
+});
