@@ -27,7 +27,9 @@ export function putFirstAmongGlobalInterceptors(
   const globals = config.getGlobalInterceptors.bind(config);
   config.getGlobalInterceptors = () => {
     const registered = globals();
-    if (registered.length === 0 || isRateLimitInterceptor(registered[0])) return registered;
+    // Request-scoped ones (APP_INTERCEPTOR with `scope: Scope.REQUEST`) come after these.
+    const none = registered.length === 0 && config.getGlobalRequestInterceptors().length === 0;
+    if (none || isRateLimitInterceptor(registered[0])) return registered;
     return [interceptor, ...registered];
   };
 }

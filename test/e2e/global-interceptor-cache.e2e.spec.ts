@@ -7,6 +7,8 @@ import {
   Injectable,
   Module,
   NestInterceptor,
+  Provider,
+  Scope,
   UseGuards,
 } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
@@ -33,6 +35,18 @@ class UrlCache implements NestInterceptor {
   }
 }
 
+/** The same cache, built per request by Nest (its entries outlive each instance). */
+const sharedResponses = new Map<string, unknown>();
+@Injectable({ scope: Scope.REQUEST })
+class RequestScopedUrlCache implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const request = context.switchToHttp().getRequest();
+    const url = `${request.method} ${request.url}`;
+    if (sharedResponses.has(url)) return of(sharedResponses.get(url));
+    return next.handle().pipe(tap((body) => sharedResponses.set(url, body)));
+  }
+}
+
 @Controller()
 // Sets the user after the limiter's global guard: the USER limit waits for it.
 @UseGuards(HeaderAuthGuard)
@@ -51,7 +65,15 @@ class CachedController {
   }
 }
 
-type Registration = 'APP_INTERCEPTOR' | 'useGlobalInterceptors';
+type Registration =
+  'APP_INTERCEPTOR' | 'a request-scoped APP_INTERCEPTOR' | 'useGlobalInterceptors';
+const PROVIDERS: Record<Registration, Provider[]> = {
+  APP_INTERCEPTOR: [{ provide: APP_INTERCEPTOR, useClass: UrlCache }],
+  'a request-scoped APP_INTERCEPTOR': [
+    { provide: APP_INTERCEPTOR, useClass: RequestScopedUrlCache },
+  ],
+  useGlobalInterceptors: [],
+};
 
 describe.each(PLATFORMS)('a global cache interceptor of the app on %s', (platform: Platform) => {
   let redis: RedisServer;
@@ -64,6 +86,7 @@ describe.each(PLATFORMS)('a global cache interceptor of the app on %s', (platfor
   afterEach(async () => {
     await app?.close();
     app = undefined;
+    sharedResponses.clear();
     await redis.client().flushall();
   });
   afterAll(async () => {
@@ -74,10 +97,7 @@ describe.each(PLATFORMS)('a global cache interceptor of the app on %s', (platfor
     @Module({
       imports: [RateLimiterModule.forRoot({ redis: redis.url })],
       controllers: [CachedController],
-      providers:
-        registration === 'APP_INTERCEPTOR'
-          ? [{ provide: APP_INTERCEPTOR, useClass: UrlCache }]
-          : [],
+      providers: PROVIDERS[registration],
     })
     class AppModule {}
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
@@ -97,13 +117,14 @@ describe.each(PLATFORMS)('a global cache interceptor of the app on %s', (platfor
     return statuses;
   };
 
-  it.each<Registration>(['APP_INTERCEPTOR', 'useGlobalInterceptors'])(
-    'cannot answer past a deferred USER limit (registered by %s)',
-    async (registration) => {
-      await boot(registration);
-      expect(await statusesOf('/reports', 5)).toEqual([200, 200, 429, 429, 429]);
-    },
-  );
+  it.each<Registration>([
+    'APP_INTERCEPTOR',
+    'a request-scoped APP_INTERCEPTOR',
+    'useGlobalInterceptors',
+  ])('cannot answer past a deferred USER limit (registered by %s)', async (registration) => {
+    await boot(registration);
+    expect(await statusesOf('/reports', 5)).toEqual([200, 200, 429, 429, 429]);
+  });
 
   // Ours then runs both first of the global ones and on the method: counted once each.
   it('settles a `count` mode once per request, answered from the cache or not', async () => {
