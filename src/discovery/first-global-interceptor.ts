@@ -1,4 +1,4 @@
-import type { ApplicationConfig, ModuleRef } from '@nestjs/core';
+import type { ApplicationConfig } from '@nestjs/core';
 import {
   isRateLimitInterceptor,
   RateLimitInterceptor,
@@ -19,11 +19,9 @@ import {
  * of ours. Where a handler is bound too, the pending work is taken once, by the first one.
  */
 export function putFirstAmongGlobalInterceptors(
-  moduleRef: ModuleRef,
+  config: ApplicationConfig,
   interceptor: RateLimitInterceptor,
 ): void {
-  const config = applicationConfigOf(moduleRef);
-  if (!config) return;
   const globals = config.getGlobalInterceptors.bind(config);
   config.getGlobalInterceptors = () => {
     const registered = globals();
@@ -32,13 +30,4 @@ export function putFirstAmongGlobalInterceptors(
     if (none || isRateLimitInterceptor(registered[0])) return registered;
     return [interceptor, ...registered];
   };
-}
-
-/** The app's configuration, which holds its global interceptors (a Nest internal, 10 and 11). */
-function applicationConfigOf(moduleRef: ModuleRef): ApplicationConfig | undefined {
-  const container = (moduleRef as unknown as { container?: { applicationConfig?: unknown } })
-    .container;
-  const config = container?.applicationConfig;
-  const readable = typeof (config as ApplicationConfig | undefined)?.getGlobalInterceptors;
-  return readable === 'function' ? (config as ApplicationConfig) : undefined;
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
-import { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
+import { ApplicationConfig, DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { readClassLimits, readMethodLimits } from '../decorators/limit-metadata.accessor';
 import { LimitExplorer } from '../guard/limit.explorer';
@@ -47,7 +47,8 @@ export class InterceptorBinding {
     scanner: MetadataScanner,
     explorer: LimitExplorer,
     interceptor: RateLimitInterceptor,
-    moduleRef: ModuleRef,
+    // Nest provides the app's configuration to every module, as @nestjs/graphql injects it.
+    config: ApplicationConfig,
   ) {
     let needed = false;
     const controllers = discovery.getControllers();
@@ -69,7 +70,7 @@ export class InterceptorBinding {
       bind(interceptor, type, needing);
       needed = true;
     }
-    if (needed) putFirstAmongGlobalInterceptors(moduleRef, interceptor);
+    if (needed) putFirstAmongGlobalInterceptors(config, interceptor);
   }
 }
 
