@@ -1,27 +1,10 @@
-import { ApolloDriver, ApolloDriverConfig } from '@nestjs/apollo';
-import { CanActivate, ExecutionContext, Injectable, Module, UseGuards } from '@nestjs/common';
-import { GraphQLModule, Query, Resolver } from '@nestjs/graphql';
-import { MercuriusDriver, MercuriusDriverConfig } from '@nestjs/mercurius';
+import { Module, UseGuards } from '@nestjs/common';
+import { Query, Resolver } from '@nestjs/graphql';
 import Redis from 'ioredis';
 import { CountLimit, LimitType, RateLimiterModule } from '../../src';
-import { call, Platform, startApp } from '../helpers/http';
+import { graphqlModuleFor, GqlAuthGuard } from '../helpers/graphql-app';
+import { call, startApp } from '../helpers/http';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
-
-/** The HTTP request behind a resolver: Apollo's `req`, Mercurius's `reply.request`. */
-const requestOf = (context: ExecutionContext) => {
-  const gql = context.getArgs()[2];
-  return gql?.req ?? gql?.reply?.request;
-};
-
-/** A resolver-level auth guard: Nest runs it after the global RateLimitGuard. */
-@Injectable()
-class GqlAuthGuard implements CanActivate {
-  canActivate(context: ExecutionContext): boolean {
-    const request = requestOf(context);
-    request.user = { id: request.headers['x-user'] };
-    return true;
-  }
-}
 
 @Resolver()
 class AccountResolver {
@@ -37,19 +20,6 @@ class AccountResolver {
     return 'me';
   }
 }
-
-const DRIVERS: Record<Platform, any> = {
-  express: GraphQLModule.forRoot<ApolloDriverConfig>({
-    driver: ApolloDriver,
-    autoSchemaFile: true,
-    context: ({ req, res }: { req: unknown; res: unknown }) => ({ req, res }),
-  }),
-  fastify: GraphQLModule.forRoot<MercuriusDriverConfig>({
-    driver: MercuriusDriver,
-    autoSchemaFile: true,
-    cache: false,
-  }),
-};
 
 describe.each(['express', 'fastify'] as const)(
   'GraphQL defaults and USER after auth on %s',
@@ -68,7 +38,7 @@ describe.each(['express', 'fastify'] as const)(
             redis: redis.url,
             defaults: [{ name: 'short', algorithm: 'countLimit', limit: 5, period: 60 }],
           }),
-          DRIVERS[platform],
+          graphqlModuleFor(platform),
         ],
         providers: [AccountResolver],
       })

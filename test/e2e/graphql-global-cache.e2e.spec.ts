@@ -1,7 +1,5 @@
-import { ApolloDriver, ApolloDriverConfig } from '@nestjs/apollo';
 import {
   CallHandler,
-  CanActivate,
   ExecutionContext,
   Injectable,
   Module,
@@ -9,23 +7,12 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
-import { GraphQLModule, Query, Resolver } from '@nestjs/graphql';
-import { MercuriusDriver, MercuriusDriverConfig } from '@nestjs/mercurius';
+import { Query, Resolver } from '@nestjs/graphql';
 import { Observable, of, tap } from 'rxjs';
 import { CountLimit, LimitType, RateLimiterModule } from '../../src';
-import { call, Platform, PLATFORMS, startApp } from '../helpers/http';
+import { graphqlModuleFor, GqlAuthGuard } from '../helpers/graphql-app';
+import { call, PLATFORMS, startApp } from '../helpers/http';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
-
-/** A resolver-level auth guard (the user is the `x-user` header): it runs after ours. */
-@Injectable()
-class GqlAuthGuard implements CanActivate {
-  canActivate(context: ExecutionContext): boolean {
-    const gql = context.getArgs()[2];
-    const request = gql?.req ?? gql?.reply?.request;
-    request.user = { id: request.headers['x-user'] };
-    return true;
-  }
-}
 
 /** The app's own global cache: a field resolved before is answered again from memory. */
 @Injectable()
@@ -48,19 +35,6 @@ class AccountResolver {
   }
 }
 
-const DRIVERS: Record<Platform, unknown> = {
-  express: GraphQLModule.forRoot<ApolloDriverConfig>({
-    driver: ApolloDriver,
-    autoSchemaFile: true,
-    context: ({ req, res }: { req: unknown; res: unknown }) => ({ req, res }),
-  }),
-  fastify: GraphQLModule.forRoot<MercuriusDriverConfig>({
-    driver: MercuriusDriver,
-    autoSchemaFile: true,
-    cache: false,
-  }),
-};
-
 describe.each(PLATFORMS)('a global cache interceptor of the app, on GraphQL on %s', (platform) => {
   let redis: RedisServer;
   let close: () => Promise<void>;
@@ -69,7 +43,7 @@ describe.each(PLATFORMS)('a global cache interceptor of the app, on GraphQL on %
   beforeAll(async () => {
     redis = await startRedisServer();
     @Module({
-      imports: [RateLimiterModule.forRoot({ redis: redis.url }), DRIVERS[platform] as never],
+      imports: [RateLimiterModule.forRoot({ redis: redis.url }), graphqlModuleFor(platform)],
       providers: [AccountResolver, { provide: APP_INTERCEPTOR, useClass: FieldCache }],
     })
     class GraphqlModule {}
