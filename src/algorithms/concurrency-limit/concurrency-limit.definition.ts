@@ -76,7 +76,7 @@ export const CONCURRENCY_RETRY_AFTER_MS = 1000;
 /** `@ConcurrencyLimit` and `factory.concurrencyLimiter`. */
 export const concurrencyLimitKind: LimitKind<ConcurrencyLimiterOptions, ConcurrencyLimiter> = {
   name: 'concurrencyLimit',
-  stableName: 'concurrency',
+  stableName: concurrencyLimit.stableName!,
   decorator: '@ConcurrencyLimit',
   defaultPrefix: 'concurrency:',
   optionNames: ['max', 'lease', 'permits'],
