@@ -14,10 +14,11 @@ import {
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
-import { Observable, of, tap } from 'rxjs';
+import { Observable } from 'rxjs';
 import { CountLimit, LimitType, RateLimiterModule } from '../../src';
 import { HeaderAuthGuard } from '../helpers/header-auth-guard';
 import { call, Platform, PLATFORMS } from '../helpers/http';
+import { answerFromCache, httpCacheKey } from '../helpers/response-cache';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
 /**
@@ -28,10 +29,7 @@ import { RedisServer, startRedisServer } from '../helpers/redis-server';
 class UrlCache implements NestInterceptor {
   private readonly responses = new Map<string, unknown>();
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const request = context.switchToHttp().getRequest();
-    const url = `${request.method} ${request.url}`;
-    if (this.responses.has(url)) return of(this.responses.get(url));
-    return next.handle().pipe(tap((body) => this.responses.set(url, body)));
+    return answerFromCache(this.responses, httpCacheKey(context), next);
   }
 }
 
@@ -40,10 +38,7 @@ const sharedResponses = new Map<string, unknown>();
 @Injectable({ scope: Scope.REQUEST })
 class RequestScopedUrlCache implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const request = context.switchToHttp().getRequest();
-    const url = `${request.method} ${request.url}`;
-    if (sharedResponses.has(url)) return of(sharedResponses.get(url));
-    return next.handle().pipe(tap((body) => sharedResponses.set(url, body)));
+    return answerFromCache(sharedResponses, httpCacheKey(context), next);
   }
 }
 

@@ -8,10 +8,11 @@ import {
 } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { Query, Resolver } from '@nestjs/graphql';
-import { Observable, of, tap } from 'rxjs';
+import { Observable } from 'rxjs';
 import { CountLimit, LimitType, RateLimiterModule } from '../../src';
 import { graphqlModuleFor, GqlAuthGuard } from '../helpers/graphql-app';
 import { call, PLATFORMS, startApp } from '../helpers/http';
+import { answerFromCache } from '../helpers/response-cache';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
 /** The app's own global cache: a field resolved before is answered again from memory. */
@@ -19,9 +20,7 @@ import { RedisServer, startRedisServer } from '../helpers/redis-server';
 class FieldCache implements NestInterceptor {
   private readonly results = new Map<string, unknown>();
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const field = context.getHandler().name;
-    if (this.results.has(field)) return of(this.results.get(field));
-    return next.handle().pipe(tap((result) => this.results.set(field, result)));
+    return answerFromCache(this.results, context.getHandler().name, next);
   }
 }
 
