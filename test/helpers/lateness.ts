@@ -1,0 +1,27 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+/** How often the watch samples, in ms: also the least delay it can see. */
+const RESOLUTION_MS = 10;
+
+/**
+ * How late this process's timers ran while a test watched. On a busy machine the process
+ * waits for a core, and no timer (a store timeout, a token-bucket wait) fires before it runs
+ * again. A test's bound on wall time is therefore what the code guarantees plus this
+ * lateness: load can slow such a test but not fail it, while a request that really waited
+ * (for a frozen Redis, say) still does, because waiting leaves the event loop idle and on
+ * time.
+ */
+export interface Lateness {
+  /** The longest any timer ran late since the watch began, in ms. */
+  maxMs(): number;
+  stop(): void;
+}
+
+export function watchLateness(): Lateness {
+  const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  histogram.enable();
+  return {
+    maxMs: () => Math.max(0, histogram.max / 1e6 - RESOLUTION_MS),
+    stop: () => histogram.disable(),
+  };
+}
