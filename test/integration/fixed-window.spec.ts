@@ -30,21 +30,28 @@ describe('fixed-window counter on real Redis', () => {
   });
 
   it('counts down remaining and opens a new window after the period', async () => {
-    const limiter = factory.countLimiter({ key: 'fw:window', limit: 2, period: 0.3 });
+    // A window long enough that a busy machine cannot let it pass between the three calls.
+    const limiter = factory.countLimiter({ key: 'fw:window', limit: 2, period: 1 });
+    const firstAt = Date.now();
     const first = await limiter.decide();
+    const firstDone = Date.now();
     expect(first).toMatchObject({
       allowed: true,
       limit: 2,
       remaining: 1,
-      resetMs: 300,
+      resetMs: 1000,
       retryAfterMs: 0,
     });
     expect((await limiter.decide()).remaining).toBe(0);
+    const deniedAt = Date.now();
     const denied = await limiter.decide();
+    const deniedDone = Date.now();
     expect(denied.allowed).toBe(false);
-    expect(denied.retryAfterMs).toBeGreaterThan(200);
-    expect(denied.retryAfterMs).toBeLessThanOrEqual(300);
-    await new Promise((resolve) => setTimeout(resolve, 320));
+    // The window ends one period after the first request, which Redis decided between its
+    // send and its reply (PTTL is in whole ms: 1 ms of rounding).
+    expect(denied.retryAfterMs).toBeGreaterThanOrEqual(firstAt + 1000 - deniedDone - 1);
+    expect(denied.retryAfterMs).toBeLessThanOrEqual(firstDone + 1000 - deniedAt);
+    await new Promise((resolve) => setTimeout(resolve, denied.retryAfterMs + 20));
     expect(await limiter.decide()).toMatchObject({ allowed: true, remaining: 1 });
   });
 
