@@ -18,7 +18,7 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }] },
   moduleNameMapper: {
     ...base.moduleNameMapper,
-    '^@nestjs/(common|core|testing|microservices|websockets|platform-[a-z.-]+)(/.*)?$': `${nest10}/@nestjs/$1$2`,
+    '^@nestjs/(common|core|testing|microservices|websockets|swagger|terminus|platform-[a-z.-]+)(/.*)?$': `${nest10}/@nestjs/$1$2`,
     '^(rxjs|reflect-metadata)(/.*)?$': `${nest10}/$1$2`,
   },
 };
