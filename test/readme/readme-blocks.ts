@@ -11,6 +11,20 @@ export function documentationFiles(): string[] {
   return ['README.md', ...pages.sort().map((name) => `docs/${name}`)];
 }
 
+/** The anchors GitHub gives the headings of a document (a path from the root). */
+export function headingAnchors(document: string): Set<string> {
+  const prose = readFileSync(join(ROOT, document), 'utf8').replace(/^```\w*\n[\s\S]*?^```$/gm, '');
+  const headings = [...prose.matchAll(/^#{1,6} (.+)$/gm)].map((match) => match[1]);
+  return new Set(
+    headings.map((heading) =>
+      heading
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, '')
+        .replace(/ /g, '-'),
+    ),
+  );
+}
+
 export interface ReadmeBlock {
   language: string;
   code: string;

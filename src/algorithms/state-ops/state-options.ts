@@ -3,7 +3,7 @@ import { limiterMessages } from '../../rate-limiter.messages';
 import type { Resolvable, SettleFunction } from '../../contracts/limit-context';
 import { Seconds } from '../duration';
 
-/** Which outcomes of a request count against a limit (DESIGN §9). @publicApi */
+/** Which outcomes of a request count against a limit (docs/design.md#state-and-cost). @publicApi */
 export type CountMode = 'all' | 'failures' | 'successes';
 
 /** `block` and `count`, the options of every limit decorator but `@ConcurrencyLimit`. */
