@@ -29,7 +29,7 @@ export interface StateOptions {
    * before it are corrected to it (the difference is given back, or the excess taken, which
    * may leave the key in debt: later requests wait or are denied until it is repaid). For
    * LLM tokens, bytes, query complexity. With `count`, an outcome that does not count costs 0.
-   * @see README "Metering cost"
+   * @see docs/state-and-cost.md "Metering cost"
    */
   settle?: SettleFunction;
 }
