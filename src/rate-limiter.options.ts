@@ -35,7 +35,7 @@ export interface RateLimiterModuleOptions extends RequestReadingOptions {
    * gateways), each handler with its own key, by client IP unless a default says otherwise.
    * A decorator with the same `name` replaces a default on its handler or class;
    * `@SkipRateLimit('name')` drops it there.
-   * @see README "Defaults for every handler"
+   * @see docs/options.md "Defaults for every handler"
    */
   defaults?: DefaultLimit[];
   /** A custom store instead of `redis`. */
@@ -50,7 +50,7 @@ export interface RateLimiterModuleOptions extends RequestReadingOptions {
    * Milliseconds a decision may wait on the store before `onStoreError` applies, default 200.
    * After 3 timeouts in a row the store counts as down and decisions no longer wait (one
    * probe every 250 ms); a Redis that resumes skips the decisions nobody waits for any more.
-   * @see README "When Redis fails"
+   * @see docs/operations.md "When Redis fails"
    */
   storeTimeout?: number;
   /** Rate-limit headers: 'legacy' (default) X-RateLimit-*, 'ietf' RateLimit/RateLimit-Policy, 'both', or false. */
@@ -77,14 +77,14 @@ export interface RateLimiterModuleOptions extends RequestReadingOptions {
    * OpenTelemetry metrics through the global meter provider, when `@opentelemetry/api` is
    * installed: counter `ratelimit.decisions` {`ratelimit.limit`, `ratelimit.outcome`} and
    * histogram `ratelimit.store.duration` (seconds per engine call). `false` turns them off.
-   * @see README "Metrics with OpenTelemetry"
+   * @see docs/operations.md "Metrics with OpenTelemetry"
    */
   metrics?: false | MetricsOptions;
   /**
    * Networks never limited, in CIDR (`'10.0.0.0/8'`, `'2001:db8::/32'`; a bare address is
    * one host): every limit is reported `skipped` and costs the store nothing. The client IP
    * is the one IP keys count (`resolveIp`, else `req.ip` with the app's trust-proxy rules).
-   * @see README "Allow and deny networks"
+   * @see docs/operations.md "Allow and deny networks"
    */
   allow?: readonly string[];
   /** Networks refused with 403 before any limit is counted, in CIDR; `deny` wins over `allow`. */

@@ -12,7 +12,7 @@ export class InvalidSettledCostError extends Error {
 }
 
 /**
- * The permits each limit keeps once its request's outcome is known (DESIGN §9, §12): none
+ * The permits each limit keeps once its request's outcome is known: none
  * for an outcome its `count` does not count, else what its `settle` says the request cost,
  * else what it took. Each settle function runs once per request, so limits given the same
  * function agree on the cost. Every cost is known before any limit is corrected: one that

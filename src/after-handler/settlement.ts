@@ -15,7 +15,7 @@ export type Settle = (outcome: RequestOutcome) => Promise<boolean>;
 const pending = new WeakMap<object, Settle>();
 
 /**
- * For limits with `count: 'failures' | 'successes'` (DESIGN §9) or `settle` (§12): the
+ * For limits with `count: 'failures' | 'successes'` or `settle`: the
  * permits were taken before the handler, so concurrent requests never overshoot; once the
  * request's outcome is known, each limit keeps what it counts (none for an outcome it does
  * not count, else the settled cost, else what it took), all of the request's limits

@@ -41,7 +41,7 @@ export function refundRequestFor(
 }
 
 /**
- * Gives back what allowed limits took for a request that will not run (DESIGN §9, all or
+ * Gives back what allowed limits took for a request that will not run (all or
  * nothing), where the store has not already undone it inside the decision (a
  * {@link DecisionGroup} on standalone Redis, on the one Cluster node serving every key, or in
  * memory) or never sent it (a member denied from the denial cache): each limit's refund, all

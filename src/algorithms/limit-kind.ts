@@ -53,7 +53,7 @@ export interface KeyOperations {
   block: AnyAlgorithm;
   /** Absent where permits are released instead (concurrency). */
   refund?: AnyAlgorithm;
-  /** Takes permits into debt (settle, DESIGN §12); absent where the kind has none yet. */
+  /** Takes permits into debt (settle); absent where the kind has none yet. */
   charge?: AnyAlgorithm;
 }
 

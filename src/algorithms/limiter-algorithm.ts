@@ -104,7 +104,7 @@ export function takesPermits<P, R, S>(algorithm: LimiterAlgorithm<P, R, S>, requ
   return !algorithm.readsOnly && !algorithm.forgetsDenials && !givesBack(algorithm, request);
 }
 
-/** Formats a number so that Lua's `tonumber` reads back the same double (see DESIGN §5). */
+/** Formats a number so that Lua's `tonumber` reads back the same double. */
 export function exactString(value: number): string {
   return Number.isInteger(value) ? String(value) : value.toPrecision(17);
 }

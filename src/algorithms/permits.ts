@@ -2,7 +2,7 @@ import { LimiterConfigError } from '../errors/limiter-config.error';
 import { limiterMessages } from '../rate-limiter.messages';
 
 /**
- * What a request costs (DESIGN §12): the permits it takes, 1 unless said. `0` peeks: the
+ * What a request costs: the permits it takes, 1 unless said. `0` peeks: the
  * decision is made on the state as it is, and nothing is written. A cost above the limit
  * is denied without writing and can never pass (its `retryAfterMs` is -1).
  */

@@ -1,5 +1,5 @@
 /**
- * The decisions of one request's limits, all or nothing (DESIGN §9): passed with each of
+ * The decisions of one request's limits, all or nothing: passed with each of
  * them to the store, which decides them together where it can (one engine script on a
  * standalone or Sentinel Redis, or on the one Cluster node that serves every key; one
  * synchronous run in memory) and then undoes, inside that run, what the allowed ones took

@@ -24,7 +24,7 @@ export interface KeyOptions {
   shadow?: boolean;
 }
 
-/** What one request costs, on every limit decorator (DESIGN §12). */
+/** What one request costs, on every limit decorator (docs/design.md#state-and-cost). */
 export interface CostOptions {
   /**
    * Permits each request takes: an integer >= 0, default 1 (LLM tokens, an SMS batch's

@@ -1,4 +1,4 @@
-/** IPv6 clients are counted by their /56 network by default (DESIGN §10). */
+/** IPv6 clients are counted by their /56 network by default (docs/design.md#keys). */
 export const DEFAULT_IPV6_SUBNET = 56;
 
 /**

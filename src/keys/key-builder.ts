@@ -44,7 +44,7 @@ export function hashedPartHead(kind: string): string {
  * Starts every key part the library derives from the method, IP or user. Key text that
  * templates and factory keys bring is escaped by {@link escapeKeyText}, which leaves no raw
  * `~` in it, so no value a client sends can make a template's key equal to a derived key
- * (DESIGN §2: else a client could spend another user's or IP's limit).
+ * (docs/design.md#keys: else a client could spend another user's or IP's limit).
  */
 export const DERIVED_KEY_MARKER = '~';
 
@@ -66,7 +66,7 @@ export function escapeKeyText(text: string): string {
 
 /**
  * The key part of a template's value or a factory key: escaped, then bounded. A factory key
- * and a template that evaluates to the same text therefore share state (DESIGN §4).
+ * and a template that evaluates to the same text therefore share state (docs/design.md#keys).
  */
 export function customKeyPart(text: string, kind: string): string {
   return boundKeyPart(escapeKeyText(text), kind);
@@ -79,7 +79,7 @@ function derivedKeyPart(text: string, kind: string): string {
 
 /**
  * Builds the part of a limit's key that tells one counted subject from another
- * (DESIGN §2), `handlerName` being `ClassName.methodName`:
+ * (docs/design.md#keys), `handlerName` being `ClassName.methodName`:
  *
  * | limitType | part                                                               |
  * |-----------|--------------------------------------------------------------------|

@@ -142,7 +142,7 @@ const BARE_SOURCES: readonly BareSource[] = ['params', 'query', 'body'];
 
 /**
  * A bare name: the first of `params`, `query`, `body` that has it, provided every other one
- * that has it agrees (DESIGN §2).
+ * that has it agrees (docs/design.md#keys).
  */
 function evaluateBare(expression: KeyExpression, context: KeyContext): string {
   let found: string | undefined;

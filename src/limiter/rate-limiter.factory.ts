@@ -153,7 +153,7 @@ export class RateLimiterFactory {
         limiterMessages.invalidOption(where, 'prefix', prefix, 'a string'),
       );
     }
-    // Escaped and bounded like a template's value, so both reach the same state (DESIGN §4).
+    // Escaped and bounded like a template's value, so both reach the same state.
     return this.keyPrefix + prefix + customKeyPart(options.key, kind.stableName);
   }
 }

@@ -15,7 +15,7 @@ export interface AnnouncementListener {
 
 /**
  * Keeps every app server's remembered denials true when a key is reset, refunded or
- * blocked on another server (DESIGN §9: "reset on one server frees the key for
+ * blocked on another server (docs/design.md#state-and-cost: "reset on one server frees the key for
  * another"). The server that changes a key publishes its name; every store that
  * remembers denials listens, on a connection of its own opened when the store starts (or
  * with its first decision), and forgets that key. Until that connection has subscribed,

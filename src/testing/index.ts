@@ -1,4 +1,4 @@
-// `nestjs-limiter/testing`: what users need to test their own apps (DESIGN §10).
+// `nestjs-limiter/testing`: what users need to test their own apps (docs/design.md#testing).
 export { ManualClock } from './manual-clock';
 export { createTestingStore } from './testing-store';
 export type { TestingStoreOptions } from './testing-store';

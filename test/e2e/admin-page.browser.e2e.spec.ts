@@ -9,7 +9,7 @@ import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
 /** Debian's chromium (CI installs it); CHROMIUM_PATH points elsewhere. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/** Set to write the page's screenshot to docs/admin-page.png (the README shows it). */
+/** Set to write the page's screenshot to docs/admin-page.png (docs/operations.md shows it). */
 const SCREENSHOT = process.env.ADMIN_PAGE_SCREENSHOT === '1';
 
 async function launchChromium(userDataDir: string): Promise<Browser> {

@@ -4,7 +4,7 @@ import { PLATFORMS } from '../helpers/http';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
 /**
- * DESIGN §5, "a busy app is not a down Redis": a burst of 1,000 simultaneous requests
+ * "A busy app is not a down Redis": a burst of 1,000 simultaneous requests
  * saturates the app's event loop, not Redis. The app runs in a process of its own (as in
  * production: the test's sockets must not share its event loop), on a healthy Redis with the
  * default storeTimeout and onStoreError ('allow'). Each limit admits exactly 20 of the

@@ -101,7 +101,7 @@ describe('several limits on real Redis: one key each', () => {
     expect(await statuses(port, '/windows', 3)).toEqual([200, 200, 429]);
     await pause(1100);
     // The second window opened. The request the second refused took nothing from the minute
-    // (all or nothing, DESIGN §9), so the minute has 2 left; both deny the 5th, and a denial
+    // (all or nothing), so the minute has 2 left; both deny the 5th, and a denial
     // counts nothing.
     expect(await statuses(port, '/windows', 3)).toEqual([200, 200, 429]);
     // Decorators apply bottom-up: the minute limit is the first, the second gets `#2:`.

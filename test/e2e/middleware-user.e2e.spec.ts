@@ -75,7 +75,7 @@ describe.each(PLATFORMS)('USER limits with a user set by middleware on %s', (pla
       (await as('dave', '/me/template')).status,
     ]).toEqual([200, 429]);
     expect((await as('erin', '/me/template')).status).toBe(200);
-    // `?.` does not make a missing user acceptable: the key would be empty (README "Keys").
+    // `?.` does not make a missing user acceptable: the key would be empty (docs/keys.md).
     const anonymous = await as(undefined, '/me/template');
     expect([anonymous.status, anonymous.body.message]).toEqual([
       400,

@@ -47,7 +47,7 @@ class ClusterStateController {
   }
 }
 
-/** DESIGN §9 on a 3-master Cluster: every block, refund and snapshot stays in its key's slot. */
+/** On a 3-master Cluster: every block, refund and snapshot stays in its key's slot. */
 describe('state you can act on, on a 3-master Redis Cluster', () => {
   let cluster: RedisClusterHandle;
   let admin: Cluster;

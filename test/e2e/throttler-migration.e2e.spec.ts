@@ -5,7 +5,7 @@ import { HeaderAuthGuard } from '../helpers/header-auth-guard';
 import { call, PLATFORMS } from '../helpers/http';
 
 /**
- * A typical @nestjs/throttler app, ported as README "Coming from @nestjs/throttler" says:
+ * A typical @nestjs/throttler app, ported as docs/migrating-from-throttler.md says:
  * - ThrottlerModule.forRoot([{ name: 'short', ttl: 60000, limit: 3 }, { name: 'long', ttl: 60000, limit: 5 }])
  *   with getTracker returning req.user.id -> defaults with limitType USER (ms -> seconds);
  * - @Throttle({ short: { limit: 10, ttl: 60000 } }) -> @CountLimit({ name: 'short', ... });

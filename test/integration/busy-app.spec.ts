@@ -6,7 +6,7 @@ import { FailurePolicyStore } from '../../src/stores/failure/failure-policy.stor
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
 /**
- * DESIGN §5, "a busy app is not a down Redis", made deterministic: the event loop is blocked
+ * "A busy app is not a down Redis", made deterministic: the event loop is blocked
  * (as a burst of requests blocks it) past storeTimeout while Redis answers at once. The
  * decisions are Redis's, never the failure policy's (null here: 'allow' without a store).
  */

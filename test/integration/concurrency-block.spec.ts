@@ -5,7 +5,7 @@ import { concurrencyLimitOps } from '../../src/algorithms/concurrency-limit/conc
 import { MemoryStore, RateLimiterFactory } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 
-/** block(seconds) on the concurrency limiter: acquires refused, releases kept (DESIGN §9). */
+/** block(seconds) on the concurrency limiter: acquires refused, releases kept. */
 describe('concurrency limiter block', () => {
   const twins = useTwinStores(1_700_000_000_000);
 

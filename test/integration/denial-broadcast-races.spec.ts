@@ -3,7 +3,7 @@ import { RateLimiterFactory, RedisStore } from '../../src';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
 /**
- * A reset on one server frees the key on every other at once (DESIGN §9), whatever the
+ * A reset on one server frees the key on every other at once, whatever the
  * timing: a reset just after another server's first denial (before its subscription is
  * confirmed), and a reset whose announcement reaches a server before the reply of a denial
  * Redis decided just before the reset.

@@ -3,7 +3,7 @@ import { RateLimiterFactory, RedisStore } from '../../src';
 import { eventually } from '../helpers/eventually';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
-/** The pub/sub that keeps other servers' remembered denials true (DESIGN §9). */
+/** The pub/sub that keeps other servers' remembered denials true. */
 describe('denial announcements', () => {
   let redis: RedisServer;
   let admin: Redis;

@@ -19,7 +19,7 @@ const LIMITS: [string, (factory: RateLimiterFactory, key: string) => Limit][] = 
   ['leaky bucket', (f, key) => f.leakyBucketLimiter({ key, capacity: 2, rate: 1 / 3600 })],
 ];
 
-/** DESIGN §12: a denied request keeps nothing, on every algorithm, so a refund is exact. */
+/** A denied request keeps nothing, on every algorithm, so a refund is exact. */
 describe.each(['redis', 'memory'] as const)('a denial writes no count (%s store)', (storeName) => {
   const env = useFactoryOnStore(storeName);
   let run = 0;

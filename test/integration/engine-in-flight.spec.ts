@@ -8,7 +8,7 @@ import { FailurePolicyStore } from '../../src/stores/failure/failure-policy.stor
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
 /**
- * DESIGN §5, "batches grow with load": while engine calls are in flight, new decisions wait
+ * "Batches grow with load": while engine calls are in flight, new decisions wait
  * and leave together when one returns; one that waited past its deadline is never sent.
  */
 const params = countLimitParams({ limit: 1e9, period: 60 });

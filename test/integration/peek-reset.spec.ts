@@ -2,7 +2,7 @@ import { useFactoriesOnClock } from '../helpers/factories-on-clock';
 
 /**
  * `peek()` on a key partly used reports the state as it stands: `resetMs` is the time until
- * it is fully recovered, not counting a request of its own (DESIGN §9), on every algorithm,
+ * it is fully recovered, not counting a request of its own, on every algorithm,
  * the Lua and the memory twin alike. Limits of 5; the stores' clock is `clock.nowMs`.
  */
 describe('peek on a partly used key', () => {

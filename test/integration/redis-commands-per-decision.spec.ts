@@ -68,7 +68,7 @@ const ALGORITHMS: [string, AnyAlgorithm, object, (i: number) => unknown][] = [
 ];
 
 /**
- * Redis's work per decision (DESIGN §5): 100 decisions one after another on one key of a
+ * Redis's work per decision: 100 decisions one after another on one key of a
  * limit of 50 (50 allowed, 50 denied), on a clock that stands still, every command the
  * scripts ran counted.
  */

@@ -5,7 +5,7 @@ import { LimiterAlgorithm } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 
 /**
- * A settled cost's charge and refund on the sliding log (DESIGN §9, §12) keep every permit:
+ * A settled cost's charge and refund on the sliding log keep every permit:
  * the log holds one member per id, so a refund of part of one member can never rename it onto
  * another (Redis's ZADD would merge the two, and the weight of one would be lost).
  */

@@ -3,7 +3,7 @@ import { RateLimiterFactory, RedisStore } from '../../src';
 import { eventually } from '../helpers/eventually';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';
 
-/** peek, reset, refund and block on factory limiters, on a real redis-server (DESIGN §9). */
+/** peek, reset, refund and block on factory limiters, on a real redis-server. */
 describe('state you can act on, on real Redis', () => {
   let redis: RedisServer;
   let client: Redis;

@@ -1,12 +1,29 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { ROOT } from './readme-blocks';
-import { LIMIT_KINDS } from '../../src/algorithms/registry';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+import { documentationFiles, headingAnchors, ROOT } from './readme-blocks';
+import { MemoryStore, RateLimiterFactory } from '../../src';
 
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-/** The README's prose: code blocks removed, so only what renders as text is checked. */
-const prose = readme.replace(/^```\w*\n[\s\S]*?^```$/gm, '');
-const peers = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).peerDependencies;
+const read = (document: string) => readFileSync(join(ROOT, document), 'utf8');
+/** A document's prose: code blocks removed, so only what renders as text is checked. */
+const proseOf = (document: string) => read(document).replace(/^```\w*\n[\s\S]*?^```$/gm, '');
+const documents = documentationFiles();
+const readme = proseOf('README.md');
+const peers = JSON.parse(read('package.json')).peerDependencies;
+
+/** Pages other branches of this round are writing; linked before they land. */
+const PAGES_IN_PROGRESS = new Set(
+  [
+    'websocket-connections.md',
+    'grpc-and-microservices.md',
+    'openapi.md',
+    'managed-redis.md',
+    'hot-keys.md',
+    'engine.md',
+    'option-ranges.md',
+    'key-pitfalls.md',
+    'errors.md',
+  ].map((page) => `docs/${page}`),
+);
 
 /** The majors of a peer range such as `^10.0.0 || ^11.0.0`: `10, 11 or 12` as prose says it. */
 function majorsInWords(range: string): string {
@@ -14,36 +31,64 @@ function majorsInWords(range: string): string {
   return `${majors.slice(0, -1).join(', ')} or ${majors[majors.length - 1]}`;
 }
 
-describe('README.md stays true and self-contained', () => {
-  it('cites no document outside the repository', () => {
-    expect(prose.match(/DESIGN|§/g)).toBeNull();
+describe('README.md and docs/ stay true and self-contained', () => {
+  it('README.md is the short path: at most 450 lines', () => {
+    expect(read('README.md').split('\n').length).toBeLessThanOrEqual(450);
   });
 
-  it('renders no list item as a quote (a wrapped line starting with ">")', () => {
-    const quoted = prose.split('\n').filter((line) => /^\s*>/.test(line));
-    expect(quoted).toEqual([]);
+  it.each(documents)('%s cites no document outside the repository', (document) => {
+    expect(proseOf(document).match(/DESIGN|\u00a7/g)).toBeNull();
+  });
+
+  it.each(documents)(
+    '%s renders no list item as a quote (a wrapped line starting with ">")',
+    (document) => {
+      const quoted = proseOf(document)
+        .split('\n')
+        .filter((line) => /^\s*>/.test(line));
+      expect(quoted).toEqual([]);
+    },
+  );
+
+  it.each(documents)('%s links only to files and headings that exist', (document) => {
+    const broken = [];
+    for (const [, target] of proseOf(document).matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target)) continue; // a web address
+      const [path, anchor] = target.split('#');
+      const file = path ? normalize(join(dirname(document), path)) : document;
+      if (!existsSync(join(ROOT, file))) {
+        if (!PAGES_IN_PROGRESS.has(file)) broken.push(target);
+      } else if (anchor !== undefined && !headingAnchors(file).has(anchor)) broken.push(target);
+    }
+    expect(broken).toEqual([]);
   });
 
   it('names the NestJS majors the peer dependencies accept', () => {
     expect(majorsInWords(peers['@nestjs/core'])).toBe('10, 11 or 12');
-    expect(prose).toContain(`\`@nestjs/core\` ${majorsInWords(peers['@nestjs/core'])},`);
+    expect(readme).toContain(`\`@nestjs/core\` ${majorsInWords(peers['@nestjs/core'])},`);
   });
 
-  it("shows a long key's hashed part as it is written: with the algorithm's stable name", () => {
-    const shown = [...prose.matchAll(/%#(\w+):/g)].map((match) => match[1]);
-    expect(shown).toEqual(['fixedWindow']);
-    const stableNames = LIMIT_KINDS.map((kind) => kind.stableName);
-    for (const name of shown) expect(stableNames).toContain(name);
+  it("shows a long key's hashed part as the factory writes it", () => {
+    const factory = new RateLimiterFactory(new MemoryStore());
+    const longKey = factory.countLimiter({ key: 'x'.repeat(300), limit: 1, period: 1 }).key;
+    const [, written] = /%#(\w+):[0-9a-f]{40}$/.exec(longKey)!;
+    const shown = documents.flatMap((document) =>
+      [...proseOf(document).matchAll(/%#(\w+):/g)].map((match) => match[1]),
+    );
+    expect(shown).toEqual([written]);
   });
 
-  it('describes current behaviour, not history', () => {
+  // The design record keeps decisions with their reasons, history included.
+  const currentBehaviour = documents.filter((document) => document !== 'docs/design.md');
+  it.each(currentBehaviour)('%s describes current behaviour, not history', (document) => {
     for (const phrase of [
       'before, the first one won',
       'stays spent',
       'it did\n',
       'the old answer',
+      'deprecated alias',
     ]) {
-      expect(prose).not.toContain(phrase);
+      expect(proseOf(document)).not.toContain(phrase);
     }
   });
 });

@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import * as ts from 'typescript';
 
 /**
- * The layout of DESIGN §7: imports run downward only, and no file imports itself back
+ * The layout of docs/design.md#layout: imports run downward only, and no file imports itself back
  * through others. Read with the TypeScript compiler's own import scanner, type-only
  * imports included (a type that points upward ties the floors together all the same).
  */
@@ -106,7 +106,7 @@ const UPPER = [
   'store-from-options.ts',
 ];
 
-describe('imports run downward only (DESIGN §7)', () => {
+describe('imports run downward only (docs/design.md#layout)', () => {
   const graph = importGraph();
 
   it('reads the whole of src/', () => {

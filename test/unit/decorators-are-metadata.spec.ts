@@ -34,7 +34,7 @@ class Decorated {
 @ConcurrencyLimit({ limitType: LimitType.USER, max: 1 })
 class DecoratedClass {}
 
-describe('limit decorators are metadata only (DESIGN §7)', () => {
+describe('limit decorators are metadata only (docs/design.md#layout)', () => {
   const methods = ['slots', 'failures', 'settled', 'perUser', 'template', 'skipped'] as const;
 
   it('bind no interceptor and no guard on a method or a class', () => {

@@ -1,5 +1,5 @@
 -- Approximate sliding window charge: adds permits to the current window's count whatever
--- the limit (a settled cost above what was reserved, DESIGN §12). An estimate above the
+-- the limit (a settled cost above what was reserved). An estimate above the
 -- limit is the debt: requests are denied until the count has weighed out (at most the
 -- next window). The body of function(key, now, argv): argv[1] limit, argv[2] windowMicros,
 -- argv[3] permits. The state rolls forward as the acquire's does.

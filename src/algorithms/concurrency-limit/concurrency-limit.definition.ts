@@ -59,7 +59,7 @@ const block: LimiterAlgorithm<ConcurrencyLimitParams, number, ConcurrencyLimitSt
 };
 
 /**
- * Peek, reset and block on a concurrency key (DESIGN §9). No refund: a slot is released.
+ * Peek, reset and block on a concurrency key. No refund: a slot is released.
  * A block denies acquires only: a release is never refused.
  */
 export const concurrencyLimitOps = {
@@ -70,7 +70,7 @@ export const concurrencyLimitOps = {
   peekRequest: concurrencyLimitRequest('acquire', 'peek', undefined, 0),
 };
 
-/** DESIGN §3: a concurrency denial's Retry-After is a short fixed hint, not the lease. */
+/** A concurrency denial's Retry-After is a short fixed hint, not the lease. */
 export const CONCURRENCY_RETRY_AFTER_MS = 1000;
 
 /** `@ConcurrencyLimit` and `factory.concurrencyLimiter`. */

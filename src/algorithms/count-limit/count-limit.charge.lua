@@ -1,5 +1,5 @@
 -- Fixed-window charge: adds permits to the current window's count whatever the limit (a
--- settled cost above what was reserved, DESIGN §12), keeping the window's TTL. A count
+-- settled cost above what was reserved), keeping the window's TTL. A count
 -- above the limit is the debt: requests are denied until the window ends and repays it.
 -- The body of function(key, now, argv): argv[1] limit, argv[2] periodMs, argv[3] permits.
 local period_ms = tonumber(argv[2])

@@ -1,5 +1,5 @@
 -- Leaky bucket charge: the TAT moves on by permits * T whatever the capacity (a settled
--- cost above what was reserved, DESIGN §12). A TAT beyond now + capacity * T is the debt:
+-- cost above what was reserved). A TAT beyond now + capacity * T is the debt:
 -- requests are denied, with the time it takes to drain, until the bucket has leaked it.
 -- The body of function(key, now, argv): argv[1] capacity, argv[2] intervalMicros,
 -- argv[3] permits.

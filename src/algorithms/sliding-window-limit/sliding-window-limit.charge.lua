@@ -1,5 +1,5 @@
 -- Sliding-window log charge: logs one member now weighing the permits, whatever the limit
--- (a settled cost above what was reserved, DESIGN §12). A log above the limit is the debt:
+-- (a settled cost above what was reserved). A log above the limit is the debt:
 -- requests are denied until enough weight has aged out of the window. Reasons:
 -- state-ops.model.ts. The body of function(key, now, argv): argv[1] limit,
 -- argv[2] windowMicros, argv[3] permits, argv[4] the acquire's id or ''. The member is

@@ -13,7 +13,7 @@ export interface KeyStateAccess<P> {
 
 /**
  * The operations every factory limiter but the concurrency limiter has on its key
- * (DESIGN §9): peek, reset, refund and block. A limiter with the key of a decorator's
+ * (its state): peek, reset, refund and block. A limiter with the key of a decorator's
  * limit acts on that limit's state.
  *
  * @publicApi

@@ -1,6 +1,6 @@
 import type { LimiterAlgorithm } from '../limiter-algorithm';
 /*
- * State you can act on (DESIGN §9): block, peek, reset and refund, for every algorithm.
+ * State you can act on: block, peek, reset and refund, for every algorithm.
  *
  * Where a block lives. It must survive an app-server restart and work on Cluster, so it is
  * kept in the limit's own key, beside the algorithm's state, and costs nothing while no

@@ -18,7 +18,7 @@ export interface StateOps<P, R, S> {
   refund?: Algorithm<P, RefundRequest, Blockable<S>>;
   /**
    * Takes permits whatever the limit says, into debt if need be (a settled cost above what
-   * was reserved, DESIGN §12); absent for concurrency, whose slots are given back whole.
+   * was reserved); absent for concurrency, whose slots are given back whole.
    */
   charge?: Algorithm<P, RefundRequest, Blockable<S>>;
 }

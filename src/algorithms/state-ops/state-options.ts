@@ -3,7 +3,7 @@ import { limiterMessages } from '../../rate-limiter.messages';
 import type { Resolvable, SettleFunction } from '../../contracts/limit-context';
 import { Seconds } from '../duration';
 
-/** Which outcomes of a request count against a limit (DESIGN §9). @publicApi */
+/** Which outcomes of a request count against a limit (docs/design.md#state-and-cost). @publicApi */
 export type CountMode = 'all' | 'failures' | 'successes';
 
 /** `block` and `count`, the options of every limit decorator but `@ConcurrencyLimit`. */
@@ -29,7 +29,7 @@ export interface StateOptions {
    * before it are corrected to it (the difference is given back, or the excess taken, which
    * may leave the key in debt: later requests wait or are denied until it is repaid). For
    * LLM tokens, bytes, query complexity. With `count`, an outcome that does not count costs 0.
-   * @see README "Metering cost"
+   * @see docs/state-and-cost.md "Metering cost"
    */
   settle?: SettleFunction;
 }

@@ -16,7 +16,7 @@
 --           Redis would reply them: truncated toward zero), or '-1,0,0,0,0' for an entry
 --           skipped past its deadline (nothing written), or '-2,<message>' for an entry
 --           whose commands failed (WRONGTYPE, OOM...): the other entries still run.
--- Groups: the first entry of a group (one request's limits, all or nothing, DESIGN §9)
+-- Groups: the first entry of a group (one request's limits, all or nothing)
 -- names its algorithm `<index>/<size>`, and its members follow it. Their keys are
 -- snapshotted first (DUMP and the absolute expiry); after the last member, if any was
 -- denied, the allowed members' keys are restored exactly, so a denied request keeps

@@ -141,7 +141,7 @@ export class FailurePolicyStore extends LimiterStore {
     return new Promise<Decision | null>((resolve) => {
       deadline = this.deadlines.start(() => {
         // Only Redis's silence opens the breaker: an answer to anything since this decision
-        // was sent means Redis is there, only slow for this one (DESIGN §5).
+        // was sent means Redis is there, only slow for this one (docs/design.md#the-failure-model).
         const answeredAt = this.primary.lastAnswerAtMs?.();
         if (answeredAt === undefined || answeredAt < sentAtMs) this.breaker.timedOut();
         const error = new StoreUnavailableError(

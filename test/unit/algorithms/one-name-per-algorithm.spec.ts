@@ -18,7 +18,7 @@ const exported = api as Record<string, unknown>;
 
 const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
-/** The name without its `Limit`: what the prefixes of DESIGN §1 start with (`slidingWindow:`). */
+/** The name without its `Limit`: what the public prefixes start with (`slidingWindow:`). */
 const stem = (name: string) => name.replace(/Limit$/, '');
 /** The kind a variant varies (`slidingWindowLimit` for the approximate window), else itself. */
 const familyOf = (kind: (typeof LIMIT_KINDS)[number]) => kind.variant?.of ?? kind.name;
