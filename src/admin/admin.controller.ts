@@ -12,19 +12,22 @@ import {
   Post,
   Put,
   Query,
+  SetMetadata,
   Type,
   UseGuards,
 } from '@nestjs/common';
 import { keyRefOf, minutesOf, networksOf, overrideOf, requireJson } from './admin-requests';
 import { renderAdminPage } from './admin-page';
 import { AdminService } from './admin.service';
+import { OUTSIDE_NETWORK_LISTS } from '../rate-limiter.constants';
 
 /** The API answers carry keys, IPs and user ids: no cache keeps them. */
 const NO_STORE = ['Cache-Control', 'no-store'] as const;
 
 /**
  * The admin page's controller, made per `forRoot` so its path is the option's, with the
- * app's guards on every route (they run before anything is read).
+ * app's guards on every route (they run before anything is read), and the app's guards
+ * alone: the `allow` and `deny` networks do not apply to it.
  */
 export function adminControllerFor(
   path: string,
@@ -34,6 +37,9 @@ export function adminControllerFor(
 
   @Controller(path)
   @UseGuards(...guards)
+  // Its own guards decide who may use it: a deny list that covers the admin would lock out
+  // the very PUT that undoes it.
+  @SetMetadata(OUTSIDE_NETWORK_LISTS, true)
   class RateLimiterAdminController {
     constructor(@Inject(AdminService) private readonly admin: AdminService) {}
 
