@@ -17,9 +17,9 @@ function show(value: unknown): string {
 
 function hours(seconds: number): string {
   const days = seconds / 86_400;
-  return days >= 2
-    ? `${Math.round(days * 10) / 10} days`
-    : `${Math.round(seconds / 360) / 10} hours`;
+  if (days >= 2) return `${Math.round(days * 10) / 10} days`;
+  if (seconds >= 7200) return `${Math.round(seconds / 360) / 10} hours`;
+  return `${Math.round(seconds / 6) / 10} minutes`;
 }
 
 const isString = (value: unknown): value is string => typeof value === 'string';
