@@ -6,6 +6,7 @@ import { compileLimit, defaultNameOf, keySpecOf, PlannedLimit } from '../plans/c
 import { durationOfMilliseconds, millisecondsSuspect } from '../algorithms/duration';
 import { LimitOverrides } from './limit-overrides';
 import { replacing } from './replaced-limit';
+import { didYouMean } from '../did-you-mean';
 
 /** A handler's limits before compiling, each with its name. */
 export interface NamedDefinitions {
@@ -56,6 +57,7 @@ export function handlerDefinitions(
   ];
   const all = levels.flatMap(([definitions]) => definitions);
   const allNames = uniqueNames(all, handlerName);
+  checkSkippedNames([classSkip, methodSkip], allNames, handlerName);
   const result: NamedDefinitions = { definitions: [], names: [] };
   let index = 0;
   for (const [definitions, levelSkip] of levels) {
@@ -137,6 +139,27 @@ function checkUnits(
       durationOfMilliseconds(suspect.value),
     ),
   );
+}
+
+/**
+ * Refuses a skipped name that names no limit of the handler but is close to one
+ * (`@SkipRateLimit('shrot')` next to a default `short`): it would skip nothing, silently.
+ */
+function checkSkippedNames(
+  skips: (readonly string[] | boolean | undefined)[],
+  names: readonly string[],
+  handlerName: string,
+): void {
+  for (const skip of skips) {
+    if (!Array.isArray(skip)) continue;
+    for (const name of skip as readonly string[]) {
+      if (names.includes(name)) continue;
+      const near = didYouMean(name, names);
+      if (near !== undefined) {
+        throw new LimiterConfigError(limiterMessages.misspeltSkip(handlerName, name, near));
+      }
+    }
+  }
 }
 
 function givenNames(definitions: readonly LimitDefinition[]): Set<string> {
