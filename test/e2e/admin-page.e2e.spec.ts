@@ -200,6 +200,20 @@ describe.each(PLATFORMS)('the admin API on %s while Redis is down', (platform) =
     await redis?.stop();
   });
 
+  it('answers the admin under a deny list that covers it, and lets the admin undo the list', async () => {
+    // The admin's routes answer to its guard alone, not to the allow and deny networks.
+    const put = await adminCall(port, 'PUT', 'api/networks', { deny: ['127.0.0.0/8'] });
+    expect(put.status).toBe(200);
+    expect(await hit(port, '127.0.0.21')).toBe(403);
+    expect((await call(port, { path: '/rate-limits', headers: ADMIN_HEADERS })).status).toBe(200);
+    expect((await adminCall(port, 'GET', 'api/top')).status).toBe(200);
+    // Not the admin: its guard refuses, whatever the lists.
+    expect((await call(port, { path: '/rate-limits/api/top' })).status).toBe(403);
+    const undo = await adminCall(port, 'PUT', 'api/networks', { deny: [] });
+    expect(undo.status).toBe(200);
+    expect(await hit(port, '127.0.0.21')).toBe(200);
+  });
+
   it("lists a key locked out by a count: 'failures' limit as blocked, until its window ends", async () => {
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push(await failLogin(port, '127.0.0.7'));

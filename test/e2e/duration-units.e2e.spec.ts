@@ -1,5 +1,5 @@
 import { Controller, Get, INestApplication, Module } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
+import { initApp } from '../helpers/init-app';
 import {
   CountLimit,
   RateLimit,
@@ -132,17 +132,7 @@ describe.each(PLATFORMS)('time options as duration strings on Redis (%s)', (plat
 async function boot(controller: Function, logger = new CaptureLogger()): Promise<INestApplication> {
   @Module({ imports: [RateLimiterModule.forRoot()], controllers: [controller as never] })
   class AppModule {}
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
-    .setLogger(logger)
-    .compile();
-  const app = moduleRef.createNestApplication({ logger });
-  try {
-    await app.init();
-  } catch (error) {
-    await app.close();
-    throw error;
-  }
-  return app;
+  return initApp(AppModule, logger);
 }
 
 describe('time options at start-up', () => {

@@ -1,5 +1,5 @@
 import { Controller, Get, INestApplication, Module } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
+import { initApp } from '../helpers/init-app';
 import { CountLimit, DefaultLimit, RateLimiterModule, SkipRateLimit } from '../../src';
 import { CaptureLogger } from '../helpers/capture-logger';
 
@@ -17,17 +17,7 @@ async function boot(controller: Function): Promise<INestApplication> {
     controllers: [controller as never],
   })
   class AppModule {}
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
-    .setLogger(logger)
-    .compile();
-  const app = moduleRef.createNestApplication({ logger });
-  try {
-    await app.init();
-  } catch (error) {
-    await app.close();
-    throw error;
-  }
-  return app;
+  return initApp(AppModule, logger);
 }
 
 describe('misspelt names fail start-up with a did-you-mean', () => {
