@@ -1,7 +1,8 @@
 /**
  * The known name closest to a mistyped one, for "did you mean" in start-up errors; undefined
- * when none is close. Case is ignored (`KeyPrefix`), a few edits are allowed (`limt`, `perod`, `shrot`),
- * and so is a name the other contains (`prefix` for `keyPrefix`, `timeout` for `storeTimeout`).
+ * when none is close. Case is ignored (`KeyPrefix`), a few edits are allowed (`limt`,
+ * `perod`, `shrot`), and so is a name the other contains (`prefix` for `keyPrefix`, `timeout`
+ * for `storeTimeout`).
  */
 export function didYouMean(input: string, known: readonly string[]): string | undefined {
   const typed = input.toLowerCase();

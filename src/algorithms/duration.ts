@@ -1,9 +1,10 @@
 export type { Duration, Seconds } from '../contracts/duration';
 
 /**
- * Milliseconds written where seconds belong are whole seconds of ms: 60000, 3600000. A window
- * of 10,000 s or more that is a multiple of 1,000, with a limit under 1,000, is far more often
- * that than a real window of hours; 3600 or 86400 (an hour, a day in seconds) are not.
+ * Milliseconds written where seconds belong are whole seconds of ms: 1000, 60000, 3600000. A
+ * window of 1,000 s or more that is a multiple of 1,000, with a limit under 1,000, is far more
+ * often that than a real window (@nestjs/throttler's `ttl: 1000` is one second); 900, 3600 or
+ * 86400 (a quarter, an hour, a day in seconds) are not.
  */
 const SUSPECT_MIN_SECONDS = 1000;
 const SUSPECT_MAX_LIMIT = 1000;

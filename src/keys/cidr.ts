@@ -50,7 +50,8 @@ export function maskIpv6(bits: bigint, prefixLength: number): bigint {
 
 /**
  * Parses `'10.0.0.0/8'`, `'2001:db8::/32'`, or a bare address (one host); an IPv4-mapped
- * network (`'::ffff:198.51.100.0/120'`) is the IPv4 one. Returns the network, or why the text is not one (for a start-up error that says what to fix).
+ * network (`'::ffff:198.51.100.0/120'`) is the IPv4 one. Returns the network, or why the
+ * text is not one (for a start-up error that says what to fix).
  */
 export function parseCidr(text: unknown): Cidr | string {
   if (typeof text !== 'string') return 'not a string';
