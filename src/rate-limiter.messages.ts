@@ -17,9 +17,9 @@ function show(value: unknown): string {
 
 function hours(seconds: number): string {
   const days = seconds / 86_400;
-  return days >= 2
-    ? `${Math.round(days * 10) / 10} days`
-    : `${Math.round(seconds / 360) / 10} hours`;
+  if (days >= 2) return `${Math.round(days * 10) / 10} days`;
+  if (seconds >= 7200) return `${Math.round(seconds / 360) / 10} hours`;
+  return `${Math.round(seconds / 6) / 10} minutes`;
 }
 
 const isString = (value: unknown): value is string => typeof value === 'string';
@@ -62,6 +62,10 @@ export const limiterMessages = {
     `${where}: invalid key template '${template}': ${reason}`,
   sharedKey: (where: string, form: string, otherWhere: string, otherForm: string): string =>
     `${where} and ${otherWhere} can write the same Redis key ('${form}' and '${otherForm}', * being a request value): limits of different kinds on one key break each other's state. Give one of them another prefix or key`,
+  misspeltKeyRoot: (where: string, template: string, root: string, near: string): string =>
+    `${where}: key template '${template}' reads '${root}', which is no root of a request and would be looked up as a field of params, query and body (a 400 on every request without one): did you mean '${near}'?`,
+  misspeltSkip: (handler: string, name: string, near: string): string =>
+    `${handler}: @SkipRateLimit('${name}') names no limit of this handler, so it skips nothing: did you mean '${near}'?`,
   duplicateName: (where: string, name: string): string =>
     `${where}: the name '${name}' is given to two limits of this handler; each limit's name must be unique on its handler`,
   looksLikeMilliseconds: (where: string, option: string, value: number, meant: string): string =>

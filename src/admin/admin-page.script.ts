@@ -8,10 +8,19 @@ export const ADMIN_PAGE_SCRIPT = `
 const api = location.pathname.replace(/\\/+$/, '') + '/api/';
 const $ = (id) => document.getElementById(id);
 const cell = (row, text) => { const td = row.insertCell(); td.textContent = text; return td; };
-const button = (td, label, action) => {
+const button = (td, label, action, title) => {
   const b = document.createElement('button'); b.textContent = label; b.dataset.action = label;
+  if (title) b.title = title;
   b.addEventListener('click', action); td.appendChild(b);
 };
+// Reset and unblock do the same (a block lives beside the count that caused it): each table
+// offers the one its rows call for, and each says what it does.
+const DOES = {
+  peek: 'Show what the key has left, without taking anything',
+  reset: 'Forget this key\u2019s count (and any block): its next request starts a fresh limit',
+  unblock: 'Lift the block, and forget the count that caused it: its next request starts a fresh limit',
+};
+const DONE = { reset: 'count forgotten, the next request starts afresh', unblock: 'unblocked, its count forgotten' };
 const seconds = (ms) => (ms / 1000).toFixed(ms < 10000 ? 1 : 0) + ' s';
 async function call(path, method, body) {
   const res = await fetch(api + path, { method: method || 'GET', credentials: 'same-origin',
@@ -24,12 +33,15 @@ function say(text, failed) { const s = $('status'); s.textContent = text; s.clas
 const act = (verb, ref) => async () => {
   try {
     const data = await call(verb, 'POST', { limit: ref.limit, name: ref.name, key: ref.key });
-    say(verb === 'peek' ? ref.key + ': ' + data.remaining + ' of ' + data.limit + ' left, reset in ' + seconds(data.resetMs) +
-      (data.blockedMs > 0 ? ', blocked ' + seconds(data.blockedMs) : '') : verb + ': ' + ref.key);
+    if (verb === 'peek') {
+      // Nothing left or blocked: the key is refused now, which is not good news.
+      say(ref.key + ': ' + data.remaining + ' of ' + data.limit + ' left, reset in ' + seconds(data.resetMs) +
+        (data.blockedMs > 0 ? ', blocked ' + seconds(data.blockedMs) : ''), data.remaining === 0 || data.blockedMs > 0);
+    } else say(ref.key + ': ' + DONE[verb]);
     refresh();
   } catch (e) { say(verb + ' failed: ' + e.message, true); }
 };
-function keyRows(table, rows, value) {
+function keyRows(table, rows, value, verb) {
   const body = $(table).tBodies[0]; body.textContent = '';
   if (rows.length === 0) { const r = body.insertRow(); const td = cell(r, 'none'); td.colSpan = 4; td.className = 'empty'; }
   for (const row of rows) {
@@ -37,7 +49,7 @@ function keyRows(table, rows, value) {
     cell(r, row.key).className = 'key'; cell(r, row.name + ' \\u00b7 ' + row.limit).className = 'limit';
     cell(r, value(row)).className = 'num';
     const td = cell(r, '');
-    button(td, 'peek', act('peek', row)); button(td, 'reset', act('reset', row)); button(td, 'unblock', act('unblock', row));
+    button(td, 'peek', act('peek', row), DOES.peek); button(td, verb, act(verb, row), DOES[verb]);
   }
 }
 async function refresh() {
@@ -45,8 +57,8 @@ async function refresh() {
     const minutes = $('minutes').value;
     const [top, blocked, overrides, networks] = await Promise.all([
       call('top?minutes=' + minutes), call('blocked'), call('overrides'), call('networks')]);
-    keyRows('top', top.keys, (row) => String(row.count));
-    keyRows('blocked', blocked.keys, (row) => seconds(row.blockedMs));
+    keyRows('top', top.keys, (row) => String(row.count), 'reset');
+    keyRows('blocked', blocked.keys, (row) => seconds(row.blockedMs), 'unblock');
     const body = $('overrides').tBodies[0]; body.textContent = '';
     for (const o of overrides.overrides) {
       const r = body.insertRow(); cell(r, o.name); cell(r, JSON.stringify(o.options));

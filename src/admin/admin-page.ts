@@ -44,6 +44,7 @@ export function renderAdminPage(): { html: string; contentSecurityPolicy: string
     "connect-src 'self'",
     "frame-ancestors 'none'",
     "form-action 'none'",
+    "base-uri 'none'",
   ].join('; ');
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

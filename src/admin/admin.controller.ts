@@ -12,19 +12,21 @@ import {
   Post,
   Put,
   Query,
+  SetMetadata,
   Type,
   UseGuards,
 } from '@nestjs/common';
 import { keyRefOf, minutesOf, networksOf, overrideOf, requireJson } from './admin-requests';
 import { renderAdminPage } from './admin-page';
 import { AdminService } from './admin.service';
-
-/** The API answers carry keys, IPs and user ids: no cache keeps them. */
-const NO_STORE = ['Cache-Control', 'no-store'] as const;
+import { AdminResponseHeaders } from './admin-response-headers';
+import { OUTSIDE_NETWORK_LISTS } from '../rate-limiter.constants';
 
 /**
  * The admin page's controller, made per `forRoot` so its path is the option's, with the
- * app's guards on every route (they run before anything is read).
+ * app's guards on every route (they run before anything is read), and the app's guards
+ * alone: the `allow` and `deny` networks do not apply to it. Every answer carries
+ * admin-response-headers.ts.
  */
 export function adminControllerFor(
   path: string,
@@ -33,34 +35,33 @@ export function adminControllerFor(
   const page = renderAdminPage();
 
   @Controller(path)
-  @UseGuards(...guards)
+  @UseGuards(new AdminResponseHeaders(), ...guards)
+  // Its own guards decide who may use it: a deny list that covers the admin would lock out
+  // the very PUT that undoes it.
+  @SetMetadata(OUTSIDE_NETWORK_LISTS, true)
   class RateLimiterAdminController {
     constructor(@Inject(AdminService) private readonly admin: AdminService) {}
 
     @Get()
     @Header('Content-Type', 'text/html; charset=utf-8')
     @Header('Content-Security-Policy', page.contentSecurityPolicy)
-    @Header(...NO_STORE)
     page(): string {
       return page.html;
     }
 
     @Get('api/top')
-    @Header(...NO_STORE)
     async top(@Query('minutes') minutes?: unknown) {
       const checked = minutesOf(minutes);
       return { minutes: checked, keys: await this.admin.top(checked) };
     }
 
     @Get('api/blocked')
-    @Header(...NO_STORE)
     async blocked() {
       return { keys: await this.admin.blocked() };
     }
 
     @Post('api/peek')
     @HttpCode(200)
-    @Header(...NO_STORE)
     peek(@Body() body: unknown, @Headers('content-type') type?: string) {
       requireJson(type);
       return this.admin.peek(keyRefOf(body));
@@ -75,7 +76,7 @@ export function adminControllerFor(
       return { reset: ref.key };
     }
 
-    /** The same as reset (see AdminService.reset). */
+    /** The same as reset (see AdminService.reset): the page offers it on blocked keys. */
     @Post('api/unblock')
     @HttpCode(200)
     async unblock(@Body() body: unknown, @Headers('content-type') type?: string) {
@@ -86,7 +87,6 @@ export function adminControllerFor(
     }
 
     @Get('api/overrides')
-    @Header(...NO_STORE)
     overrides() {
       return { overrides: this.admin.settings.overrides };
     }
@@ -109,7 +109,6 @@ export function adminControllerFor(
     }
 
     @Get('api/networks')
-    @Header(...NO_STORE)
     networks() {
       return this.admin.settings.networks;
     }

@@ -95,7 +95,11 @@ export class AdminService implements OnModuleInit, OnApplicationBootstrap, OnApp
     return fromStore(this.log.top(minutes, Date.now(), TOP_ROWS));
   }
 
-  /** Keys recently denied whose limit reports a block now (peeked, so exact). */
+  /**
+   * Keys recently denied whose limit reports a block now (peeked, so exact), or a lockout:
+   * a `count: 'failures'` limit with nothing left refuses the key until its window resets,
+   * whatever the key does, as a block would.
+   */
   async blocked(): Promise<BlockedKey[]> {
     await this.recorder.flush();
     const candidates = await fromStore(this.log.deniedUntil(Date.now(), BLOCKED_CANDIDATES));
@@ -103,7 +107,9 @@ export class AdminService implements OnModuleInit, OnApplicationBootstrap, OnApp
       candidates.map(async (candidate) => {
         const limit = this.compiled(candidate);
         if (!limit?.ops) return undefined;
-        const { blockedMs } = await this.peekWith(limit, candidate.key);
+        const state = await this.peekWith(limit, candidate.key);
+        const lockedOut = limit.count === 'failures' && state.remaining === 0;
+        const blockedMs = state.blockedMs > 0 || !lockedOut ? state.blockedMs : state.resetMs;
         const { key, limit: where, name } = candidate;
         return blockedMs > 0 ? { key, limit: where, name, blockedMs } : undefined;
       }),

@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import { DENIAL_MINUTES_KEPT } from './admin.options';
+import { MinuteCounts } from './minute-counts';
 
 /** A limit as events name it: `limit` is `@CountLimit on AuthController.login`, `name` its name. */
 export interface LimitRef {
@@ -59,6 +60,8 @@ export const minuteOf = (ms: number) => Math.floor(ms / 60_000);
 const UNTIL_KEPT = 1000;
 /** Rows read per minute for `top`: counts below a minute's 200th are not shown anyway. */
 const READ_PER_MINUTE = 200;
+/** Members the memory log keeps per minute: enough above the rows read to rank them fairly. */
+const KEPT_PER_MINUTE = 5 * READ_PER_MINUTE;
 
 /** Counts in per-minute sorted sets (`ZINCRBY`) that expire after {@link DENIAL_MINUTES_KEPT}. */
 export class RedisDenialLog implements DenialLog {
@@ -124,16 +127,15 @@ export class RedisDenialLog implements DenialLog {
   }
 }
 
-/** The same in one process, for the in-memory store. */
+/** The same in one process, for the in-memory store, bounded the same way (MinuteCounts). */
 export class MemoryDenialLog implements DenialLog {
-  private readonly minutes = new Map<number, Map<string, number>>();
+  private readonly minutes = new Map<number, MinuteCounts>();
   private readonly untilMs = new Map<string, number>();
 
   async add(batch: DenialBatch): Promise<void> {
     let counts = this.minutes.get(batch.minute);
-    if (!counts) this.minutes.set(batch.minute, (counts = new Map()));
-    for (const [member, count] of batch.counts)
-      counts.set(member, (counts.get(member) ?? 0) + count);
+    if (!counts) this.minutes.set(batch.minute, (counts = new MinuteCounts(KEPT_PER_MINUTE)));
+    for (const [member, count] of batch.counts) counts.add(member, count);
     for (const minute of this.minutes.keys()) {
       if (minute <= batch.minute - DENIAL_MINUTES_KEPT) this.minutes.delete(minute);
     }
@@ -152,7 +154,8 @@ export class MemoryDenialLog implements DenialLog {
     const counts = new Map<string, number>();
     for (const [minute, perMinute] of this.minutes) {
       if (minute <= last - minutes) continue;
-      for (const [member, count] of perMinute)
+      // As the Redis log reads them: a minute's first rows, not every member it saw.
+      for (const [member, count] of perMinute.top(READ_PER_MINUTE))
         counts.set(member, (counts.get(member) ?? 0) + count);
     }
     return ranked(counts, max);

@@ -1,11 +1,12 @@
 export type { Duration, Seconds } from '../contracts/duration';
 
 /**
- * Milliseconds written where seconds belong are whole seconds of ms: 60000, 3600000. A window
- * of 10,000 s or more that is a multiple of 1,000, with a limit under 1,000, is far more often
- * that than a real window of hours; 3600 or 86400 (an hour, a day in seconds) are not.
+ * Milliseconds written where seconds belong are whole seconds of ms: 1000, 60000, 3600000. A
+ * window of 1,000 s or more that is a multiple of 1,000, with a limit under 1,000, is far more
+ * often that than a real window (@nestjs/throttler's `ttl: 1000` is one second); 900, 3600 or
+ * 86400 (a quarter, an hour, a day in seconds) are not.
  */
-const SUSPECT_MIN_SECONDS = 10_000;
+const SUSPECT_MIN_SECONDS = 1000;
 const SUSPECT_MAX_LIMIT = 1000;
 const WINDOW_OPTIONS = ['period', 'window'] as const;
 
@@ -25,8 +26,10 @@ export function durationOfMilliseconds(milliseconds: number): string {
 
 /**
  * The window option whose plain number looks like milliseconds (`period: 60000`, which
- * @nestjs/throttler's `ttl` would mean as a minute, is 16 hours here). Undefined when nothing
- * looks so.
+ * @nestjs/throttler's `ttl` would mean as a minute, is 16 hours here; its one-second `ttl:
+ * 1000` is 16.7 minutes): a whole thousand of seconds, which windows in seconds rarely are
+ * (60, 900, 3600, 86400), under a limit that a window of milliseconds would carry. Undefined
+ * when nothing looks so.
  */
 export function millisecondsSuspect(
   options: Readonly<Record<string, unknown>>,

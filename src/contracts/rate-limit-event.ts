@@ -46,6 +46,15 @@ export interface RateLimitEvent {
 
 export type DecisionListener = (event: RateLimitEvent) => void;
 
+/** Between a limit's decorator and its handler in an event's `limit` (`@CountLimit on Cls.m`). */
+export const HANDLER_AFTER = ' on ';
+
+/** The handler (`Cls.method`) an event's `limit` names; undefined for a programmatic limiter. */
+export function handlerOf(limit: string): string | undefined {
+  const at = limit.lastIndexOf(HANDLER_AFTER);
+  return at < 0 ? undefined : limit.slice(at + HANDLER_AFTER.length);
+}
+
 /** The event of a decision the store made. */
 export function decisionEvent(
   limit: string,

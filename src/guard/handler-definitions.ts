@@ -5,6 +5,8 @@ import { limiterMessages } from '../rate-limiter.messages';
 import { compileLimit, defaultNameOf, keySpecOf, PlannedLimit } from '../plans/compiled-limit';
 import { durationOfMilliseconds, millisecondsSuspect } from '../algorithms/duration';
 import { LimitOverrides } from './limit-overrides';
+import { replacing } from './replaced-limit';
+import { didYouMean } from '../did-you-mean';
 
 /** A handler's limits before compiling, each with its name. */
 export interface NamedDefinitions {
@@ -17,7 +19,8 @@ const NONE: NamedDefinitions = { definitions: [], names: [] };
 /**
  * The limits that apply to a handler, in order (defaults, class, method), with their names:
  * - a decorator named like a default or a class-level limit replaces it (the method's
- *   beats the class's, which beats the default);
+ *   beats the class's, which beats the default), inheriting every option it does not set
+ *   (replaced-limit.ts);
  * - `@SkipRateLimit()` drops everything; `@SkipRateLimit('a', ...)` on the class drops the
  *   defaults and class limits so named, on the method drops any limit so named.
  */
@@ -35,13 +38,26 @@ export function handlerDefinitions(
   if (defaults.length + onClass.length + onMethod.length === 0) return NONE;
   const methodNames = givenNames(onMethod);
   const overridden = new Set([...methodNames, ...givenNames(onClass)]);
+  // A replacement inherits what it does not set from the limit it replaces.
+  const byName = new Map<unknown, LimitDefinition>();
+  const replaced = (definitions: LimitDefinition[]) =>
+    definitions.map((definition) => {
+      const original = byName.get(definition.options.name);
+      const effective = original ? replacing(definition, original) : definition;
+      if (definition.options.name !== undefined) byName.set(definition.options.name, effective);
+      return effective;
+    });
+  const effectiveDefaults = replaced([...defaults]);
+  const effectiveClass = replaced(onClass);
+  const effectiveMethod = replaced(onMethod);
   const levels: [LimitDefinition[], readonly string[] | undefined][] = [
-    [defaults.filter((d) => !overridden.has(d.options.name as string)), classSkip],
-    [onClass.filter((d) => !methodNames.has(d.options.name as string)), classSkip],
-    [onMethod, undefined],
+    [effectiveDefaults.filter((d) => !overridden.has(d.options.name as string)), classSkip],
+    [effectiveClass.filter((d) => !methodNames.has(d.options.name as string)), classSkip],
+    [effectiveMethod, undefined],
   ];
   const all = levels.flatMap(([definitions]) => definitions);
   const allNames = uniqueNames(all, handlerName);
+  checkSkippedNames([classSkip, methodSkip], allNames, handlerName);
   const result: NamedDefinitions = { definitions: [], names: [] };
   let index = 0;
   for (const [definitions, levelSkip] of levels) {
@@ -123,6 +139,27 @@ function checkUnits(
       durationOfMilliseconds(suspect.value),
     ),
   );
+}
+
+/**
+ * Refuses a skipped name that names no limit of the handler but is close to one
+ * (`@SkipRateLimit('shrot')` next to a default `short`): it would skip nothing, silently.
+ */
+function checkSkippedNames(
+  skips: (readonly string[] | boolean | undefined)[],
+  names: readonly string[],
+  handlerName: string,
+): void {
+  for (const skip of skips) {
+    if (!Array.isArray(skip)) continue;
+    for (const name of skip as readonly string[]) {
+      if (names.includes(name)) continue;
+      const near = didYouMean(name, names);
+      if (near !== undefined) {
+        throw new LimiterConfigError(limiterMessages.misspeltSkip(handlerName, name, near));
+      }
+    }
+  }
 }
 
 function givenNames(definitions: readonly LimitDefinition[]): Set<string> {

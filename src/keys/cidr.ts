@@ -49,8 +49,9 @@ export function maskIpv6(bits: bigint, prefixLength: number): bigint {
 }
 
 /**
- * Parses `'10.0.0.0/8'`, `'2001:db8::/32'`, or a bare address (one host). Returns the network,
- * or why the text is not one (for a start-up error that says what to fix).
+ * Parses `'10.0.0.0/8'`, `'2001:db8::/32'`, or a bare address (one host); an IPv4-mapped
+ * network (`'::ffff:198.51.100.0/120'`) is the IPv4 one. Returns the network, or why the
+ * text is not one (for a start-up error that says what to fix).
  */
 export function parseCidr(text: unknown): Cidr | string {
   if (typeof text !== 'string') return 'not a string';
@@ -74,6 +75,10 @@ export function parseCidr(text: unknown): Cidr | string {
   }
   const bits = maskIpv6(v6!, prefixLength);
   if (bits !== v6) return `host bits are set below the /${prefixLength} prefix`;
+  // Clients are read as IPv4 when they come IPv4-mapped (client-ip.ts): so is such a network.
+  if (bits >> 32n === 0xffffn && prefixLength >= 96) {
+    return { family: 4, prefixLength: prefixLength - 96, bits: Number(bits & 0xffffffffn) };
+  }
   return { family: 6, prefixLength, bits };
 }
 

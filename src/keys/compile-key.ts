@@ -9,7 +9,13 @@ import {
   keyPart,
 } from './key-builder';
 import { KeyForm } from './key-form';
-import { KeyContext, evaluateKeyTemplate, evaluateKeyText } from './key-template.evaluator';
+import {
+  KeyContext,
+  NAMED_ROOTS,
+  evaluateKeyTemplate,
+  evaluateKeyText,
+} from './key-template.evaluator';
+import { didYouMean } from '../did-you-mean';
 import {
   CompiledKeyTemplate,
   KeyTemplateSyntaxError,
@@ -108,6 +114,7 @@ export function compileKey(
     if (!(error instanceof KeyTemplateSyntaxError)) throw error;
     throw new LimiterConfigError(`${where}: ${error.message}`, { cause: error });
   }
+  checkRoots(compiled, template, where);
   if (compiled.isConstant) {
     const fixed =
       base + keyPart(LimitType.CUSTOM, handlerName, { ip: '', custom: template }, stableName);
@@ -157,4 +164,22 @@ function warnOnEmptyIp(
       warn(limiterMessages.emptyClientIp(where));
     }
   };
+}
+
+/**
+ * Refuses a bare name with a path that is a root misspelt (`#{bdy.username}`): it would be
+ * looked up as a field `bdy` of params, query and body, found nowhere, and answer 400.
+ */
+function checkRoots(compiled: CompiledKeyTemplate, template: string, where: string): void {
+  for (const expression of compiled.expressions) {
+    for (const operand of [expression, ...(expression.fallbacks ?? [])]) {
+      if (NAMED_ROOTS.has(operand.root) || operand.path.length === 0) continue;
+      const near = didYouMean(operand.root, [...NAMED_ROOTS]);
+      if (near !== undefined) {
+        throw new LimiterConfigError(
+          limiterMessages.misspeltKeyRoot(where, template, operand.root, near),
+        );
+      }
+    }
+  }
 }

@@ -109,7 +109,8 @@ function chainValue(
   );
 }
 
-const NAMED_ROOTS: ReadonlySet<string> = new Set([
+/** The roots that read a field of the request; any other name is a bare one. */
+export const NAMED_ROOTS: ReadonlySet<string> = new Set([
   'params',
   'query',
   'body',

@@ -1,4 +1,4 @@
-import type { RateLimitEvent } from '../contracts/rate-limit-event';
+import { handlerOf, RateLimitEvent } from '../contracts/rate-limit-event';
 import { optionalPackage } from '../optional-package';
 
 /**
@@ -49,10 +49,12 @@ const DURATION_BUCKETS_SECONDS = [
 ];
 
 /**
- * Records every decision as `ratelimit.decisions` {`ratelimit.limit`, `ratelimit.outcome`}
- * and every engine call's duration as `ratelimit.store.duration`, through the global meter
- * provider. Attributes are the limit's name and the outcome only: never a key, an IP or a
- * user id (one series per client would swamp the metrics backend and leak who called).
+ * Records every decision as `ratelimit.decisions` {`ratelimit.limit`, `ratelimit.outcome`,
+ * `ratelimit.handler`} and every engine call's duration as `ratelimit.store.duration`,
+ * through the global meter provider. Attributes are the limit's name, the handler
+ * (`Cls.method`, so each handler's `short` is a series of its own; absent for a programmatic
+ * limiter) and the outcome, all bounded by the app's code: never a key, an IP or a user id
+ * (one series per client would swamp the metrics backend and leak who called).
  */
 export class DecisionMetrics {
   private instruments?: { decisions: Counter; storeDuration: Histogram };
@@ -76,15 +78,20 @@ export class DecisionMetrics {
   readonly record = (event: RateLimitEvent): void => {
     if (this.idle) return;
     const { decisions } = this.meter();
-    const limit = event.name ?? event.limit;
-    decisions.add(1, { 'ratelimit.limit': limit, 'ratelimit.outcome': event.outcome });
+    const attributes: Attributes = {
+      'ratelimit.limit': event.name ?? event.limit,
+      'ratelimit.outcome': event.outcome,
+    };
+    const handler = handlerOf(event.limit);
+    if (handler !== undefined) attributes['ratelimit.handler'] = handler;
+    decisions.add(1, attributes);
     const decision = event.decision;
     if (
       event.outcome === 'allowed' &&
       decision &&
       decision.remaining < this.nearLimitShare * decision.limit
     ) {
-      decisions.add(1, { 'ratelimit.limit': limit, 'ratelimit.outcome': 'near-limit' });
+      decisions.add(1, { ...attributes, 'ratelimit.outcome': 'near-limit' });
     }
   };
 
@@ -123,7 +130,7 @@ export class DecisionMetrics {
       const meter = this.api.metrics.getMeter(METER_NAME);
       this.instruments = {
         decisions: meter.createCounter(DECISIONS_METRIC, {
-          description: 'Rate-limit decisions, by limit name and outcome',
+          description: 'Rate-limit decisions, by limit name, handler and outcome',
         }),
         storeDuration: meter.createHistogram(STORE_DURATION_METRIC, {
           description: 'Duration of each call of the rate-limit engine script in Redis',

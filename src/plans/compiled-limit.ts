@@ -1,3 +1,4 @@
+import { HANDLER_AFTER } from '../contracts/rate-limit-event';
 import { CompiledAlgorithm, LimitKind } from '../algorithms/limit-kind';
 import { kindsNamed } from '../algorithms/registry';
 import { LimitDefinition } from '../contracts/limit-definition';
@@ -121,7 +122,9 @@ export function compileLimit(
   derivedName = defaultNameOf(definition),
 ): PlannedLimit {
   // No handler: a module default checked at start-up, named by its place in `defaults`.
-  const where = handlerName ? `${definition.decorator} on ${handlerName}` : definition.decorator;
+  const where = handlerName
+    ? `${definition.decorator}${HANDLER_AFTER}${handlerName}`
+    : definition.decorator;
   const kind = kindOf(definition);
   const { options } = definition;
   // A variant's switch (`approximate`) is an option of the kind it varies.

@@ -45,6 +45,7 @@ const rowsOf = (page: Page, table: string) =>
 
 /** The page's `document`, in functions that run in the browser. */
 declare const document: any;
+declare const getComputedStyle: (element: any) => { color: string };
 
 describe.each(PLATFORMS)('the admin page in a real browser, on %s', (platform) => {
   let redis: RedisServer;
@@ -106,12 +107,39 @@ describe.each(PLATFORMS)('the admin page in a real browser, on %s', (platform) =
       await page.screenshot({ path: join(__dirname, '../../docs/admin-page.png'), fullPage: true });
     }
 
+    // Each table offers the one action its rows call for, and says what it does.
+    const actions = (table: string) =>
+      page.$$eval(`#${table} tbody tr:first-child button`, (buttons) =>
+        buttons.map((b: any) => [b.dataset.action as string, (b.title as string).split(':')[0]]),
+      );
+    expect(await actions('top')).toEqual([
+      ['peek', 'Show what the key has left, without taking anything'],
+      ['reset', 'Forget this key’s count (and any block)'],
+    ]);
+    expect(await actions('blocked')).toEqual([
+      ['peek', 'Show what the key has left, without taking anything'],
+      ['unblock', 'Lift the block, and forget the count that caused it'],
+    ]);
+
+    // A peek that finds nothing left is bad news, not shown as a success.
+    await page.click(`${blockedRow} button[data-action="peek"]`);
+    await page.waitForFunction(
+      (text) => document.getElementById('status')?.textContent.startsWith(text),
+      {},
+      `${key}: 0 of 2 left`,
+    );
+    const peekShown = await page.$eval('#status', (status: any) => [
+      status.className,
+      getComputedStyle(status).color,
+    ]);
+    expect(peekShown).toEqual(['failed', 'rgb(180, 35, 24)']);
+
     expect(await hit(port, '127.0.0.2')).toBe(429);
     await page.click(`${blockedRow} button[data-action="unblock"]`);
     await page.waitForFunction(
       (text) => document.getElementById('status')?.textContent === text,
       {},
-      `unblock: ${key}`,
+      `${key}: unblocked, its count forgotten`,
     );
     expect(await hit(port, '127.0.0.2')).toBe(200);
     // The page drops the key from the blocked list on its next refresh.

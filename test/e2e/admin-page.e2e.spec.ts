@@ -3,9 +3,12 @@ import { RateLimiterAdminModule } from '../../src';
 import {
   ADMIN_HEADERS,
   adminCall,
+  failLogin,
   hit,
   HIT_LIMIT,
   hitKey,
+  LOGIN_LIMIT,
+  loginKey,
   startAdminApp,
 } from '../helpers/admin-app';
 import { call, PLATFORMS } from '../helpers/http';
@@ -53,6 +56,32 @@ describe.each(PLATFORMS)('the admin page and its API on %s', (platform) => {
       ),
     );
     expect(statuses).toEqual(routes.map(() => 403));
+  });
+
+  it('marks every answer no-store and nosniff: pages, reads, writes, refusals and errors', async () => {
+    const ref = { limit: HIT_LIMIT, name: 'perIp', key: hitKey('127.0.0.8') };
+    const replies = await Promise.all([
+      call(port, { path: '/rate-limits', headers: ADMIN_HEADERS }),
+      adminCall(port, 'GET', 'api/top'),
+      adminCall(port, 'POST', 'api/peek', ref),
+      adminCall(port, 'POST', 'api/reset', ref),
+      adminCall(port, 'POST', 'api/unblock', ref),
+      adminCall(port, 'PUT', 'api/overrides/perIp', { options: { limit: 2 }, ttl: 60 }),
+      adminCall(port, 'DELETE', 'api/overrides/perIp'),
+      adminCall(port, 'PUT', 'api/networks', {}),
+      adminCall(port, 'POST', 'api/reset', { ...ref, key: 'not-a-key' }),
+      call(port, { path: '/rate-limits/api/top' }),
+    ]);
+    expect(replies.map((reply) => reply.status)).toEqual([
+      200, 200, 200, 200, 200, 200, 204, 200, 400, 403,
+    ]);
+    for (const reply of replies) {
+      expect([reply.headers['cache-control'], reply.headers['x-content-type-options']]).toEqual([
+        'no-store',
+        'nosniff',
+      ]);
+    }
+    expect(replies[0].headers['content-security-policy']).toContain("base-uri 'none'");
   });
 
   it('serves the page, self-contained, to a caller its guard lets in', async () => {
@@ -169,6 +198,37 @@ describe.each(PLATFORMS)('the admin API on %s while Redis is down', (platform) =
   afterAll(async () => {
     await app?.close();
     await redis?.stop();
+  });
+
+  it('answers the admin under a deny list that covers it, and lets the admin undo the list', async () => {
+    // The admin's routes answer to its guard alone, not to the allow and deny networks.
+    const put = await adminCall(port, 'PUT', 'api/networks', { deny: ['127.0.0.0/8'] });
+    expect(put.status).toBe(200);
+    expect(await hit(port, '127.0.0.21')).toBe(403);
+    expect((await call(port, { path: '/rate-limits', headers: ADMIN_HEADERS })).status).toBe(200);
+    expect((await adminCall(port, 'GET', 'api/top')).status).toBe(200);
+    // Not the admin: its guard refuses, whatever the lists.
+    expect((await call(port, { path: '/rate-limits/api/top' })).status).toBe(403);
+    const undo = await adminCall(port, 'PUT', 'api/networks', { deny: [] });
+    expect(undo.status).toBe(200);
+    expect(await hit(port, '127.0.0.21')).toBe(200);
+  });
+
+  it("lists a key locked out by a count: 'failures' limit as blocked, until its window ends", async () => {
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push(await failLogin(port, '127.0.0.7'));
+    expect(statuses).toEqual([401, 401, 429]);
+    const blocked = (await adminCall(port, 'GET', 'api/blocked')).body.keys as {
+      key: string;
+      blockedMs: number;
+    }[];
+    const row = blocked.find((candidate) => candidate.key === loginKey('127.0.0.7'));
+    expect(row).toMatchObject({ limit: LOGIN_LIMIT, name: 'failedLogins' });
+    expect(row!.blockedMs).toBeGreaterThan(50_000);
+    expect(row!.blockedMs).toBeLessThanOrEqual(60_000);
+    const ref = { limit: LOGIN_LIMIT, name: 'failedLogins', key: loginKey('127.0.0.7') };
+    expect((await adminCall(port, 'POST', 'api/unblock', ref)).status).toBe(200);
+    expect(await failLogin(port, '127.0.0.7')).toBe(401);
   });
 
   it('answers 503, never 500', async () => {

@@ -37,3 +37,36 @@ describe.each(PLATFORMS)('a burst of 1,000 requests on a healthy Redis (%s)', (p
     }
   });
 });
+
+/**
+ * The same with a short storeTimeout (50 ms), where a starved CPU delays Redis past the
+ * batch's deadline now and then: Redis then answers "skipped", and the callers still waiting
+ * get a decision sent again, never the failure policy's ('allow': all admitted).
+ */
+describe('a burst of 1,000 requests with storeTimeout 50 ms', () => {
+  let redis: RedisServer;
+  let app: ChildApp;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    app = await startChildApp('burst-app.ts', {
+      REDIS_URL: redis.url,
+      PLATFORM: 'express',
+      STORE_TIMEOUT: '50',
+    });
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await redis?.stop();
+  });
+
+  it('/count admits exactly the limit, five times', async () => {
+    for (const round of [1, 2, 3, 4, 5]) {
+      const statuses = await burst(app.port, `/count?round=short-timeout-${round}`, REQUESTS);
+      expect({ round, statuses }).toEqual({
+        round,
+        statuses: { 200: LIMIT, 429: REQUESTS - LIMIT },
+      });
+    }
+  });
+});

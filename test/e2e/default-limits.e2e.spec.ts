@@ -102,9 +102,9 @@ describe.each(PLATFORMS)('module defaults on %s', (platform) => {
 
   it('a decorator named like a default replaces it; an unnamed one adds to the defaults', async () => {
     expect(await statuses('/plain/looser', 5)).toEqual([200, 200, 200, 200, 200]);
-    // The decorator's own key (METHOD, its default), not the default's per-IP one.
-    expect(await env.admin.exists('countLimit:~PlainController.looser:127.0.0.1')).toBe(0);
-    expect(await env.admin.get('countLimit:~PlainController.looser')).toBe('5');
+    // The default's per-IP key, which the decorator inherits as it sets no key of its own.
+    expect(await env.admin.exists('countLimit:~PlainController.looser')).toBe(0);
+    expect(await env.admin.get('countLimit:~PlainController.looser:127.0.0.1')).toBe('5');
     expect(await statuses('/plain/looser', 1)).toEqual([429]);
     // The default's 3 still applies next to the added limit of 10.
     expect(await statuses('/plain/added', 4)).toEqual([200, 200, 200, 429]);

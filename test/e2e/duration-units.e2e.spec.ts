@@ -1,5 +1,5 @@
 import { Controller, Get, INestApplication, Module } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
+import { initApp } from '../helpers/init-app';
 import {
   CountLimit,
   RateLimit,
@@ -132,17 +132,7 @@ describe.each(PLATFORMS)('time options as duration strings on Redis (%s)', (plat
 async function boot(controller: Function, logger = new CaptureLogger()): Promise<INestApplication> {
   @Module({ imports: [RateLimiterModule.forRoot()], controllers: [controller as never] })
   class AppModule {}
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
-    .setLogger(logger)
-    .compile();
-  const app = moduleRef.createNestApplication({ logger });
-  try {
-    await app.init();
-  } catch (error) {
-    await app.close();
-    throw error;
-  }
-  return app;
+  return initApp(AppModule, logger);
 }
 
 describe('time options at start-up', () => {
@@ -188,7 +178,7 @@ describe('time options at start-up', () => {
     );
   });
 
-  it('a period that looks like milliseconds warns once, suggesting the string', async () => {
+  it('a period that looks like milliseconds (from a ttl of 1000 up) warns once, naming both readings', async () => {
     @CountLimit({ limit: 10, period: 60_000 })
     @Controller()
     class ThrottlerStyleController {
@@ -199,6 +189,7 @@ describe('time options at start-up', () => {
 
       @Get('b')
       @SlidingWindowLimit({ limit: 5, window: 3_600_000 })
+      @CountLimit({ name: 'short', limit: 3, period: 1000 })
       @CountLimit({ limit: 5, period: 3600, key: 'hourly' })
       b() {
         return 'ok';
@@ -212,6 +203,7 @@ describe('time options at start-up', () => {
         .map((line) => line.message),
     ).toEqual([
       "@CountLimit on ThrottlerStyleController.a: period 60000 is in seconds (16.7 hours); if you meant 60000 milliseconds, write period: '1m'. Time options take seconds or a duration string ('500ms', '30s', '1m', '1h', '1d')",
+      "@CountLimit on ThrottlerStyleController.b: period 1000 is in seconds (16.7 minutes); if you meant 1000 milliseconds, write period: '1s'. Time options take seconds or a duration string ('500ms', '30s', '1m', '1h', '1d')",
       "@SlidingWindowLimit on ThrottlerStyleController.b: window 3600000 is in seconds (41.7 days); if you meant 3600000 milliseconds, write window: '1h'. Time options take seconds or a duration string ('500ms', '30s', '1m', '1h', '1d')",
     ]);
     await app.close();

@@ -27,6 +27,12 @@ class MetricsController {
   login() {
     return 'ok';
   }
+
+  @Get('signup')
+  @CountLimit({ name: 'login', limit: 2, period: 60, limitType: LimitType.IP })
+  signup() {
+    return 'ok';
+  }
 }
 
 /** A meter provider of the test's own, registered globally, read on demand. */
@@ -80,7 +86,10 @@ describe.each(PLATFORMS)('OpenTelemetry metrics (%s)', (platform: Platform) => {
     const attributes = points.flatMap((point) => Object.values(point.attributes));
     expect(attributes.filter((value) => String(value).includes('127.0.0.1'))).toEqual([]);
     expect(points.map((point) => Object.keys(point.attributes).sort())).toEqual(
-      points.map(() => ['ratelimit.limit', 'ratelimit.outcome']),
+      points.map(() => ['ratelimit.handler', 'ratelimit.limit', 'ratelimit.outcome']),
+    );
+    expect(new Set(points.map((point) => point.attributes['ratelimit.handler']))).toEqual(
+      new Set(['MetricsController.login']),
     );
 
     const durations = await read('ratelimit.store.duration');
@@ -91,6 +100,22 @@ describe.each(PLATFORMS)('OpenTelemetry metrics (%s)', (platform: Platform) => {
     expect(histogram.sum).toBeGreaterThan(0);
     expect(histogram.max).toBeLessThan(5); // seconds, not milliseconds
     expect(durations[0].attributes).toEqual({});
+  });
+
+  it('counts a limit name shared by two handlers in a series per handler', async () => {
+    for (let i = 0; i < 3; i++) await call(env.port, { path: '/metrics/signup' });
+    const byHandler = (await read('ratelimit.decisions')).map(
+      (point) =>
+        `${point.attributes['ratelimit.handler']} ${point.attributes['ratelimit.limit']} ${point.attributes['ratelimit.outcome']} ${point.value}`,
+    );
+    expect(byHandler.sort()).toEqual([
+      'MetricsController.login login allowed 2',
+      'MetricsController.login login denied 3',
+      'MetricsController.login login near-limit 1',
+      'MetricsController.signup login allowed 2',
+      'MetricsController.signup login denied 1',
+      'MetricsController.signup login near-limit 1',
+    ]);
   });
 
   it("counts a programmatic limiter's decisions under its algorithm's name, never its key", async () => {

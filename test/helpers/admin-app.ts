@@ -1,4 +1,12 @@
-import { CanActivate, Controller, ExecutionContext, Get, Injectable, Module } from '@nestjs/common';
+import {
+  CanActivate,
+  Controller,
+  ExecutionContext,
+  Get,
+  Injectable,
+  Module,
+  UnauthorizedException,
+} from '@nestjs/common';
 import {
   CountLimit,
   LimitType,
@@ -30,6 +38,19 @@ export class HitController {
   }
 }
 
+/** Every login fails; 2 failures a minute per IP, then locked out until the minute ends. */
+@Controller('login')
+export class FailingLoginController {
+  @Get()
+  @CountLimit({ name: 'failedLogins', limit: 2, period: 60, count: 'failures', limitType: 'IP' })
+  login() {
+    throw new UnauthorizedException();
+  }
+}
+
+export const LOGIN_LIMIT = '@CountLimit on FailingLoginController.login';
+export const loginKey = (ip: string) => `countLimit:~FailingLoginController.login:${ip}`;
+
 export const HIT_LIMIT = '@CountLimit on HitController.hit';
 export const hitKey = (ip: string) => `countLimit:~HitController.hit:${ip}`;
 
@@ -43,7 +64,7 @@ export function startAdminApp(
       RateLimiterModule.forRoot(limiter),
       RateLimiterAdminModule.forRoot({ path: 'rate-limits', guards: [TokenAdminGuard] }),
     ],
-    controllers: [HitController],
+    controllers: [HitController, FailingLoginController],
   })
   class AdminAppModule {}
   return startApp(AdminAppModule, platform);
@@ -52,6 +73,11 @@ export function startAdminApp(
 /** One hit from `ip` (a 127.0.0.x address), answering its status. */
 export async function hit(port: number, ip: string): Promise<number> {
   return (await call(port, { path: '/hit', localAddress: ip })).status;
+}
+
+/** One login from `ip` (a 127.0.0.x address), answering its status. */
+export async function failLogin(port: number, ip: string): Promise<number> {
+  return (await call(port, { path: '/login', localAddress: ip })).status;
 }
 
 /** A call to the admin API as an admin. */

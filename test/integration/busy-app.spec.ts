@@ -59,6 +59,19 @@ describe('a busy app on a healthy Redis', () => {
     expect(allowed(await Promise.all(decisions))).toEqual([true, true, false, false, false]);
   });
 
+  it('uses the answer of a Redis that was late too: what it skipped is sent again while its callers wait', async () => {
+    // Redis runs the batch past its deadline (it was frozen, as a starved CPU freezes it) and
+    // answers "skipped"; the app, busy all along, reads that answer before it judges the
+    // deadline. Its callers still wait: they get Redis's decision, not the failure policy's.
+    server.freeze();
+    const decisions = decideFive('countLimit:late-redis');
+    await afterSend();
+    busy(STORE_TIMEOUT_MS + 30);
+    server.thaw();
+    busy(BUSY_MS - STORE_TIMEOUT_MS);
+    expect(allowed(await Promise.all(decisions))).toEqual([true, true, false, false, false]);
+  });
+
   it('never opens the circuit breaker on the app’s own lag', async () => {
     for (let spell = 0; spell < 5; spell++) {
       const decisions = decideFive(`countLimit:spell:${spell}`);

@@ -24,6 +24,11 @@ describe('did you mean', () => {
     expect(didYouMean(typed, ['name', 'key', 'prefix', 'limit', 'period', 'block'])).toBe('limit');
   });
 
+  it('counts two letters swapped as one edit', () => {
+    expect(didYouMean('shrot', ['short', 'long'])).toBe('short');
+    expect(didYouMean('bdy', ['params', 'query', 'body', 'headers'])).toBe('body');
+  });
+
   it('suggests nothing for a name far from every option', () => {
     expect(didYouMean('ttl', MODULE_OPTIONS.split(', '))).toBeUndefined();
     expect(didYouMean('throttlers', MODULE_OPTIONS.split(', '))).toBeUndefined();

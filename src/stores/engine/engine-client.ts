@@ -16,6 +16,8 @@ type ExecResult = [Error | null, unknown][] | null;
 
 /** How Redis < 7 answers a script that starts with a `#!lua flags=...` line. */
 const SCRIPT_FLAGS_REFUSED = /compiling script|shebang/i;
+/** An entry's first value when the engine skipped it past the batch's deadline (engine.lua). */
+const SKIPPED = -1;
 
 /**
  * Engine calls in flight on one connection (one Cluster node) before new decisions wait for
@@ -48,6 +50,8 @@ export class EngineClient {
    */
   onCall?: (durationMs: number, decisions: number) => void;
   private readonly keyPrefix: string;
+  /** Entries sent again after Redis skipped them as late (sendAgain): never a third time. */
+  private readonly sentAgain = new WeakSet<EngineEntry>();
 
   constructor(
     private readonly client: Redis | Cluster,
@@ -308,7 +312,31 @@ export class EngineClient {
           if (Number(reply[1 + 5 * i]) === 1) entries[i].group!.undone.add(entries[i].key);
         }
       });
-    for (let i = 0; i < entries.length; i++) entries[i].settle(reply, 1 + 5 * i);
+    let skipped: EngineEntry[] | undefined;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i];
+      if (Number(reply[1 + 5 * i]) === SKIPPED && !this.sentAgain.has(entry)) {
+        (skipped ??= []).push(entry);
+      } else entry.settle(reply, 1 + 5 * i);
+    }
+    if (skipped) this.sendAgain(skipped);
+  }
+
+  /**
+   * Entries Redis skipped because it ran them past their deadline (Redis's clock): Redis was
+   * late, yet it answered, and the app read that answer before it judged its callers'
+   * deadlines (a starved CPU delays both alike). Those whose callers still wait go again at
+   * once, their wait counting from this send (wanted); the others fail there, unsent. Once
+   * each: a Redis late twice in a row is left to the store-error policy.
+   */
+  private sendAgain(entries: EngineEntry[]): void {
+    entries.forEach((entry, i) => {
+      this.sentAgain.add(entry);
+      entry.heldAtMs = undefined;
+      // A group's members were skipped together: they go again together.
+      const last = !entry.group || entries[i + 1]?.group !== entry.group;
+      this.batcherFor(entry.key).add(entry, last);
+    });
   }
 
   /** Fails every entry; an error reply (NOPERM...) still proves that Redis answers. */

@@ -1,7 +1,7 @@
 /**
  * An app with one limit of 20 per algorithm, in a process of its own, for burst tests: the
  * requests' load falls on its event loop alone, as in production. Env: REDIS_URL, PLATFORM
- * ('express' | 'fastify'). Prints `PORT <n>` once it listens.
+ * ('express' | 'fastify'), STORE_TIMEOUT (ms, optional). Prints `PORT <n>` once it listens.
  */
 import 'reflect-metadata';
 import { Controller, Get, Module } from '@nestjs/common';
@@ -33,7 +33,12 @@ class BurstController {
 }
 
 @Module({
-  imports: [RateLimiterModule.forRoot({ redis: process.env.REDIS_URL })],
+  imports: [
+    RateLimiterModule.forRoot({
+      redis: process.env.REDIS_URL,
+      ...(process.env.STORE_TIMEOUT ? { storeTimeout: Number(process.env.STORE_TIMEOUT) } : {}),
+    }),
+  ],
   controllers: [BurstController],
 })
 class BurstModule {}

@@ -173,7 +173,17 @@ describe('numbers that look like milliseconds', () => {
     // An hour and a day in seconds are what they say.
     expect(millisecondsSuspect({ limit: 10, period: 3600 })).toBeUndefined();
     expect(millisecondsSuspect({ limit: 10, period: 86_400 })).toBeUndefined();
-    expect(millisecondsSuspect({ limit: 10, period: 9000 })).toBeUndefined();
+    // @nestjs/throttler's one second (ttl: 1000) and any whole thousand of seconds.
+    expect(millisecondsSuspect({ limit: 3, period: 1000 })).toEqual({
+      option: 'period',
+      value: 1000,
+    });
+    expect(millisecondsSuspect({ limit: 10, period: 9000 })).toEqual({
+      option: 'period',
+      value: 9000,
+    });
+    expect(millisecondsSuspect({ limit: 10, period: 900 })).toBeUndefined();
+    expect(millisecondsSuspect({ limit: 10, period: 1500 })).toBeUndefined();
     expect(millisecondsSuspect({ limit: 10, period: '1d' })).toBeUndefined();
     expect(millisecondsSuspect({ limit: () => 10, period: 60_000 })).toBeUndefined();
   });

@@ -1,6 +1,7 @@
 import { Test } from '@nestjs/testing';
 import { LimiterConfigError, RateLimiterModule } from '../../../src';
 import { NetworkPolicy } from '../../../src/keys/network-policy';
+import { normalizeClientIp } from '../../../src/keys/client-ip';
 
 describe('NetworkPolicy', () => {
   const policy = new NetworkPolicy({
@@ -38,6 +39,22 @@ describe('NetworkPolicy', () => {
         '8.8.8.9',
       ].map((ip) => lists.verdictFor(ip)),
     ).toEqual(['allow', 'allow', undefined, 'allow', undefined, 'allow', undefined]);
+  });
+
+  it('reads an IPv4-mapped IPv6 entry as the IPv4 network, as clients are read', () => {
+    const lists = new NetworkPolicy({
+      deny: ['::ffff:198.51.100.0/120', '::FFFF:203.0.113.9', '::ffff:c000:200/120'],
+    });
+    expect(
+      [
+        '198.51.100.7',
+        '::ffff:198.51.100.8',
+        '198.51.101.1',
+        '203.0.113.9',
+        '203.0.113.10',
+        '192.0.2.77',
+      ].map((ip) => lists.verdictFor(normalizeClientIp(ip))),
+    ).toEqual(['deny', 'deny', undefined, 'deny', undefined, 'deny']);
   });
 
   it('replaces its lists at run time, and keeps them when the new ones are wrong', () => {
