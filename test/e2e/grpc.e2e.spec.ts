@@ -4,7 +4,13 @@ import { GrpcMethod, Transport } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { CountLimit, RateLimiterModule, RateLimiterModuleOptions } from '../../src';
+import {
+  CountLimit,
+  LimitType,
+  RateLimitEvent,
+  RateLimiterModule,
+  RateLimiterModuleOptions,
+} from '../../src';
 import { freePort } from '../helpers/free-port';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
@@ -27,6 +33,12 @@ class QuotesController {
   free({ symbol }: { symbol: string }): Quote {
     return { symbol, price: 1 };
   }
+
+  @GrpcMethod('Quotes', 'ByCaller')
+  @CountLimit({ limitType: LimitType.IP, limit: 1, period: 60 })
+  byCaller({ symbol }: { symbol: string }): Quote {
+    return { symbol, price: 7 };
+  }
 }
 
 /** The Redis of the block that uses one. */
@@ -36,7 +48,7 @@ type Unary = (
   request: { symbol: string },
   callback: (error: grpc.ServiceError | null, reply?: Quote) => void,
 ) => void;
-type QuotesClient = grpc.Client & { Get: Unary; Free: Unary };
+type QuotesClient = grpc.Client & { Get: Unary; Free: Unary; ByCaller: Unary };
 
 function ask(method: Unary, client: QuotesClient, symbol: string) {
   return new Promise<{ error: grpc.ServiceError | null; reply?: Quote }>((resolve) =>
@@ -50,11 +62,13 @@ describe.each<[string, () => Promise<Omit<RateLimiterModuleOptions, 'store'>>]>(
 ])('a limited @GrpcMethod on the %s store', (_store, options) => {
   let service: INestMicroservice;
   let client: QuotesClient;
+  const events: RateLimitEvent[] = [];
 
   beforeAll(async () => {
     const port = await freePort();
+    const onDecision = (event: RateLimitEvent) => void events.push(event);
     @Module({
-      imports: [RateLimiterModule.forRoot(await options())],
+      imports: [RateLimiterModule.forRoot({ ...(await options()), onDecision })],
       controllers: [QuotesController],
     })
     class GrpcModule {}
@@ -89,5 +103,20 @@ describe.each<[string, () => Promise<Omit<RateLimiterModuleOptions, 'store'>>]>(
     // Another key and an unlimited method are untouched.
     expect((await ask(client.Get, client, 'INIT')).reply).toEqual({ symbol: 'INIT', price: 42 });
     expect((await ask(client.Free, client, 'ACME')).reply).toEqual({ symbol: 'ACME', price: 1 });
+  });
+
+  it("keys an IP limit by the call's peer address", async () => {
+    expect((await ask(client.ByCaller, client, 'ACME')).reply).toEqual({
+      symbol: 'ACME',
+      price: 7,
+    });
+    expect((await ask(client.ByCaller, client, 'ACME')).error?.code).toBe(8);
+    const keys = events
+      .filter((event) => event.limit === '@CountLimit on QuotesController.byCaller')
+      .map((event) => event.key);
+    expect(keys).toEqual([
+      'countLimit:~QuotesController.byCaller:127.0.0.1',
+      'countLimit:~QuotesController.byCaller:127.0.0.1',
+    ]);
   });
 });
