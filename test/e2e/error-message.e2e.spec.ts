@@ -39,6 +39,20 @@ describe.each(PLATFORMS)('errorMessage on %s', (platform) => {
     });
   });
 
+  describe('with problemDetails', () => {
+    const env = useAppOnRedis([QuoteController], platform, {
+      errorMessage: 'Easy there',
+      problemDetails: true,
+    });
+
+    it("is the problem document's detail", async () => {
+      expect((await call(env.port, { path: '/quote' })).status).toBe(200);
+      const denied = await call(env.port, { path: '/quote' });
+      expect(denied.status).toBe(429);
+      expect(denied.body).toMatchObject({ status: 429, detail: 'Easy there', retryAfter: 60 });
+    });
+  });
+
   describe('a function of the denial', () => {
     const seen: { handler: string; detail: RateLimitErrorDetail }[] = [];
     const env = useAppOnRedis([QuoteController], platform, {
