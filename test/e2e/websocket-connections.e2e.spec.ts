@@ -20,32 +20,30 @@ import { eventually } from '../helpers/eventually';
 import { WS_ADAPTER_NAMES, WS_ADAPTERS, WsAdapterName } from '../helpers/gateway-on-redis';
 import { RedisServer, startRedisServer, stopProcess } from '../helpers/redis-server';
 
-/** Three handshakes a minute per client IP. */
-@WebSocketGateway()
-class LobbyGateway implements OnGatewayConnection {
-  accepted = 0;
-
-  @CountLimit({ limitType: LimitType.IP, limit: 3, period: 60 })
-  handleConnection() {
-    this.accepted++;
-  }
-
+/** What the clients ask to know they were accepted (connection-attempts.ts). */
+abstract class AnswersPing {
   @SubscribeMessage('ping')
   ping() {
     return { event: 'reply', data: 'pong' };
   }
 }
 
+/** Three handshakes a minute per client IP. */
+@WebSocketGateway()
+class LobbyGateway extends AnswersPing implements OnGatewayConnection {
+  accepted = 0;
+
+  @CountLimit({ limitType: LimitType.IP, limit: 3, period: 60 })
+  handleConnection() {
+    this.accepted++;
+  }
+}
+
 /** Two sockets open at once per room, the room read from the handshake's query. */
 @WebSocketGateway()
-class RoomsGateway implements OnGatewayConnection {
+class RoomsGateway extends AnswersPing implements OnGatewayConnection {
   @ConcurrencyLimit({ key: 'rooms:#{query.room}', max: 2 })
   handleConnection() {}
-
-  @SubscribeMessage('ping')
-  ping() {
-    return { event: 'reply', data: 'pong' };
-  }
 }
 
 /**
@@ -53,7 +51,7 @@ class RoomsGateway implements OnGatewayConnection {
  * the handshake's auth (it runs before the limit).
  */
 @WebSocketGateway()
-class AccountGateway implements OnGatewayConnection, OnGatewayInit {
+class AccountGateway extends AnswersPing implements OnGatewayConnection, OnGatewayInit {
   afterInit(server: { use(middleware: Function): void }) {
     server.use((socket: any, next: () => void) => {
       socket.user = { id: socket.handshake.auth.token };
@@ -63,11 +61,6 @@ class AccountGateway implements OnGatewayConnection, OnGatewayInit {
 
   @CountLimit({ limitType: LimitType.USER, limit: 1, period: 60 })
   handleConnection() {}
-
-  @SubscribeMessage('ping')
-  ping() {
-    return { event: 'reply', data: 'pong' };
-  }
 }
 
 type Store = 'memory' | 'Redis';
@@ -105,6 +98,15 @@ const connected = (attempts: Attempt[]) => attempts.filter((each) => each.connec
 const closeAll = (attempts: Attempt[]) => {
   for (const each of attempts) if (each.connected) each.close();
 };
+
+/** Whether a new socket is accepted within 2 s (a slot that comes back a moment later). */
+function eventuallyConnects(adapter: WsAdapterName, port: number, query: Record<string, string>) {
+  return eventually(async () => {
+    const next = await attempt(adapter, port, query);
+    if (next.connected) next.close();
+    return next.connected;
+  }, true);
+}
 
 /** What a refused client sees, on each adapter. */
 function refusal(adapter: WsAdapterName, body: Record<string, unknown>) {
@@ -164,12 +166,7 @@ describe.each(CASES)('limits on handleConnection, %s on the %s store', (adapter,
       expect(other.connected).toBe(true);
       // One socket of room a leaves: its slot comes back.
       (connected(open)[0] as { close(): void }).close();
-      const again = await eventually(async () => {
-        const next = await attempt(adapter, env.port, room);
-        if (next.connected) next.close();
-        return next.connected;
-      }, true);
-      expect(again).toBe(true);
+      expect(await eventuallyConnects(adapter, env.port, room)).toBe(true);
       closeAll([...open, other]);
     });
 
@@ -182,12 +179,7 @@ describe.each(CASES)('limits on handleConnection, %s on the %s store', (adapter,
       expect((await attempt(adapter, env.port, room)).connected).toBe(false);
       // The process dies: no close frame, no disconnect packet, its TCP connection just ends.
       await stopProcess(child, 'SIGKILL');
-      const again = await eventually(async () => {
-        const next = await attempt(adapter, env.port, room);
-        if (next.connected) next.close();
-        return next.connected;
-      }, true);
-      expect(again).toBe(true);
+      expect(await eventuallyConnects(adapter, env.port, room)).toBe(true);
       closeAll([mine]);
     });
   });
