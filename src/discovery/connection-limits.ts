@@ -18,6 +18,8 @@ interface Refusal {
 /** `ws` close codes (RFC 6455 and the IANA registry): try again later, policy violation. */
 const TRY_AGAIN_LATER = 1013;
 const POLICY_VIOLATION = 1008;
+/** A `ws` socket's readyState once it closes (CLOSING, then CLOSED). */
+const CLOSING = 2;
 /** A close frame's reason holds at most 123 bytes. */
 const MAX_REASON_BYTES = 123;
 
@@ -54,7 +56,8 @@ export class ConnectionLimits implements OnApplicationBootstrap {
     for (const { metatype, instance } of this.discovery.getProviders()) {
       if (!instance || !this.gateways.has(metatype as Function)) continue;
       const server = serverOf(instance) as { use?: Function } | undefined;
-      if (typeof server?.use === 'function') this.limitSocketIo(server, metatype as Function);
+      if (!server) continue; // not connected (Nest's preview mode): no client will come
+      if (typeof server.use === 'function') this.limitSocketIo(server, metatype as Function);
       else this.limitWs(instance, metatype as Function);
     }
   }
@@ -64,7 +67,9 @@ export class ConnectionLimits implements OnApplicationBootstrap {
     server.use!((socket: any, next: (error?: Error) => void) => {
       this.decide(gateway, socket, socket.handshake?.auth).then(
         (release) => {
-          if (release) socket.once('disconnect', () => void release());
+          // Gone while it was decided: a socket that never connects never disconnects.
+          if (release && socket.conn?.readyState !== 'open') void release();
+          else if (release) socket.once('disconnect', () => void release());
           next();
         },
         (refusal: Refusal) => next(Object.assign(new Error(refusal.message), { data: refusal })),
@@ -84,7 +89,9 @@ export class ConnectionLimits implements OnApplicationBootstrap {
       client.pause?.();
       return this.decide(gateway, client, undefined).then(
         (release) => {
-          if (release) client.once('close', () => void release());
+          // Gone while it was decided: its close event has passed.
+          if (release && client.readyState >= CLOSING) void release();
+          else if (release) client.once('close', () => void release());
           client.resume?.();
           return handleConnection.call(instance, client, request, ...rest);
         },

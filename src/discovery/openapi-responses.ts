@@ -35,11 +35,12 @@ const IETF: Record<string, Header> = {
 
 /** The rate-limit headers a 429 carries, as the module's `headers` option sends them. */
 export function headersOf(mode: HeadersMode): Record<string, Header> {
-  return {
+  // A copy per route: @nestjs/swagger keeps what it is given.
+  return structuredClone({
     'Retry-After': RETRY_AFTER,
     ...(mode === 'legacy' || mode === 'both' ? LEGACY : {}),
     ...(mode === 'ietf' || mode === 'both' ? IETF : {}),
-  };
+  });
 }
 
 const JSON_BODY = {
@@ -58,12 +59,13 @@ const PROBLEM_BODY = {
     status: { type: 'integer', example: 429 },
     'violated-policies': { type: 'array', items: { type: 'string' } },
     retryAfter: { type: 'integer' },
+    detail: { type: 'string', description: 'The errorMessage option, when set.' },
   },
 };
 
 /** The body of a 429, as `problemDetails` writes it. */
 export function bodyOf(problemDetails: boolean): object {
-  return problemDetails ? PROBLEM_BODY : JSON_BODY;
+  return structuredClone(problemDetails ? PROBLEM_BODY : JSON_BODY);
 }
 
 /**
@@ -98,7 +100,8 @@ export function policyOf(
   const { options } = definition;
   const limitType = limitTypeOf(options);
   const documented: Record<string, number | string | boolean> = {};
-  for (const option of kindOf(definition).optionNames) {
+  const kind = kindOf(definition);
+  for (const option of kind.optionNames) {
     const value = options[option];
     if (typeof value === 'function') documented[option] = 'per request';
     else if (['number', 'string', 'boolean'].includes(typeof value))
@@ -106,7 +109,7 @@ export function policyOf(
   }
   return {
     name,
-    limit: definition.decorator.replace(/^RateLimiterModule: /, ''),
+    limit: kind.decorator,
     key: limitType === 'CUSTOM' ? String(options.key) : limitType,
     options: documented,
     ...((options.shadow ?? shadowByDefault) ? { shadow: true as const } : {}),

@@ -157,3 +157,19 @@ describe('OpenAPI headers follow the headers option', () => {
     ]);
   });
 });
+
+describe('OpenAPI documents of the module defaults', () => {
+  it('documents a route limited only by a default, and leaves a skipped one alone', async () => {
+    const plain = JSON.parse(JSON.stringify(await documentOf(undefined, controllers())));
+    const document = await documentOf(
+      { defaults: [{ algorithm: 'countLimit', name: 'global', limit: 100, period: 60 }] },
+      controllers(),
+    );
+    const free = document.paths['/quotes/free'].get!;
+    expect(Object.keys(free.responses).sort()).toEqual(['200', '429']);
+    expect(free['x-ratelimit' as never]).toEqual([
+      { name: 'global', limit: '@CountLimit', key: 'IP', options: { limit: 100, period: 60 } },
+    ]);
+    expect(JSON.stringify(document.paths['/health'])).toBe(JSON.stringify(plain.paths['/health']));
+  });
+});
