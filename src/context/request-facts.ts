@@ -1,5 +1,5 @@
-import { isIP } from 'node:net';
 import { ExecutionContext } from '@nestjs/common';
+import { ipv4Bits, ipv6Bits } from '../keys/cidr';
 import { RequestReadingOptions } from './request-reading.options';
 import { readGraphql } from './graphql-context';
 import {
@@ -63,7 +63,7 @@ function rpcPeerAddress(context: ExecutionContext, carrier: any): unknown {
   const unprefixed = peer.replace(/^ipv[46]:/, '');
   const bracketed = /^\[([^\]]+)\]/.exec(unprefixed)?.[1];
   const host = bracketed ?? unprefixed.replace(/:\d+$/, '');
-  return isIP(host) ? host : undefined;
+  return ipv4Bits(host) !== undefined || ipv6Bits(host) !== undefined ? host : undefined;
 }
 
 /** The client address as IP keys see it; '' where the context has none to give. */
