@@ -172,6 +172,7 @@ describe.each(CASES)('limits on handleConnection, %s on the %s store', (adapter,
 
     it('gives the slot back when a client vanishes without closing', async () => {
       const room = { room: 'vanishing' };
+      // A process of its own (20 s for the test: it takes a while to start on a busy machine).
       const child = await holdSocketInChild(adapter, env.port, room);
       children.push(child);
       const mine = await attempt(adapter, env.port, room);
@@ -181,7 +182,7 @@ describe.each(CASES)('limits on handleConnection, %s on the %s store', (adapter,
       await stopProcess(child, 'SIGKILL');
       expect(await eventuallyConnects(adapter, env.port, room)).toBe(true);
       closeAll([mine]);
-    });
+    }, 20_000);
   });
 });
 
