@@ -40,6 +40,10 @@ export { RateLimitInterceptor } from './after-handler/rate-limit.interceptor';
 export type { DefaultLimit } from './defaults/default-limits';
 export { RateLimitExceededException } from './errors/rate-limit-exceeded.exception';
 export type { RateLimitExceededBody } from './errors/rate-limit-exceeded.exception';
+export type {
+  RateLimitErrorDetail,
+  RateLimitErrorMessage,
+} from './errors/rate-limit-error-message';
 export {
   RateLimitProblemException,
   QUOTA_EXCEEDED_TYPE,

@@ -10,3 +10,8 @@ export function optionalPackage<T>(packageName: string): T | undefined {
     return undefined;
   }
 }
+
+/** One export of an optional peer dependency, or undefined when it is not installed. */
+export function optionalExport<T>(packageName: string, exportName: string): T | undefined {
+  return optionalPackage<Record<string, T>>(packageName)?.[exportName];
+}

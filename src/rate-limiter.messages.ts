@@ -78,4 +78,11 @@ export const limiterMessages = {
     `${handler}: a request has no user, even after the app's guards ran: its USER limits count it by client IP (a key template that reads user answers 400). Authenticate before this handler, or expect anonymous requests here`,
   emptyClientIp: (where: string): string =>
     `${where}: the client IP is empty (a server listening on a unix socket, or a transport without addresses), so every such request shares one key. Pass resolveIp to key them apart`,
+  untrustedProxy: (ip: string): string =>
+    `A request carries X-Forwarded-For, but the app trusts no proxy: IP limits key every ` +
+    `client by the address that connected, here '${ip}'. Behind a proxy or load balancer ` +
+    `that is the proxy, so every client shares one limit. Trust it: on Express ` +
+    `app.set('trust proxy', 1) (the number of proxies in front), on Fastify ` +
+    `new FastifyAdapter({ trustProxy: 1 }); or pass resolveIp. Not behind a proxy? Then a ` +
+    `client sent the header itself and ignoring it is right (said once per app)`,
 };

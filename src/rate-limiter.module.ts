@@ -21,6 +21,8 @@ import { RateLimitGuard } from './guard/rate-limit.guard';
 import { RateLimitInterceptor } from './after-handler/rate-limit.interceptor';
 import { InterceptorBinding } from './discovery/interceptor-binding';
 import { UncoveredLimitsCheck } from './discovery/uncovered-limits.check';
+import { OpenApiDocumentation } from './discovery/openapi-documentation';
+import { ConnectionLimits } from './discovery/connection-limits';
 import { RateLimiterFactory } from './limiter/rate-limiter.factory';
 import {
   RateLimiterConfigurableModule,
@@ -112,6 +114,10 @@ class GlobalRateLimitGuard implements CanActivate {
     // (first among the app's global interceptors only when it has some: a cache there).
     RateLimitInterceptor,
     InterceptorBinding,
+    // Documents limited routes for @nestjs/swagger, when it is installed.
+    OpenApiDocumentation,
+    // Decides the limits on gateways' handleConnection, where no guard runs.
+    ConnectionLimits,
   ],
   // The guard's own dependencies are exported so `@UseGuards(RateLimitGuard)` resolves anywhere.
   exports: [

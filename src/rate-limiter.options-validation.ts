@@ -35,6 +35,7 @@ const MODULE_OPTIONS: { readonly [name in keyof Required<RateLimiterModuleOption
   allow: true,
   deny: true,
   defaults: true,
+  errorMessage: true,
 };
 const MODULE_OPTION_NAMES = Object.keys(MODULE_OPTIONS);
 
@@ -82,6 +83,14 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
   if (shadow !== undefined && typeof shadow !== 'boolean') fail('shadow', shadow, 'a boolean');
   if (problemDetails !== undefined && typeof problemDetails !== 'boolean') {
     fail('problemDetails', problemDetails, 'a boolean');
+  }
+  const { errorMessage } = options;
+  if (
+    errorMessage !== undefined &&
+    typeof errorMessage !== 'string' &&
+    typeof errorMessage !== 'function'
+  ) {
+    fail('errorMessage', errorMessage, 'a string or a function (context, detail) => string');
   }
   const { ipv6Subnet } = options;
   if (

@@ -6,6 +6,7 @@ import { LimiterCacheOptions } from './limiter/limiter-cache';
 import type { MetricsOptions } from './metrics/decision-metrics';
 import { LimiterStore } from './stores/limiter-store';
 import type { RequestReadingOptions } from './context/request-reading.options';
+import type { RateLimitErrorMessage } from './errors/rate-limit-error-message';
 
 import type { StoreErrorPolicy } from './contracts/store-error-policy';
 
@@ -61,6 +62,18 @@ export interface RateLimiterModuleOptions extends RequestReadingOptions {
    * the JSON body `{ statusCode, message, retryAfter }`. Default false.
    */
   problemDetails?: boolean;
+  /**
+   * The message of every 429 (the JSON body's `message`, the GraphQL error's, the RPC and
+   * WebSocket error's; a problem document's `detail`): a text, or a function of the
+   * denial's context and detail (the limit's name, its quota, the retry time). Default
+   * 'Too Many Requests'. A whole custom response is an exception filter's job (docs/errors.md).
+   *
+   * @example
+   * ```ts
+   * errorMessage: (context, { name, retryAfter }) => `Slow down (${name}): retry in ${retryAfter}s`
+   * ```
+   */
+  errorMessage?: RateLimitErrorMessage;
   /** Register `RateLimitGuard` as a global guard (APP_GUARD), default true. */
   global?: boolean;
   /**

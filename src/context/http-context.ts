@@ -5,6 +5,7 @@ import { RequestFacts } from '../keys/compile-key';
 import { KeyContext } from '../keys/key-template.evaluator';
 import { toUserId } from '../keys/user-id';
 import { RequestReadingOptions } from './request-reading.options';
+import { warnIfProxyUntrusted } from './untrusted-proxy.check';
 
 export const EMPTY = Object.freeze({});
 
@@ -91,6 +92,13 @@ export function ipv6SubnetOf(options: RequestReadingOptions): number | false {
   return options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET;
 }
 
+/** `req.ip`, after a look at whether a proxy in front goes unnoticed (untrusted-proxy.check.ts). */
+function proxiedIp(request: any, options: RequestReadingOptions): unknown {
+  const ip = request.ip;
+  warnIfProxyUntrusted(request, String(ip ?? ''), options);
+  return ip;
+}
+
 /** The facts of an HTTP request (Express or Fastify): the full key context. */
 export function readHttp(
   request: any,
@@ -99,7 +107,7 @@ export function readHttp(
 ): GuardedRequest {
   const resolveUser = options.resolveUser ?? defaultUser;
   const facts = new LazyFacts(
-    () => (options.resolveIp ? options.resolveIp(request) : request.ip),
+    () => (options.resolveIp ? options.resolveIp(request) : proxiedIp(request, options)),
     () => resolveUser(request),
     (ip) => ({
       params: request.params ?? EMPTY,

@@ -1,4 +1,5 @@
 import { ExecutionContext } from '@nestjs/common';
+import { ipv4Bits, ipv6Bits } from '../keys/cidr';
 import { RequestReadingOptions } from './request-reading.options';
 import { readGraphql } from './graphql-context';
 import {
@@ -34,7 +35,7 @@ export function readRequest(
   const resolveUser = options.resolveUser ?? defaultUser;
   const ipv6Subnet = ipv6SubnetOf(options);
   const facts = new LazyFacts(
-    () => (options.resolveIp ? options.resolveIp(carrier) : carrier?.conn?.remoteAddress),
+    () => (options.resolveIp ? options.resolveIp(carrier) : rpcPeerAddress(context, carrier)),
     () => resolveUser(carrier) ?? resolveUser(data),
     (ip) => ({
       params: EMPTY,
@@ -47,6 +48,22 @@ export function readRequest(
     ipv6Subnet,
   );
   return { facts, request: carrier };
+}
+
+/**
+ * The caller's address: the TCP transport's socket, or a gRPC call's peer (its third
+ * argument): `127.0.0.1:51234`, `::1:51234` (grpc-js), `ipv4:…` or `ipv6:[…]:…` (others).
+ */
+function rpcPeerAddress(context: ExecutionContext, carrier: any): unknown {
+  const direct = carrier?.conn?.remoteAddress;
+  if (direct !== undefined) return direct;
+  const call = context.getArgByIndex(2);
+  const peer: unknown = typeof call?.getPeer === 'function' ? call.getPeer() : undefined;
+  if (typeof peer !== 'string') return undefined;
+  const unprefixed = peer.replace(/^ipv[46]:/, '');
+  const bracketed = /^\[([^\]]+)\]/.exec(unprefixed)?.[1];
+  const host = bracketed ?? unprefixed.replace(/:\d+$/, '');
+  return ipv4Bits(host) !== undefined || ipv6Bits(host) !== undefined ? host : undefined;
 }
 
 /** The client address as IP keys see it; '' where the context has none to give. */

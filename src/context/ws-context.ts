@@ -11,10 +11,28 @@ function peerAddress(client: any): unknown {
   return client?.handshake?.address ?? client?._socket?.remoteAddress;
 }
 
+/** The upgrade requests of `ws` sockets whose connection was limited, for their handshake. */
+const upgradeRequests = new WeakMap<object, { headers?: object; url?: string }>();
+
+/** Keeps a `ws` socket's upgrade request, which the socket itself does not (connection-limits.ts). */
+export function recordUpgradeRequest(client: object, request: unknown): void {
+  if (request && typeof request === 'object') upgradeRequests.set(client, request);
+}
+
+/** A client's handshake: socket.io keeps one; a `ws` socket's is its recorded upgrade request. */
+function handshakeOf(client: any): { headers?: object; query?: object } | undefined {
+  if (client?.handshake) return client.handshake;
+  const request = client && typeof client === 'object' ? upgradeRequests.get(client) : undefined;
+  if (!request) return undefined;
+  const { searchParams } = new URL(request.url ?? '/', 'http://localhost');
+  return { headers: request.headers, query: Object.fromEntries(searchParams) };
+}
+
 /**
- * A gateway message: IP from the handshake, USER from the socket's `user` (set by the
- * app when it authenticates the connection; never from the message, which the client
- * writes), the message as `body`.
+ * A gateway message or connection: IP from the handshake, USER from the socket's `user`
+ * (set by the app when it authenticates the connection; never from the message, which the
+ * client writes), the handshake's headers and query, the message as `body` (a connection's
+ * is socket.io's handshake `auth`).
  */
 export function readWs(context: ExecutionContext, options: RequestReadingOptions): GuardedRequest {
   const ws = context.switchToWs();
@@ -26,9 +44,9 @@ export function readWs(context: ExecutionContext, options: RequestReadingOptions
     () => resolveUser(client),
     (ip) => ({
       params: EMPTY,
-      query: EMPTY,
+      query: handshakeOf(client)?.query ?? EMPTY,
       body: data ?? EMPTY,
-      headers: client?.handshake?.headers ?? EMPTY,
+      headers: handshakeOf(client)?.headers ?? EMPTY,
       user: client?.user,
       ip,
     }),

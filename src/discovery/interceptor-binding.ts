@@ -9,6 +9,7 @@ import {
   RateLimitInterceptor,
 } from '../after-handler/rate-limit.interceptor';
 import { putFirstAmongGlobalInterceptors } from './first-global-interceptor';
+import { isConnectionHandler } from '../guard/connection-handler';
 
 /**
  * Gateway message handlers, GraphQL resolvers and federation's reference resolvers, named as
@@ -63,6 +64,8 @@ export class InterceptorBinding {
           ({ name, method }): boolean =>
             typeof method === 'function' &&
             (isController || isProviderHandler(type, method)) &&
+            // No interceptor runs for a connection: its limits are decided at once.
+            !isConnectionHandler(type, name) &&
             explorer.needsAfterHandler(type, method, name),
         )
         .map(({ method }) => method as Function);

@@ -7,6 +7,7 @@ import { limiterMessages } from '../rate-limiter.messages';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { RateLimitGuard } from '../guard/rate-limit.guard';
 import { isPlainProvider, warnLimitsOnProviders } from './provider-limits.check';
+import { isConnectionHandler, isGateway } from '../guard/connection-handler';
 
 /** A guard as `@UseGuards` or APP_GUARD holds it: a class or an instance. */
 function isRateLimitGuard(guard: unknown): boolean {
@@ -20,9 +21,6 @@ function isRateLimitGuard(guard: unknown): boolean {
 function guardsOf(target: object): unknown[] {
   return (Reflect.getMetadata(GUARDS_METADATA, target) as unknown[] | undefined) ?? [];
 }
-
-/** `@nestjs/websockets`' GATEWAY_METADATA, by value: the package is optional. */
-const GATEWAY_METADATA = 'websockets:is_gateway';
 
 /**
  * With `global: false`, a limit decorator works only where `@UseGuards(RateLimitGuard)`
@@ -64,12 +62,14 @@ export class UncoveredLimitsCheck implements OnApplicationBootstrap {
       if (!instance || typeof metatype !== 'function' || !metatype.prototype) continue;
       const prototype = Object.getPrototypeOf(instance);
       if (!prototype) continue;
-      const gateway = Reflect.getMetadata(GATEWAY_METADATA, metatype) === true;
+      const gateway = isGateway(metatype);
       if (globallyGuarded && !gateway) continue;
       const classGuarded = guardsOf(metatype).some(isRateLimitGuard);
       for (const name of this.scanner.getAllMethodNames(prototype)) {
         const handler = prototype[name];
         if (typeof handler !== 'function' || classGuarded) continue;
+        // The module decides a connection's limits itself (connection-limits.ts).
+        if (isConnectionHandler(metatype, name)) continue;
         if (readLimits(metatype, handler).length === 0 || isSkipped(metatype, handler)) continue;
         const handlerName = `${metatype.name}.${name}`;
         if (!guardsOf(handler).some(isRateLimitGuard) && !warned.has(handlerName)) {

@@ -12,6 +12,8 @@ export interface RateLimitProblemBody {
   'violated-policies': string[];
   /** Seconds until the request could be allowed, rounded up. */
   retryAfter: number;
+  /** The module's `errorMessage`, when it has one. */
+  detail?: string;
 }
 
 /**
@@ -21,13 +23,14 @@ export interface RateLimitProblemBody {
  * @publicApi
  */
 export class RateLimitProblemException extends HttpException {
-  constructor(retryAfterSeconds: number, violatedPolicies: readonly string[]) {
+  constructor(retryAfterSeconds: number, violatedPolicies: readonly string[], detail?: string) {
     const body: RateLimitProblemBody = {
       type: QUOTA_EXCEEDED_TYPE,
       title: 'Request cannot be satisfied as assigned quota has been exceeded',
       status: 429,
       'violated-policies': [...violatedPolicies],
       retryAfter: retryAfterSeconds,
+      ...(detail === undefined ? {} : { detail }),
     };
     super(body, HttpStatus.TOO_MANY_REQUESTS);
   }

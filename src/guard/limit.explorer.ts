@@ -13,6 +13,7 @@ import { PlannedLimit } from '../plans/compiled-limit';
 import { HandlerCompile, handlerLimits } from './handler-definitions';
 import { checkOverrides, LimitOverrides } from './limit-overrides';
 import { isRateLimitInterceptor } from '../after-handler/rate-limit.interceptor';
+import { isConnectionHandler } from './connection-handler';
 
 /**
  * A handler's compiled limits. `dynamic` says the guard needs the request's
@@ -39,6 +40,9 @@ const NO_LIMITS: LimitPlan = Object.freeze(
     interceptorBound: false,
   }),
 );
+
+/** Where a handler's limits are its own only: a class with no limits. */
+const NO_CLASS = Object.freeze({});
 
 /** Whether RateLimitInterceptor is bound on the handler or its class (by the module, or the app). */
 function bindsRateLimitInterceptor(controller: Function, handler: Function): boolean {
@@ -221,6 +225,9 @@ export class LimitExplorer implements OnModuleInit {
       unitsChecked: this.unitsChecked,
     };
     const handlerName = `${controller.name}.${methodName}`;
+    if (isConnectionHandler(controller, methodName)) {
+      return handlerLimits([], NO_CLASS, handler, handlerName, settings);
+    }
     return handlerLimits(this.defaults, controller, handler, handlerName, settings);
   }
 }

@@ -77,7 +77,8 @@ export function setLimitHeaders(
   }
 }
 
-const quotaOf = (decision: Decision) => Math.floor(decision.limit + 1e-9);
+/** A limit's quota as headers show it: whole permits. */
+export const quotaOf = (decision: Decision) => Math.floor(decision.limit + 1e-9);
 
 /** What a limit's items say whatever the request: its name, and its policy's window and unit. */
 interface ItemParts {

@@ -28,6 +28,7 @@ import { RequestLimitContext } from '../context/request-limit-context';
 import { LimitExplorer, LimitPlan } from './limit.explorer';
 import { keysOf } from './limit-keys';
 import { describeLimits, setRetryAfter } from './rate-limit-headers';
+import { denialMessage } from './denial-message';
 import {
   DecisionListener,
   emitEvent,
@@ -174,9 +175,14 @@ export class RateLimitGuard implements CanActivate {
       // A request costing more than a limit holds can never pass: no retry time is true.
       const retryAfterMs = retries.some((ms) => ms < 0) ? -1 : Math.max(...retries);
       const violated = denied.map((outcome) => outcome.limit.name);
+      const retryAfter = setRetryAfter(response, retryAfterMs);
+      const message = this.options.errorMessage
+        ? denialMessage(this.options.errorMessage, context, denied, retries, this.logger)
+        : undefined;
       throw forContext(
         context,
-        this.createException(setRetryAfter(response, retryAfterMs), context, violated),
+        this.createException(retryAfter, context, violated, message),
+        retryAfterMs,
       );
     }
     this.holdSlots(outcomes, context, response);
@@ -235,17 +241,19 @@ export class RateLimitGuard implements CanActivate {
 
   /**
    * The 429 thrown on denial; override to change its body or type. `violatedPolicies` are
-   * the names of the limits that denied it.
+   * the names of the limits that denied it; `message` is the module's `errorMessage`, when
+   * it has one.
    */
   protected createException(
     retryAfterSeconds: number,
     context: ExecutionContext,
     violatedPolicies: readonly string[] = [],
+    message?: string,
   ): HttpException {
     if (this.options.problemDetails && context.getType() === 'http') {
-      return new RateLimitProblemException(retryAfterSeconds, violatedPolicies);
+      return new RateLimitProblemException(retryAfterSeconds, violatedPolicies, message);
     }
-    return new RateLimitExceededException(retryAfterSeconds);
+    return new RateLimitExceededException(retryAfterSeconds, message);
   }
 
   /** Several limits, all or nothing where the store can (see taken-permits.ts). */

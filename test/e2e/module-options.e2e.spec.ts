@@ -21,6 +21,10 @@ describe('module options are checked at start-up', () => {
     ],
     [{ onDecision: 'log' }, `option 'onDecision' must be a function, got 'log'`],
     [
+      { errorMessage: 429 },
+      `option 'errorMessage' must be a string or a function (context, detail) => string, got 429`,
+    ],
+    [
       { prefix: 'api:', storeTimout: 100 },
       `unknown options 'prefix' (did you mean 'keyPrefix'?), 'storeTimout' (did you mean 'storeTimeout'?); the options are `,
     ],

@@ -56,13 +56,18 @@ describe('non-HTTP contexts', () => {
 
   const send = (pattern: string, data: unknown) => firstValueFrom(client.send(pattern, data));
 
-  it('limits RPC messages by the same key templates, with the 429 body as the RPC error', async () => {
+  it('limits RPC messages by the same key templates, with the 429 body and retryAfterMs as the RPC error', async () => {
     expect(await send('sms', { phone: '+1' })).toEqual({ sent: '+1' });
-    await expect(send('sms', { phone: '+1' })).rejects.toEqual({
+    const denied = await send('sms', { phone: '+1' }).catch((error: unknown) => error);
+    expect(denied).toEqual({
       statusCode: 429,
       message: 'Too Many Requests',
       retryAfter: 60,
+      retryAfterMs: expect.any(Number),
     });
+    // The delay in milliseconds, where RPC has no Retry-After header: the window's rest.
+    expect((denied as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(59_000);
+    expect((denied as { retryAfterMs: number }).retryAfterMs).toBeLessThanOrEqual(60_000);
     expect(await send('sms', { phone: '+2' })).toEqual({ sent: '+2' });
     await expect(send('sms', {})).rejects.toMatchObject({
       statusCode: 400,

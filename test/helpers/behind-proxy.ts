@@ -1,4 +1,4 @@
-import { INestApplication, Module } from '@nestjs/common';
+import { INestApplication, LoggerService, Module } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
@@ -10,6 +10,7 @@ export async function startBehindProxy(
   platform: Platform,
   options: RateLimiterModuleOptions,
   controllers: any[],
+  logger: LoggerService | false = false,
 ): Promise<{ app: INestApplication; port: number }> {
   @Module({ imports: [RateLimiterModule.forRoot(options)], controllers })
   class AppModule {}
@@ -18,10 +19,10 @@ export async function startBehindProxy(
   if (platform === 'fastify') {
     app = moduleRef.createNestApplication<NestFastifyApplication>(
       new FastifyAdapter({ trustProxy: true }),
-      { logger: false },
+      { logger },
     );
   } else {
-    const express = moduleRef.createNestApplication<NestExpressApplication>({ logger: false });
+    const express = moduleRef.createNestApplication<NestExpressApplication>({ logger });
     express.set('trust proxy', true);
     app = express;
   }

@@ -11,6 +11,7 @@ import {
   LimitType,
   RateLimit,
   RateLimiterFactory,
+  RateLimiterModuleOptions,
   SlidingWindowLimit,
 } from 'nestjs-limiter';
 
@@ -60,3 +61,14 @@ export async function programmatic(factory: RateLimiterFactory): Promise<boolean
   await factory.slidingWindowLimiter({ key: 'x', limit: 1, window: '5' }).tryAcquire();
   return limiter.tryAcquire({ permits: 1, timeout: '250ms' });
 }
+
+export const errorMessages: RateLimiterModuleOptions[] = [
+  { errorMessage: 'Slow down' },
+  {
+    errorMessage: (context, { name, limit, retryAfter, retryAfterMs, violatedPolicies }) =>
+      `${context.getHandler().name}: ${name} allows ${limit}, retry in ${retryAfter} s ` +
+      `(${retryAfterMs} ms; ${violatedPolicies.join(', ')})`,
+  },
+  // @ts-expect-error the message is text, not a status
+  { errorMessage: 429 },
+];

@@ -5,9 +5,10 @@ const OPTIONAL = [
   'graphql',
   '@nestjs/microservices',
   '@opentelemetry/api',
+  '@nestjs/swagger',
 ];
 
-describe('without @nestjs/graphql, graphql, @nestjs/websockets, @nestjs/microservices or @opentelemetry/api', () => {
+describe('without @nestjs/graphql, graphql, @nestjs/websockets, @nestjs/microservices, @opentelemetry/api or @nestjs/swagger', () => {
   const attempts: string[] = [];
 
   beforeAll(() => {
@@ -70,9 +71,10 @@ describe('without @nestjs/graphql, graphql, @nestjs/websockets, @nestjs/microser
       expect(error).toBeInstanceOf(nestCommon.HttpException);
       expect((error as InstanceType<typeof nestCommon.HttpException>).getStatus()).toBe(429);
     }
-    // Metrics are looked for once, when the module starts, and simply not recorded.
+    // Metrics and OpenAPI are looked for once, when the module starts, and simply not used.
     expect(attempts.sort()).toEqual([
       '@nestjs/microservices',
+      '@nestjs/swagger',
       '@nestjs/websockets',
       '@opentelemetry/api',
       'graphql',
