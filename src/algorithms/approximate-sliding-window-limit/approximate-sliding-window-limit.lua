@@ -39,19 +39,17 @@ if used + permits * window <= limit * window then
   return {1, math.floor((limit * window - used - permits * window) / window), reset, 0, 0}
 end
 
--- The model's firstElapsedWithRoom: the division is checked in whole numbers.
+-- The model's firstElapsedWithRoom: a closed form, checked once in whole numbers.
 local function first_elapsed_with_room(weight, room)
   if weight <= 0 then
     return 0
   end
-  local e = math.max(0, window - math.floor(room * window / weight))
-  while e > 0 and weight * (window - (e - 1)) <= room * window do
-    e = e - 1
+  local fits = room * window
+  local span = math.floor(fits / weight)
+  if span * weight > fits then
+    span = span - 1
   end
-  while weight * (window - e) > room * window do
-    e = e + 1
-  end
-  return e
+  return math.max(0, window - span)
 end
 
 local retry_after

@@ -86,16 +86,19 @@ export function rollForward(
 
 /**
  * The first elapsed time e (µs into a window) with weight * (window - e) <= room * window,
- * i.e. when a count of `weight` from the window before leaves `room` free. The division
- * may round either way in doubles, so the result is checked in whole numbers and moved
- * by one µs if needed; the Lua does exactly the same.
+ * i.e. when a count of `weight` from the window before leaves `room` free: window minus the
+ * largest whole span s with weight * s <= room * window. That s is floor(room * window /
+ * weight), whose quotient in doubles may round up across a whole number but never down
+ * (room * window is exact: limit * window stays below 2^53), so one check in whole numbers
+ * corrects it. A closed form, not a search: no window, however long, makes it loop. The
+ * Lua does exactly the same.
  */
 export function firstElapsedWithRoom(weight: number, room: number, window: number): number {
   if (weight <= 0) return 0;
-  let e = Math.max(0, window - Math.floor((room * window) / weight));
-  while (e > 0 && weight * (window - (e - 1)) <= room * window) e--;
-  while (weight * (window - e) > room * window) e++;
-  return e;
+  const fits = room * window;
+  let span = Math.floor(fits / weight);
+  if (span * weight > fits) span -= 1;
+  return Math.max(0, window - span);
 }
 
 /** One request: how many permits it takes (an integer >= 0; default 1). */
