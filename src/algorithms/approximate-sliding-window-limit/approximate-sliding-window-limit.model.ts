@@ -26,8 +26,8 @@
  * writes nothing (a peek); more than `limit` is denied at once and can never pass
  * (retry-after -1, as redis-cell answers a quantity above its burst). Every comparison is made multiplied out by
  * `window`, in whole µs, so Lua and TypeScript agree to the unit and no rounding ever
- * allows a request (exact while limit * window in µs stays below 2^53: a limit of 100,000
- * a day is fine).
+ * allows a request (exact while limit * window in µs stays below 2^53, which the options'
+ * check holds: a limit of 100,000 a day is fine, 1,000,000 a day is refused).
  *
  * Retry time. If no other request came, when would one of `permits` fit?
  * - If curr + permits <= limit, the weight of `prev` alone is in the way, and it shrinks
@@ -116,5 +116,18 @@ export function approximateSlidingWindowLimitParams(
       limiterMessages.invalidOption(where, 'approximate', options.approximate, 'a boolean'),
     );
   }
-  return slidingWindowLimitParams(options, where);
+  const params = slidingWindowLimitParams(options, where);
+  // Every estimate is compared multiplied out by the window: limit * window must stay exact.
+  if (params.limit * params.windowMicros > Number.MAX_SAFE_INTEGER) {
+    const longest = Math.floor(Number.MAX_SAFE_INTEGER / params.limit) / 1_000_000;
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(
+        where,
+        'window',
+        options.window,
+        `at most ${longest} seconds with option 'limit' at ${params.limit} (limit * window in µs below 2^53)`,
+      ),
+    );
+  }
+  return params;
 }

@@ -44,7 +44,7 @@
  * expired members it drops. Invariants: 0 <= in-flight <= max after an allowed acquire;
  * retryAfter > 0 when denied.
  */
-import { finiteAboveZero, integerAtLeastOne, secondsOption } from '../option-rules';
+import { integerAtLeastOne, secondsOption, timeInRange } from '../option-rules';
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
 import { Seconds } from '../duration';
@@ -93,7 +93,7 @@ export function concurrencyLimitParams(
   const given = options.lease ?? CONCURRENCY_LIMIT_DEFAULTS.lease;
   const seconds = secondsOption(given, where, 'lease');
   integerAtLeastOne(max, where, 'max');
-  const lease = finiteAboveZero(seconds, where, 'lease', given);
+  const lease = timeInRange(seconds, where, 'lease', given);
   return { max, leaseMicros: Math.max(1, Math.round(lease * 1_000_000)) };
 }
 

@@ -22,7 +22,7 @@
  * happen inside one script, but a manual SET or a restore can) gets one period again,
  * so it never blocks a key forever.
  */
-import { finiteAboveZero, integerAtLeastOne, secondsOption } from '../option-rules';
+import { integerAtLeastOne, secondsOption, timeInRange } from '../option-rules';
 import { Seconds } from '../duration';
 
 /** Options of a fixed-window counter, as `@CountLimit` and `factory.countLimiter` take them. */
@@ -53,7 +53,7 @@ export function countLimitParams(
   const given = options.period ?? COUNT_LIMIT_DEFAULTS.period;
   const seconds = secondsOption(given, where, 'period');
   integerAtLeastOne(limit, where, 'limit');
-  const period = finiteAboveZero(seconds, where, 'period', given);
+  const period = timeInRange(seconds, where, 'period', given);
   // PEXPIRE takes whole milliseconds.
   return { limit, periodMs: Math.max(1, Math.ceil(period * 1000)) };
 }

@@ -46,7 +46,7 @@
  * denial adds nothing and keeps the TTL. Invariants: 0 <= count <= limit after an allowed
  * request; retryAfter > 0 when denied; memory O(limit) per key.
  */
-import { finiteAboveZero, integerAtLeastOne, secondsOption } from '../option-rules';
+import { integerAtLeastOne, secondsOption, timeInRange } from '../option-rules';
 import { Seconds } from '../duration';
 import { exactString } from '../limiter-algorithm';
 
@@ -89,7 +89,7 @@ export function slidingWindowLimitParams(
   const { limit } = options;
   const seconds = secondsOption(options.window, where, 'window');
   integerAtLeastOne(limit, where, 'limit');
-  const window = finiteAboveZero(seconds, where, 'window', options.window);
+  const window = timeInRange(seconds, where, 'window', options.window);
   return { limit, windowMicros: Math.max(1, Math.round(window * 1_000_000)) };
 }
 

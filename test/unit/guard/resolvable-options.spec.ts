@@ -125,3 +125,26 @@ describe('static values next to functions are still checked at start-up', () => 
     expect(await of(2)).not.toBe(await of(3));
   });
 });
+
+describe('a function returning a value outside the engine ranges is refused per request', () => {
+  it.each([
+    ['approximateSlidingWindowLimit', { limit: 5, window: () => 31_536_000_000 }, 'window'],
+    ['countLimit', { limit: 1, period: () => 1e-9 }, 'period'],
+    ['leakyBucketLimit', { capacity: 1, rate: () => 1e-300 }, 'rate'],
+    ['rateLimit', { rate: 1, expire: () => 1e300 }, 'expire'],
+    ['countLimit', { limit: 1, period: 1, block: () => [1, 1e300] }, 'block[1]'],
+  ])('%s: %j', async (kind, options, option) => {
+    const limit = compile(kind, options) as ResolvableLimit;
+    await expect(limit.resolve(ctx)).rejects.toThrow(
+      new RegExp(
+        `: option '${option.replace(/[[\]]/g, '\\$&')}' must be .*, got .* \\(resolved for this request: `,
+      ),
+    );
+  });
+
+  it('a static value next to a function is checked against the function probe, not refused', () => {
+    // limit * window below 2^53 µs: a day with the probe's limit would pass it; checked per request.
+    const limit = compile('approximateSlidingWindowLimit', { limit: () => 5, window: '1d' });
+    expect((limit as ResolvableLimit).resolve).toBeDefined();
+  });
+});
