@@ -29,9 +29,11 @@ local remaining_as_is = math.max(0, math.floor((limit * window - used) / window)
 if permits > limit then
   return {0, remaining_as_is, reset_as_is(), -1, 0}
 end
-if permits == 0 and used <= limit * window then
+if permits == 0 and used + window <= limit * window then
   return {1, remaining_as_is, reset_as_is(), 0, 0}
 end
+-- A request of 0 without room for one is denied as one of 1 would be (it takes nothing).
+permits = math.max(permits, 1)
 if used + permits * window <= limit * window then
   local reset = (index + 2) * window - now
   redis.call('SET', key, exact(index) .. ' ' .. exact(curr + permits) .. ' ' .. exact(prev),

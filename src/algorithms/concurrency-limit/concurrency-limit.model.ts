@@ -14,7 +14,8 @@
  *   acquire(id, n): drop every score <= now                 (ZREMRANGEBYSCORE -inf now)
  *                   n > max: denied, can never pass (retryAfter -1)
  *                   id already in flight with n: renew its lease, allowed (it holds its slots)
- *                   held + n <= max: add id with score now + lease (n = 0 peeks: nothing added)
+ *                   held + n <= max: add id with score now + lease (n = 0 peeks: needs a
+ *                   free slot, as n = 1, and adds nothing; the guard takes at least 1)
  *                   otherwise: denied, nothing added
  *   release(id, n): remove id's member (ZREM), allowed; releasing an absent id changes nothing
  *

@@ -9,7 +9,8 @@
  * key expires, the next request opens a new window. The time left in the window (PTTL) is
  * the reset time and, for a denied request, the retry-after.
  *
- * Cost: `permits` 0 reads the state and writes nothing; more than `limit` is denied at once
+ * Cost: `permits` 0 (a peek) is decided as a request of 1 and writes nothing: it passes only
+ * while the window has room for one; more than `limit` is denied at once
  * and can never pass (retry-after -1, the count untouched), as redis-cell answers a quantity
  * above its burst. A denial reports what is left: 10 - 8 = 2 remaining for a request of 4.
  *

@@ -16,7 +16,7 @@
  *   allowAt = newTat - tau
  *   n > capacity:   denied, can never pass (retryAfter -1), nothing written
  *   now < allowAt:  denied, retryAfter = allowAt - now, nothing written
- *   n = 0:          allowed, nothing written (a peek)
+ *   n = 0:          a peek: decided as n = 1 (newTat = tat + T), nothing written
  *   otherwise:      allowed, store newTat
  *   reset = (newTat if written, else tat) - now,  remaining = max(0, floor((tau - reset) / T))
  *

@@ -16,7 +16,8 @@
  *   drop every t <= now - window                     (ZREMRANGEBYSCORE -inf now-window)
  *   count = the weight of what remains               (ZRANGE, O(limit))
  *   permits > limit:          denied, can never pass (retryAfter -1), nothing added
- *   count + permits <= limit: add now (unless permits is 0, a peek), allowed,
+ *   count + permits <= limit: add now (permits 0, a peek, adds nothing and needs room for
+ *                             one, as a request of 1), allowed,
  *                             remaining = limit - count - permits
  *   otherwise:                denied, nothing added, remaining = limit - count (>= 0)
  *
