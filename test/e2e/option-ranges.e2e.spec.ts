@@ -6,12 +6,11 @@ import {
   LimitType,
   MemoryStore,
   RateLimit,
-  RateLimiterAdminModule,
   RateLimiterModule,
   SlidingWindowLimit,
 } from '../../src';
-import { adminCall, TokenAdminGuard } from '../helpers/admin-app';
-import { call, startApp } from '../helpers/http';
+import { adminCall, startAdminApp } from '../helpers/admin-app';
+import { call } from '../helpers/http';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
 const TIMES = 'from 1ms to 3650d (0.001 to 315360000 seconds)';
@@ -132,15 +131,7 @@ describe('an admin override the engine cannot compute exactly answers 400', () =
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    @Module({
-      imports: [
-        RateLimiterModule.forRoot({ redis: redis.url }),
-        RateLimiterAdminModule.forRoot({ path: 'rate-limits', guards: [TokenAdminGuard] }),
-      ],
-      controllers: [ApproxController],
-    })
-    class AdminAppModule {}
-    const started = await startApp(AdminAppModule, 'express');
+    const started = await startAdminApp('express', { redis: redis.url }, [ApproxController]);
     port = started.port;
     close = () => started.app.close();
   });

@@ -1,18 +1,16 @@
-import { Controller, Get, Module, Query } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import {
   CountLimit,
   LeakyBucketLimit,
   LimitType,
-  MemoryStore,
   RateLimit,
-  RateLimiterModule,
   SettleFunction,
   SlidingWindowLimit,
 } from '../../src';
 import { CaptureLogger } from '../helpers/capture-logger';
 import { eventually } from '../helpers/eventually';
-import { call, startApp } from '../helpers/http';
-import { RedisServer, startRedisServer } from '../helpers/redis-server';
+import { useAppOnStore } from '../helpers/app-on-store';
+import { call } from '../helpers/http';
 
 /** The cost the handler reports, as large as a settle may say: `?used=`. */
 const used: SettleFunction = (_ctx, { result }) => (result as { used: number }).used;
@@ -49,28 +47,8 @@ class DebtController {
 const HORIZON_SECONDS = '315360000';
 
 describe.each(['redis', 'memory'] as const)('a settle far above the limit (%s store)', (name) => {
-  let redis: RedisServer | undefined;
-  let port: number;
-  let close: () => Promise<void>;
   const logger = new CaptureLogger();
-
-  beforeAll(async () => {
-    if (name === 'redis') redis = await startRedisServer();
-    @Module({
-      imports: [
-        RateLimiterModule.forRoot(redis ? { redis: redis.url } : { store: new MemoryStore() }),
-      ],
-      controllers: [DebtController],
-    })
-    class AppModule {}
-    const started = await startApp(AppModule, 'express', logger);
-    port = started.port;
-    close = () => started.app.close();
-  });
-  afterAll(async () => {
-    await close?.();
-    await redis?.stop();
-  });
+  const env = useAppOnStore(name, [DebtController], logger);
 
   /** A client of its own per case, so each starts on a fresh key. */
   let client = 10;
@@ -86,7 +64,7 @@ describe.each(['redis', 'memory'] as const)('a settle far above the limit (%s st
     async (route, cost) => {
       const ip = nextIp();
       const hit = (usedNow: number) =>
-        call(port, { path: `/debt/${route}?used=${usedNow}`, localAddress: ip });
+        call(env.port, { path: `/debt/${route}?used=${usedNow}`, localAddress: ip });
       // Reserves 1, then settles at `cost`: the debt is 3650 days, on both stores.
       expect((await hit(cost)).status).toBe(200);
       const retryAfter = await eventually(
@@ -103,13 +81,14 @@ describe.each(['redis', 'memory'] as const)('a settle far above the limit (%s st
     '%s: a settle of 2^53 - 1 leaves the key denied for its window',
     async (route) => {
       const ip = nextIp();
-      const first = await call(port, {
+      const first = await call(env.port, {
         path: `/debt/${route}?used=${Number.MAX_SAFE_INTEGER}`,
         localAddress: ip,
       });
       expect(first.status).toBe(200);
       const status = await eventually(
-        async () => (await call(port, { path: `/debt/${route}?used=1`, localAddress: ip })).status,
+        async () =>
+          (await call(env.port, { path: `/debt/${route}?used=1`, localAddress: ip })).status,
         429,
         3000,
       );

@@ -1,17 +1,15 @@
-import { Body, Controller, Get, Module, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import {
   ConcurrencyLimit,
   CountLimit,
   LeakyBucketLimit,
   LimitContext,
   LimitType,
-  MemoryStore,
   RateLimit,
-  RateLimiterModule,
   SlidingWindowLimit,
 } from '../../src';
-import { call, startApp } from '../helpers/http';
-import { RedisServer, startRedisServer } from '../helpers/redis-server';
+import { useAppOnStore } from '../helpers/app-on-store';
+import { call } from '../helpers/http';
 
 /** The cost a request asks for in its query: `?n=3`. */
 const asked = (ctx: LimitContext) => Number((ctx.request as { query: { n: string } }).query.n);
@@ -77,33 +75,13 @@ class CostController {
 }
 
 describe.each(['redis', 'memory'] as const)('a request that costs 0 (%s store)', (storeName) => {
-  let redis: RedisServer | undefined;
-  let port: number;
-  let close: () => Promise<void>;
-
-  beforeAll(async () => {
-    if (storeName === 'redis') redis = await startRedisServer();
-    @Module({
-      imports: [
-        RateLimiterModule.forRoot(redis ? { redis: redis.url } : { store: new MemoryStore() }),
-      ],
-      controllers: [CostController],
-    })
-    class AppModule {}
-    const started = await startApp(AppModule, 'express');
-    port = started.port;
-    close = () => started.app.close();
-  });
-  afterAll(async () => {
-    await close?.();
-    await redis?.stop();
-  });
+  const env = useAppOnStore(storeName, [CostController]);
 
   it.each(['token', 'count', 'log', 'approx', 'leaky'])(
     '%s: passes while the key has room, and not once the limit is spent',
     async (route) => {
       const status = async (n: number, ip: string) =>
-        (await call(port, { path: `/cost/${route}?n=${n}`, localAddress: ip })).status;
+        (await call(env.port, { path: `/cost/${route}?n=${n}`, localAddress: ip })).status;
       const ip = '127.0.0.2';
       expect([await status(0, ip), await status(1, ip), await status(0, ip)]).toEqual([
         200, 200, 200,
@@ -118,7 +96,7 @@ describe.each(['redis', 'memory'] as const)('a request that costs 0 (%s store)',
 
   it("the README's batch: an empty batch is refused once the limit is spent", async () => {
     const send = async (numbers: string[]) =>
-      (await call(port, { method: 'POST', path: '/cost/sms', json: { numbers } })).status;
+      (await call(env.port, { method: 'POST', path: '/cost/sms', json: { numbers } })).status;
     expect(await send([])).toBe(201);
     expect(await send(['1', '2', '3'])).toBe(201);
     expect([await send([]), await send(['4'])]).toEqual([429, 429]);
@@ -128,12 +106,12 @@ describe.each(['redis', 'memory'] as const)('a request that costs 0 (%s store)',
     const statuses = await Promise.all(
       Array.from(
         { length: 20 },
-        async () => (await call(port, { path: '/cost/slots?ms=600' })).status,
+        async () => (await call(env.port, { path: '/cost/slots?ms=600' })).status,
       ),
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429)).toHaveLength(15);
     // The slots were given back when the work ended.
-    expect((await call(port, { path: '/cost/slots?ms=0' })).status).toBe(200);
+    expect((await call(env.port, { path: '/cost/slots?ms=0' })).status).toBe(200);
   });
 });

@@ -33,17 +33,18 @@ export class HitController {
 export const HIT_LIMIT = '@CountLimit on HitController.hit';
 export const hitKey = (ip: string) => `countLimit:~HitController.hit:${ip}`;
 
-/** An app with the hit route and the admin page at /rate-limits. */
+/** An app with the hit route (or the controllers given) and the admin page at /rate-limits. */
 export function startAdminApp(
   platform: Platform,
   limiter: RateLimiterModuleOptions,
+  controllers: any[] = [HitController],
 ): ReturnType<typeof startApp> {
   @Module({
     imports: [
       RateLimiterModule.forRoot(limiter),
       RateLimiterAdminModule.forRoot({ path: 'rate-limits', guards: [TokenAdminGuard] }),
     ],
-    controllers: [HitController],
+    controllers,
   })
   class AdminAppModule {}
   return startApp(AdminAppModule, platform);
