@@ -63,7 +63,12 @@ const block: LimiterAlgorithm<ConcurrencyLimitParams, number, ConcurrencyLimitSt
  * A block denies acquires only: a release is never refused.
  */
 export const concurrencyLimitOps = {
-  peek: peekOf(concurrencyLimit, 'zset'),
+  // The block hidden from the acquire, as peek_state hides it in the Lua: a peek that finds
+  // no free slot reports the leases' retry time, and the block's when it is longer.
+  peek: peekOf(concurrencyLimit, 'zset', (state: ConcurrencyLimitState, _now, expiresAt) => ({
+    state: { leases: state.leases },
+    expiresAt,
+  })),
   reset: resetOf(concurrencyLimit),
   block,
   /** A peek takes 0 slots: the leases as they stand. */
