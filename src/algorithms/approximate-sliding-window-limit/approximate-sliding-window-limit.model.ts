@@ -23,11 +23,12 @@
  *
  * and the request is allowed when estimate + permits <= limit (then curr += permits);
  * otherwise it is denied and nothing changes. `permits` 0 (a peek) is decided as a request
- * of 1 and writes nothing: it passes only while the estimate leaves room for one; more than `limit` is denied at once and can never pass
- * (retry-after -1, as redis-cell answers a quantity above its burst). Every comparison is made multiplied out by
- * `window`, in whole µs, so Lua and TypeScript agree to the unit and no rounding ever
- * allows a request (exact while limit * window in µs stays below 2^53, which the options'
- * check holds: a limit of 100,000 a day is fine, 1,000,000 a day is refused).
+ * of 1 and writes nothing: it passes only while the estimate leaves room for one; more than
+ * `limit` is denied at once and can never pass (retry-after -1, as redis-cell answers a
+ * quantity above its burst). Every comparison is made multiplied out by `window`, in whole
+ * µs, so Lua and TypeScript agree to the unit and no rounding ever allows a request (exact
+ * while limit * window in µs stays below 2^53, which the options' check holds: a limit of
+ * 100,000 a day is fine, 1,000,000 a day is refused).
  *
  * Retry time. If no other request came, when would one of `permits` fit?
  * - If curr + permits <= limit, the weight of `prev` alone is in the way, and it shrinks

@@ -161,9 +161,9 @@ export class ConcurrencyLimiter {
   /**
    * Takes `permits` slots (an integer >= 0, default 1) for `id` if that many are free, and
    * returns the full decision. An `id` already in flight with the same permits renews its
-   * lease and keeps its slots; `0` peeks (allowed only while a slot is free); more than `max` is denied with `retryAfterMs` -1
-   * (it can never pass). Lower level than {@link tryAcquire}: the caller must
-   * {@link release} the same id and permits.
+   * lease and keeps its slots; `0` peeks (allowed only while a slot is free); more than
+   * `max` is denied with `retryAfterMs` -1 (it can never pass). Lower level than
+   * {@link tryAcquire}: the caller must {@link release} the same id and permits.
    */
   async decide(id: string, permits = 1): Promise<Decision> {
     const request = concurrencyLimitRequest('acquire', id, undefined, permits);

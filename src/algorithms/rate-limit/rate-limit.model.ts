@@ -25,7 +25,8 @@
  *     is told to wait earliest(n) - now.
  *
  * Cost: n is any integer >= 0. n = 0 (a peek) is decided as a request of 1 and writes
- * nothing: it passes only when one permit could be had within its timeout. A request that even a full bucket could not serve within its timeout,
+ * nothing: it passes only when one permit could be had within its timeout. A request that
+ * even a full bucket could not serve within its timeout,
  * n * interval - maxPermits * interval > timeout, can never pass: it is denied with
  * retryAfter -1 and writes nothing (with a longer timeout, or acquire, it waits instead).
  *
