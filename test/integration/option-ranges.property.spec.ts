@@ -20,8 +20,8 @@ import { useTwinStores } from '../helpers/twin-stores';
  * persistent after each step, so none leaves Redis before it leaves memory (keeping a key
  * longer decides nothing: each TTL ends when the state no longer changes a decision, which
  * this checks too). A state Redis would expire before that PERSIST arrives is left out: the
- * states compared live 1 s at least (windows, leases, `expire`, a leaky bucket's interval),
- * the blocks over their whole range. The fixed window times its windows by Redis TTLs alone:
+ * states compared live 1 s at least (windows, leases, `expire`, a leaky bucket's takes of a
+ * second's worth), the blocks over their whole range. The fixed window times its windows by Redis TTLs alone:
  * its steps stay within one window.
  */
 describe('Redis and memory agree on every accepted option value', () => {
@@ -61,14 +61,18 @@ describe('Redis and memory agree on every accepted option value', () => {
     }),
     { minLength: 1, maxLength: 6 },
   );
-  const permitsOf = (take: number | string, limit: number) =>
-    take === 'limit'
-      ? limit
-      : take === 'over'
-        ? limit + 1
-        : Number.isInteger(take)
-          ? (take as number)
-          : Math.floor((take as number) * limit);
+  /** The permits of a step; a request that takes any takes `least` at least. */
+  const permitsOf = (take: number | string, limit: number, least: number) => {
+    const permits =
+      take === 'limit'
+        ? limit
+        : take === 'over'
+          ? limit + 1
+          : Number.isInteger(take)
+            ? (take as number)
+            : Math.floor((take as number) * limit);
+    return permits === 0 ? 0 : Math.max(permits, least);
+  };
 
   /**
    * Compiles `options` as the decorator does (so the values are accepted), then runs the
@@ -80,6 +84,7 @@ describe('Redis and memory agree on every accepted option value', () => {
     span: number,
     plan: { advance: number; take: number | string }[],
     compared: (decision: Decision) => unknown = (decision) => decision,
+    least = 1,
   ): Promise<void> {
     const kind = LIMIT_KINDS.find((candidate) => candidate.name === name)!;
     const compiled = kind.compile({ ...options }, `@Range on C.m`);
@@ -88,7 +93,7 @@ describe('Redis and memory agree on every accepted option value', () => {
     twins.nowMs = 1_700_000_000_000;
     for (const { advance, take } of plan) {
       twins.nowMs += advance * span * 1000;
-      const request = compiled.newRequest(permitsOf(take, limit));
+      const request = compiled.newRequest(permitsOf(take, limit, least));
       const { algorithm, params } = compiled;
       const fromRedis = await twins.redis.evaluate(algorithm, key, params, request);
       if (name !== 'countLimit') await twins.client.persist(key);
@@ -120,21 +125,24 @@ describe('Redis and memory agree on every accepted option value', () => {
     );
   });
 
-  it('leaky bucket: capacity, rate up to 1 a second, block', async () => {
+  it('leaky bucket: capacity, rate, block', async () => {
     await fc.assert(
       fc.asyncProperty(
-        between(MIN_RATE, 1),
+        between(MIN_RATE, MAX_RATE),
         fc.double({ min: 0, max: 1, noNaN: true }),
         block,
         steps,
         async (rate, share, blockOption, plan) => {
           const interval = Math.max(1, Math.round(1_000_000 / rate));
+          // Every take is a second's worth at least, so what it writes outlives the PERSIST.
+          const least = Math.ceil(1_000_000 / interval);
           const capacity = Math.max(
-            1,
+            least,
             Math.floor(share * Math.min(MAX_COUNT, MAX_MICROS / interval)),
           );
           const options = { rate, capacity, block: blockOption };
-          await agree('leakyBucketLimit', options, (capacity * interval) / 1e6, plan);
+          const span = (capacity * interval) / 1e6;
+          await agree('leakyBucketLimit', options, span, plan, undefined, least);
         },
       ),
       RUNS,
