@@ -99,8 +99,7 @@ export function permitsRequests(staticCost: number): (permits?: number) => Permi
  * years either way.
  */
 export function maxCharge(limit: number, windowSeconds: number | undefined): number {
-  const repaidWithin = windowSeconds
-    ? Math.floor((limit * MAX_SECONDS) / windowSeconds)
-    : MAX_COUNT;
-  return Math.max(1, Math.min(MAX_COUNT, repaidWithin));
+  // A window rounded to 0 µs (a bucket of under a µs) counts as 1 µs.
+  const window = Math.max(windowSeconds ?? 0, 0.000_001);
+  return Math.max(1, Math.min(MAX_COUNT, Math.floor((limit * MAX_SECONDS) / window)));
 }
