@@ -33,7 +33,7 @@ class GuardCostController {
   }
 
   @Get('rate')
-  @RateLimit({ rate: 1e8, capacity: 1e9, limitType: LimitType.IP })
+  @RateLimit({ rate: 1e6, capacity: 1e9, limitType: LimitType.IP })
   rate() {
     return 'ok';
   }

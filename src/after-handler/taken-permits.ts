@@ -3,6 +3,7 @@ import { Decision } from '../contracts/decision';
 import { RefundRequest } from '../algorithms/state-ops/state-ops.model';
 import { DecisionGroup } from '../contracts/decision-group';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
+import { maxCharge } from '../algorithms/permits';
 import { CompiledLimit } from '../plans/compiled-limit';
 
 /** What one limit took for a request: enough to give it back. */
@@ -66,7 +67,8 @@ export function giveBack(
 
 /**
  * Corrects what each allowed limit took to `kept[i]` permits: its refund gives back the
- * difference, its charge takes the excess (into debt if need be). Neither is ever refused,
+ * difference, its charge takes the excess (into debt if need be, at most {@link maxCharge}
+ * beyond what it took, the same on every store). Neither is ever refused,
  * so every correction applies; they are sent in one turn, so on a standalone or Sentinel
  * Redis they travel in one engine call (no decision runs between them), on Cluster one per
  * node. A limit without the operation it would need keeps what it took.
@@ -86,7 +88,12 @@ export async function correctTaken(
     const difference = kept[i] - reservedPermits(t);
     const op = difference < 0 ? t.limit.ops?.refund : t.limit.ops?.charge;
     if (difference === 0 || !op) return;
-    const request = refundRequestFor(t, nowMs, Math.abs(difference));
+    const { algorithm, params, windowSeconds } = t.limit;
+    const permits =
+      difference < 0
+        ? -difference
+        : Math.min(difference, maxCharge(algorithm.limit(params), windowSeconds));
+    const request = refundRequestFor(t, nowMs, permits);
     corrections.push(
       store.decide(op, t.key, t.limit.params, request).then((done) => {
         const what = difference < 0 ? 'give back' : 'charge';

@@ -9,14 +9,89 @@ import { limiterMessages } from '../rate-limiter.messages';
  * the model to its rule and from there to Redis.
  */
 
-/** A count such as `limit`, `max` or `capacity`: an integer >= 1. */
+/*
+ * The ranges every option is held to (docs/option-ranges.md): what the engine computes
+ * exactly, the same in Lua and in the memory twin. Times are whole µs in doubles, which stay
+ * exact below 2^53; the clock is already near 2^50.6, so a time plus a few of the longest
+ * spans must stay under 2^53 for two centuries. Redis keeps TTLs in whole ms.
+ */
+
+/** The longest time an option gives: 3650 days, in seconds. */
+export const MAX_SECONDS = 315_360_000;
+/** The same in µs, as the engine keeps times. */
+export const MAX_MICROS = MAX_SECONDS * 1_000_000;
+/** The shortest window, period, lease or block: 1 ms, the unit of Redis TTLs. */
+export const MIN_SECONDS = 0.001;
+/** The largest count (`limit`, `max`, `capacity`): whole and exact as Lua writes numbers. */
+export const MAX_COUNT = 1_000_000_000_000;
+/** The fastest rate: one permit a µs, the engine's unit of time. */
+export const MAX_RATE = 1_000_000;
+/** The slowest rate: one permit per {@link MAX_SECONDS}. */
+export const MIN_RATE = 1 / MAX_SECONDS;
+
+const TIME_RANGE = `from 1ms to 3650d (${MIN_SECONDS} to ${MAX_SECONDS} seconds)`;
+const RATE_RANGE = `from ${MIN_RATE} (one per 3650d) to ${MAX_RATE} (one a µs) per second`;
+
+function outOfRange(where: string, option: string, given: unknown, range: string): never {
+  throw new LimiterConfigError(limiterMessages.invalidOption(where, option, given, range));
+}
+
+/** A count such as `limit`, `max` or `capacity`: an integer from 1 to {@link MAX_COUNT}. */
 export function integerAtLeastOne(value: unknown, where: string, option: string): number {
   if (!Number.isInteger(value) || (value as number) < 1) {
     throw new LimiterConfigError(
       limiterMessages.invalidOption(where, option, value, 'an integer >= 1'),
     );
   }
+  if ((value as number) > MAX_COUNT) outOfRange(where, option, value, `at most ${MAX_COUNT}`);
   return value as number;
+}
+
+/**
+ * A window, period, lease or block in seconds (`given` as written, for the message): from
+ * {@link MIN_SECONDS} to {@link MAX_SECONDS}.
+ */
+export function timeInRange(
+  value: unknown,
+  where: string,
+  option: string,
+  given: unknown = value,
+): number {
+  const seconds = finiteAboveZero(value, where, option, given);
+  if (seconds < MIN_SECONDS || seconds > MAX_SECONDS) outOfRange(where, option, given, TIME_RANGE);
+  return seconds;
+}
+
+/** A time that may be 0 (`expire`, `burst`, a finite `timeout`): at most {@link MAX_SECONDS}. */
+export function timeAtMostMax(seconds: number, where: string, option: string, given: unknown) {
+  if (seconds > MAX_SECONDS) outOfRange(where, option, given, `at most 3650d (${MAX_SECONDS} s)`);
+}
+
+/** A rate in permits a second: a finite number from {@link MIN_RATE} to {@link MAX_RATE}. */
+export function rateInRange(value: unknown, where: string, option = 'rate'): number {
+  const rate = finiteAboveZero(value, where, option);
+  if (rate < MIN_RATE || rate > MAX_RATE) outOfRange(where, option, value, RATE_RANGE);
+  return rate;
+}
+
+/**
+ * A bucket's span (`capacity` permits of `intervalMicros` each) within {@link MAX_MICROS}:
+ * its level in time is added to the clock. Names both options, since either may be the one
+ * a request resolves.
+ */
+export function spanInRange(
+  capacity: number,
+  intervalMicros: number,
+  rate: number,
+  where: string,
+): void {
+  if (capacity * intervalMicros <= MAX_MICROS) return;
+  outOfRange(
+    where,
+    'capacity',
+    capacity,
+    `at most rate * 3650d (option 'rate' is ${rate}: ${Math.floor(rate * MAX_SECONDS)})`,
+  );
 }
 
 /**
@@ -141,7 +216,7 @@ export function blockArgv(params: {
     : String(params.blockMicros ?? 0);
 }
 
-/** A positive finite number of seconds or a duration, as whole µs. */
+/** A positive finite number of seconds or a duration, in the times' range, as whole µs. */
 export function blockOption(given: unknown, where: string, name = 'block'): number {
   const value = secondsOption(given, where, name);
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
@@ -149,5 +224,6 @@ export function blockOption(given: unknown, where: string, name = 'block'): numb
       limiterMessages.invalidOption(where, name, given, 'a finite number of seconds > 0'),
     );
   }
+  if (value < MIN_SECONDS || value > MAX_SECONDS) outOfRange(where, name, given, TIME_RANGE);
   return blockMicros(value);
 }

@@ -1,5 +1,6 @@
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { limiterMessages } from '../rate-limiter.messages';
+import { MAX_COUNT, MAX_SECONDS } from './option-rules';
 
 /**
  * What a request costs: the permits it takes, 1 unless said. `0` peeks: the
@@ -88,4 +89,17 @@ export function permitsRequest(permits: unknown, where: string): PermitsRequest 
 export function permitsRequests(staticCost: number): (permits?: number) => PermitsRequest {
   const fixed: PermitsRequest = Object.freeze({ permits: staticCost });
   return (permits) => (permits === undefined ? fixed : { permits });
+}
+
+/**
+ * The most one settle may charge a limit of `limit` over `windowSeconds` beyond what it
+ * reserved: the debt it leaves is repaid within 3650 days at the limit's own pace (the
+ * buckets' level in time stays in the engine's range) and is a count the engine keeps whole.
+ * A larger settled cost is charged as this, on every store alike: such a key is denied for
+ * years either way.
+ */
+export function maxCharge(limit: number, windowSeconds: number | undefined): number {
+  // A window rounded to 0 µs (a bucket of under a µs) counts as 1 µs.
+  const window = Math.max(windowSeconds ?? 0, 0.000_001);
+  return Math.max(1, Math.min(MAX_COUNT, Math.floor((limit * MAX_SECONDS) / window)));
 }

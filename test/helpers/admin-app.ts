@@ -54,17 +54,21 @@ export const loginKey = (ip: string) => `countLimit:~FailingLoginController.logi
 export const HIT_LIMIT = '@CountLimit on HitController.hit';
 export const hitKey = (ip: string) => `countLimit:~HitController.hit:${ip}`;
 
-/** An app with the hit route and the admin page at /rate-limits. */
+/**
+ * An app with the hit and failing-login routes (or the controllers given) and the admin page
+ * at /rate-limits.
+ */
 export function startAdminApp(
   platform: Platform,
   limiter: RateLimiterModuleOptions,
+  controllers: any[] = [HitController, FailingLoginController],
 ): ReturnType<typeof startApp> {
   @Module({
     imports: [
       RateLimiterModule.forRoot(limiter),
       RateLimiterAdminModule.forRoot({ path: 'rate-limits', guards: [TokenAdminGuard] }),
     ],
-    controllers: [HitController, FailingLoginController],
+    controllers,
   })
   class AdminAppModule {}
   return startApp(AdminAppModule, platform);

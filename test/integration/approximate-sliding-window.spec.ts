@@ -58,6 +58,25 @@ describe('approximate sliding window on a real Redis', () => {
     expect(await statuses(key, 6)).toBe('A4 A3 A2 A1 A0 D2000');
   });
 
+  it('denies on a window of 2^53 µs or more at once, and Redis keeps answering', async () => {
+    // The engine call alone, below the options' checks: no window may make the retry loop.
+    const params = { limit: 1, windowMicros: 31_536_000_000 * 1_000_000 };
+    const key = `approx:huge-window:${++run}`;
+    nowMs = START_MS;
+    const memory = new MemoryStore({ now: () => nowMs });
+    const decisions: Decision[] = [];
+    for (let i = 0; i < 2; i++) {
+      const fromRedis = await timed.evaluate(approximateSlidingWindowLimit, key, params, ONE);
+      expect(await memory.evaluate(approximateSlidingWindowLimit, key, params, ONE)).toEqual(
+        fromRedis,
+      );
+      decisions.push(fromRedis);
+    }
+    expect(decisions.map((d) => d.allowed)).toEqual([true, false]);
+    expect(decisions[1].retryAfterMs).toBeGreaterThan(0);
+    expect(await client.ping()).toBe('PONG');
+  }, 15_000);
+
   it('allows exactly 50 of 500 simultaneous requests on limit 50 (Redis TIME)', async () => {
     const store = new RedisStore({ client });
     const key = `approx:burst:${++run}`;

@@ -84,6 +84,25 @@ describe.each(['redis', 'memory'] as const)(
     });
 
     it.each(LIMITS)(
+      '%s: 0 permits passes only while there is room for one, and writes nothing',
+      async (_name, make) => {
+        const decide = make(env.factory, `zero:${++run}`);
+        await decide(9);
+        expect(await decide(0)).toMatchObject({ allowed: true, remaining: 1, retryAfterMs: 0 });
+        await decide(1);
+        const before = await keyCount();
+        const denied = await decide(0);
+        expect(denied).toMatchObject({ allowed: false, remaining: 0 });
+        // Told when one permit could pass, as a request of 1 is (a moment later, by the clock).
+        const one = await decide(1);
+        expect(one).toMatchObject({ allowed: false, remaining: 0 });
+        expect(denied.retryAfterMs).toBeGreaterThan(0);
+        expect(Math.abs(denied.retryAfterMs - one.retryAfterMs)).toBeLessThan(1000);
+        expect(await keyCount()).toBe(before);
+      },
+    );
+
+    it.each(LIMITS)(
       '%s: 11 permits on a limit of 10 can never pass: denied, -1, nothing written',
       async (_name, make) => {
         const before = await keyCount();

@@ -29,9 +29,11 @@ local remaining_as_is = math.max(0, math.floor((limit * window - used) / window)
 if permits > limit then
   return {0, remaining_as_is, reset_as_is(), -1, 0}
 end
-if permits == 0 and used <= limit * window then
+if permits == 0 and used + window <= limit * window then
   return {1, remaining_as_is, reset_as_is(), 0, 0}
 end
+-- A request of 0 without room for one is denied as one of 1 would be (it takes nothing).
+permits = math.max(permits, 1)
 if used + permits * window <= limit * window then
   local reset = (index + 2) * window - now
   redis.call('SET', key, exact(index) .. ' ' .. exact(curr + permits) .. ' ' .. exact(prev),
@@ -39,19 +41,17 @@ if used + permits * window <= limit * window then
   return {1, math.floor((limit * window - used - permits * window) / window), reset, 0, 0}
 end
 
--- The model's firstElapsedWithRoom: the division is checked in whole numbers.
+-- The model's firstElapsedWithRoom: a closed form, checked once in whole numbers.
 local function first_elapsed_with_room(weight, room)
   if weight <= 0 then
     return 0
   end
-  local e = math.max(0, window - math.floor(room * window / weight))
-  while e > 0 and weight * (window - (e - 1)) <= room * window do
-    e = e - 1
+  local fits = room * window
+  local span = math.floor(fits / weight)
+  if span * weight > fits then
+    span = span - 1
   end
-  while weight * (window - e) > room * window do
-    e = e + 1
-  end
-  return e
+  return math.max(0, window - span)
 end
 
 local retry_after

@@ -23,7 +23,7 @@ export function approximateSlidingWindowLimitStep(
   request: ApproximateSlidingWindowLimitRequest,
 ): MemoryStep<ApproximateSlidingWindowLimitState> {
   const { limit, windowMicros: window } = params;
-  const { permits } = request;
+  const { permits: asked } = request;
   const index = Math.floor(now / window);
   const elapsed = now - index * window;
   const { curr, prev } = rollForward(state, index);
@@ -34,12 +34,14 @@ export function approximateSlidingWindowLimitStep(
     curr > 0 ? (index + 2) * window - now : prev > 0 ? (index + 1) * window - now : 0;
   const remainingAsIs = Math.max(0, Math.floor((limit * window - used) / window));
 
-  if (permits > limit) {
+  if (asked > limit) {
     return { state, ttlMs: null, reply: [0, remainingAsIs, resetAsIs, NEVER_MICROS, 0] };
   }
-  if (permits === 0 && used <= limit * window) {
+  if (asked === 0 && used + window <= limit * window) {
     return { state, ttlMs: null, reply: [1, remainingAsIs, resetAsIs, 0, 0] };
   }
+  // A request of 0 without room for one is denied as one of 1 would be (it takes nothing).
+  const permits = Math.max(asked, 1);
 
   if (used + permits * window <= limit * window) {
     const reset = (index + 2) * window - now;

@@ -22,12 +22,13 @@
  *   estimate = prev * (window - elapsed) / window + curr
  *
  * and the request is allowed when estimate + permits <= limit (then curr += permits);
- * otherwise it is denied and nothing changes. `permits` 0 decides on the estimate and
- * writes nothing (a peek); more than `limit` is denied at once and can never pass
- * (retry-after -1, as redis-cell answers a quantity above its burst). Every comparison is made multiplied out by
- * `window`, in whole µs, so Lua and TypeScript agree to the unit and no rounding ever
- * allows a request (exact while limit * window in µs stays below 2^53: a limit of 100,000
- * a day is fine).
+ * otherwise it is denied and nothing changes. `permits` 0 (a peek) is decided as a request
+ * of 1 and writes nothing: it passes only while the estimate leaves room for one; more than
+ * `limit` is denied at once and can never pass (retry-after -1, as redis-cell answers a
+ * quantity above its burst). Every comparison is made multiplied out by `window`, in whole
+ * µs, so Lua and TypeScript agree to the unit and no rounding ever allows a request (exact
+ * while limit * window in µs stays below 2^53, which the options' check holds: a limit of
+ * 100,000 a day is fine, 1,000,000 a day is refused).
  *
  * Retry time. If no other request came, when would one of `permits` fit?
  * - If curr + permits <= limit, the weight of `prev` alone is in the way, and it shrinks
@@ -86,16 +87,19 @@ export function rollForward(
 
 /**
  * The first elapsed time e (µs into a window) with weight * (window - e) <= room * window,
- * i.e. when a count of `weight` from the window before leaves `room` free. The division
- * may round either way in doubles, so the result is checked in whole numbers and moved
- * by one µs if needed; the Lua does exactly the same.
+ * i.e. when a count of `weight` from the window before leaves `room` free: window minus the
+ * largest whole span s with weight * s <= room * window. That s is floor(room * window /
+ * weight), whose quotient in doubles may round up across a whole number but never down
+ * (room * window is exact: limit * window stays below 2^53), so one check in whole numbers
+ * corrects it. A closed form, not a search: no window, however long, makes it loop. The
+ * Lua does exactly the same.
  */
 export function firstElapsedWithRoom(weight: number, room: number, window: number): number {
   if (weight <= 0) return 0;
-  let e = Math.max(0, window - Math.floor((room * window) / weight));
-  while (e > 0 && weight * (window - (e - 1)) <= room * window) e--;
-  while (weight * (window - e) > room * window) e++;
-  return e;
+  const fits = room * window;
+  let span = Math.floor(fits / weight);
+  if (span * weight > fits) span -= 1;
+  return Math.max(0, window - span);
 }
 
 /** One request: how many permits it takes (an integer >= 0; default 1). */
@@ -113,5 +117,18 @@ export function approximateSlidingWindowLimitParams(
       limiterMessages.invalidOption(where, 'approximate', options.approximate, 'a boolean'),
     );
   }
-  return slidingWindowLimitParams(options, where);
+  const params = slidingWindowLimitParams(options, where);
+  // Every estimate is compared multiplied out by the window: limit * window must stay exact.
+  if (params.limit * params.windowMicros > Number.MAX_SAFE_INTEGER) {
+    const longest = Math.floor(Number.MAX_SAFE_INTEGER / params.limit) / 1_000_000;
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption(
+        where,
+        'window',
+        options.window,
+        `at most ${longest} seconds with option 'limit' at ${params.limit} (limit * window in µs below 2^53)`,
+      ),
+    );
+  }
+  return params;
 }

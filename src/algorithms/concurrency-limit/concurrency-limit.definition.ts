@@ -63,7 +63,12 @@ const block: LimiterAlgorithm<ConcurrencyLimitParams, number, ConcurrencyLimitSt
  * A block denies acquires only: a release is never refused.
  */
 export const concurrencyLimitOps = {
-  peek: peekOf(concurrencyLimit, 'zset'),
+  // The block hidden from the acquire, as peek_state hides it in the Lua: a peek that finds
+  // no free slot reports the leases' retry time, and the block's when it is longer.
+  peek: peekOf(concurrencyLimit, 'zset', (state: ConcurrencyLimitState, _now, expiresAt) => ({
+    state: { leases: state.leases },
+    expiresAt,
+  })),
   reset: resetOf(concurrencyLimit),
   block,
   /** A peek takes 0 slots: the leases as they stand. */
@@ -90,10 +95,11 @@ export const concurrencyLimitKind: LimitKind<ConcurrencyLimiterOptions, Concurre
     return {
       algorithm: anyAlgorithm(concurrencyLimit),
       params,
+      // A request runs, so it holds a slot whatever its cost: a cost of 0 takes one.
       newRequest: (permits = cost): ConcurrencyLimitRequest => ({
         op: 'acquire',
         id: randomUUID(),
-        permits,
+        permits: Math.max(1, permits),
       }),
       holdsSlot: true,
       // A denial that outlasts any lease comes from a block(): its end is the real answer;
@@ -155,9 +161,9 @@ export class ConcurrencyLimiter {
   /**
    * Takes `permits` slots (an integer >= 0, default 1) for `id` if that many are free, and
    * returns the full decision. An `id` already in flight with the same permits renews its
-   * lease and keeps its slots; `0` peeks; more than `max` is denied with `retryAfterMs` -1
-   * (it can never pass). Lower level than {@link tryAcquire}: the caller must
-   * {@link release} the same id and permits.
+   * lease and keeps its slots; `0` peeks (allowed only while a slot is free); more than
+   * `max` is denied with `retryAfterMs` -1 (it can never pass). Lower level than
+   * {@link tryAcquire}: the caller must {@link release} the same id and permits.
    */
   async decide(id: string, permits = 1): Promise<Decision> {
     const request = concurrencyLimitRequest('acquire', id, undefined, permits);
@@ -175,10 +181,11 @@ export class ConcurrencyLimiter {
   }
 
   /**
-   * Takes `permits` slots (default 1) under a new id, held and released together; resolves
-   * null, taking nothing, when fewer are free.
+   * Takes `permits` slots (default 1, at least 1: work in flight holds a slot) under a new
+   * id, held and released together; resolves null, taking nothing, when fewer are free.
    */
   async tryAcquire(permits = 1): Promise<ConcurrencySlot | null> {
+    if (permits === 0) permits = 1;
     const id = randomUUID();
     const decision = await this.decide(id, permits);
     return decision.allowed ? new Slot(this, id, permits, decision) : null;

@@ -64,7 +64,9 @@ end
 if permits > max then
   return {0, math.max(0, max - count), until_last_expiry(), -1, 0}
 end
-if held_at or count + permits <= max then
+-- A request of 0 passes only where one of 1 would (it takes nothing).
+local need = math.max(permits, 1)
+if held_at or count + need <= max then
   if permits == 0 then
     return {1, max - count, until_last_expiry(), 0, 0}
   end
@@ -82,7 +84,7 @@ end
 local freed = 0
 for i = first, #leases, 2 do
   freed = freed + member_weight(leases[i])
-  if count - freed + permits <= max then
+  if count - freed + need <= max then
     return {0, math.max(0, max - count), until_last_expiry(), tonumber(leases[i + 1]) - now, 0}
   end
 end

@@ -59,7 +59,9 @@ export function concurrencyLimitStep(
     return { state, ttlMs: null, reply: [0, remaining, untilLastExpiry(), NEVER_MICROS, 0] };
   }
   const holding = leases.has(member);
-  if (holding || count + permits <= max) {
+  // A request of 0 passes only where one of 1 would (it takes nothing).
+  const need = Math.max(permits, 1);
+  if (holding || count + need <= max) {
     if (permits === 0)
       return { state, ttlMs: null, reply: [1, max - count, untilLastExpiry(), 0, 0] };
     leases.set(member, now + lease);
@@ -77,7 +79,7 @@ export function concurrencyLimitStep(
   let freed = 0;
   for (const [id, expiry] of earliestFirst) {
     freed += memberWeight(id);
-    if (count - freed + permits <= max) {
+    if (count - freed + need <= max) {
       return { state, ttlMs: null, reply: [0, remaining, untilLastExpiry(), expiry - now, 0] };
     }
   }

@@ -14,7 +14,8 @@
  *   acquire(id, n): drop every score <= now                 (ZREMRANGEBYSCORE -inf now)
  *                   n > max: denied, can never pass (retryAfter -1)
  *                   id already in flight with n: renew its lease, allowed (it holds its slots)
- *                   held + n <= max: add id with score now + lease (n = 0 peeks: nothing added)
+ *                   held + n <= max: add id with score now + lease (n = 0 peeks: needs a
+ *                   free slot, as n = 1, and adds nothing; the guard takes at least 1)
  *                   otherwise: denied, nothing added
  *   release(id, n): remove id's member (ZREM), allowed; releasing an absent id changes nothing
  *
@@ -44,7 +45,7 @@
  * expired members it drops. Invariants: 0 <= in-flight <= max after an allowed acquire;
  * retryAfter > 0 when denied.
  */
-import { finiteAboveZero, integerAtLeastOne, secondsOption } from '../option-rules';
+import { integerAtLeastOne, secondsOption, timeInRange } from '../option-rules';
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
 import { Seconds } from '../duration';
@@ -93,7 +94,7 @@ export function concurrencyLimitParams(
   const given = options.lease ?? CONCURRENCY_LIMIT_DEFAULTS.lease;
   const seconds = secondsOption(given, where, 'lease');
   integerAtLeastOne(max, where, 'max');
-  const lease = finiteAboveZero(seconds, where, 'lease', given);
+  const lease = timeInRange(seconds, where, 'lease', given);
   return { max, leaseMicros: Math.max(1, Math.round(lease * 1_000_000)) };
 }
 

@@ -27,7 +27,8 @@ local remaining = math.max(0, limit - count)
 if permits > limit then
   return {0, remaining, ttl * 1000, -1, 0}
 end
-if count + permits > limit then
+-- A request of 0 passes only where one of 1 would (it takes nothing).
+if count + math.max(permits, 1) > limit then
   return {0, remaining, ttl * 1000, ttl * 1000, 0}
 end
 if permits == 0 then

@@ -23,7 +23,8 @@ export function countLimitStep(
   if (permits > limit) {
     return { state, ttlMs: null, reply: [0, remaining, ttlMs * 1000, NEVER_MICROS, 0] };
   }
-  if (count + permits > limit) {
+  // A request of 0 passes only where one of 1 would (it takes nothing).
+  if (count + Math.max(permits, 1) > limit) {
     return { state, ttlMs: null, reply: [0, remaining, ttlMs * 1000, ttlMs * 1000, 0] };
   }
   if (permits === 0) return { state, ttlMs: null, reply: [1, remaining, ttlMs * 1000, 0, 0] };

@@ -9,7 +9,8 @@
  * key expires, the next request opens a new window. The time left in the window (PTTL) is
  * the reset time and, for a denied request, the retry-after.
  *
- * Cost: `permits` 0 reads the state and writes nothing; more than `limit` is denied at once
+ * Cost: `permits` 0 (a peek) is decided as a request of 1 and writes nothing: it passes only
+ * while the window has room for one; more than `limit` is denied at once
  * and can never pass (retry-after -1, the count untouched), as redis-cell answers a quantity
  * above its burst. A denial reports what is left: 10 - 8 = 2 remaining for a request of 4.
  *
@@ -22,7 +23,7 @@
  * happen inside one script, but a manual SET or a restore can) gets one period again,
  * so it never blocks a key forever.
  */
-import { finiteAboveZero, integerAtLeastOne, secondsOption } from '../option-rules';
+import { integerAtLeastOne, secondsOption, timeInRange } from '../option-rules';
 import { Seconds } from '../duration';
 
 /** Options of a fixed-window counter, as `@CountLimit` and `factory.countLimiter` take them. */
@@ -53,7 +54,7 @@ export function countLimitParams(
   const given = options.period ?? COUNT_LIMIT_DEFAULTS.period;
   const seconds = secondsOption(given, where, 'period');
   integerAtLeastOne(limit, where, 'limit');
-  const period = finiteAboveZero(seconds, where, 'period', given);
+  const period = timeInRange(seconds, where, 'period', given);
   // PEXPIRE takes whole milliseconds.
   return { limit, periodMs: Math.max(1, Math.ceil(period * 1000)) };
 }

@@ -26,7 +26,8 @@ end
 if permits > capacity then
   return {0, remaining_at(tat - now), exact(tat - now), -1, '0'}
 end
-local new_tat = tat + permits * interval
+-- A request of 0 passes only where one of 1 would (it takes nothing).
+local new_tat = tat + math.max(permits, 1) * interval
 local allow_at = new_tat - tolerance
 if now < allow_at then
   return {0, remaining_at(tat - now), exact(tat - now), exact(allow_at - now), '0'}

@@ -23,7 +23,8 @@ export function leakyBucketLimitStep(
   if (permits > capacity) {
     return { state, ttlMs: null, reply: [0, remainingAt(tat - now), tat - now, NEVER_MICROS, 0] };
   }
-  const newTat = tat + permits * interval;
+  // A request of 0 passes only where one of 1 would (it takes nothing).
+  const newTat = tat + Math.max(permits, 1) * interval;
   const allowAt = newTat - tolerance;
   if (now < allowAt) {
     return { state, ttlMs: null, reply: [0, remainingAt(tat - now), tat - now, allowAt - now, 0] };

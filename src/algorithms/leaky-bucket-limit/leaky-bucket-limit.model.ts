@@ -16,7 +16,7 @@
  *   allowAt = newTat - tau
  *   n > capacity:   denied, can never pass (retryAfter -1), nothing written
  *   now < allowAt:  denied, retryAfter = allowAt - now, nothing written
- *   n = 0:          allowed, nothing written (a peek)
+ *   n = 0:          a peek: decided as n = 1 (newTat = tat + T), nothing written
  *   otherwise:      allowed, store newTat
  *   reset = (newTat if written, else tat) - now,  remaining = max(0, floor((tau - reset) / T))
  *
@@ -43,13 +43,15 @@
  *
  * Units: redis-cell works in integer nanoseconds; we keep integer microseconds, rounding
  * T to the nearest whole µs (at least 1). That bends a rate by under 0.5 µs per request
- * (rates above 1,000,000 a second per key run at 1,000,000) and keeps every reply exact.
+ * and keeps every reply exact; a rate above 1,000,000 a second (T under 1 µs) is refused,
+ * as is one so slow, or a capacity so large, that capacity * T passes 3650 days (the TAT,
+ * that far ahead of the clock, would no longer be a whole µs: option-rules.ts).
  *
  * TTL: once now >= tat the stored tat decides nothing (max(now, tat) = now), so the key
  * lives newTat - now after each allowed request (PX, whole ms rounded up). A denial
  * writes nothing.
  */
-import { finiteAboveZero, integerAtLeastOne } from '../option-rules';
+import { integerAtLeastOne, rateInRange, spanInRange } from '../option-rules';
 import { exactString } from '../limiter-algorithm';
 
 /** Options of a leaky bucket, as `@LeakyBucketLimit` and `factory.leakyBucketLimiter` take them. */
@@ -77,8 +79,11 @@ export function leakyBucketLimitParams(
 ): LeakyBucketLimitParams {
   const { capacity, rate } = options;
   integerAtLeastOne(capacity, where, 'capacity');
-  finiteAboveZero(rate, where, 'rate');
-  return { capacity, intervalMicros: Math.max(1, Math.round(1_000_000 / rate)) };
+  rateInRange(rate, where);
+  const intervalMicros = Math.max(1, Math.round(1_000_000 / rate));
+  // The TAT runs up to capacity * T ahead of the clock.
+  spanInRange(capacity, intervalMicros, rate, where);
+  return { capacity, intervalMicros };
 }
 
 /** The parameters as leaky-bucket-limit.lua reads them, after the block: its `argv`. */

@@ -28,13 +28,15 @@ if found then
 else
   empty_at = now - tonumber(argv[3]) * interval
 end
-local earliest = math.max(now, empty_at + permits * interval)
+-- A request of 0 passes only where one of 1 would (it takes nothing).
+local need = math.max(permits, 1)
+local earliest = math.max(now, empty_at + need * interval)
 local wait = earliest - now
 
 if timeout >= 0 and wait > timeout then
   local until_full = empty_at + full_span - now
   local retry_after = math.ceil(wait - timeout)
-  if permits * interval - full_span > timeout then
+  if need * interval - full_span > timeout then
     retry_after = -1
   elseif not found then
     -- A new bucket's refill clock must start now, or one that starts empty never fills.

@@ -21,14 +21,16 @@ export function rateLimitStep(
   let emptyAt = state
     ? Math.max(state.emptyAtMicros, now - fullSpan)
     : now - params.initialPermits * interval;
-  const earliest = Math.max(now, emptyAt + request.permits * interval);
+  // A request of 0 passes only where one of 1 would (it takes nothing).
+  const need = Math.max(request.permits, 1);
+  const earliest = Math.max(now, emptyAt + need * interval);
   const wait = earliest - now;
 
   if (request.timeoutMicros >= 0 && wait > request.timeoutMicros) {
     const untilFull = emptyAt + fullSpan - now;
     const stored = Math.max(0, (now - emptyAt) / interval);
     // More than a full bucket serves within the timeout: it can never pass.
-    const never = request.permits * interval - fullSpan > request.timeoutMicros;
+    const never = need * interval - fullSpan > request.timeoutMicros;
     const reply = [
       0,
       Math.floor(stored),

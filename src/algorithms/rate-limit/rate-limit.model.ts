@@ -24,8 +24,9 @@
  *   - otherwise it spends min(n, stored) saved permits, moves nextFree to earliest(n) and
  *     is told to wait earliest(n) - now.
  *
- * Cost: n is any integer >= 0. n = 0 decides on the bucket as it is and writes nothing (a
- * peek). A request that even a full bucket could not serve within its timeout,
+ * Cost: n is any integer >= 0. n = 0 (a peek) is decided as a request of 1 and writes
+ * nothing: it passes only when one permit could be had within its timeout. A request that
+ * even a full bucket could not serve within its timeout,
  * n * interval - maxPermits * interval > timeout, can never pass: it is denied with
  * retryAfter -1 and writes nothing (with a longer timeout, or acquire, it waits instead).
  *
@@ -75,7 +76,7 @@
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
 import { Seconds } from '../duration';
-import { secondsOption } from '../option-rules';
+import { rateInRange, secondsOption, spanInRange, timeAtMostMax } from '../option-rules';
 import { exactString } from '../limiter-algorithm';
 import { checkPermits } from '../permits';
 
@@ -131,11 +132,12 @@ export function rateLimitParams(
   where = 'rateLimiter',
 ): RateLimitParams {
   const rate = options.rate ?? RATE_LIMIT_DEFAULTS.rate;
-  if (!isFiniteAtLeast(rate, 0) || rate === 0) invalid(where, 'rate', rate, 'a finite number > 0');
+  rateInRange(rate, where);
   const maxPermits = bucketSize(options, rate, where);
   const givenExpire = options.expire ?? RATE_LIMIT_DEFAULTS.expire;
   const expire = secondsOption(givenExpire, where, 'expire');
   if (!isFiniteAtLeast(expire, 0)) invalid(where, 'expire', givenExpire, 'a finite number >= 0');
+  timeAtMostMax(expire, where, 'expire', givenExpire);
   const sizedBy = options.capacity === undefined ? 'rate * burst' : 'capacity';
   const initialPermits = options.initialPermits ?? maxPermits;
   if (!isFiniteAtLeast(initialPermits, 0) || initialPermits > maxPermits) {
@@ -165,11 +167,14 @@ function bucketSize(options: RateLimiterOptions, rate: number, where: string): n
     if (!isFiniteAtLeast(capacity, 0) || capacity === 0) {
       invalid(where, 'capacity', capacity, 'a finite number > 0');
     }
+    // A full bucket's span, E's distance behind the clock, within the engine's range.
+    spanInRange(capacity, 1_000_000 / rate, rate, where);
     return capacity;
   }
   const givenBurst = options.burst ?? RATE_LIMIT_DEFAULTS.burst;
   const burst = secondsOption(givenBurst, where, 'burst');
   if (!isFiniteAtLeast(burst, 0)) invalid(where, 'burst', givenBurst, 'a finite number >= 0');
+  timeAtMostMax(burst, where, 'burst', givenBurst);
   return rate * burst;
 }
 
@@ -195,6 +200,7 @@ export function rateLimitRequest(
       limiterMessages.invalidOption(where, 'timeout', timeout, 'a number >= 0'),
     );
   }
+  if (timeoutSeconds !== Infinity) timeAtMostMax(timeoutSeconds, where, 'timeout', timeout);
   return {
     permits,
     timeoutMicros: timeoutSeconds === Infinity ? -1 : timeoutSeconds * 1_000_000,

@@ -32,7 +32,9 @@ end
 if permits > limit then
   return {0, remaining, reset, -1, 0}
 end
-if count + permits <= limit then
+-- A request of 0 passes only where one of 1 would (it takes nothing).
+local need = math.max(permits, 1)
+if count + need <= limit then
   if permits == 0 then
     return {1, remaining, reset, 0, 0}
   end
@@ -46,7 +48,7 @@ end
 local freed = 0
 for i = first, #log, 2 do
   freed = freed + member_weight(log[i])
-  if count - freed + permits <= limit then
+  if count - freed + need <= limit then
     return {0, remaining, reset, tonumber(log[i + 1]) + window - now, 0}
   end
 end

@@ -41,7 +41,9 @@ export function slidingWindowLimitStep(
   // Redis also drops the expired members on a denial; keeping them changes no later
   // decision, since the next request drops them first, and it leaves the TTL as the script does.
   if (permits > limit) return { state, ttlMs: null, reply: [0, remaining, reset, NEVER_MICROS, 0] };
-  if (count + permits <= limit) {
+  // A request of 0 passes only where one of 1 would (it takes nothing).
+  const need = Math.max(permits, 1);
+  if (count + need <= limit) {
     if (permits === 0) return { state, ttlMs: null, reply: [1, remaining, reset, 0, 0] };
     // Sorted insert: an injected or wall clock may step back; Redis sorts by score too.
     let at = times.length;
@@ -57,7 +59,7 @@ export function slidingWindowLimitStep(
 
   let freed = 0;
   let at = 0;
-  while (count - (freed += memberWeight(ids[at])) + permits > limit) at++;
+  while (count - (freed += memberWeight(ids[at])) + need > limit) at++;
   return { state, ttlMs: null, reply: [0, remaining, reset, times[at] + window - now, 0] };
 }
 

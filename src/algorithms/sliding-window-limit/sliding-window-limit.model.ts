@@ -16,7 +16,8 @@
  *   drop every t <= now - window                     (ZREMRANGEBYSCORE -inf now-window)
  *   count = the weight of what remains               (ZRANGE, O(limit))
  *   permits > limit:          denied, can never pass (retryAfter -1), nothing added
- *   count + permits <= limit: add now (unless permits is 0, a peek), allowed,
+ *   count + permits <= limit: add now (permits 0, a peek, adds nothing and needs room for
+ *                             one, as a request of 1), allowed,
  *                             remaining = limit - count - permits
  *   otherwise:                denied, nothing added, remaining = limit - count (>= 0)
  *
@@ -46,7 +47,7 @@
  * denial adds nothing and keeps the TTL. Invariants: 0 <= count <= limit after an allowed
  * request; retryAfter > 0 when denied; memory O(limit) per key.
  */
-import { finiteAboveZero, integerAtLeastOne, secondsOption } from '../option-rules';
+import { integerAtLeastOne, secondsOption, timeInRange } from '../option-rules';
 import { Seconds } from '../duration';
 import { exactString } from '../limiter-algorithm';
 
@@ -89,7 +90,7 @@ export function slidingWindowLimitParams(
   const { limit } = options;
   const seconds = secondsOption(options.window, where, 'window');
   integerAtLeastOne(limit, where, 'limit');
-  const window = finiteAboveZero(seconds, where, 'window', options.window);
+  const window = timeInRange(seconds, where, 'window', options.window);
   return { limit, windowMicros: Math.max(1, Math.round(window * 1_000_000)) };
 }
 

@@ -36,7 +36,13 @@ import type { LimiterAlgorithm } from '../limiter-algorithm';
  */
 
 import { Seconds } from '../duration';
-import { blockMicros, DURATION_EXPECTED, parseDuration } from '../option-rules';
+import {
+  blockMicros,
+  DURATION_EXPECTED,
+  MAX_SECONDS,
+  MIN_SECONDS,
+  parseDuration,
+} from '../option-rules';
 
 /** The Redis type of an algorithm's key: where a block is kept (see above). */
 export type StateType = 'string' | 'zset';
@@ -124,6 +130,11 @@ export function manualBlockMicros(given: Seconds): number {
   }
   if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0) {
     throw new RangeError(`block(seconds): a finite number > 0, got ${String(given)}`);
+  }
+  if (seconds < MIN_SECONDS || seconds > MAX_SECONDS) {
+    throw new RangeError(
+      `block(seconds): from 1ms to 3650d (${MIN_SECONDS} to ${MAX_SECONDS} seconds), got ${String(given)}`,
+    );
   }
   return blockMicros(seconds);
 }

@@ -1,3 +1,5 @@
+import { runInNewContext } from 'node:vm';
+import fc from 'fast-check';
 import { approximateSlidingWindowLimitStep } from '../../../src/algorithms/approximate-sliding-window-limit/approximate-sliding-window-limit.memory';
 import {
   ApproximateSlidingWindowLimitState,
@@ -73,6 +75,52 @@ describe('approximate sliding window: the model and its memory twin', () => {
           expect(e).toBeLessThanOrEqual(window);
         }
       }
+    }
+  });
+
+  it('firstElapsedWithRoom is exact whole-number math, up to limit * window = 2^53 and in debt', () => {
+    const exact = (weight: bigint, room: bigint, window: bigint): bigint => {
+      if (weight <= 0n) return 0n;
+      const span = (room * window) / weight;
+      return span >= window ? 0n : window - span;
+    };
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+        (window, limit, share, weight) => {
+          // The largest limit whose limit * window stays a whole double, as the ranges keep it.
+          const room = Math.floor(
+            share * Math.min(limit, Math.floor(Number.MAX_SAFE_INTEGER / window)),
+          );
+          const e = firstElapsedWithRoom(weight, room, window);
+          expect(BigInt(e)).toBe(exact(BigInt(weight), BigInt(room), BigInt(window)));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('answers a denial at once whatever the window, 2^53 µs and beyond (no search loop)', () => {
+    // A year written in ms, read as seconds: 31,536,000,000 s; the search this replaced never
+    // ended there (its one-µs steps vanish in doubles that large).
+    for (const windowMicros of [2 ** 53, 31_536_000_000 * SECOND, 1e300]) {
+      const params = { limit: 1, windowMicros };
+      const now = 1_700_000_000_000_000;
+      const denied = runInNewContext(
+        'decide()',
+        {
+          decide: () => {
+            const first = approximateSlidingWindowLimitStep(undefined, now, params, ONE);
+            return approximateSlidingWindowLimitStep(first.state, now, params, ONE);
+          },
+        },
+        { timeout: 2000 },
+      );
+      expect(denied.reply[0]).toBe(0);
+      expect(denied.reply[3]).toBeGreaterThan(0);
     }
   });
 });

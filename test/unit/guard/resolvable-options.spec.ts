@@ -125,3 +125,48 @@ describe('static values next to functions are still checked at start-up', () => 
     expect(await of(2)).not.toBe(await of(3));
   });
 });
+
+describe('a function returning a value outside the engine ranges is refused per request', () => {
+  const TIMES = 'from 1ms to 3650d (0.001 to 315360000 seconds)';
+  it.each([
+    [
+      'approximateSlidingWindowLimit',
+      'window 31536000000',
+      { limit: 5, window: () => 31_536_000_000 },
+      `@SlidingWindowLimit on C.m: option 'window' must be ${TIMES}, got 31536000000 (resolved for this request: window = 31536000000)`,
+    ],
+    [
+      'countLimit',
+      'period 1e-9',
+      { limit: 1, period: () => 1e-9 },
+      `@CountLimit on C.m: option 'period' must be ${TIMES}, got 1e-9 (resolved for this request: period = 1e-9)`,
+    ],
+    [
+      'leakyBucketLimit',
+      'rate 1e-300',
+      { capacity: 1, rate: () => 1e-300 },
+      "@LeakyBucketLimit on C.m: option 'rate' must be from 3.1709791983764586e-9 (one per 3650d) to 1000000 (one a µs) per second, got 1e-300 (resolved for this request: rate = 1e-300)",
+    ],
+    [
+      'rateLimit',
+      'expire 1e300',
+      { rate: 1, expire: () => 1e300 },
+      "@RateLimit on C.m: option 'expire' must be at most 3650d (315360000 s), got 1e+300 (resolved for this request: expire = 1e+300)",
+    ],
+    [
+      'countLimit',
+      'block [1, 1e300]',
+      { limit: 1, period: 1, block: () => [1, 1e300] },
+      `@CountLimit on C.m: option 'block[1]' must be ${TIMES}, got 1e+300 (resolved for this request: block = [1,1e+300])`,
+    ],
+  ])('%s: %s', async (kind, _value, options, message) => {
+    const limit = compile(kind, options) as ResolvableLimit;
+    await expect(limit.resolve(ctx)).rejects.toThrow(message);
+  });
+
+  it('a static value next to a function is checked against the function probe, not refused', () => {
+    // limit * window below 2^53 µs: a day with the probe's limit would pass it; checked per request.
+    const limit = compile('approximateSlidingWindowLimit', { limit: () => 5, window: '1d' });
+    expect((limit as ResolvableLimit).resolve).toBeDefined();
+  });
+});
