@@ -32,7 +32,11 @@ import { LimiterStore } from './stores/limiter-store';
 import { FailurePolicyStore } from './stores/failure/failure-policy.store';
 import { RedisStore } from './stores/redis.store';
 import { warnIfRedisEvicts } from './stores/redis-eviction.check';
-import { failurePolicyStoreFromOptions, storeFromOptions } from './store-from-options';
+import {
+  checkOwnConnection,
+  failurePolicyStoreFromOptions,
+  storeFromOptions,
+} from './store-from-options';
 import { whenServing } from './when-serving';
 
 /** The APP_GUARD: the real guard unless the options say `global: false`. */
@@ -67,10 +71,12 @@ class GlobalRateLimitGuard implements CanActivate {
     {
       provide: LimiterStore,
       // The first provider built: a wrong module option fails start-up before anything connects.
-      useFactory: (options: RateLimiterModuleOptions) => {
+      // A Redis that cannot work (a wrong password...) fails it too, once connected to.
+      useFactory: async (options: RateLimiterModuleOptions) => {
         validateModuleOptions(options);
         const logger = new Logger('RateLimiter');
         const store = storeFromOptions(options, logger);
+        await checkOwnConnection(store, options);
         if (store instanceof RedisStore) warnIfRedisEvicts(store.client, logger);
         return store;
       },

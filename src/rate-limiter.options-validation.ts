@@ -5,6 +5,7 @@ import { LimiterConfigError } from './errors/limiter-config.error';
 import { compileLimit } from './plans/compiled-limit';
 import { limiterMessages } from './rate-limiter.messages';
 import { RateLimiterModuleOptions } from './rate-limiter.options';
+import { redisUrlProblem, withoutPassword } from './stores/endpoint/redis-url';
 
 const WHERE = 'RateLimiterModule';
 const POLICIES = ['allow', 'deny', 'fallback'];
@@ -54,6 +55,13 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
   }
   if (options.redis !== undefined && options.store !== undefined) {
     throw new LimiterConfigError(limiterMessages.conflictingOptions(WHERE, 'redis', 'store'));
+  }
+  if (typeof options.redis === 'string') {
+    const problem = redisUrlProblem(options.redis);
+    if (problem) {
+      const shown = `'${withoutPassword(options.redis)}'`;
+      throw new LimiterConfigError(limiterMessages.redisMisconfigured(WHERE, shown, problem));
+    }
   }
   const { onStoreError, storeTimeout, headers, keyPrefix, global } = options;
   const choice = (option: string, value: unknown, choices: readonly unknown[]) => {

@@ -7,6 +7,11 @@ import { FailurePolicyStore } from './stores/failure/failure-policy.store';
 import { RedisStore } from './stores/redis.store';
 import { DecisionMetrics } from './metrics/decision-metrics';
 import { DecisionListener } from './contracts/rate-limit-event';
+import { LimiterConfigError } from './errors/limiter-config.error';
+import { limiterMessages } from './rate-limiter.messages';
+import { checkStartUpConnection } from './stores/endpoint/start-up-connection';
+import { describeEndpoint } from './stores/endpoint/endpoint-description';
+import { withoutPassword } from './stores/endpoint/redis-url';
 
 /**
  * Options of the connections the module creates itself. One retry per command bounds the
@@ -53,6 +58,26 @@ export function storeFromOptions(options: RateLimiterModuleOptions, logger: Logg
   // Without a listener ioredis prints every failed reconnect; the store reports outages once.
   client.on('error', () => undefined);
   return new RedisStore({ client, ownsClient: true });
+}
+
+/**
+ * Fails start-up when the connection the module creates cannot work (a wrong password, a
+ * database that does not exist, a TLS mismatch), naming the option and the cause: such a
+ * Redis would otherwise let every request through, logged as an outage. One connection
+ * beside the store's, closed at once; an endpoint that is only unreachable lets the app start.
+ */
+export async function checkOwnConnection(
+  store: LimiterStore,
+  options: RateLimiterModuleOptions,
+): Promise<void> {
+  const { redis } = options;
+  if (!(store instanceof RedisStore) || redis === undefined || isClient(redis)) return;
+  const finding = await checkStartUpConnection(store.client as Redis);
+  if (finding.kind !== 'misconfigured') return;
+  const shown = typeof redis === 'string' ? `'${withoutPassword(redis)}'` : describeEndpoint(redis);
+  throw new LimiterConfigError(
+    limiterMessages.redisMisconfigured('RateLimiterModule', shown, finding.cause),
+  );
 }
 
 /**
