@@ -11,6 +11,7 @@ export { MemoryStore } from './stores/memory.store';
 export type { MemoryStoreOptions, LimiterClock } from './stores/memory.store';
 export { RedisStore } from './stores/redis.store';
 export type { RedisStoreOptions } from './stores/redis.store';
+export type { RedisCallMode } from './stores/engine/call-mode';
 export { RateLimiterFactory } from './limiter/rate-limiter.factory';
 export type { KeyedOptions } from './limiter/rate-limiter.factory';
 export { RateLimiter } from './algorithms/rate-limit/rate-limit.definition';

@@ -5,6 +5,7 @@ import { LimiterConfigError } from './errors/limiter-config.error';
 import { compileLimit } from './plans/compiled-limit';
 import { limiterMessages } from './rate-limiter.messages';
 import { RateLimiterModuleOptions } from './rate-limiter.options';
+import { REDIS_CALL_MODES } from './stores/engine/call-mode';
 import { redisUrlProblem, withoutPassword } from './stores/endpoint/redis-url';
 
 const WHERE = 'RateLimiterModule';
@@ -36,6 +37,7 @@ const MODULE_OPTIONS: { readonly [name in keyof Required<RateLimiterModuleOption
   allow: true,
   deny: true,
   defaults: true,
+  redisCalls: true,
 };
 const MODULE_OPTION_NAMES = Object.keys(MODULE_OPTIONS);
 
@@ -70,6 +72,7 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
     }
   };
   choice('onStoreError', onStoreError, POLICIES);
+  choice('redisCalls', options.redisCalls, REDIS_CALL_MODES);
   if (
     storeTimeout !== undefined &&
     !(

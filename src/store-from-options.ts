@@ -50,14 +50,15 @@ export function storeFromOptions(options: RateLimiterModuleOptions, logger: Logg
     );
     return new MemoryStore();
   }
-  if (isClient(redis)) return new RedisStore({ client: redis });
+  const calls = options.redisCalls;
+  if (isClient(redis)) return new RedisStore({ client: redis, calls });
   const client =
     typeof redis === 'string'
       ? new Redis(redis, { ...OWN_CLIENT_DEFAULTS, ...OWN_CLIENT_OVERRIDES })
       : new Redis({ ...OWN_CLIENT_DEFAULTS, ...redis, ...OWN_CLIENT_OVERRIDES });
   // Without a listener ioredis prints every failed reconnect; the store reports outages once.
   client.on('error', () => undefined);
-  return new RedisStore({ client, ownsClient: true });
+  return new RedisStore({ client, ownsClient: true, calls });
 }
 
 /**

@@ -5,6 +5,9 @@ import { DenialBroadcast } from './denial-broadcast';
 import { DecisionGroup } from '../contracts/decision-group';
 import { DenialCache } from './denial-cache';
 import { EngineClient } from './engine/engine-client';
+import { RedisCallMode } from './engine/call-mode';
+import { CallModeWatch } from './endpoint/call-mode-watch';
+import type { EndpointCompatibility } from './endpoint/endpoint-probe';
 import { LimiterStore, toMicros } from './limiter-store';
 import { FixedArguments, RedisDecision } from './redis-decision';
 
@@ -34,6 +37,8 @@ export interface RedisStoreOptions {
    * turn travel together; `1` sends each decision as a script call of its own.
    */
   maxBatchSize?: number;
+  /** How scripts are sent: `'auto'` (default), `'per-slot'` or `'cross-slot'` (call-mode.ts). */
+  calls?: RedisCallMode;
 }
 
 /**
@@ -63,6 +68,7 @@ export class RedisStore extends LimiterStore {
     FixedArguments | Map<object, FixedArguments>
   >();
   private readonly engine: EngineClient;
+  private readonly callMode: CallModeWatch;
 
   constructor(options: RedisStoreOptions) {
     super();
@@ -82,6 +88,7 @@ export class RedisStore extends LimiterStore {
       );
     }
     this.engine = new EngineClient(this.client, maxBatchSize);
+    this.callMode = new CallModeWatch(this.client, this.engine, options.calls ?? 'auto');
   }
 
   evaluate<P, R, S>(
@@ -192,6 +199,8 @@ export class RedisStore extends LimiterStore {
    */
   override async check(): Promise<void> {
     const listening = this.denials ? this.broadcast?.listen() : undefined;
+    // Probes once connected (the check below connects), without waiting for it.
+    void this.callMode.start();
     await this.engine.check();
     await listening;
   }
@@ -202,7 +211,13 @@ export class RedisStore extends LimiterStore {
     return status === 'reconnecting' || status === 'end' || status === 'close';
   }
 
+  /** What the endpoint accepted when last probed (endpoint-probe.ts); undefined before. */
+  get compatibility(): EndpointCompatibility | undefined {
+    return this.callMode.compatibility;
+  }
+
   override async close(): Promise<void> {
+    this.callMode.stop();
     this.broadcast?.close();
     if (!this.ownsClient) return;
     try {
