@@ -1,0 +1,58 @@
+import Redis from 'ioredis';
+import { probeEndpoint } from '../../src/stores/endpoint/endpoint-probe';
+import { RedisServer, startRedisServer } from '../helpers/redis-server';
+import { RespProxy, startRespProxy } from '../helpers/resp-proxy';
+
+describe('the endpoint probe', () => {
+  let redis: RedisServer;
+  let proxy: RespProxy;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    proxy = await startRespProxy(redis.port, {
+      crossSlotScripts: true,
+      scriptFlags: true,
+      config: true,
+    });
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await redis.stop();
+  });
+
+  it('finds everything accepted on a Redis 7', async () => {
+    expect(await probeEndpoint(redis.client())).toEqual({
+      functions: true,
+      crossSlotKeys: true,
+      undeclaredKeys: true,
+      scriptFlags: true,
+      config: true,
+    });
+  });
+
+  it('finds what an endpoint refuses: keys of two slots, script flags, CONFIG', async () => {
+    const client = new Redis(proxy.url);
+    const found = await probeEndpoint(client);
+    client.disconnect();
+    expect(found).toEqual({
+      functions: true,
+      crossSlotKeys: false,
+      undeclaredKeys: true,
+      scriptFlags: false,
+      config: false,
+    });
+    expect(proxy.refused).toEqual({ crossSlotScripts: 1, scriptFlags: 1, config: 1 });
+  });
+
+  it('an ACL user that may not run EVAL leaves the script questions open', async () => {
+    const admin = redis.client();
+    await admin.acl('SETUSER', 'noeval', 'on', '>pw', '~*', '+@all', '-eval', '-function');
+    const client = redis.client({ username: 'noeval', password: 'pw' });
+    expect(await probeEndpoint(client)).toEqual({
+      functions: false,
+      crossSlotKeys: undefined,
+      undeclaredKeys: undefined,
+      scriptFlags: undefined,
+      config: true,
+    });
+  });
+});
