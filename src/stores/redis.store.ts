@@ -7,6 +7,7 @@ import { DenialCache } from './denial-cache';
 import { EngineClient } from './engine/engine-client';
 import { RedisCallMode } from './engine/call-mode';
 import { CallModeWatch } from './endpoint/call-mode-watch';
+import { ConnectionWatch } from './endpoint/connection-watch';
 import type { EndpointCompatibility } from './endpoint/endpoint-probe';
 import { LimiterStore, toMicros } from './limiter-store';
 import { FixedArguments, RedisDecision } from './redis-decision';
@@ -69,6 +70,7 @@ export class RedisStore extends LimiterStore {
   >();
   private readonly engine: EngineClient;
   private readonly callMode: CallModeWatch;
+  private readonly connection: ConnectionWatch;
 
   constructor(options: RedisStoreOptions) {
     super();
@@ -89,6 +91,7 @@ export class RedisStore extends LimiterStore {
     }
     this.engine = new EngineClient(this.client, maxBatchSize);
     this.callMode = new CallModeWatch(this.client, this.engine, options.calls ?? 'auto');
+    this.connection = new ConnectionWatch(this.client);
   }
 
   evaluate<P, R, S>(
@@ -199,7 +202,8 @@ export class RedisStore extends LimiterStore {
    */
   override async check(): Promise<void> {
     const listening = this.denials ? this.broadcast?.listen() : undefined;
-    // Probes once connected (the check below connects), without waiting for it.
+    // Both listen before the check below opens the connection; the probe is not waited for.
+    this.connection.start();
     void this.callMode.start();
     await this.engine.check();
     await listening;
@@ -211,6 +215,10 @@ export class RedisStore extends LimiterStore {
     return status === 'reconnecting' || status === 'end' || status === 'close';
   }
 
+  override unavailableCause(): string | undefined {
+    return this.connection.outage;
+  }
+
   /** What the endpoint accepted when last probed (endpoint-probe.ts); undefined before. */
   get compatibility(): EndpointCompatibility | undefined {
     return this.callMode.compatibility;
@@ -218,6 +226,7 @@ export class RedisStore extends LimiterStore {
 
   override async close(): Promise<void> {
     this.callMode.stop();
+    this.connection.stop();
     this.broadcast?.close();
     if (!this.ownsClient) return;
     try {

@@ -216,8 +216,12 @@ export class FailurePolicyStore extends LimiterStore {
   /** Why a decision must not go to the store now, if it must not: it would only wait. */
   private refusal(): StoreUnavailableError | undefined {
     // A connection known to be lost fails at once, queueing nothing while Redis is away.
-    if (this.primary.isUnavailable?.())
-      return new StoreUnavailableError('the store is disconnected');
+    if (this.primary.isUnavailable?.()) {
+      // Optional chaining: a custom store given as a plain object may lack the method.
+      return new StoreUnavailableError(
+        this.primary.unavailableCause?.() ?? 'the store is disconnected',
+      );
+    }
     if (this.inFlight >= MAX_IN_FLIGHT) {
       return new StoreUnavailableError(`${MAX_IN_FLIGHT} decisions already wait for the store`);
     }
