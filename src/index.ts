@@ -12,6 +12,8 @@ export type { MemoryStoreOptions, LimiterClock } from './stores/memory.store';
 export { RedisStore } from './stores/redis.store';
 export type { RedisStoreOptions } from './stores/redis.store';
 export type { RedisCallMode } from './stores/engine/call-mode';
+export { RateLimiterHealthIndicator } from './health/rate-limiter.health-indicator';
+export type { RateLimiterHealth } from './health/rate-limiter.health-indicator';
 export { RateLimiterFactory } from './limiter/rate-limiter.factory';
 export type { KeyedOptions } from './limiter/rate-limiter.factory';
 export { RateLimiter } from './algorithms/rate-limit/rate-limit.definition';

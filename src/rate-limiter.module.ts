@@ -38,6 +38,7 @@ import {
   storeFromOptions,
 } from './store-from-options';
 import { whenServing } from './when-serving';
+import { RateLimiterHealthIndicator } from './health/rate-limiter.health-indicator';
 
 /** The APP_GUARD: the real guard unless the options say `global: false`. */
 @Injectable()
@@ -118,6 +119,8 @@ class GlobalRateLimitGuard implements CanActivate {
     // (first among the app's global interceptors only when it has some: a cache there).
     RateLimitInterceptor,
     InterceptorBinding,
+    // Needs nothing of @nestjs/terminus to be built: loaded only when asked for health.
+    RateLimiterHealthIndicator,
   ],
   // The guard's own dependencies are exported so `@UseGuards(RateLimitGuard)` resolves anywhere.
   exports: [
@@ -128,6 +131,7 @@ class GlobalRateLimitGuard implements CanActivate {
     LimitExplorer,
     NetworkPolicy,
     DecisionListeners,
+    RateLimiterHealthIndicator,
     RATE_LIMITER_OPTIONS,
   ],
 })

@@ -5,9 +5,10 @@ const OPTIONAL = [
   'graphql',
   '@nestjs/microservices',
   '@opentelemetry/api',
+  '@nestjs/terminus',
 ];
 
-describe('without @nestjs/graphql, graphql, @nestjs/websockets, @nestjs/microservices or @opentelemetry/api', () => {
+describe('without @nestjs/graphql, graphql, @nestjs/websockets, @nestjs/microservices, @opentelemetry/api or @nestjs/terminus', () => {
   const attempts: string[] = [];
 
   beforeAll(() => {
@@ -77,6 +78,11 @@ describe('without @nestjs/graphql, graphql, @nestjs/websockets, @nestjs/microser
       '@opentelemetry/api',
       'graphql',
     ]);
+    // The health indicator answers without terminus, in the shape terminus collects.
+    await expect(
+      moduleRef.get(lib.RateLimiterHealthIndicator).isHealthy('rateLimiter'),
+    ).resolves.toEqual({ rateLimiter: { status: 'up', breaker: 'closed' } });
+    expect(attempts).toContain('@nestjs/terminus');
     await moduleRef.close();
   });
 });

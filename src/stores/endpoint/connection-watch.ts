@@ -34,6 +34,11 @@ export class ConnectionWatch {
     this.repeat.unref();
   };
 
+  /** A connection lost before any error says why (Redis closed it, or the app did). */
+  private readonly onClose = (): void => {
+    this.cause ??= 'the connection was closed';
+  };
+
   private readonly onReady = (): void => {
     this.cause = undefined;
     if (!this.repeat) return;
@@ -57,12 +62,14 @@ export class ConnectionWatch {
     this.started = true;
     this.client.on('error', this.onError);
     this.client.on('ready', this.onReady);
+    this.client.on('close', this.onClose);
   }
 
   stop(): void {
     this.stopRepeating();
     this.client.removeListener('error', this.onError);
     this.client.removeListener('ready', this.onReady);
+    this.client.removeListener('close', this.onClose);
   }
 
   /** The outage as a sentence, while unreachable: where, and why. */

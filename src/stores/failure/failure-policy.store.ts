@@ -10,6 +10,7 @@ import { LimiterStore } from '../limiter-store';
 import { CircuitBreaker } from './circuit-breaker';
 import { InsuranceStore } from './insurance-store';
 import { StoreErrorLog } from './store-error-log';
+import { StoreHealth, storeHealth } from './store-health';
 import { DecisionListener } from '../../contracts/rate-limit-event';
 
 /** Who a store error of a direct `evaluate` is reported as (the store's public API). */
@@ -82,6 +83,11 @@ export class FailurePolicyStore extends LimiterStore {
   /** `onDecision` while a decision's event would be heard: undefined, no event is built. */
   decisionListener(): DecisionListener | undefined {
     return this.unheard?.() ? undefined : this.onDecision;
+  }
+
+  /** Whether the store answers now, within `storeTimeout`, and the breaker's state. */
+  health(): Promise<StoreHealth> {
+    return storeHealth(this.primary, this.timeoutMs, this.breaker.isOpen);
   }
 
   /** Checks once, without blocking start-up, that the store can run its scripts. */
