@@ -20,6 +20,13 @@ class TwoLimitsController {
   two() {
     return 'ok';
   }
+
+  @Get('uneven')
+  @CountLimit({ name: 'wide', key: 'wide:#{query.k}', limit: LIMIT, period: 60 })
+  @CountLimit({ name: 'narrow', key: 'narrow:#{query.k}', limit: 3, period: 60 })
+  uneven() {
+    return 'ok';
+  }
 }
 
 const SWITCHED = /refused a script across hash slots .*one call per hash slot/;
@@ -92,6 +99,30 @@ describe('behind an endpoint that refuses scripts whose keys hash to several slo
     expect(proxy.refused.crossSlotScripts).toBeGreaterThanOrEqual(1);
     expect(proxy.refused.crossSlotScripts).toBeLessThanOrEqual(2);
     expect(logger.count('warn', SWITCHED)).toBe(1);
+  });
+
+  it('all or nothing across slots: a request the narrower limit denies keeps nothing of the wider', async () => {
+    rules = { crossSlotScripts: true };
+    await boot({ redisCalls: 'per-slot' });
+    expect(clusterSlot('countLimit:wide:a')).not.toBe(clusterSlot('countLimit:narrow:a'));
+    expect(await burst(port, '/uneven?k=a', REQUESTS)).toEqual({ 200: 3, 429: REQUESTS - 3 });
+    // What the wide limit took for the denied requests went back at once.
+    const admin = redis.client();
+    expect(await eventually(() => admin.get('countLimit:wide:a'), '3')).toBe('3');
+    expect(await admin.get('countLimit:narrow:a')).toBe('3');
+  });
+
+  it('probes again after a reconnect: an endpoint that now takes scripts across slots gets them', async () => {
+    rules = { crossSlotScripts: true };
+    await boot();
+    const PROBED = /refuses scripts across hash slots/;
+    expect(await eventually(async () => logger.count('warn', PROBED), 1)).toBe(1);
+    rules.crossSlotScripts = false;
+    proxy.dropConnections();
+    const AGAIN = /takes scripts across hash slots: one call per connection/;
+    expect(await eventually(async () => logger.count('log', AGAIN), 1, 5_000)).toBe(1);
+    expect(await burst(port, '/two?k=a', REQUESTS)).toEqual({ 200: LIMIT, 429: REQUESTS - LIMIT });
+    expect(storeErrors()).toBe(0);
   });
 
   it("redisCalls: 'per-slot' never sends a script across slots, without a probe", async () => {

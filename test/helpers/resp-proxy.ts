@@ -19,6 +19,8 @@ export interface RespProxy {
   url: string;
   /** How many commands each rule refused. */
   refused: Record<keyof ProxyRules, number>;
+  /** Closes every client's connection, as an endpoint that restarts: clients reconnect. */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
@@ -126,6 +128,9 @@ export async function startRespProxy(redisPort: number, rules: ProxyRules): Prom
     port,
     url: `redis://127.0.0.1:${port}`,
     refused,
+    dropConnections: () => {
+      for (const socket of sockets) socket.destroy();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

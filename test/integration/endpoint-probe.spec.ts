@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
-import { probeEndpoint } from '../../src/stores/endpoint/endpoint-probe';
+import { needsPerSlotCalls, probeEndpoint } from '../../src/stores/endpoint/endpoint-probe';
+import { RedisClusterHandle, startRedisCluster } from '../helpers/redis-cluster';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 import { RespProxy, startRespProxy } from '../helpers/resp-proxy';
 
@@ -54,5 +55,27 @@ describe('the endpoint probe', () => {
       scriptFlags: undefined,
       config: true,
     });
+  });
+});
+
+describe('the endpoint probe on a Redis 7 Cluster', () => {
+  let cluster: RedisClusterHandle;
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+  }, 60_000);
+  afterAll(() => cluster.stop());
+
+  it('finds flags and undeclared keys of one slot accepted: one call per node', async () => {
+    const found = await probeEndpoint(cluster.client());
+    expect(found).toEqual({
+      functions: true,
+      crossSlotKeys: undefined,
+      undeclaredKeys: true,
+      scriptFlags: true,
+      config: true,
+    });
+    expect(needsPerSlotCalls(found, true)).toBe(false);
+    expect(needsPerSlotCalls({ ...found, scriptFlags: false }, true)).toBe(true);
+    expect(needsPerSlotCalls({ ...found, undeclaredKeys: false }, true)).toBe(true);
   });
 });
