@@ -24,6 +24,18 @@ function captured(): { logger: Logger; lines: CaptureLogger } {
   return { logger, lines };
 }
 
+/** The first line a watch of `client` logs once it tries to connect; closes the client. */
+async function firstLineFor(client: Redis | Cluster): Promise<string | undefined> {
+  const { logger, lines } = captured();
+  const watch = new ConnectionWatch(client, logger, INTERVAL_MS);
+  watch.start();
+  client.connect().catch(() => undefined);
+  await eventually(async () => lines.lines.length, 1);
+  watch.stop();
+  client.disconnect();
+  return lines.lines[0]?.message;
+}
+
 describe('an unreachable Redis is named in the log, again while it lasts, and when back', () => {
   let redis: ChildProcess | undefined;
   let dir: string;
@@ -85,18 +97,11 @@ describe('an unreachable Redis is named in the log, again while it lasts, and wh
       lazyConnect: true,
       sentinelRetryStrategy: () => null,
     });
-    const { logger, lines } = captured();
-    const watch = new ConnectionWatch(client, logger, INTERVAL_MS);
-    watch.start();
-    client.connect().catch(() => undefined);
-    expect(await eventually(async () => lines.lines.length, 1)).toBe(1);
-    expect(lines.lines[0].message).toMatch(
+    expect(await firstLineFor(client)).toMatch(
       new RegExp(
         `^Redis at Sentinel 127\\.0\\.0\\.1:${a}, 127\\.0\\.0\\.1:${b} \\(master 'mymaster'\\) is unreachable \\(All sentinels are unreachable`,
       ),
     );
-    watch.stop();
-    client.disconnect();
   });
 
   it('a Cluster client is named by its seed nodes', async () => {
@@ -108,17 +113,10 @@ describe('an unreachable Redis is named in the log, again while it lasts, and wh
       ],
       { lazyConnect: true, clusterRetryStrategy: () => null },
     );
-    const { logger, lines } = captured();
-    const watch = new ConnectionWatch(client, logger, INTERVAL_MS);
-    watch.start();
-    client.connect().catch(() => undefined);
-    expect(await eventually(async () => lines.lines.length, 1)).toBe(1);
-    expect(lines.lines[0].message).toMatch(
+    expect(await firstLineFor(client)).toMatch(
       new RegExp(
         `^Redis at Cluster 127\\.0\\.0\\.1:${a}, 127\\.0\\.0\\.1:${b} is unreachable \\(.+\\)$`,
       ),
     );
-    watch.stop();
-    client.disconnect();
   });
 });
