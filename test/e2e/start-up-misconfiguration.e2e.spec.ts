@@ -1,8 +1,12 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
-import type { RedisOptions } from 'ioredis';
+import Redis, { RedisOptions } from 'ioredis';
 import { LimiterStore, RateLimiterModule, RateLimiterModuleOptions } from '../../src';
 import { freePort } from '../helpers/free-port';
-import { RedisServer, startRedisServer } from '../helpers/redis-server';
+import { RedisServer, spawnRedis, startRedisServer, stopProcess } from '../helpers/redis-server';
 
 /** The password of the Redis below: no error message may show it. */
 const PASSWORD = 'hunter2-secret';
@@ -101,6 +105,65 @@ describe('a redis option that cannot work stops start-up, naming the option and 
     const moduleRef = await compile(`redis://:${PASSWORD}@127.0.0.1:${port}/3`);
     const store = moduleRef.get(LimiterStore);
     expect(store.constructor.name).toBe('RedisStore');
+    await moduleRef.close();
+  });
+});
+
+/** A redis-server that serves TLS only, with a certificate no one trusts (self-signed). */
+async function startTlsRedis(): Promise<{ port: number; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'nestjs-limiter-tls-'));
+  const [cert, key] = [join(dir, 'cert.pem'), join(dir, 'key.pem')];
+  const made = spawnSync('openssl', [
+    ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1'],
+    ...['-keyout', key, '-out', cert, '-subj', '/CN=localhost'],
+  ]);
+  if (made.status !== 0) throw new Error(`openssl failed: ${String(made.stderr)}`);
+  const port = await freePort();
+  const child = spawnRedis(0, dir, [
+    ...['--port', '0', '--tls-port', String(port)],
+    ...['--tls-cert-file', cert, '--tls-key-file', key, '--tls-auth-clients', 'no'],
+  ]);
+  const probe = new Redis({ port, host: '127.0.0.1', tls: { rejectUnauthorized: false } });
+  probe.on('error', () => undefined);
+  await probe.ping();
+  probe.disconnect();
+  return {
+    port,
+    stop: async () => {
+      await stopProcess(child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+describe('a TLS setting that does not match the server stops start-up', () => {
+  let tlsRedis: { port: number; stop(): Promise<void> };
+  beforeAll(async () => {
+    tlsRedis = await startTlsRedis();
+  });
+  afterAll(() => tlsRedis.stop());
+
+  it('redis:// to a server that serves TLS only', async () => {
+    const { port } = tlsRedis;
+    expect(await startUpError(`redis://127.0.0.1:${port}`)).toContain(
+      `RateLimiterModule: option 'redis' ('redis://127.0.0.1:${port}'): the server at 127.0.0.1:${port} serves TLS, but neither rediss:// nor the tls option asks for it`,
+    );
+  });
+
+  it('a certificate the client does not trust', async () => {
+    const { port } = tlsRedis;
+    expect(await startUpError(`rediss://127.0.0.1:${port}`)).toBe(
+      `RateLimiterModule: option 'redis' ('rediss://127.0.0.1:${port}'): the server's TLS certificate was refused (self-signed certificate)`,
+    );
+  });
+
+  it('the same server with its certificate trusted starts', async () => {
+    const moduleRef = await compile({
+      host: '127.0.0.1',
+      port: tlsRedis.port,
+      tls: { rejectUnauthorized: false },
+    });
+    expect(moduleRef.get(LimiterStore).constructor.name).toBe('RedisStore');
     await moduleRef.close();
   });
 });

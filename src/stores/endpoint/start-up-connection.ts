@@ -23,6 +23,10 @@ const ONE_TRY: RedisOptions = {
   reconnectOnError: null,
 };
 
+function hasCode(error: Error, code: string): boolean {
+  return (error as NodeJS.ErrnoException).code === code;
+}
+
 function firstLine(error: Error): string {
   return error.message.split('\n')[0];
 }
@@ -37,8 +41,13 @@ function misconfiguration(error: Error, options: RedisOptions): string | undefin
   if (/DB index is out of range|invalid DB index/i.test(message)) {
     return `Redis has no database ${options.db ?? 0} (${message})`;
   }
-  if (code.startsWith('ERR_SSL') || code === 'EPROTO' || /\bSSL\b|\bTLS\b/.test(message)) {
+  // Not a reset during the handshake ("...before secure TLS connection was established"),
+  // which a network can cause: only what TLS itself refused.
+  if (code.startsWith('ERR_SSL') || code === 'EPROTO' || /SSL routines/.test(message)) {
     return `the TLS connection failed (${message})`;
+  }
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) {
+    return `the server's TLS certificate was refused (${message})`;
   }
   if (/Unknown RESP type|Protocol error/i.test(message)) {
     return `the server at ${describeEndpoint(options)} does not speak the Redis protocol (${message})`;
@@ -92,6 +101,18 @@ export async function checkStartUpConnection(
   }
   if (pinged) return { kind: 'ok' };
   const cause = errors.map(firstLine).join('; ') || 'no answer';
+  if (!options.tls && errors.some((error) => hasCode(error, 'ECONNRESET'))) {
+    // A TLS server resets a connection that does not start with a handshake.
+    const secure = await tryOnce(client, { tls: { rejectUnauthorized: false } }, bound);
+    if (secure.pinged || secure.errors.some((error) => error.name === 'ReplyError')) {
+      return {
+        kind: 'misconfigured',
+        cause:
+          `the server at ${describeEndpoint(options)} serves TLS, but neither rediss:// nor ` +
+          `the tls option asks for it (${cause})`,
+      };
+    }
+  }
   if (options.tls) {
     // A plain Redis never answers a TLS handshake: the connection just waits.
     const plain = await tryOnce(client, { tls: undefined }, bound);
