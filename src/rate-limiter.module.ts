@@ -33,7 +33,7 @@ import { FailurePolicyStore } from './stores/failure/failure-policy.store';
 import { RedisStore } from './stores/redis.store';
 import { warnIfRedisEvicts } from './stores/redis-eviction.check';
 import {
-  checkOwnConnection,
+  checkRedisConnection,
   failurePolicyStoreFromOptions,
   storeFromOptions,
 } from './store-from-options';
@@ -77,7 +77,7 @@ class GlobalRateLimitGuard implements CanActivate {
         validateModuleOptions(options);
         const logger = new Logger('RateLimiter');
         const store = storeFromOptions(options, logger);
-        await checkOwnConnection(store, options);
+        await checkRedisConnection(store, options);
         if (store instanceof RedisStore) warnIfRedisEvicts(store.client, logger);
         return store;
       },

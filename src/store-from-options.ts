@@ -62,20 +62,24 @@ export function storeFromOptions(options: RateLimiterModuleOptions, logger: Logg
 }
 
 /**
- * Fails start-up when the connection the module creates cannot work (a wrong password, a
- * database that does not exist, a TLS mismatch), naming the option and the cause: such a
- * Redis would otherwise let every request through, logged as an outage. One connection
- * beside the store's, closed at once; an endpoint that is only unreachable lets the app start.
+ * Fails start-up when the Redis connection cannot work (a wrong password, a database that
+ * does not exist, a TLS mismatch), naming the option and the cause: such a Redis would
+ * otherwise let every request through, logged as an outage. One connection beside the
+ * store's, closed at once (for a client passed in, one with its options); an endpoint that is
+ * only unreachable lets the app start. A Cluster client is not checked here.
  */
-export async function checkOwnConnection(
+export async function checkRedisConnection(
   store: LimiterStore,
   options: RateLimiterModuleOptions,
 ): Promise<void> {
   const { redis } = options;
-  if (!(store instanceof RedisStore) || redis === undefined || isClient(redis)) return;
-  const finding = await checkStartUpConnection(store.client as Redis);
+  if (!(store instanceof RedisStore) || redis === undefined || store.client.isCluster) return;
+  const client = store.client as Redis;
+  if (typeof client.duplicate !== 'function') return;
+  const finding = await checkStartUpConnection(client);
   if (finding.kind !== 'misconfigured') return;
-  const shown = typeof redis === 'string' ? `'${withoutPassword(redis)}'` : describeEndpoint(redis);
+  const shown =
+    typeof redis === 'string' ? `'${withoutPassword(redis)}'` : describeEndpoint(client.options);
   throw new LimiterConfigError(
     limiterMessages.redisMisconfigured('RateLimiterModule', shown, finding.cause),
   );

@@ -11,13 +11,13 @@ import { RedisServer, spawnRedis, startRedisServer, stopProcess } from '../helpe
 /** The password of the Redis below: no error message may show it. */
 const PASSWORD = 'hunter2-secret';
 
-function compile(redis: string | RedisOptions) {
+function compile(redis: string | RedisOptions | Redis) {
   const options: RateLimiterModuleOptions = { redis };
   return Test.createTestingModule({ imports: [RateLimiterModule.forRoot(options)] }).compile();
 }
 
 /** The start-up error, or a failure of the test when start-up went through. */
-async function startUpError(redis: string | RedisOptions): Promise<string> {
+async function startUpError(redis: string | RedisOptions | Redis): Promise<string> {
   const started = Date.now();
   const error = await compile(redis).then(
     async (moduleRef) => {
@@ -99,6 +99,14 @@ describe('a redis option that cannot work stops start-up, naming the option and 
     ],
   ])('%s', async (_, redisOption, message) => {
     expect(await startUpError(redisOption())).toContain(message());
+  });
+
+  it('a client passed in with a wrong password: the same error, its client left open', async () => {
+    const client = redis.client({ password: `not-${PASSWORD}`, lazyConnect: true });
+    expect(await startUpError(client)).toBe(
+      `RateLimiterModule: option 'redis' (127.0.0.1:${port}): Redis refused the credentials (WRONGPASS invalid username-password pair or user is disabled.)`,
+    );
+    expect(client.status).toBe('wait');
   });
 
   it('the right password and database start, on a connection that decides', async () => {
