@@ -54,6 +54,9 @@ export const limiterMessages = {
   uncoveredHandler: (handler: string): string =>
     `${handler} has rate limits, but no RateLimitGuard covers it (global: false, and no ` +
     `@UseGuards(RateLimitGuard) on the method or its class): its limits are not enforced`,
+  /** A `redis` option that cannot work: named as given (without its password), with why. */
+  redisMisconfigured: (where: string, shown: string, cause: string): string =>
+    `${where}: option 'redis' (${shown}): ${cause}`,
   evictingRedis: (policy: string, maxmemory: string): string =>
     `Redis has maxmemory ${maxmemory} with maxmemory-policy '${policy}': it may evict limit ` +
     `state under memory pressure and hand out permits early. Use 'noeviction' (or a ` +

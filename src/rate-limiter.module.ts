@@ -34,8 +34,13 @@ import { LimiterStore } from './stores/limiter-store';
 import { FailurePolicyStore } from './stores/failure/failure-policy.store';
 import { RedisStore } from './stores/redis.store';
 import { warnIfRedisEvicts } from './stores/redis-eviction.check';
-import { failurePolicyStoreFromOptions, storeFromOptions } from './store-from-options';
+import {
+  checkRedisConnection,
+  failurePolicyStoreFromOptions,
+  storeFromOptions,
+} from './store-from-options';
 import { whenServing } from './when-serving';
+import { RateLimiterHealthIndicator } from './health/rate-limiter.health-indicator';
 
 /** The APP_GUARD: the real guard unless the options say `global: false`. */
 @Injectable()
@@ -69,10 +74,12 @@ class GlobalRateLimitGuard implements CanActivate {
     {
       provide: LimiterStore,
       // The first provider built: a wrong module option fails start-up before anything connects.
-      useFactory: (options: RateLimiterModuleOptions) => {
+      // A Redis that cannot work (a wrong password...) fails it too, once connected to.
+      useFactory: async (options: RateLimiterModuleOptions) => {
         validateModuleOptions(options);
         const logger = new Logger('RateLimiter');
         const store = storeFromOptions(options, logger);
+        await checkRedisConnection(store, options);
         if (store instanceof RedisStore) warnIfRedisEvicts(store.client, logger);
         return store;
       },
@@ -118,6 +125,8 @@ class GlobalRateLimitGuard implements CanActivate {
     OpenApiDocumentation,
     // Decides the limits on gateways' handleConnection, where no guard runs.
     ConnectionLimits,
+    // Needs nothing of @nestjs/terminus to be built: loaded only when asked for health.
+    RateLimiterHealthIndicator,
   ],
   // The guard's own dependencies are exported so `@UseGuards(RateLimitGuard)` resolves anywhere.
   exports: [
@@ -128,6 +137,7 @@ class GlobalRateLimitGuard implements CanActivate {
     LimitExplorer,
     NetworkPolicy,
     DecisionListeners,
+    RateLimiterHealthIndicator,
     RATE_LIMITER_OPTIONS,
   ],
 })

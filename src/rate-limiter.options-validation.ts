@@ -5,6 +5,8 @@ import { LimiterConfigError } from './errors/limiter-config.error';
 import { compileLimit } from './plans/compiled-limit';
 import { limiterMessages } from './rate-limiter.messages';
 import { RateLimiterModuleOptions } from './rate-limiter.options';
+import { REDIS_CALL_MODES } from './stores/engine/call-mode';
+import { redisUrlProblem, withoutPassword } from './stores/endpoint/redis-url';
 
 const WHERE = 'RateLimiterModule';
 const POLICIES = ['allow', 'deny', 'fallback'];
@@ -36,6 +38,7 @@ const MODULE_OPTIONS: { readonly [name in keyof Required<RateLimiterModuleOption
   deny: true,
   defaults: true,
   errorMessage: true,
+  redisCalls: true,
 };
 const MODULE_OPTION_NAMES = Object.keys(MODULE_OPTIONS);
 
@@ -56,6 +59,13 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
   if (options.redis !== undefined && options.store !== undefined) {
     throw new LimiterConfigError(limiterMessages.conflictingOptions(WHERE, 'redis', 'store'));
   }
+  if (typeof options.redis === 'string') {
+    const problem = redisUrlProblem(options.redis);
+    if (problem) {
+      const shown = `'${withoutPassword(options.redis)}'`;
+      throw new LimiterConfigError(limiterMessages.redisMisconfigured(WHERE, shown, problem));
+    }
+  }
   const { onStoreError, storeTimeout, headers, keyPrefix, global } = options;
   const choice = (option: string, value: unknown, choices: readonly unknown[]) => {
     if (value !== undefined && !choices.includes(value)) {
@@ -63,6 +73,7 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
     }
   };
   choice('onStoreError', onStoreError, POLICIES);
+  choice('redisCalls', options.redisCalls, REDIS_CALL_MODES);
   if (
     storeTimeout !== undefined &&
     !(

@@ -1,4 +1,5 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import type { RedisCallMode } from './stores/engine/call-mode';
 import type { DefaultLimit } from './defaults/default-limits';
 import type { SkipPredicate } from './contracts/limit-context';
 import { RateLimitEvent } from './contracts/rate-limit-event';
@@ -31,6 +32,15 @@ export interface RateLimiterModuleOptions extends RequestReadingOptions {
    * Absent (and no `store`): the in-memory store, for one process only.
    */
   redis?: string | RedisOptions | Redis | Cluster;
+  /**
+   * How scripts are sent to Redis: `'auto'` (default: one call per connection, or one per
+   * hash slot where the endpoint refuses keys of several slots in one script, as found at
+   * start-up, after each reconnect and by any refusal), `'per-slot'` (always one per hash slot,
+   * every key declared: proxies, ElastiCache Serverless, Dragonfly) or `'cross-slot'` (no
+   * probe; a refusal still turns it to per-slot).
+   * @see docs/managed-redis.md
+   */
+  redisCalls?: RedisCallMode;
   /**
    * App-wide limits on every handler the guard sees (controllers, resolvers, guarded
    * gateways), each handler with its own key, by client IP unless a default says otherwise.

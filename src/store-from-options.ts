@@ -7,6 +7,11 @@ import { FailurePolicyStore } from './stores/failure/failure-policy.store';
 import { RedisStore } from './stores/redis.store';
 import { DecisionMetrics } from './metrics/decision-metrics';
 import { DecisionListener } from './contracts/rate-limit-event';
+import { LimiterConfigError } from './errors/limiter-config.error';
+import { limiterMessages } from './rate-limiter.messages';
+import { checkStartUpConnection } from './stores/endpoint/start-up-connection';
+import { describeEndpoint } from './stores/endpoint/endpoint-description';
+import { withoutPassword } from './stores/endpoint/redis-url';
 
 /**
  * Options of the connections the module creates itself. One retry per command bounds the
@@ -45,14 +50,39 @@ export function storeFromOptions(options: RateLimiterModuleOptions, logger: Logg
     );
     return new MemoryStore();
   }
-  if (isClient(redis)) return new RedisStore({ client: redis });
+  const calls = options.redisCalls;
+  if (isClient(redis)) return new RedisStore({ client: redis, calls });
   const client =
     typeof redis === 'string'
       ? new Redis(redis, { ...OWN_CLIENT_DEFAULTS, ...OWN_CLIENT_OVERRIDES })
       : new Redis({ ...OWN_CLIENT_DEFAULTS, ...redis, ...OWN_CLIENT_OVERRIDES });
   // Without a listener ioredis prints every failed reconnect; the store reports outages once.
   client.on('error', () => undefined);
-  return new RedisStore({ client, ownsClient: true });
+  return new RedisStore({ client, ownsClient: true, calls });
+}
+
+/**
+ * Fails start-up when the Redis connection cannot work (a wrong password, a database that
+ * does not exist, a TLS mismatch), naming the option and the cause: such a Redis would
+ * otherwise let every request through, logged as an outage. One connection beside the
+ * store's, closed at once (for a client passed in, one with its options); an endpoint that is
+ * only unreachable lets the app start. A Cluster client is not checked here.
+ */
+export async function checkRedisConnection(
+  store: LimiterStore,
+  options: RateLimiterModuleOptions,
+): Promise<void> {
+  const { redis } = options;
+  if (!(store instanceof RedisStore) || redis === undefined || store.client.isCluster) return;
+  const client = store.client as Redis;
+  if (typeof client.duplicate !== 'function') return;
+  const finding = await checkStartUpConnection(client);
+  if (finding.kind !== 'misconfigured') return;
+  const shown =
+    typeof redis === 'string' ? `'${withoutPassword(redis)}'` : describeEndpoint(client.options);
+  throw new LimiterConfigError(
+    limiterMessages.redisMisconfigured('RateLimiterModule', shown, finding.cause),
+  );
 }
 
 /**

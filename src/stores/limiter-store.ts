@@ -43,6 +43,11 @@ export abstract class LimiterStore {
     return false;
   }
 
+  /** Why the store cannot answer, as its backend last said (a connection error), if known. */
+  unavailableCause(): string | undefined {
+    return undefined;
+  }
+
   /**
    * `performance.now()` of the last answer that really came from the backend, or undefined
    * when every decision does (the failure policy declares an outage over only after one).

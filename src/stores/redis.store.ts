@@ -5,6 +5,10 @@ import { DenialBroadcast } from './denial-broadcast';
 import { DecisionGroup } from '../contracts/decision-group';
 import { DenialCache } from './denial-cache';
 import { EngineClient } from './engine/engine-client';
+import { RedisCallMode } from './engine/call-mode';
+import { CallModeWatch } from './endpoint/call-mode-watch';
+import { ConnectionWatch } from './endpoint/connection-watch';
+import type { EndpointCompatibility } from './endpoint/endpoint-probe';
 import { LimiterStore, toMicros } from './limiter-store';
 import { FixedArguments, RedisDecision } from './redis-decision';
 
@@ -34,6 +38,8 @@ export interface RedisStoreOptions {
    * turn travel together; `1` sends each decision as a script call of its own.
    */
   maxBatchSize?: number;
+  /** How scripts are sent: `'auto'` (default), `'per-slot'` or `'cross-slot'` (call-mode.ts). */
+  calls?: RedisCallMode;
 }
 
 /**
@@ -63,6 +69,8 @@ export class RedisStore extends LimiterStore {
     FixedArguments | Map<object, FixedArguments>
   >();
   private readonly engine: EngineClient;
+  private readonly callMode: CallModeWatch;
+  private readonly connection: ConnectionWatch;
 
   constructor(options: RedisStoreOptions) {
     super();
@@ -82,6 +90,8 @@ export class RedisStore extends LimiterStore {
       );
     }
     this.engine = new EngineClient(this.client, maxBatchSize);
+    this.callMode = new CallModeWatch(this.client, this.engine, options.calls ?? 'auto');
+    this.connection = new ConnectionWatch(this.client);
   }
 
   evaluate<P, R, S>(
@@ -192,6 +202,9 @@ export class RedisStore extends LimiterStore {
    */
   override async check(): Promise<void> {
     const listening = this.denials ? this.broadcast?.listen() : undefined;
+    // Both listen before the check below opens the connection; the probe is not waited for.
+    this.connection.start();
+    void this.callMode.start();
     await this.engine.check();
     await listening;
   }
@@ -202,7 +215,18 @@ export class RedisStore extends LimiterStore {
     return status === 'reconnecting' || status === 'end' || status === 'close';
   }
 
+  override unavailableCause(): string | undefined {
+    return this.connection.outage;
+  }
+
+  /** What the endpoint accepted when last probed (endpoint-probe.ts); undefined before. */
+  get compatibility(): EndpointCompatibility | undefined {
+    return this.callMode.compatibility;
+  }
+
   override async close(): Promise<void> {
+    this.callMode.stop();
+    this.connection.stop();
     this.broadcast?.close();
     if (!this.ownsClient) return;
     try {

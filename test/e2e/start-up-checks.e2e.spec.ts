@@ -18,6 +18,7 @@ import {
   SkipRateLimit,
 } from 'nestjs-limiter';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
+import { startRespProxy } from '../helpers/resp-proxy';
 
 interface Recorded {
   warnings: string[];
@@ -197,11 +198,11 @@ describe('a Redis that may evict keys', () => {
   });
   afterAll(() => redis.stop());
 
-  async function warningsWith(policy: string, maxmemory: string) {
+  async function warningsWith(policy: string, maxmemory: string, url = redis.url) {
     const admin = redis.client();
     await admin.config('SET', 'maxmemory', maxmemory);
     await admin.config('SET', 'maxmemory-policy', policy);
-    @Module({ imports: [RateLimiterModule.forRoot({ redis: redis.url })] })
+    @Module({ imports: [RateLimiterModule.forRoot({ redis: url })] })
     class AppModule {}
     const { warnings, logger } = recorder();
     const app = await boot([AppModule], [], logger);
@@ -217,6 +218,19 @@ describe('a Redis that may evict keys', () => {
     expect(await warningsWith('allkeys-lru', '104857600')).toEqual([
       "Redis has maxmemory 104857600 with maxmemory-policy 'allkeys-lru': it may evict limit state under memory pressure and hand out permits early. Use 'noeviction' (or a 'volatile-*' policy on a Redis whose other keys have TTLs) for rate limiting",
     ]);
+  });
+
+  it('reads the policy from INFO memory where CONFIG is refused (managed Redis)', async () => {
+    const proxy = await startRespProxy(redis.port, { config: true });
+    try {
+      expect(await warningsWith('volatile-lfu', '104857600', proxy.url)).toEqual([
+        "Redis has maxmemory 104857600 with maxmemory-policy 'volatile-lfu': it may evict limit state under memory pressure and hand out permits early. Use 'noeviction' (or a 'volatile-*' policy on a Redis whose other keys have TTLs) for rate limiting",
+      ]);
+      expect(proxy.refused.config).toBeGreaterThan(0);
+      expect(await warningsWith('noeviction', '104857600', proxy.url)).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('logs nothing with noeviction, or without maxmemory', async () => {

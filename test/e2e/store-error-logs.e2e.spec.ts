@@ -1,9 +1,21 @@
+import { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Controller, Get, INestApplication, Module } from '@nestjs/common';
 import Redis from 'ioredis';
 import { CountLimit, RateLimiterModule } from '../../src';
 import { CaptureLogger } from '../helpers/capture-logger';
 import { call, startApp } from '../helpers/http';
-import { RedisServer, startRedisServer } from '../helpers/redis-server';
+import {
+  RedisServer,
+  spawnRedis,
+  startRedisServer,
+  stopProcess,
+  waitForPing,
+} from '../helpers/redis-server';
+import { eventually } from '../helpers/eventually';
+import { freePort } from '../helpers/free-port';
 
 @Controller()
 class LoggedController {
@@ -145,6 +157,46 @@ describe('an ACL user that may not run scripts', () => {
       expect(logger.lines.filter((line) => line.level !== 'log')).toEqual([]);
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('a Redis unreachable from the start', () => {
+  it('is named with its host:port and the cause, once for any number of requests, then back', async () => {
+    const port = await freePort();
+    const logger = new CaptureLogger();
+    const { app, port: httpPort } = await startApp(
+      appModule(`redis://127.0.0.1:${port}`),
+      'express',
+      logger,
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'nestjs-limiter-late-'));
+    let redis: ChildProcess | undefined;
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => call(httpPort, { path: `/counted?k=${i % 2}` })),
+      );
+      expect(statuses.map((reply) => reply.status)).toEqual(Array(20).fill(200));
+      const cause = `connect ECONNREFUSED 127.0.0.1:${port}`;
+      expect(logger.lines.filter((line) => line.level === 'warn')).toEqual([
+        { level: 'warn', message: `Redis at 127.0.0.1:${port} is unreachable (${cause})` },
+        {
+          level: 'warn',
+          message: `Rate-limit store unavailable (Redis at 127.0.0.1:${port} is unreachable (${cause})): requests are allowed without limits until it is back`,
+        },
+      ]);
+      redis = spawnRedis(port, dir);
+      await waitForPing(port);
+      const back = new RegExp(
+        `^Redis at 127\\.0\\.0\\.1:${port} is back after \\d+ s unreachable$`,
+      );
+      expect(await eventually(async () => logger.count('log', back), 1, 5_000)).toBe(1);
+      expect((await call(httpPort, { path: '/counted?k=z' })).status).toBe(200);
+      expect((await call(httpPort, { path: '/counted?k=z' })).status).toBe(429);
+    } finally {
+      await app.close();
+      await stopProcess(redis);
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -6,9 +6,10 @@ const OPTIONAL = [
   '@nestjs/microservices',
   '@opentelemetry/api',
   '@nestjs/swagger',
+  '@nestjs/terminus',
 ];
 
-describe('without @nestjs/graphql, graphql, @nestjs/websockets, @nestjs/microservices, @opentelemetry/api or @nestjs/swagger', () => {
+describe('without @nestjs/graphql, graphql, @nestjs/websockets, @nestjs/microservices, @opentelemetry/api, @nestjs/swagger or @nestjs/terminus', () => {
   const attempts: string[] = [];
 
   beforeAll(() => {
@@ -79,6 +80,11 @@ describe('without @nestjs/graphql, graphql, @nestjs/websockets, @nestjs/microser
       '@opentelemetry/api',
       'graphql',
     ]);
+    // The health indicator answers without terminus, in the shape terminus collects.
+    await expect(
+      moduleRef.get(lib.RateLimiterHealthIndicator).isHealthy('rateLimiter'),
+    ).resolves.toEqual({ rateLimiter: { status: 'up', breaker: 'closed' } });
+    expect(attempts).toContain('@nestjs/terminus');
     await moduleRef.close();
   });
 });

@@ -9,13 +9,12 @@ import { TickBatcher } from './tick-batcher';
 import { DecisionGroup } from '../../contracts/decision-group';
 import { groupStarts, groupsTogether, withoutWithdrawn } from './engine-groups';
 import { packArgv, packEntries, unpackReply } from './engine-packing';
+import { refusedEntries, refusesCallForm } from './call-mode';
 
 type EngineCommand = (...args: string[]) => Promise<unknown>;
 type Commands = Record<string, EngineCommand | undefined>;
 type ExecResult = [Error | null, unknown][] | null;
 
-/** How Redis < 7 answers a script that starts with a `#!lua flags=...` line. */
-const SCRIPT_FLAGS_REFUSED = /compiling script|shebang/i;
 /** An entry's first value when the engine skipped it past the batch's deadline (engine.lua). */
 const SKIPPED = -1;
 
@@ -30,10 +29,10 @@ export const MAX_CALLS_IN_FLIGHT = 2;
  * Sends the decisions of each event-loop turn to Redis through the ioredis client, in as few
  * script calls as the topology allows: one EVALSHA of the engine script for a standalone or
  * Sentinel client; on a Cluster one per node, the script declared `allow-cross-slot-keys`
- * (Redis >= 7: keys of several slots that one node serves). A Cluster older than that
- * rejects the flag once, and from then on gets one call per hash slot, sent to each node as
- * one pipeline. ioredis `defineCommand` gives EVALSHA and the reload on NOSCRIPT; it routes
- * a call by its first key, which is on the node every other key of the call is on.
+ * (Redis >= 7: keys of several slots that one node serves). An endpoint that refuses that
+ * form (call-mode.ts) gets one call per hash slot, sent to each connection as one pipeline.
+ * ioredis `defineCommand` gives EVALSHA and the reload on NOSCRIPT; it routes a call by its
+ * first key, which is on the node every other key of the call is on.
  */
 export class EngineClient {
   private engine: EngineScript = BUILT_IN_ENGINE;
@@ -52,6 +51,10 @@ export class EngineClient {
   private readonly keyPrefix: string;
   /** Entries sent again after Redis skipped them as late (sendAgain): never a third time. */
   private readonly sentAgain = new WeakSet<EngineEntry>();
+  /** One call per hash slot, every key declared (call-mode.ts `'per-slot'`). */
+  perSlot = false;
+  /** Told when a call refused for its form turned the engine to per-slot calls. */
+  onPerSlot?: (refusal: Error) => void;
 
   constructor(
     private readonly client: Redis | Cluster,
@@ -175,7 +178,10 @@ export class EngineClient {
   /** Settles once every call of `entries` is answered (or failed). */
   private send(entries: EngineEntry[]): Promise<unknown> {
     if (!this.client.isCluster) {
-      return this.call(this.client, entries).catch((error: unknown) => this.fail(entries, error));
+      if (this.perSlot) return this.sendToNode(this.client, [...this.bySlot(entries).values()]);
+      return this.call(this.client, entries).catch((error: unknown) =>
+        this.perSlotAfter(error, this.client, entries),
+      );
     }
     const cluster = this.client as Cluster;
     const bySlot = this.bySlot(entries);
@@ -189,7 +195,7 @@ export class EngineClient {
     const pending: Promise<unknown>[] = [];
     for (const calls of byNode.values()) {
       pending.push(
-        this.crossSlotEngine && calls.length > 1
+        this.crossSlotEngine && !this.perSlot && calls.length > 1
           ? this.sendCrossSlot(cluster, calls.flat())
           : this.sendToNode(cluster, calls),
       );
@@ -213,21 +219,30 @@ export class EngineClient {
   private sendCrossSlot(cluster: Cluster, bySlot: EngineEntry[]): Promise<unknown> {
     // A group whose keys this node serves is decided together, as on a standalone Redis.
     const entries = groupsTogether(bySlot);
-    return this.call(cluster, entries, this.crossSlotEngine).catch((error: unknown) => {
-      if (!SCRIPT_FLAGS_REFUSED.test((error as Error | undefined)?.message ?? '')) {
-        return this.fail(entries, error);
-      }
-      this.crossSlotEngine = undefined;
-      return this.sendToNode(cluster, [...this.bySlot(entries).values()]);
-    });
+    return this.call(cluster, entries, this.crossSlotEngine).catch((error: unknown) =>
+      this.perSlotAfter(error, cluster, entries),
+    );
   }
 
-  /** One node's scripts: alone as a command, or together as one pipeline. */
-  private sendToNode(cluster: Cluster, calls: EngineEntry[][]): Promise<unknown> {
-    if (calls.length === 1) {
-      return this.call(cluster, calls[0]).catch((error: unknown) => this.fail(calls[0], error));
+  /**
+   * A call refused for its form (call-mode.ts) ran nothing: the engine turns to per-slot
+   * calls and sends its entries again. Any other error fails them.
+   */
+  private perSlotAfter(error: unknown, target: Redis | Cluster, entries: EngineEntry[]) {
+    if (!refusesCallForm(error)) return this.fail(entries, error);
+    if (!this.perSlot) {
+      this.perSlot = true;
+      this.onPerSlot?.(error as Error);
     }
-    const pipeline = cluster.pipeline();
+    return this.sendToNode(target, [...this.bySlot(entries).values()]);
+  }
+
+  /** One connection's scripts: alone as a command, or together as one pipeline. */
+  private sendToNode(target: Redis | Cluster, calls: EngineEntry[][]): Promise<unknown> {
+    if (calls.length === 1) {
+      return this.call(target, calls[0]).catch((error: unknown) => this.fail(calls[0], error));
+    }
+    const pipeline = target.pipeline();
     for (const entries of calls) {
       (pipeline as unknown as Commands)[this.engine.commandName]!(...this.args(entries));
     }
@@ -249,7 +264,7 @@ export class EngineClient {
     target: Redis | Cluster,
     entries: EngineEntry[],
     engine = this.engine,
-  ): Promise<void> {
+  ): Promise<unknown> {
     const command = (target as unknown as Commands)[engine.commandName]!;
     // Every entry of a call is on one node: a group found whole in it is decided together.
     // A group split over several calls (its keys on several Cluster nodes) is not: its
@@ -262,7 +277,13 @@ export class EngineClient {
     return command.apply(target, args).then((reply) => {
       // The start-up check (no entries) is no decision's call.
       if (entries.length > 0) this.observe(sentAtMs, entries.length);
-      this.settle(entries, reply, starts);
+      // Keys passed as arguments that the endpoint would not let the script touch.
+      const refused = engine.crossSlot ? refusedEntries(reply, entries.length) : undefined;
+      this.settle(entries, reply, starts, refused);
+      if (refused) {
+        const again = entries.filter((_, i) => refused.has(i));
+        return this.perSlotAfter(new Error(refused.values().next().value!), target, again);
+      }
     });
   }
 
@@ -294,7 +315,13 @@ export class EngineClient {
     return args;
   }
 
-  private settle(entries: EngineEntry[], packed: unknown, starts?: Map<number, number>): void {
+  /** `except`: entries to leave unsettled (sent again). */
+  private settle(
+    entries: EngineEntry[],
+    packed: unknown,
+    starts?: Map<number, number>,
+    except?: ReadonlyMap<number, string>,
+  ): void {
     const receivedAt = this.clock.localMs();
     this.lastReplyAtMs = receivedAt;
     const reply = unpackReply(packed, entries.length);
@@ -314,6 +341,7 @@ export class EngineClient {
       });
     let skipped: EngineEntry[] | undefined;
     for (let i = 0; i < entries.length; i++) {
+      if (except?.has(i)) continue;
       const entry = entries[i];
       if (Number(reply[1 + 5 * i]) === SKIPPED && !this.sentAgain.has(entry)) {
         (skipped ??= []).push(entry);

@@ -10,6 +10,7 @@ import { LimiterStore } from '../limiter-store';
 import { CircuitBreaker } from './circuit-breaker';
 import { InsuranceStore } from './insurance-store';
 import { StoreErrorLog } from './store-error-log';
+import { StoreHealth, storeHealth } from './store-health';
 import { DecisionListener } from '../../contracts/rate-limit-event';
 
 /** Who a store error of a direct `evaluate` is reported as (the store's public API). */
@@ -82,6 +83,11 @@ export class FailurePolicyStore extends LimiterStore {
   /** `onDecision` while a decision's event would be heard: undefined, no event is built. */
   decisionListener(): DecisionListener | undefined {
     return this.unheard?.() ? undefined : this.onDecision;
+  }
+
+  /** Whether the store answers now, within `storeTimeout`, and the breaker's state. */
+  health(): Promise<StoreHealth> {
+    return storeHealth(this.primary, this.timeoutMs, this.breaker.isOpen);
   }
 
   /** Checks once, without blocking start-up, that the store can run its scripts. */
@@ -216,8 +222,12 @@ export class FailurePolicyStore extends LimiterStore {
   /** Why a decision must not go to the store now, if it must not: it would only wait. */
   private refusal(): StoreUnavailableError | undefined {
     // A connection known to be lost fails at once, queueing nothing while Redis is away.
-    if (this.primary.isUnavailable?.())
-      return new StoreUnavailableError('the store is disconnected');
+    if (this.primary.isUnavailable?.()) {
+      // Optional chaining: a custom store given as a plain object may lack the method.
+      return new StoreUnavailableError(
+        this.primary.unavailableCause?.() ?? 'the store is disconnected',
+      );
+    }
     if (this.inFlight >= MAX_IN_FLIGHT) {
       return new StoreUnavailableError(`${MAX_IN_FLIGHT} decisions already wait for the store`);
     }

@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Cluster, Redis } from 'ioredis';
+import { refusesCallForm } from '../engine/call-mode';
+
+const lua = (name: string) => readFileSync(join(__dirname, name), 'utf8');
+const KEYS_OF_TWO_SLOTS = lua('probe-keys.lua');
+const UNDECLARED_KEY = lua('probe-undeclared-key.lua');
+const SCRIPT_FLAGS = lua('probe-script-flags.lua');
+
+/** Two keys of two hash slots (their tags hash apart), and two of one slot. */
+const TWO_SLOTS = ['{limiter-probe-1}', '{limiter-probe-2}'];
+const ONE_SLOT = ['{limiter-probe}:declared', '{limiter-probe}:undeclared'];
+
+/**
+ * What an endpoint accepts of the ways the store can call it, as found at start-up and after
+ * each reconnect. Each answer is undefined when the question could not be asked (the
+ * connection was lost meanwhile) or does not apply (keys of two slots, on a Cluster).
+ */
+export interface EndpointCompatibility {
+  /** `FUNCTION` answers (Redis >= 7; not Redis 6, KeyDB, Dragonfly). */
+  functions?: boolean;
+  /** One script may declare keys of several hash slots (a standalone Redis; not a proxy). */
+  crossSlotKeys?: boolean;
+  /** A script may touch a key it did not declare (Redis; not Dragonfly). */
+  undeclaredKeys?: boolean;
+  /** `#!lua flags=...` is understood (Redis >= 7; not Redis 6, Dragonfly). */
+  scriptFlags?: boolean;
+  /** `CONFIG GET` answers (not on most managed services). */
+  config?: boolean;
+}
+
+/**
+ * True when `ask` is answered, false when an error reply refuses it (for a script, one that
+ * refuses its form: an ACL that forbids EVAL says nothing of slots), else undefined.
+ */
+async function accepted(ask: () => Promise<unknown>, script = false): Promise<boolean | undefined> {
+  try {
+    await ask();
+    return true;
+  } catch (error) {
+    const refused = (error as Error | undefined)?.name === 'ReplyError';
+    return refused && (!script || refusesCallForm(error)) ? false : undefined;
+  }
+}
+
+/** Asks the endpoint each question once; reads and writes no key of the limits. */
+export async function probeEndpoint(client: Redis | Cluster): Promise<EndpointCompatibility> {
+  const cluster = client.isCluster;
+  const [functions, crossSlotKeys, undeclaredKeys, scriptFlags, config] = await Promise.all([
+    accepted(() => client.call('FUNCTION', 'STATS')),
+    cluster ? undefined : accepted(() => client.eval(KEYS_OF_TWO_SLOTS, 2, ...TWO_SLOTS), true),
+    accepted(() => client.eval(UNDECLARED_KEY, 1, ONE_SLOT[0], ONE_SLOT[1]), true),
+    accepted(() => client.eval(SCRIPT_FLAGS, 0), true),
+    accepted(() => client.config('GET', 'maxmemory-policy')),
+  ]);
+  return { functions, crossSlotKeys, undeclaredKeys, scriptFlags, config };
+}
+
+/**
+ * Whether calls must go one per hash slot: on a Cluster when scripts cannot carry the keys of
+ * other slots (flags and undeclared keys), elsewhere when keys of two slots are refused; undefined
+ * when the probe could not tell.
+ */
+export function needsPerSlotCalls(
+  found: EndpointCompatibility,
+  cluster: boolean,
+): boolean | undefined {
+  if (!cluster) return found.crossSlotKeys === undefined ? undefined : !found.crossSlotKeys;
+  if (found.scriptFlags === false || found.undeclaredKeys === false) return true;
+  return found.scriptFlags && found.undeclaredKeys ? false : undefined;
+}
