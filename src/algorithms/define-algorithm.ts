@@ -17,6 +17,7 @@ import { PermitsAccess } from './state-ops/key-state-limiter';
 import { LimiterAlgorithm } from './limiter-algorithm';
 import { loadLua } from './lua-source';
 import { blockable } from './state-ops/blockable';
+import { coalesce } from './state-ops/coalesced';
 import { StateOps, stateOps } from './state-ops/state-ops';
 import { BlockParams, Blockable, RefundRequest, StateType } from './state-ops/state-ops.model';
 import { blockArgv, blockParams } from './option-rules';
@@ -51,6 +52,12 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
   variant?: { of: string; when: string };
   /** Where a block is kept in its key. */
   stateType: StateType;
+  /**
+   * True when `<folder>.coalesced.lua` decides n requests on one key at once, exactly as n
+   * in a row (state-ops/coalesced.ts): the engine then sends a hot key's requests of one
+   * call as one entry.
+   */
+  coalesces?: boolean;
   /** Its folder, `__dirname`: the Lua is `<folder>.lua`, `.refund.lua` and `.charge.lua` there. */
   folder: string;
   /** The acquire but its command (`limiter<Name>`) and Lua (`<folder>.lua`): twin, arguments. */
@@ -135,6 +142,7 @@ export function defineAlgorithm<O, P, R, S, L>(
     // it), then the algorithm's own.
     paramsArgv: (params) => [blockArgv(params), ...core.paramsArgv(params)],
   };
+  if (definition.coalesces) coalesce(algorithm, name, folder, stateType);
   const ops = stateOps(algorithm, stateType, refund, charge);
   const kind: LimitKind<O, L> = {
     name: definition.name,

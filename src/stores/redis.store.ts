@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { Decision } from '../contracts/decision';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
+import { coalescedAcquire } from '../algorithms/state-ops/coalesced';
 import { DenialBroadcast } from './denial-broadcast';
 import { DecisionGroup } from '../contracts/decision-group';
 import { DenialCache } from './denial-cache';
@@ -152,6 +153,7 @@ export class RedisStore extends LimiterStore {
       argv,
       limitId: `${algorithm.commandName} ${argv.join(' ')}`,
       index: this.engine.indexOf(algorithm),
+      coalescedIndex: this.coalescedIndexOf(algorithm),
       // Packed on first use (engine-packing.ts); present from the start, one shape for all.
       packedFields: undefined,
       packedAlone: undefined,
@@ -168,6 +170,12 @@ export class RedisStore extends LimiterStore {
         ]),
       );
     return fixed;
+  }
+
+  /** The index of the algorithm that decides n of `algorithm`'s requests on a key at once. */
+  private coalescedIndexOf(algorithm: object): string | undefined {
+    const coalesced = coalescedAcquire(algorithm);
+    return coalesced && this.engine.indexOf(coalesced);
   }
 
   /**

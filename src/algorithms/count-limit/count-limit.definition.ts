@@ -14,6 +14,7 @@ export const countLimitDefinition = defineAlgorithm({
   requestOptions: ['permits'],
   folder: __dirname,
   stateType: 'string',
+  coalesces: true,
   limiter: (source, key, params) => new CountLimiter(source, key, params),
   core: {
     paramsArgv: countLimitArgv,

@@ -22,6 +22,7 @@ export const leakyBucketLimitDefinition = defineAlgorithm({
   requestOptions: ['permits'],
   folder: __dirname,
   stateType: 'string',
+  coalesces: true,
   limiter: (source, key, params) => new LeakyBucketLimiter(source, key, params),
   core: {
     paramsArgv: leakyBucketLimitArgv,

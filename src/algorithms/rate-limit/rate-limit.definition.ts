@@ -48,6 +48,7 @@ export const rateLimitDefinition = defineAlgorithm({
   requestOptions: ['permits', 'timeout'],
   folder: __dirname,
   stateType: 'string',
+  coalesces: true,
   limiter: (source, key, params) => new RateLimiter(source, key, params),
   core: {
     paramsArgv: rateLimitArgv,

@@ -9,6 +9,7 @@ import { TickBatcher } from './tick-batcher';
 import { DecisionGroup } from '../../contracts/decision-group';
 import { groupStarts, groupsTogether, withoutWithdrawn } from './engine-groups';
 import { packArgv, packEntries, unpackReply } from './engine-packing';
+import { coalesced, decisionsOf, perDecision, replyBases } from './engine-coalescing';
 
 type EngineCommand = (...args: string[]) => Promise<unknown>;
 type Commands = Record<string, EngineCommand | undefined>;
@@ -90,7 +91,8 @@ export class EngineClient {
     const live = this.wanted(withoutWithdrawn(entries));
     if (live.length === 0) return undefined;
     try {
-      return this.send(live);
+      // A hot key's decisions as one entry each; their answers split as each is settled.
+      return this.send(coalesced(live));
     } catch (error) {
       this.fail(live, error);
       return undefined;
@@ -231,7 +233,7 @@ export class EngineClient {
     return (pipeline.exec() as Promise<ExecResult>).then(
       (results) => {
         calls.forEach((entries, i) => {
-          this.observe(sentAtMs, entries.length);
+          this.observe(sentAtMs, decisionsOf(entries));
           const [error, reply] = results?.[i] ?? [new Error('no reply in the pipeline'), null];
           if (error) this.fail(entries, error);
           else this.settle(entries, reply);
@@ -257,7 +259,7 @@ export class EngineClient {
     const sentAtMs = performance.now();
     return command.apply(target, args).then((reply) => {
       // The start-up check (no entries) is no decision's call.
-      if (entries.length > 0) this.observe(sentAtMs, entries.length);
+      if (entries.length > 0) this.observe(sentAtMs, decisionsOf(entries));
       this.settle(entries, reply, starts);
     });
   }
@@ -293,22 +295,23 @@ export class EngineClient {
   private settle(entries: EngineEntry[], packed: unknown, starts?: Map<number, number>): void {
     const receivedAt = this.clock.localMs();
     this.lastReplyAtMs = receivedAt;
-    const reply = unpackReply(packed, entries.length);
+    const reply = unpackReply(perDecision(packed, entries), decisionsOf(entries));
     if (!reply) {
       const error = new StoreUnavailableError(`Unexpected reply from the engine script`);
       return this.fail(entries, error);
     }
     this.clock.sample(Number(reply[0]), receivedAt);
+    const bases = replyBases(entries);
     // A group with a denied member had its allowed members undone by the script.
     if (starts?.size)
       starts.forEach((size, first) => {
         const members = Array.from({ length: size }, (_, j) => first + j);
-        if (!members.some((i) => Number(reply[1 + 5 * i]) === 0)) return;
+        if (!members.some((i) => Number(reply[bases[i]]) === 0)) return;
         for (const i of members) {
-          if (Number(reply[1 + 5 * i]) === 1) entries[i].group!.undone.add(entries[i].key);
+          if (Number(reply[bases[i]]) === 1) entries[i].group!.undone.add(entries[i].key);
         }
       });
-    for (let i = 0; i < entries.length; i++) entries[i].settle(reply, 1 + 5 * i);
+    for (let i = 0; i < entries.length; i++) entries[i].settle(reply, bases[i]);
   }
 
   /** Fails every entry; an error reply (NOPERM...) still proves that Redis answers. */
