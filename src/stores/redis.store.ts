@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import { Decision } from '../contracts/decision';
-import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
+import { givesBack, LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { coalescedAcquire } from '../algorithms/state-ops/coalesced';
 import { DenialBroadcast } from './denial-broadcast';
 import { DecisionGroup } from '../contracts/decision-group';
@@ -8,6 +8,7 @@ import { DenialCache } from './denial-cache';
 import { EngineClient } from './engine/engine-client';
 import { LimiterStore, toMicros } from './limiter-store';
 import { FixedArguments, RedisDecision } from './redis-decision';
+import { LeaseBook } from './lease/lease-book';
 
 /**
  * Most decisions in one engine script call. A bound, so that one call never holds Redis (and
@@ -64,6 +65,16 @@ export class RedisStore extends LimiterStore {
     FixedArguments | Map<object, FixedArguments>
   >();
   private readonly engine: EngineClient;
+  /** This server's leases of hot keys' permits (`lease: n`). */
+  readonly leases = new LeaseBook((algorithm, key, params, request, deadlineMs) =>
+    this.inRedis(
+      algorithm as LimiterAlgorithm<unknown, unknown, unknown>,
+      key,
+      params,
+      request,
+      deadlineMs,
+    ),
+  );
 
   constructor(options: RedisStoreOptions) {
     super();
@@ -86,6 +97,27 @@ export class RedisStore extends LimiterStore {
   }
 
   evaluate<P, R, S>(
+    algorithm: LimiterAlgorithm<P, R, S>,
+    key: string,
+    params: P,
+    request: R,
+    deadlineMs = Infinity,
+    group?: DecisionGroup,
+    onSent?: (sentAtMs: number) => boolean | void,
+  ): Promise<Decision> {
+    // A limit with `lease`: its permits leased by this server, outside all-or-nothing groups.
+    const leased =
+      group && group.size > 1
+        ? undefined
+        : this.leases.decide(algorithm, key, params, request, deadlineMs);
+    if (leased) return leased;
+    // A reset or a block: what this server leased on the key is gone with its count.
+    if (algorithm.forgetsDenials && !givesBack(algorithm, request)) this.leases.drop(key);
+    return this.inRedis(algorithm, key, params, request, deadlineMs, group, onSent);
+  }
+
+  /** The decision in Redis (through the denial cache): the engine's entry. */
+  private inRedis<P, R, S>(
     algorithm: LimiterAlgorithm<P, R, S>,
     key: string,
     params: P,
@@ -211,6 +243,8 @@ export class RedisStore extends LimiterStore {
   }
 
   override async close(): Promise<void> {
+    // What this server leased and did not use goes back before the connection closes.
+    await this.leases.close();
     this.broadcast?.close();
     if (!this.ownsClient) return;
     try {
