@@ -1,18 +1,20 @@
 // One hot key (`npm run bench -- --hot-key`): decisions/s and Redis commands per decision on
-// one counter key, 200 in flight in each of 1 or 3 app processes, with each decision its own
-// entry (one by one) and with a call's decisions coalesced. Commands per decision do not
-// depend on the machine's load; decisions/s do, so compare the rows of one run.
+// one counter key, 1 or 200 in flight in each of 1 or 3 app processes, with each decision its own
+// entry (one by one), with a call's decisions coalesced, and with leases of 100 permits.
+// Commands per decision do not depend on the machine's load; decisions/s do, so compare the
+// rows of one run.
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import type { LoadResult } from './load';
 import { HotKeyMode } from './hot-key-worker';
 import { commandCounts, countsSince, standaloneRedis } from './redis';
 
-const MODES: HotKeyMode[] = ['one by one', 'coalesced'];
+const MODES: HotKeyMode[] = ['one by one', 'coalesced', 'lease: 100'];
 
 export interface HotKeyRow {
   mode: HotKeyMode;
   processes: number;
+  inFlight: number;
   perSecond: number;
   commandsPerDecision: number;
   scriptCallsPerDecision: number;
@@ -23,9 +25,11 @@ async function measure(
   mode: HotKeyMode,
   processes: number,
   total: number,
+  inFlight: number,
 ): Promise<LoadResult[]> {
+  const args = [mode, url, String(total), String(inFlight)];
   const children = Array.from({ length: processes }, () =>
-    fork(join(__dirname, 'hot-key-worker.js'), [mode, url, String(total)], { stdio: 'inherit' }),
+    fork(join(__dirname, 'hot-key-worker.js'), args, { stdio: 'inherit' }),
   );
   const message = (child: (typeof children)[0]) =>
     new Promise<unknown>((resolve, reject) => {
@@ -45,35 +49,39 @@ export async function hotKeyBench(
   const redis = await standaloneRedis();
   const rows: HotKeyRow[] = [];
   try {
-    for (const processes of [1, 3]) {
-      for (const mode of MODES) {
-        await redis.onEachMaster('FLUSHALL');
-        const before = await commandCounts(redis);
-        const started = performance.now();
-        const results = await measure(redis.url, mode, processes, total);
-        const seconds = (performance.now() - started) / 1000;
-        const counts = countsSince(before, await commandCounts(redis));
-        const decisions = results.reduce((sum, r) => sum + r.decisions, 0);
-        rows.push({
-          mode,
-          processes,
-          // Every process's decisions over the wall time from 'go' to the last answer.
-          perSecond: decisions / seconds,
-          commandsPerDecision: counts.all / decisions,
-          scriptCallsPerDecision: counts.scripts / decisions,
-        });
+    for (const [inFlight, decisions] of [
+      [1, total / 4],
+      [200, total],
+    ]) {
+      for (const processes of [1, 3]) {
+        for (const mode of MODES) {
+          await redis.onEachMaster('FLUSHALL');
+          const before = await commandCounts(redis);
+          const results = await measure(redis.url, mode, processes, decisions, inFlight);
+          const counts = countsSince(before, await commandCounts(redis));
+          const made = results.reduce((sum, r) => sum + r.decisions, 0);
+          rows.push({
+            mode,
+            processes,
+            inFlight,
+            // The processes ran at once: their rates add up.
+            perSecond: results.reduce((sum, r) => sum + r.perSecond, 0),
+            commandsPerDecision: counts.all / made,
+            scriptCallsPerDecision: counts.scripts / made,
+          });
+        }
       }
     }
   } finally {
     await redis.stop();
   }
   log(
-    '| processes | decisions | decisions/s | Redis commands / decision | script calls / decision |',
+    '| in flight per process | processes | decisions | decisions/s | Redis commands / decision | script calls / decision |',
   );
-  log('|---|---|---|---|---|');
+  log('|---|---|---|---|---|---|');
   for (const row of rows) {
     log(
-      `| ${row.processes} | ${row.mode} | ${Math.round(row.perSecond)} | ` +
+      `| ${row.inFlight} | ${row.processes} | ${row.mode} | ${Math.round(row.perSecond)} | ` +
         `${row.commandsPerDecision.toFixed(3)} | ${row.scriptCallsPerDecision.toFixed(3)} |`,
     );
   }

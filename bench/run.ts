@@ -5,7 +5,7 @@
 //   --library the library level on one Redis alone (5 rounds, or 1 with --quick), with each
 //             row's ratios to rate-limiter-flexible; writes bench/results/library.json only
 //   --engine-cost  Redis's side of a decision by algorithm and batch size (engine-cost.ts)
-//   --hot-key  one hot key, 1 and 3 processes, with and without coalescing (hot-key.ts)
+//   --hot-key  one hot key, 1 and 3 processes, with and without coalescing and leases (hot-key.ts)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
