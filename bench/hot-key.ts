@@ -8,8 +8,10 @@ import { join } from 'node:path';
 import type { LoadResult } from './load';
 import { HotKeyMode } from './hot-key-worker';
 import { commandCounts, countsSince, standaloneRedis } from './redis';
+import { median } from './stats';
 
 const MODES: HotKeyMode[] = ['one by one', 'coalesced', 'lease: 100'];
+const ROUNDS = 3;
 
 export interface HotKeyRow {
   mode: HotKeyMode;
@@ -54,20 +56,33 @@ export async function hotKeyBench(
       [200, total],
     ]) {
       for (const processes of [1, 3]) {
-        for (const mode of MODES) {
-          await redis.onEachMaster('FLUSHALL');
-          const before = await commandCounts(redis);
-          const results = await measure(redis.url, mode, processes, decisions, inFlight);
-          const counts = countsSince(before, await commandCounts(redis));
-          const made = results.reduce((sum, r) => sum + r.decisions, 0);
+        // Rounds interleaved, each row its median: the machine's load moves between rounds.
+        const perRound = new Map<HotKeyMode, HotKeyRow[]>(MODES.map((mode) => [mode, []]));
+        for (let round = 0; round < ROUNDS; round++) {
+          for (const mode of MODES) {
+            await redis.onEachMaster('FLUSHALL');
+            const before = await commandCounts(redis);
+            const results = await measure(redis.url, mode, processes, decisions, inFlight);
+            const counts = countsSince(before, await commandCounts(redis));
+            const made = results.reduce((sum, r) => sum + r.decisions, 0);
+            perRound.get(mode)!.push({
+              mode,
+              processes,
+              inFlight,
+              // The processes ran at once: their rates add up.
+              perSecond: results.reduce((sum, r) => sum + r.perSecond, 0),
+              commandsPerDecision: counts.all / made,
+              scriptCallsPerDecision: counts.scripts / made,
+            });
+          }
+        }
+        for (const measured of perRound.values()) {
+          const at = (figure: (row: HotKeyRow) => number) => median(measured.map(figure));
           rows.push({
-            mode,
-            processes,
-            inFlight,
-            // The processes ran at once: their rates add up.
-            perSecond: results.reduce((sum, r) => sum + r.perSecond, 0),
-            commandsPerDecision: counts.all / made,
-            scriptCallsPerDecision: counts.scripts / made,
+            ...measured[0],
+            perSecond: at((row) => row.perSecond),
+            commandsPerDecision: at((row) => row.commandsPerDecision),
+            scriptCallsPerDecision: at((row) => row.scriptCallsPerDecision),
           });
         }
       }

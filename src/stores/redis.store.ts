@@ -66,15 +66,7 @@ export class RedisStore extends LimiterStore {
   >();
   private readonly engine: EngineClient;
   /** This server's leases of hot keys' permits (`lease: n`). */
-  readonly leases = new LeaseBook((algorithm, key, params, request, deadlineMs) =>
-    this.inRedis(
-      algorithm as LimiterAlgorithm<unknown, unknown, unknown>,
-      key,
-      params,
-      request,
-      deadlineMs,
-    ),
-  );
+  readonly leases = new LeaseBook((...decision) => this.inRedis(...decision));
 
   constructor(options: RedisStoreOptions) {
     super();
@@ -180,12 +172,13 @@ export class RedisStore extends LimiterStore {
       }
     }
     const argv = algorithm.paramsArgv(params);
+    const coalesced = coalescedAcquire(algorithm);
     const fixed: FixedArguments = {
       algorithm,
       argv,
       limitId: `${algorithm.commandName} ${argv.join(' ')}`,
       index: this.engine.indexOf(algorithm),
-      coalescedIndex: this.coalescedIndexOf(algorithm),
+      coalescedIndex: coalesced && this.engine.indexOf(coalesced),
       // Packed on first use (engine-packing.ts); present from the start, one shape for all.
       packedFields: undefined,
       packedAlone: undefined,
@@ -202,12 +195,6 @@ export class RedisStore extends LimiterStore {
         ]),
       );
     return fixed;
-  }
-
-  /** The index of the algorithm that decides n of `algorithm`'s requests on a key at once. */
-  private coalescedIndexOf(algorithm: object): string | undefined {
-    const coalesced = coalescedAcquire(algorithm);
-    return coalesced && this.engine.indexOf(coalesced);
   }
 
   /**

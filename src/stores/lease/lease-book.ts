@@ -1,4 +1,5 @@
 import { Decision } from '../../contracts/decision';
+import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
 import {
   Leasable,
   leasableOf,
@@ -15,7 +16,7 @@ export const LEASE_LIFETIME_MS = 1000;
 
 /** How the book decides in Redis: the store's own evaluate, which no lease answers. */
 export type InRedis = (
-  algorithm: object,
+  algorithm: LimiterAlgorithm<any, any, any>,
   key: string,
   params: unknown,
   request: unknown,
@@ -37,7 +38,7 @@ export class LeaseBook {
    * nothing is decided in Redis).
    */
   decide(
-    algorithm: object,
+    algorithm: LimiterAlgorithm<any, any, any>,
     key: string,
     params: unknown,
     request: unknown,
@@ -75,7 +76,7 @@ export class LeaseBook {
   }
 
   private leaseOf(
-    algorithm: object,
+    algorithm: LimiterAlgorithm<any, any, any>,
     leasable: Leasable,
     key: string,
     params: unknown,

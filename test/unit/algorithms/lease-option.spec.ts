@@ -4,6 +4,9 @@ import { MemoryStore, RateLimiterFactory } from '../../../src';
 const compile = (kind: string, decorator: string, options: Record<string, unknown>) => () =>
   compileLimit({ kind, decorator, options }, 'Api.list', '');
 
+/** The parameters a static limit compiled to. */
+const paramsOf = (compiled: () => unknown) => (compiled() as { params: unknown }).params;
+
 /** `lease: n` (permits) on the three limits where a lease cannot admit more than the limit. */
 describe('the lease option', () => {
   it.each([
@@ -11,7 +14,7 @@ describe('the lease option', () => {
     ['rateLimit', '@RateLimit', { rate: 10, burst: 1 }],
     ['leakyBucketLimit', '@LeakyBucketLimit', { capacity: 10, rate: 1 }],
   ])('is taken by %s, a whole number of permits >= 1', (kind, decorator, options) => {
-    expect(compile(kind, decorator, { ...options, lease: 100 })().params).toMatchObject({
+    expect(paramsOf(compile(kind, decorator, { ...options, lease: 100 }))).toMatchObject({
       leasePermits: 100,
     });
     for (const lease of [0, 1.5, '100', null]) {
@@ -31,7 +34,9 @@ describe('the lease option', () => {
   );
 
   it("keeps its meaning on @ConcurrencyLimit: a slot's lease, in seconds", () => {
-    const { params } = compile('concurrencyLimit', '@ConcurrencyLimit', { max: 2, lease: 30 })();
+    const params = paramsOf(
+      compile('concurrencyLimit', '@ConcurrencyLimit', { max: 2, lease: 30 }),
+    );
     expect(params).not.toHaveProperty('leasePermits');
     expect(params).toMatchObject({ leaseMicros: 30_000_000 });
   });
