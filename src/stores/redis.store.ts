@@ -229,6 +229,10 @@ export class RedisStore extends LimiterStore {
     return status === 'reconnecting' || status === 'end' || status === 'close';
   }
 
+  override leasedOn(key: string): number {
+    return this.leases.unusedOn(key);
+  }
+
   override async close(): Promise<void> {
     // What this server leased and did not use goes back before the connection closes.
     await this.leases.close();

@@ -50,6 +50,17 @@ describe('leases of a hot key', () => {
     expect(await remainingSeenBy(admin, 'close', 1000)).toBe(990);
   });
 
+  it('peek tells what this server holds on lease, counted as taken in remaining', async () => {
+    const { store, factory } = await server();
+    const limiter = factory.countLimiter({ key: 'peek', limit: 1000, period: 600, lease: 100 });
+    expect(await limiter.peek()).toEqual(
+      expect.not.objectContaining({ leased: expect.anything() }),
+    );
+    for (let i = 0; i < 10; i++) expect(await limiter.tryAcquire()).toBe(true);
+    expect(await limiter.peek()).toMatchObject({ limit: 1000, remaining: 900, leased: 90 });
+    await store.close();
+  });
+
   it('gives back what it did not use when the lease ends, within a second', async () => {
     const { store, factory } = await server();
     const limiter = factory.countLimiter({ key: 'ends', limit: 1000, period: 600, lease: 100 });
