@@ -12,17 +12,8 @@ import { LimiterAlgorithm } from '../../src/algorithms/limiter-algorithm';
 import { rateLimit } from '../../src/algorithms/rate-limit/rate-limit.definition';
 import { rateLimitParams } from '../../src/algorithms/rate-limit/rate-limit.model';
 import { Decision, RedisStore } from '../../src';
+import { commandsRun } from '../helpers/command-stats';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
-
-/** Commands Redis ran, by name, from INFO commandstats (the test's own INFO and CONFIG apart). */
-async function commandsRun(admin: Redis): Promise<Record<string, number>> {
-  const stats = await admin.info('commandstats');
-  const commands: Record<string, number> = {};
-  for (const [, name, calls] of stats.matchAll(/^cmdstat_([a-z|]+):calls=(\d+)/gm)) {
-    if (!['info', 'config'].includes(name.split('|')[0])) commands[name] = Number(calls);
-  }
-  return commands;
-}
 
 type AnyAlgorithm = LimiterAlgorithm<any, any, any>;
 

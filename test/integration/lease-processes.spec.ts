@@ -1,16 +1,7 @@
 import Redis from 'ioredis';
+import { allCommandsRun } from '../helpers/command-stats';
 import { exitAfterPrinting, spawnChildScript } from '../helpers/child-app';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
-
-/** Every command Redis ran (scripts, the commands they ran, TIME, PUBLISH), the test's INFO and CONFIG apart. */
-async function commandsRun(admin: Redis): Promise<number> {
-  const stats = await admin.info('commandstats');
-  let calls = 0;
-  for (const [, name, count] of stats.matchAll(/^cmdstat_([a-z|]+):calls=(\d+)/gm)) {
-    if (!['info', 'config'].includes(name.split('|')[0])) calls += Number(count);
-  }
-  return calls;
-}
 
 /** Three app servers, one key, each leasing its permits (`lease: 100`). */
 describe('leases across app processes', () => {
@@ -48,7 +39,7 @@ describe('leases across app processes', () => {
     expect(admitted).toBeLessThanOrEqual(6_000);
     // What Redis counted is what was admitted: the unused leases went back on close.
     expect(Number(await admin.get('countLimit:shared'))).toBe(admitted);
-    expect((await commandsRun(admin)) / 12_000).toBeLessThanOrEqual(0.05);
+    expect((await allCommandsRun(admin)) / 12_000).toBeLessThanOrEqual(0.05);
   }, 60_000);
 
   it('a server that dies strands at most its lease until the window ends', async () => {

@@ -1,25 +1,11 @@
 import Redis from 'ioredis';
 import { RateLimiterFactory, RedisStore } from '../../src';
+import { allowedOf } from '../helpers/in-flight';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
 /** What another server sees of the key: Redis's count, every lease counted as taken. */
 async function remainingSeenBy(client: Redis, key: string, limit: number): Promise<number> {
   return limit - Number((await client.get(`countLimit:${key}`)) ?? 0);
-}
-
-/** `total` tryAcquire calls, `inFlight` of them pending at any time; how many were allowed. */
-async function attempts(decide: () => Promise<boolean>, total: number, inFlight = 200) {
-  let started = 0;
-  let allowed = 0;
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (started < total) {
-        started++;
-        if (await decide()) allowed++;
-      }
-    }),
-  );
-  return allowed;
 }
 
 /** `lease: n`: a server takes up to n permits at once and hands them out itself. */
@@ -74,7 +60,7 @@ describe('leases of a hot key', () => {
   it('one server admits exactly the limit: leases shrink near it', async () => {
     const { store, factory } = await server();
     const limiter = factory.countLimiter({ key: 'exact', limit: 250, period: 600, lease: 100 });
-    expect(await attempts(() => limiter.tryAcquire(), 400)).toBe(250);
+    expect(await allowedOf(() => limiter.tryAcquire(), 400)).toBe(250);
     await store.close();
     expect(await remainingSeenBy(admin, 'exact', 250)).toBe(0);
   });
@@ -93,7 +79,7 @@ describe('leases of a hot key', () => {
   ])('%s: one server admits exactly its capacity', async (_name, make) => {
     const { store, factory } = await server();
     const limiter = make(factory);
-    expect(await attempts(() => limiter.tryAcquire(), 400)).toBe(250);
+    expect(await allowedOf(() => limiter.tryAcquire(), 400)).toBe(250);
     await store.close();
   });
 

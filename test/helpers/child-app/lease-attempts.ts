@@ -8,6 +8,7 @@
  */
 import Redis from 'ioredis';
 import { RateLimiterFactory, RedisStore } from '../../../src';
+import { allowedOf } from '../in-flight';
 
 async function main(): Promise<void> {
   const env = (name: string) => process.env[name] ?? '';
@@ -22,17 +23,7 @@ async function main(): Promise<void> {
   await new Promise((resolve) =>
     setTimeout(resolve, Math.max(0, Number(env('START_AT')) - Date.now())),
   );
-  const total = Number(env('ATTEMPTS'));
-  let started = 0;
-  let allowed = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(200, total) }, async () => {
-      while (started < total) {
-        started++;
-        if (await limiter.tryAcquire()) allowed++;
-      }
-    }),
-  );
+  const allowed = await allowedOf(() => limiter.tryAcquire(), Number(env('ATTEMPTS')));
   console.log(`ALLOWED ${allowed}`);
   if (process.env.HANG) {
     console.log('HANGING');
