@@ -66,7 +66,7 @@ export class RedisStore extends LimiterStore {
   >();
   private readonly engine: EngineClient;
   /** This server's leases of hot keys' permits (`lease: n`). */
-  readonly leases = new LeaseBook((...decision) => this.inRedis(...decision));
+  private readonly leases = new LeaseBook((...decision) => this.inRedis(...decision));
 
   constructor(options: RedisStoreOptions) {
     super();
