@@ -10,6 +10,14 @@ class HotController {
   hot() {
     return 'ok';
   }
+
+  // Two limits: all or nothing, decided in Redis per request; the lease serves neither.
+  @Get('both')
+  @CountLimit({ key: 'both', limit: 1000, period: 600, lease: 100 })
+  @CountLimit({ name: 'per-second', key: 'both-second', limit: 100, period: 1 })
+  both() {
+    return 'ok';
+  }
 }
 
 /** A decorator's `lease` through the guard: headers tell Redis's count, close gives back. */
@@ -34,6 +42,8 @@ describe('a leased limit in an app', () => {
     // The lease counts as taken: every response says 900 left, as Redis does.
     expect(replies.map((r) => r.headers['x-ratelimit-remaining'])).toEqual(Array(10).fill('900'));
     expect(await admin.get('countLimit:hot')).toBe('100');
+    for (let i = 0; i < 3; i++) expect((await call(port, { path: '/both' })).status).toBe(200);
+    expect(await admin.get('countLimit:both')).toBe('3');
     await app.close();
     expect(await admin.get('countLimit:hot')).toBe('10');
   });
