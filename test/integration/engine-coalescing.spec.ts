@@ -10,6 +10,8 @@ import { leakyBucketLimit } from '../../src/algorithms/leaky-bucket-limit/leaky-
 import { leakyBucketLimitParams } from '../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.model';
 import { LimiterAlgorithm } from '../../src/algorithms/limiter-algorithm';
 import { rateLimit } from '../../src/algorithms/rate-limit/rate-limit.definition';
+import { slidingWindowLimit } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.definition';
+import { slidingWindowLimitParams } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.model';
 import { rateLimitParams } from '../../src/algorithms/rate-limit/rate-limit.model';
 import { Decision, RedisStore } from '../../src';
 import { commandsRun } from '../helpers/command-stats';
@@ -47,34 +49,48 @@ describe('decisions on one key in one call are coalesced', () => {
     );
   }
 
-  const ALGORITHMS: [string, AnyAlgorithm, object, unknown, Record<string, number>][] = [
+  const ALGORITHMS: [
+    string,
+    AnyAlgorithm,
+    object,
+    (i: number) => unknown,
+    Record<string, number>,
+  ][] = [
     // New window: SET. A window already counting would be GET, PTTL, INCRBY.
     [
       'a counter',
       countLimit,
       countLimitParams({ limit: 50, period: 60 }),
-      undefined,
+      () => undefined,
       { get: 1, set: 1 },
     ],
     [
       'a token bucket',
       rateLimit,
       rateLimitParams({ rate: 1, burst: 50 }),
-      { permits: 1, timeoutMicros: 0 },
+      () => ({ permits: 1, timeoutMicros: 0 }),
       { get: 1, set: 1 },
+    ],
+    [
+      'a sliding log',
+      slidingWindowLimit,
+      slidingWindowLimitParams({ limit: 50, window: 60 }),
+      (i) => ({ id: `r${i}` }),
+      // One ZADD of the 50 members allowed; the denials read the log already read.
+      { zrange: 1, zadd: 1, pexpire: 1 },
     ],
     [
       'a leaky bucket',
       leakyBucketLimit,
       leakyBucketLimitParams({ capacity: 50, rate: 1 }),
-      { permits: 1 },
+      () => ({ permits: 1 }),
       { get: 1, set: 1 },
     ],
     [
       'an approximate sliding window',
       approximateSlidingWindowLimit,
       approximateSlidingWindowLimitParams({ limit: 50, window: 60, approximate: true }, 'test'),
-      { permits: 1 },
+      () => ({ permits: 1 }),
       // The denials are answered by the acquire itself, once, after the count is written.
       { get: 2, set: 1 },
     ],
@@ -83,7 +99,7 @@ describe('decisions on one key in one call are coalesced', () => {
   it.each(ALGORITHMS)(
     '%s: 100 decisions at once, 50 allowed, in one script call, one read and one write',
     async (name, algorithm, params, request, commands) => {
-      const decisions = await atOnce(100, algorithm, `hot:${name}`, params, () => request);
+      const decisions = await atOnce(100, algorithm, `hot:${name}`, params, request);
       expect(decisions.map((d) => d.allowed)).toEqual([
         ...Array<boolean>(50).fill(true),
         ...Array<boolean>(50).fill(false),

@@ -5,7 +5,8 @@
 --             decide_all(key, now, own, requests, stop) runs `requests` in order on the
 --             algorithm's own argv `own`, writes the key once, and returns the replies and,
 --             when `stop`, the index of the first denial that can start a block (it stops
---             there, the state written as the requests before it left it)
+--             there, the state written as the requests before it left it); or nil, before
+--             deciding any, for requests it cannot decide together
 -- one         the acquire with blocks, for the cases run one by one (below)
 -- blocks      where the state type keeps a block (string_block)
 -- argv        the limit's argv (the block, then the algorithm's own), then per request the
@@ -27,17 +28,9 @@ local function coalesced_acquire(decide_all, one, blocks, key, now, argv)
     requests[i] = fields
     pos = pos + count + 1
   end
-  local replies, stopped = {}, nil
-  local block = tonumber(argv[1])
-  local until_ = nil
-  if block then
-    until_ = blocks.read(key, now)
-  end
-  if until_ and now < until_ then
-    for i = 1, n do
-      replies[i] = {0, 0, until_ - now, until_ - now, 0}
-    end
-  elseif not block or until_ then
+  -- Each request as an entry of its own: the acquire with blocks, on a fresh read.
+  local function one_by_one()
+    local replies = {}
     for i = 1, n do
       local own = {}
       for j = 1, params + 1 do
@@ -49,12 +42,30 @@ local function coalesced_acquire(decide_all, one, blocks, key, now, argv)
       forget_state()
       replies[i] = one(key, now, own)
     end
+    return replies
+  end
+  local replies, stopped = {}, nil
+  local block = tonumber(argv[1])
+  local until_ = nil
+  if block then
+    until_ = blocks.read(key, now)
+  end
+  if until_ and now < until_ then
+    for i = 1, n do
+      replies[i] = {0, 0, until_ - now, until_ - now, 0}
+    end
+  elseif not block or until_ then
+    replies = one_by_one()
   else
     local own = {}
     for j = 2, params + 1 do
       own[j - 1] = argv[j]
     end
     replies, stopped = decide_all(key, now, own, requests, block > 0)
+    -- nil: the algorithm cannot decide these requests together (a sliding log's repeated id).
+    if not replies then
+      replies = one_by_one()
+    end
   end
   if stopped then
     -- As blockable.lua after the denial; the requests after it find the key blocked.

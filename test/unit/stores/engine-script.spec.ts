@@ -15,10 +15,10 @@ describe('the built-in engine script', () => {
     expect(names.length).toBeGreaterThan(30);
   });
 
-  it('stays under 800 lines for the six algorithms, and 1,050 with the coalesced forms of four, so it can be read as one piece', () => {
+  it('stays under 800 lines for the six algorithms, and 1,100 with the coalesced forms of five, so it can be read as one piece', () => {
     const coalesced = /^local function (\w+_coalesced|coalesced_acquire)\(.*?^end$/gms;
     expect(lua.replace(coalesced, '').split('\n').length).toBeLessThan(800);
-    expect(lua.split('\n').length).toBeLessThan(1050);
+    expect(lua.split('\n').length).toBeLessThan(1100);
   });
 
   it.each([
