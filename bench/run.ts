@@ -5,6 +5,7 @@
 //   --library the library level on one Redis alone (5 rounds, or 1 with --quick), with each
 //             row's ratios to rate-limiter-flexible; writes bench/results/library.json only
 //   --engine-cost  Redis's side of a decision by algorithm and batch size (engine-cost.ts)
+//   --hot-key  one hot key, 1 and 3 processes, with and without coalescing and leases (hot-key.ts)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { engineCost } from './engine-cost';
 import { floodBench } from './flood';
 import { guardBench } from './guard';
+import { hotKeyBench } from './hot-key';
 import { httpBench } from './http';
 import { CLUSTER, libraryBench, Row, STANDALONE } from './library';
 import { memoryBench } from './memory';
@@ -51,6 +53,7 @@ async function main(): Promise<void> {
   }
   if (process.argv.includes('--library')) return libraryOnly();
   if (process.argv.includes('--engine-cost')) return engineCost(log);
+  if (process.argv.includes('--hot-key')) return void (await hotKeyBench(log));
   const started = Date.now();
   const rounds = quick ? 1 : 10;
   const total = quick ? 20_000 : 100_000;

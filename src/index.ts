@@ -70,6 +70,7 @@ export type { RateLimitEvent } from './contracts/rate-limit-event';
 export { KeyStateLimiter } from './algorithms/state-ops/key-state-limiter';
 export type { LimitState } from './algorithms/state-ops/state-ops.model';
 export type { CountMode, StateOptions } from './algorithms/state-ops/state-options';
+export type { LeaseOptions } from './algorithms/state-ops/lease-option';
 export { CountOutcomeInterceptor } from './after-handler/count-outcome.interceptor';
 export type { RateLimitOutcome } from './contracts/rate-limit-event';
 export type { LimitContext, Resolvable, SkipPredicate } from './contracts/limit-context';

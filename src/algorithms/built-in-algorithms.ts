@@ -1,5 +1,6 @@
 import { LimiterAlgorithm } from './limiter-algorithm';
 import { LIMIT_KINDS } from './registry';
+import { coalescedAcquire } from './state-ops/coalesced';
 
 /**
  * Every algorithm the decorators use: RedisStore's engine script is composed from their Lua
@@ -13,4 +14,8 @@ export const BUILT_IN_ALGORITHMS: readonly LimiterAlgorithm<any, any, any>[] = [
     const all = [kind.algorithm, ops.peek, ops.reset, ops.block, ops.refund, ops.charge];
     return all.filter((algorithm) => algorithm !== undefined);
   }),
+  // Last, so that every other algorithm keeps its index.
+  ...LIMIT_KINDS.map((kind) => coalescedAcquire(kind.algorithm)).filter(
+    (algorithm) => algorithm !== undefined,
+  ),
 ];

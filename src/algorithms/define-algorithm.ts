@@ -17,6 +17,8 @@ import { PermitsAccess } from './state-ops/key-state-limiter';
 import { LimiterAlgorithm } from './limiter-algorithm';
 import { loadLua } from './lua-source';
 import { blockable } from './state-ops/blockable';
+import { coalesce } from './state-ops/coalesced';
+import { leaseParams, markLeasable } from './state-ops/lease-option';
 import { StateOps, stateOps } from './state-ops/state-ops';
 import { BlockParams, Blockable, RefundRequest, StateType } from './state-ops/state-ops.model';
 import { blockArgv, blockParams } from './option-rules';
@@ -51,6 +53,19 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
   variant?: { of: string; when: string };
   /** Where a block is kept in its key. */
   stateType: StateType;
+  /**
+   * True when `<folder>.coalesced.lua` decides n requests on one key at once, exactly as n
+   * in a row (state-ops/coalesced.ts): the engine then sends a hot key's requests of one
+   * call as one entry.
+   */
+  coalesces?: boolean;
+  /**
+   * Set when a server may lease the limit's permits (`lease: n`, stores/lease; `lease` is then
+   * in {@link options}: a kind without it refuses the option as unknown, and the concurrency
+   * limit's own `lease` is its slots' lifetime). `endsWithWindow`: its permits come back at
+   * the end of a window (`resetMs`), which a lease never outlives.
+   */
+  leases?: { endsWithWindow: boolean };
   /** Its folder, `__dirname`: the Lua is `<folder>.lua`, `.refund.lua` and `.charge.lua` there. */
   folder: string;
   /** The acquire but its command (`limiter<Name>`) and Lua (`<folder>.lua`): twin, arguments. */
@@ -135,6 +150,7 @@ export function defineAlgorithm<O, P, R, S, L>(
     // it), then the algorithm's own.
     paramsArgv: (params) => [blockArgv(params), ...core.paramsArgv(params)],
   };
+  if (definition.coalesces) coalesce(algorithm, name, folder, stateType);
   const ops = stateOps(algorithm, stateType, refund, charge);
   const kind: LimitKind<O, L> = {
     name: definition.name,
@@ -153,6 +169,7 @@ export function defineAlgorithm<O, P, R, S, L>(
       const params = {
         ...definition.params(options as O, where),
         ...blockParams(options.block, where),
+        ...leaseOf(options, where),
       };
       return {
         algorithm: anyAlgorithm(algorithm),
@@ -163,8 +180,14 @@ export function defineAlgorithm<O, P, R, S, L>(
       };
     },
     createLimiter: (source, key, options, where) =>
-      definition.limiter(source, key, definition.params(options, where)),
+      definition.limiter(source, key, {
+        ...definition.params(options, where),
+        ...leaseOf(options as Record<string, unknown>, where),
+      }),
   };
+  if (definition.leases && ops.refund) {
+    markLeasable(algorithm, { refund: ops.refund, ...definition.leases });
+  }
   const method = factoryMethodOf(definition);
   const access: PermitsAccess<P & BlockParams> = {
     acquire: algorithm,
@@ -177,6 +200,11 @@ export function defineAlgorithm<O, P, R, S, L>(
         : permitsRequest(permits, method),
   };
   return { definition, core, refund, charge, algorithm, ops, kind, access };
+
+  /** The lease's parameters, where the kind leases its permits. */
+  function leaseOf(options: Readonly<Record<string, unknown>>, where: string) {
+    return definition.leases ? leaseParams(options.lease, where) : {};
+  }
 
   /** The default `requests`: each takes the decorator's `permits` (a static one checked now). */
   function permitsRequests(

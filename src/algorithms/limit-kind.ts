@@ -15,6 +15,8 @@ export interface DecisionSource {
   ): Promise<Decision>;
   /** Waits on the store's clock (a token-bucket slot): real timers, or a test's manual clock. */
   sleep(milliseconds: number): Promise<void>;
+  /** Permits of `key` this server holds on lease, not handed out yet (a store's leasedOn). */
+  leasedOn?(key: string): number;
 }
 
 /** A limit's algorithm with its parameters fixed, as the guard runs it. */

@@ -4,10 +4,16 @@ import { ResolvableOptions } from '../contracts/limit-context';
 import { countLimitKind } from '../algorithms/count-limit/count-limit.definition';
 import { limitOf } from './limit-metadata.accessor';
 import { StateOptions } from '../algorithms/state-ops/state-options';
+import { LeaseOptions } from '../algorithms/state-ops/lease-option';
 
 /** Options of {@link CountLimit}: `limit` requests per `period` seconds. */
 export interface CountLimitOptions
-  extends ResolvableOptions<CountLimiterOptions>, KeyOptions, CostOptions, StateOptions {}
+  extends
+    ResolvableOptions<CountLimiterOptions>,
+    KeyOptions,
+    CostOptions,
+    StateOptions,
+    LeaseOptions {}
 
 /**
  * Fixed-window counter: at most `limit` requests per `period` seconds.

@@ -4,10 +4,16 @@ import { ResolvableOptions } from '../contracts/limit-context';
 import { leakyBucketLimitKind } from '../algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
 import { limitOf } from './limit-metadata.accessor';
 import { StateOptions } from '../algorithms/state-ops/state-options';
+import { LeaseOptions } from '../algorithms/state-ops/lease-option';
 
 /** Options of {@link LeakyBucketLimit}: `capacity` requests may burst, drained at `rate` per second. */
 export interface LeakyBucketLimitOptions
-  extends ResolvableOptions<LeakyBucketLimiterOptions>, KeyOptions, CostOptions, StateOptions {}
+  extends
+    ResolvableOptions<LeakyBucketLimiterOptions>,
+    KeyOptions,
+    CostOptions,
+    StateOptions,
+    LeaseOptions {}
 
 /**
  * Leaky bucket as GCRA (redis-cell's `CL.THROTTLE` semantics): `capacity` requests may

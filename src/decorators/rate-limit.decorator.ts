@@ -4,11 +4,17 @@ import { Resolvable, ResolvableOptions } from '../contracts/limit-context';
 import { rateLimitKind } from '../algorithms/rate-limit/rate-limit.definition';
 import { limitOf } from './limit-metadata.accessor';
 import { StateOptions } from '../algorithms/state-ops/state-options';
+import { LeaseOptions } from '../algorithms/state-ops/lease-option';
 import { Seconds } from '../algorithms/duration';
 
 /** Options of {@link RateLimit}; rates in permits per second, times in seconds. */
 export interface RateLimitOptions
-  extends ResolvableOptions<RateLimiterOptions>, KeyOptions, CostOptions, StateOptions {
+  extends
+    ResolvableOptions<RateLimiterOptions>,
+    KeyOptions,
+    CostOptions,
+    StateOptions,
+    LeaseOptions {
   /**
    * How long a request may wait for its permits instead of being refused: seconds or a
    * duration such as '500ms'. Default 0.

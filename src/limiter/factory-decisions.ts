@@ -43,6 +43,10 @@ export class FactoryDecisions implements DecisionSource {
   sleep(milliseconds: number): Promise<void> {
     return this.store.sleep(milliseconds);
   }
+
+  leasedOn(key: string): number {
+    return this.store.leasedOn(key);
+  }
 }
 
 /**

@@ -4,6 +4,7 @@ import { concurrencyLimitKind } from '../algorithms/concurrency-limit/concurrenc
 import { ConcurrencyLimiterOptions } from '../algorithms/concurrency-limit/concurrency-limit.model';
 import { CountLimiter } from '../algorithms/count-limit/count-limit.definition';
 import { countLimitKind } from '../algorithms/count-limit/count-limit.definition';
+import { LeaseOptions } from '../algorithms/state-ops/lease-option';
 import { CountLimiterOptions } from '../algorithms/count-limit/count-limit.model';
 import { LeakyBucketLimiter } from '../algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
 import { leakyBucketLimitKind } from '../algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
@@ -80,12 +81,12 @@ export class RateLimiterFactory {
   }
 
   /** A token bucket: `rate` permits a second, `burst` seconds of them saved up. */
-  rateLimiter(options: RateLimiterOptions & KeyedOptions): RateLimiter {
+  rateLimiter(options: RateLimiterOptions & KeyedOptions & LeaseOptions): RateLimiter {
     return this.limiterFor(rateLimitKind, options);
   }
 
   /** A fixed-window counter: `limit` requests per `period` seconds. */
-  countLimiter(options: CountLimiterOptions & KeyedOptions): CountLimiter {
+  countLimiter(options: CountLimiterOptions & KeyedOptions & LeaseOptions): CountLimiter {
     return this.limiterFor(countLimitKind, options);
   }
 
@@ -103,7 +104,9 @@ export class RateLimiterFactory {
   }
 
   /** A leaky bucket (GCRA): `capacity` requests at once, then `rate` a second. */
-  leakyBucketLimiter(options: LeakyBucketLimiterOptions & KeyedOptions): LeakyBucketLimiter {
+  leakyBucketLimiter(
+    options: LeakyBucketLimiterOptions & KeyedOptions & LeaseOptions,
+  ): LeakyBucketLimiter {
     return this.limiterFor(leakyBucketLimitKind, options);
   }
 

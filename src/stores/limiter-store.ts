@@ -68,6 +68,14 @@ export abstract class LimiterStore {
     return sleep(milliseconds);
   }
 
+  /**
+   * Permits of `key` this server has leased (`lease: n`) and not handed out yet: what it
+   * knows of the key's permits out on lease (docs/hot-keys.md). 0 for a store without leases.
+   */
+  leasedOn(_key: string): number {
+    return 0;
+  }
+
   /** Releases what the store itself opened. Connections passed in by the user stay open. */
   async close(): Promise<void> {}
 }

@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { Decision } from '../contracts/decision';
-import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
+import { givesBack, LimiterAlgorithm } from '../algorithms/limiter-algorithm';
+import { coalescedAcquire } from '../algorithms/state-ops/coalesced';
 import { DenialBroadcast } from './denial-broadcast';
 import { DecisionGroup } from '../contracts/decision-group';
 import { DenialCache } from './denial-cache';
@@ -11,6 +12,7 @@ import { ConnectionWatch } from './endpoint/connection-watch';
 import type { EndpointCompatibility } from './endpoint/endpoint-probe';
 import { LimiterStore, toMicros } from './limiter-store';
 import { FixedArguments, RedisDecision } from './redis-decision';
+import { LeaseBook } from './lease/lease-book';
 
 /**
  * Most decisions in one engine script call. A bound, so that one call never holds Redis (and
@@ -71,6 +73,8 @@ export class RedisStore extends LimiterStore {
   private readonly engine: EngineClient;
   private readonly callMode: CallModeWatch;
   private readonly connection: ConnectionWatch;
+  /** This server's leases of hot keys' permits (`lease: n`). */
+  private readonly leases = new LeaseBook((...decision) => this.inRedis(...decision));
 
   constructor(options: RedisStoreOptions) {
     super();
@@ -95,6 +99,27 @@ export class RedisStore extends LimiterStore {
   }
 
   evaluate<P, R, S>(
+    algorithm: LimiterAlgorithm<P, R, S>,
+    key: string,
+    params: P,
+    request: R,
+    deadlineMs = Infinity,
+    group?: DecisionGroup,
+    onSent?: (sentAtMs: number) => boolean | void,
+  ): Promise<Decision> {
+    // A limit with `lease`: its permits leased by this server, outside all-or-nothing groups.
+    const leased =
+      group && group.size > 1
+        ? undefined
+        : this.leases.decide(algorithm, key, params, request, deadlineMs);
+    if (leased) return leased;
+    // A reset or a block: what this server leased on the key is gone with its count.
+    if (algorithm.forgetsDenials && !givesBack(algorithm, request)) this.leases.drop(key);
+    return this.inRedis(algorithm, key, params, request, deadlineMs, group, onSent);
+  }
+
+  /** The decision in Redis (through the denial cache): the engine's entry. */
+  private inRedis<P, R, S>(
     algorithm: LimiterAlgorithm<P, R, S>,
     key: string,
     params: P,
@@ -157,11 +182,13 @@ export class RedisStore extends LimiterStore {
       }
     }
     const argv = algorithm.paramsArgv(params);
+    const coalesced = coalescedAcquire(algorithm);
     const fixed: FixedArguments = {
       algorithm,
       argv,
       limitId: `${algorithm.commandName} ${argv.join(' ')}`,
       index: this.engine.indexOf(algorithm),
+      coalescedIndex: coalesced && this.engine.indexOf(coalesced),
       // Packed on first use (engine-packing.ts); present from the start, one shape for all.
       packedFields: undefined,
       packedAlone: undefined,
@@ -224,7 +251,13 @@ export class RedisStore extends LimiterStore {
     return this.callMode.compatibility;
   }
 
+  override leasedOn(key: string): number {
+    return this.leases.unusedOn(key);
+  }
+
   override async close(): Promise<void> {
+    // What this server leased and did not use goes back before the connection closes.
+    await this.leases.close();
     this.callMode.stop();
     this.connection.stop();
     this.broadcast?.close();

@@ -20,3 +20,22 @@ export async function afterStartUpCheck(admin: Redis, timeoutMs = 2000): Promise
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/**
+ * Every command Redis ran since the last CONFIG RESETSTAT, by name (INFO commandstats): the
+ * script calls, TIME and the commands the scripts ran among them; the test's own INFO and
+ * CONFIG left out.
+ */
+export async function commandsRun(admin: Redis): Promise<Record<string, number>> {
+  const stats = await admin.info('commandstats');
+  const commands: Record<string, number> = {};
+  for (const [, name, calls] of stats.matchAll(/^cmdstat_([a-z|]+):calls=(\d+)/gm)) {
+    if (!['info', 'config'].includes(name.split('|')[0])) commands[name] = Number(calls);
+  }
+  return commands;
+}
+
+/** How many commands {@link commandsRun} counts in all. */
+export async function allCommandsRun(admin: Redis): Promise<number> {
+  return Object.values(await commandsRun(admin)).reduce((sum, calls) => sum + calls, 0);
+}

@@ -43,8 +43,9 @@ describe('published package', () => {
     // 6 algorithms, 5 refunds, 4 charges (the token bucket's is its acquire), 1 piece two of
     // them include (the approximate window's roll), the engine and its
     // prelude, the blocks of string and zset states, the acquire with blocks and the other
-    // operations on a key, and the endpoint probe's 3 scripts
-    expect(expected.length).toBe(25);
+    // operations on a key, the coalesced acquire (n requests at once) of five algorithms and
+    // its loop, and the endpoint probe's 3 scripts
+    expect(expected.length).toBe(31);
     for (const file of expected) expect(packed).toContain(file);
     // The composed engine script, to read what runs.
     expect(packed).toContain('lib/engine.lua');

@@ -31,6 +31,7 @@ export const approximateSlidingWindowLimitDefinition = defineAlgorithm({
   variant: { of: 'slidingWindowLimit', when: 'approximate' },
   folder: __dirname,
   stateType: 'string',
+  coalesces: true,
   limiter: (source, key, params) => new ApproximateSlidingWindowLimiter(source, key, params),
   core: {
     luaIncludes: [APPROXIMATE_ROLL],

@@ -10,10 +10,12 @@ export const countLimitDefinition = defineAlgorithm({
   stableName: 'fixedWindow',
   decorator: '@CountLimit',
   prefix: 'countLimit:',
-  options: ['limit', 'period', 'permits'],
+  options: ['limit', 'period', 'permits', 'lease'],
   requestOptions: ['permits'],
   folder: __dirname,
   stateType: 'string',
+  coalesces: true,
+  leases: { endsWithWindow: true },
   limiter: (source, key, params) => new CountLimiter(source, key, params),
   core: {
     paramsArgv: countLimitArgv,

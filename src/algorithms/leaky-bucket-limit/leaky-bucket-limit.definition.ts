@@ -18,10 +18,12 @@ export const leakyBucketLimitDefinition = defineAlgorithm({
   stableName: 'leakyBucket',
   decorator: '@LeakyBucketLimit',
   prefix: 'leakyBucket:',
-  options: ['capacity', 'rate', 'permits'],
+  options: ['capacity', 'rate', 'permits', 'lease'],
   requestOptions: ['permits'],
   folder: __dirname,
   stateType: 'string',
+  coalesces: true,
+  leases: { endsWithWindow: false },
   limiter: (source, key, params) => new LeakyBucketLimiter(source, key, params),
   core: {
     paramsArgv: leakyBucketLimitArgv,

@@ -44,10 +44,12 @@ export const rateLimitDefinition = defineAlgorithm({
   stableName: 'tokenBucket',
   decorator: '@RateLimit',
   prefix: 'rateLimit:',
-  options: ['rate', 'burst', 'capacity', 'permits', 'timeout', 'expire', 'initialPermits'],
+  options: ['rate', 'burst', 'capacity', 'permits', 'timeout', 'expire', 'initialPermits', 'lease'],
   requestOptions: ['permits', 'timeout'],
   folder: __dirname,
   stateType: 'string',
+  coalesces: true,
+  leases: { endsWithWindow: false },
   limiter: (source, key, params) => new RateLimiter(source, key, params),
   core: {
     paramsArgv: rateLimitArgv,

@@ -26,6 +26,7 @@ export const slidingWindowLimitDefinition = defineAlgorithm({
   requestOptions: ['permits'],
   folder: __dirname,
   stateType: 'zset',
+  coalesces: true,
   limiter: (source, key, params) => new SlidingWindowLimiter(source, key, params),
   core: {
     paramsArgv: slidingWindowLimitArgv,

@@ -31,7 +31,8 @@ export abstract class KeyStateLimiter<P> {
   async peek(): Promise<LimitState> {
     const { ops, peekRequest } = this.stateAccess();
     const decision = await this.store.evaluate(ops.peek, this.key, this.params, peekRequest);
-    return limitStateOf(decision);
+    const leased = this.store.leasedOn?.(this.key) ?? 0;
+    return leased > 0 ? { ...limitStateOf(decision), leased } : limitStateOf(decision);
   }
 
   /** Forgets the key's state and its block: the next request finds a fresh limit. */

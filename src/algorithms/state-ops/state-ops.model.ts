@@ -106,6 +106,11 @@ export interface LimitState {
   resetMs: number;
   /** Milliseconds the key stays blocked; 0 when it is not. */
   blockedMs: number;
+  /**
+   * Permits this server holds on lease (`lease: n`) and has not handed out: counted as taken
+   * in `remaining`. Absent when none; other servers' leases are not known here.
+   */
+  leased?: number;
 }
 
 /** What a peek's decision (a request of 0 permits, state-ops.ts) says of the key. */

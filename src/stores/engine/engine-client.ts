@@ -10,6 +10,13 @@ import { DecisionGroup } from '../../contracts/decision-group';
 import { groupStarts, groupsTogether, withoutWithdrawn } from './engine-groups';
 import { packArgv, packEntries, unpackReply } from './engine-packing';
 import { refusedEntries, refusesCallForm } from './call-mode';
+import {
+  coalesced,
+  decisionEntries,
+  decisionsOf,
+  perDecision,
+  replyBases,
+} from './engine-coalescing';
 
 type EngineCommand = (...args: string[]) => Promise<unknown>;
 type Commands = Record<string, EngineCommand | undefined>;
@@ -97,7 +104,8 @@ export class EngineClient {
     const live = this.wanted(withoutWithdrawn(entries));
     if (live.length === 0) return undefined;
     try {
-      return this.send(live);
+      // A hot key's decisions as one entry each; their answers split as each is settled.
+      return this.send(coalesced(live));
     } catch (error) {
       this.fail(live, error);
       return undefined;
@@ -250,7 +258,7 @@ export class EngineClient {
     return (pipeline.exec() as Promise<ExecResult>).then(
       (results) => {
         calls.forEach((entries, i) => {
-          this.observe(sentAtMs, entries.length);
+          this.observe(sentAtMs, decisionsOf(entries));
           const [error, reply] = results?.[i] ?? [new Error('no reply in the pipeline'), null];
           if (error) this.fail(entries, error);
           else this.settle(entries, reply);
@@ -276,9 +284,9 @@ export class EngineClient {
     const sentAtMs = performance.now();
     return command.apply(target, args).then((reply) => {
       // The start-up check (no entries) is no decision's call.
-      if (entries.length > 0) this.observe(sentAtMs, entries.length);
+      if (entries.length > 0) this.observe(sentAtMs, decisionsOf(entries));
       // Keys passed as arguments that the endpoint would not let the script touch.
-      const refused = engine.crossSlot ? refusedEntries(reply, entries.length) : undefined;
+      const refused = engine.crossSlot ? this.refusedIn(entries, reply) : undefined;
       this.settle(entries, reply, starts, refused);
       if (refused) {
         const again = entries.filter((_, i) => refused.has(i));
@@ -324,30 +332,47 @@ export class EngineClient {
   ): void {
     const receivedAt = this.clock.localMs();
     this.lastReplyAtMs = receivedAt;
-    const reply = unpackReply(packed, entries.length);
+    const reply = unpackReply(perDecision(packed, entries), decisionsOf(entries));
     if (!reply) {
       const error = new StoreUnavailableError(`Unexpected reply from the engine script`);
       return this.fail(entries, error);
     }
     this.clock.sample(Number(reply[0]), receivedAt);
+    const bases = replyBases(entries);
     // A group with a denied member had its allowed members undone by the script.
     if (starts?.size)
       starts.forEach((size, first) => {
         const members = Array.from({ length: size }, (_, j) => first + j);
-        if (!members.some((i) => Number(reply[1 + 5 * i]) === 0)) return;
+        if (!members.some((i) => Number(reply[bases[i]]) === 0)) return;
         for (const i of members) {
-          if (Number(reply[1 + 5 * i]) === 1) entries[i].group!.undone.add(entries[i].key);
+          if (Number(reply[bases[i]]) === 1) entries[i].group!.undone.add(entries[i].key);
         }
       });
     let skipped: EngineEntry[] | undefined;
     for (let i = 0; i < entries.length; i++) {
       if (except?.has(i)) continue;
       const entry = entries[i];
-      if (Number(reply[1 + 5 * i]) === SKIPPED && !this.sentAgain.has(entry)) {
-        (skipped ??= []).push(entry);
-      } else entry.settle(reply, 1 + 5 * i);
+      if (Number(reply[bases[i]]) === SKIPPED && !this.sentAgain.has(entry)) {
+        (skipped ??= []).push(...decisionEntries(entry));
+      } else entry.settle(reply, bases[i]);
     }
     if (skipped) this.sendAgain(skipped);
+  }
+
+  /**
+   * The entries (by index) whose decisions failed because the endpoint refused a key they
+   * touch, with the message; a coalesced entry's decisions fail together.
+   */
+  private refusedIn(entries: EngineEntry[], reply: unknown): Map<number, string> | undefined {
+    const byDecision = refusedEntries(perDecision(reply, entries), decisionsOf(entries));
+    if (!byDecision) return undefined;
+    const bases = replyBases(entries);
+    const refused = new Map<number, string>();
+    entries.forEach((_, i) => {
+      const message = byDecision.get((bases[i] - 1) / 5);
+      if (message !== undefined) refused.set(i, message);
+    });
+    return refused.size > 0 ? refused : undefined;
   }
 
   /**

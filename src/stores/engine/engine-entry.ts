@@ -25,7 +25,9 @@ export interface EngineEntry {
   sent?(sentAtMs: number): boolean;
   /** The request's other limits, decided all or nothing in one call where possible. */
   group?: DecisionGroup;
-  /** The entry's reply: 5 values of `reply` from `base`. */
+  /** How many decisions the entry answers: 1, or those it coalesced (engine-coalescing.ts). */
+  width?: number;
+  /** The entry's reply: 5 values of `reply` from `base` (per decision, for a wider entry). */
   settle(reply: readonly unknown[], base: number): void;
   /** Answers an entry not sent: its group was denied locally after it was added. */
   withdraw(): void;
@@ -43,4 +45,9 @@ export interface FixedFields {
   packedFields?: string;
   /** The whole packed argv of a request without fields of its own (the usual one). */
   packedAlone?: string;
+  /**
+   * The index of the algorithm that decides n of the limit's requests on one key as one
+   * entry (engine-coalescing.ts), if it has one.
+   */
+  coalescedIndex?: string;
 }

@@ -15,7 +15,9 @@
 --           each ended by NUL: the algorithm's 5 values as integers, joined by ',' (as
 --           Redis would reply them: truncated toward zero), or '-1,0,0,0,0' for an entry
 --           skipped past its deadline (nothing written), or '-2,<message>' for an entry
---           whose commands failed (WRONGTYPE, OOM...): the other entries still run.
+--           whose commands failed (WRONGTYPE, OOM...): the other entries still run. A
+--           coalesced entry (n decisions of one limit on one key, engine-coalescing.ts)
+--           answers n fields, or one `-1`/`-2` field for all of them.
 -- Groups: the first entry of a group (one request's limits, all or nothing)
 -- names its algorithm `<index>/<size>`, and its members follow it. Their keys are
 -- snapshotted first (DUMP and the absolute expiry); after the last member, if any was
@@ -40,6 +42,10 @@ end
 -- numbers fails its entry alone.
 local function run(algorithm, key, now, argv)
   local reply = algorithm(key, now, argv)
+  -- A coalesced entry (state-ops/coalesced.lua) answers its decisions' fields, formatted.
+  if type(reply) == 'string' then
+    return reply
+  end
   return format(REPLY, reply[1], reply[2], reply[3], reply[4], reply[5]), reply[1]
 end
 

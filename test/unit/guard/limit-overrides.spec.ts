@@ -13,11 +13,11 @@ describe('the options an override may change', () => {
       'timeout',
       'expire',
       'initialPermits',
+      'lease',
       'limit',
       'period',
       'window',
       'max',
-      'lease',
       'block',
     ]);
   });
@@ -30,12 +30,19 @@ describe('the options an override may change', () => {
       options: [...definition.options, 'jitter'],
       variant: { of: 'countLimit', when: 'jittered' },
     });
-    expect(overridableOptions([kind])).toEqual(['limit', 'period', 'permits', 'jitter', 'block']);
+    expect(overridableOptions([kind])).toEqual([
+      'limit',
+      'period',
+      'permits',
+      'lease',
+      'jitter',
+      'block',
+    ]);
   });
 
   it('refuse any other option, naming the limit', () => {
     expect(() => checkOverrides(new Map([['perIp', { limit: 2, count: 'failures' }]]))).toThrow(
-      "override of 'perIp': option 'count' must be unset: an override changes only rate, burst, capacity, permits, timeout, expire, initialPermits, limit, period, window, max, lease, block, got 'failures'",
+      "override of 'perIp': option 'count' must be unset: an override changes only rate, burst, capacity, permits, timeout, expire, initialPermits, lease, limit, period, window, max, block, got 'failures'",
     );
   });
 });

@@ -10,7 +10,7 @@ describe('factory limiters report unknown options as decorators do', () => {
   it('all at once, each with what it is closest to, naming the factory method', () => {
     expect(() => factory.countLimiter(untyped({ key: 'k', limt: 5, perod: 60, ttl: 1 }))).toThrow(
       new LimiterConfigError(
-        "countLimiter: unknown options 'limt' (did you mean 'limit'?), 'perod' (did you mean 'period'?), 'ttl'; the options are key, prefix, limit, period",
+        "countLimiter: unknown options 'limt' (did you mean 'limit'?), 'perod' (did you mean 'period'?), 'ttl'; the options are key, prefix, limit, period, lease",
       ),
     );
   });
@@ -19,7 +19,7 @@ describe('factory limiters report unknown options as decorators do', () => {
     [
       'rateLimiter',
       { rate: 1, burstt: 2 },
-      "rateLimiter: unknown option 'burstt' (did you mean 'burst'?); the options are key, prefix, rate, burst, capacity, expire, initialPermits",
+      "rateLimiter: unknown option 'burstt' (did you mean 'burst'?); the options are key, prefix, rate, burst, capacity, expire, initialPermits, lease",
     ],
     [
       'slidingWindowLimiter',
@@ -40,7 +40,7 @@ describe('factory limiters report unknown options as decorators do', () => {
     [
       'leakyBucketLimiter',
       { capacity: 1, rate: 1, block: 5, permits: 2 },
-      "leakyBucketLimiter: unknown options 'block', 'permits'; the options are key, prefix, capacity, rate",
+      "leakyBucketLimiter: unknown options 'block', 'permits'; the options are key, prefix, capacity, rate, lease",
     ],
   ])('%s %j', (method, options, message) => {
     const create = (factory as unknown as Record<string, (options: Untyped) => unknown>)[method];
@@ -54,7 +54,7 @@ describe('factory limiters report unknown options as decorators do', () => {
     expect(() =>
       factory.countLimiter(untyped({ key: 'cached', limit: 2, period: 1, perod: 60 })),
     ).toThrow(
-      "countLimiter: unknown option 'perod' (did you mean 'period'?); the options are key, prefix, limit, period",
+      "countLimiter: unknown option 'perod' (did you mean 'period'?); the options are key, prefix, limit, period, lease",
     );
   });
 

@@ -1,0 +1,103 @@
+import { Decision } from '../../contracts/decision';
+import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
+import {
+  Leasable,
+  leasableOf,
+  leasedPermits,
+  LeaseParams,
+} from '../../algorithms/state-ops/lease-option';
+import { BlockParams } from '../../algorithms/state-ops/state-ops.model';
+import { Lease, LeaseRedis } from './lease';
+
+type LeasedParams = LeaseParams & BlockParams;
+
+/** A lease's longest life: what a server did not use goes back within it. */
+export const LEASE_LIFETIME_MS = 1000;
+
+/** How the book decides in Redis: the store's own evaluate, which no lease answers. */
+export type InRedis = (
+  algorithm: LimiterAlgorithm<any, any, any>,
+  key: string,
+  params: unknown,
+  request: unknown,
+  deadlineMs: number,
+) => Promise<Decision>;
+
+/**
+ * A store's leases (docs/hot-keys.md): one per limit (its parameters object) and key, made
+ * on the first request a lease may serve, forgotten once it has ended with nothing left.
+ */
+export class LeaseBook {
+  private readonly leases = new Map<unknown, Map<string, Lease>>();
+
+  constructor(private readonly inRedis: InRedis) {}
+
+  /**
+   * The decision of a request a lease serves, or undefined for one that Redis must decide:
+   * a limit without `lease`, a request that waits or peeks, a member of a group (all or
+   * nothing is decided in Redis).
+   */
+  decide(
+    algorithm: LimiterAlgorithm<any, any, any>,
+    key: string,
+    params: unknown,
+    request: unknown,
+    deadlineMs: number,
+  ): Promise<Decision> | undefined {
+    const { leasePermits: size, blockMicros, blockStepsMicros } = (params ?? {}) as LeasedParams;
+    // A lease asks for more than its requests take: a block would start on a denial no
+    // request met, so a limit with blocks decides each request in Redis.
+    if (!size || blockMicros || blockStepsMicros) return undefined;
+    const leasable = leasableOf(algorithm);
+    const permits = leasedPermits(request);
+    if (!leasable || permits === undefined) return undefined;
+    return this.leaseOf(algorithm, leasable, key, params, size).take(permits, request, deadlineMs);
+  }
+
+  /** Forgets the key's leased permits: it was reset or blocked. */
+  drop(key: string): void {
+    for (const byKey of this.leases.values()) byKey.get(key)?.drop();
+  }
+
+  /** Ends every lease: what was not used goes back to Redis. */
+  async close(): Promise<void> {
+    const ending = [...this.leases.values()].flatMap((byKey) =>
+      [...byKey.values()].map((lease) => lease.end()),
+    );
+    this.leases.clear();
+    await Promise.all(ending);
+  }
+
+  /** The permits this server holds on `key` and has not handed out. */
+  unusedOn(key: string): number {
+    let unused = 0;
+    for (const byKey of this.leases.values()) unused += byKey.get(key)?.unused ?? 0;
+    return unused;
+  }
+
+  private leaseOf(
+    algorithm: LimiterAlgorithm<any, any, any>,
+    leasable: Leasable,
+    key: string,
+    params: unknown,
+    size: number,
+  ): Lease {
+    let byKey = this.leases.get(params);
+    if (!byKey) this.leases.set(params, (byKey = new Map()));
+    let lease = byKey.get(key);
+    if (!lease) {
+      const redis: LeaseRedis = {
+        acquire: (request, deadlineMs) => this.inRedis(algorithm, key, params, request, deadlineMs),
+        giveBack: (permits, resetLeftMicros) =>
+          this.inRedis(leasable.refund, key, params, { permits, resetLeftMicros }, Infinity),
+      };
+      const forget = () => {
+        if (byKey!.get(key) === lease) byKey!.delete(key);
+        if (byKey!.size === 0) this.leases.delete(params);
+      };
+      lease = new Lease(size, redis, LEASE_LIFETIME_MS, leasable.endsWithWindow, forget);
+      byKey.set(key, lease);
+    }
+    return lease;
+  }
+}
