@@ -1,4 +1,5 @@
 import { LimitDefinition } from '../contracts/limit-definition';
+import { kindOf, settles } from '../plans/compiled-limit';
 
 /** What any limit shares with the one it replaces, whatever the two algorithms. */
 const SHARED_OPTIONS = ['skip', 'shadow', 'permits', 'settle'];
@@ -13,8 +14,8 @@ const merged = new WeakMap<LimitDefinition, WeakMap<LimitDefinition, LimitDefini
  * A limit named like the one it replaces (a default, or a class-level limit), with every
  * option it does not set taken from that one, key included: `@CountLimit({ name: 'short',
  * limit: 10, period: 1 })` over an IP default stays per IP. Of another algorithm, it takes
- * only the key and the options every limit has. The same pair gives the same object, so a
- * class-level limit stays one limit across its handlers.
+ * only the key and the options every limit has (`settle` where it can settle). The same
+ * pair gives the same object, so a class-level limit stays one limit across its handlers.
  */
 export function replacing(
   replacement: LimitDefinition,
@@ -31,9 +32,11 @@ function inherit(replacement: LimitDefinition, replaced: LimitDefinition): Limit
   const own = replacement.options;
   const given = (option: string) => own[option] !== undefined;
   const sameAlgorithm = replacement.kind === replaced.kind;
+  // A concurrency slot cannot settle: it would fail start-up over an option it was not given.
+  const refused = settles(kindOf(replacement)) ? undefined : 'settle';
   const inherited: Record<string, unknown> = {};
   for (const [option, value] of Object.entries(replaced.options)) {
-    if (option === 'name' || given(option)) continue;
+    if (option === 'name' || option === refused || given(option)) continue;
     if (KEY_OPTIONS.includes(option)) {
       if (!KEY_OPTIONS.some(given)) inherited[option] = value;
     } else if (SHARED_OPTIONS.includes(option) || sameAlgorithm) {
