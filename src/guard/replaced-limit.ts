@@ -5,7 +5,7 @@ import { kindOf, settles } from '../plans/compiled-limit';
 const SHARED_OPTIONS = ['skip', 'shadow', 'permits', 'settle'];
 /** Where the key comes from: inherited together, or not at all (`key` alone means CUSTOM). */
 const KEY_OPTIONS = ['limitType', 'key'];
-/** Options that size the same thing: one given by the replacement drops the others. */
+/** Options that size the same thing: one given by a replacement or override drops the others. */
 const ALTERNATIVES = [['burst', 'capacity']];
 
 const merged = new WeakMap<LimitDefinition, WeakMap<LimitDefinition, LimitDefinition>>();
@@ -40,9 +40,29 @@ function inherit(replacement: LimitDefinition, replaced: LimitDefinition): Limit
     if (KEY_OPTIONS.includes(option)) {
       if (!KEY_OPTIONS.some(given)) inherited[option] = value;
     } else if (SHARED_OPTIONS.includes(option) || sameAlgorithm) {
-      const rivals = ALTERNATIVES.find((group) => group.includes(option));
-      if (!rivals?.some(given)) inherited[option] = value;
+      if (!rivalled(option, own)) inherited[option] = value;
     }
   }
   return Object.freeze({ ...replacement, options: { ...inherited, ...own } });
+}
+
+/** Whether `option` sizes what an option of `own` already sizes (`capacity` for `burst`). */
+function rivalled(option: string, own: Readonly<Record<string, unknown>>): boolean {
+  const rivals = ALTERNATIVES.find((group) => group.includes(option));
+  return !!rivals?.some((rival) => own[rival] !== undefined);
+}
+
+/**
+ * The options of `declared` with a live override's on top (the admin's): an override of
+ * `burst` replaces a declared `capacity`, as a replacement's would, instead of joining it.
+ */
+export function overridden(
+  declared: LimitDefinition,
+  override: Readonly<Record<string, unknown>>,
+): LimitDefinition {
+  const options: Record<string, unknown> = {};
+  for (const [option, value] of Object.entries(declared.options)) {
+    if (!rivalled(option, override)) options[option] = value;
+  }
+  return { ...declared, options: { ...options, ...override } as LimitDefinition['options'] };
 }

@@ -1,7 +1,8 @@
-import { ConcurrencyLimit, CountLimit } from '../../../src';
+import { ConcurrencyLimit, CountLimit, RateLimit } from '../../../src';
+import { RateLimitParams } from '../../../src/algorithms/rate-limit/rate-limit.model';
 import { describeKeyForm } from '../../../src/keys/key-form';
 import { defaultDefinitions } from '../../../src/defaults/default-limits';
-import { handlerDefinitions } from '../../../src/guard/handler-definitions';
+import { handlerDefinitions, handlerLimits } from '../../../src/guard/handler-definitions';
 import { CompiledLimit, compileLimit } from '../../../src/plans/compiled-limit';
 
 /**
@@ -44,5 +45,38 @@ describe('a replacement inherits from the default it replaces', () => {
       undefined,
       'concurrency:~ExportController.export:*', // per client IP, as the default
     ]);
+  });
+});
+
+/**
+ * A live override (the admin's) sizes a bucket the way a replacement does: `burst` in place
+ * of the declared `capacity`, or the reverse, not both (which no bucket takes).
+ */
+describe('a live override of a bucket’s size', () => {
+  class ApiController {
+    @RateLimit({ name: 'api', rate: 1, capacity: 10 })
+    bySize() {}
+
+    @RateLimit({ name: 'search', rate: 1, burst: 10 })
+    byTime() {}
+  }
+  const maxPermits = (method: string, override: Record<string, unknown>) => {
+    const handler = (ApiController.prototype as unknown as Record<string, object>)[method];
+    const [limit] = handlerLimits([], ApiController, handler, `ApiController.${method}`, {
+      overrides: new Map([
+        ['api', override],
+        ['search', override],
+      ]),
+      keyPrefix: '',
+      shadowByDefault: false,
+      unitsChecked: new WeakSet(),
+    });
+    return ((limit as CompiledLimit).params as RateLimitParams).maxPermits;
+  };
+
+  it('takes burst over a declared capacity, and capacity over a declared burst', () => {
+    expect(maxPermits('bySize', { burst: 2 })).toBe(2);
+    expect(maxPermits('byTime', { capacity: 3 })).toBe(3);
+    expect(maxPermits('bySize', { capacity: 4 })).toBe(4);
   });
 });
