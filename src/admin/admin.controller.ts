@@ -26,8 +26,7 @@ import { OUTSIDE_DENY_LIST } from '../rate-limiter.constants';
  * The admin page's controller, made per `forRoot` so its path is the option's, with the
  * app's guards on every route (they run before anything is read), and the app's guards
  * alone decide who may use it: the `deny` networks do not refuse it (the `allow` networks
- * still go unlimited). Every answer carries
- * admin-response-headers.ts.
+ * still go unlimited). Every answer carries admin-response-headers.ts.
  */
 export function adminControllerFor(
   path: string,
