@@ -4,7 +4,12 @@
  * `perod`, `shrot`), and so is a name the other contains (`prefix` for `keyPrefix`, `timeout`
  * for `storeTimeout`).
  */
-export function didYouMean(input: string, known: readonly string[]): string | undefined {
+export function didYouMean(
+  input: string,
+  known: readonly string[],
+  /** False where a longer name holding a known one is a name of its own (`userInfo`). */
+  containment = true,
+): string | undefined {
   const typed = input.toLowerCase();
   let best: string | undefined;
   let bestDistance = Infinity;
@@ -13,6 +18,7 @@ export function didYouMean(input: string, known: readonly string[]): string | un
     const distance = editDistance(typed, candidate);
     const close = distance <= Math.max(1, Math.floor(Math.max(typed.length, candidate.length) / 3));
     const contained =
+      containment &&
       Math.min(typed.length, candidate.length) >= 4 &&
       (candidate.includes(typed) || typed.includes(candidate));
     if ((close || contained) && distance < bestDistance) {

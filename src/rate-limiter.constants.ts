@@ -3,7 +3,8 @@ export const LIMITS_METADATA = Symbol('nestjs-limiter:limits');
 /** Metadata key of `@SkipRateLimit()`. */
 export const SKIP_METADATA = Symbol('nestjs-limiter:skip');
 /**
- * Marks a controller the `allow` and `deny` networks do not govern: the admin page's, which
- * answers to its own guards (a deny list that covers the admin must not lock out its undo).
+ * Marks a controller the `deny` networks do not refuse: the admin page's, which answers to
+ * its own guards (a deny list that covers the admin must not lock out its undo). The `allow`
+ * networks still go unlimited there.
  */
-export const OUTSIDE_NETWORK_LISTS = Symbol('nestjs-limiter:outside-network-lists');
+export const OUTSIDE_DENY_LIST = Symbol('nestjs-limiter:outside-deny-list');

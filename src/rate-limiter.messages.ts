@@ -66,7 +66,7 @@ export const limiterMessages = {
   sharedKey: (where: string, form: string, otherWhere: string, otherForm: string): string =>
     `${where} and ${otherWhere} can write the same Redis key ('${form}' and '${otherForm}', * being a request value): limits of different kinds on one key break each other's state. Give one of them another prefix or key`,
   misspeltKeyRoot: (where: string, template: string, root: string, near: string): string =>
-    `${where}: key template '${template}' reads '${root}', which is no root of a request and would be looked up as a field of params, query and body (a 400 on every request without one): did you mean '${near}'?`,
+    `${where}: key template '${template}' reads '${root}', which is no root of a request and would be looked up as a field of params, query and body (a 400 on every request without one): did you mean '${near}'? A field so named is read as 'body.${root}' (or 'query.', 'params.')`,
   misspeltSkip: (handler: string, name: string, near: string): string =>
     `${handler}: @SkipRateLimit('${name}') names no limit of this handler, so it skips nothing: did you mean '${near}'?`,
   duplicateName: (where: string, name: string): string =>

@@ -98,8 +98,9 @@ export interface RateLimiterModuleOptions extends RequestReadingOptions {
   shadow?: boolean;
   /**
    * OpenTelemetry metrics through the global meter provider, when `@opentelemetry/api` is
-   * installed: counter `ratelimit.decisions` {`ratelimit.limit`, `ratelimit.outcome`} and
-   * histogram `ratelimit.store.duration` (seconds per engine call). `false` turns them off.
+   * installed: counter `ratelimit.decisions` {`ratelimit.limit`, `ratelimit.handler`,
+   * `ratelimit.outcome`} and histogram `ratelimit.store.duration` (seconds per engine call).
+   * `false` turns them off.
    * @see docs/operations.md "Metrics with OpenTelemetry"
    */
   metrics?: false | MetricsOptions;

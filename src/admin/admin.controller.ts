@@ -20,13 +20,13 @@ import { keyRefOf, minutesOf, networksOf, overrideOf, requireJson } from './admi
 import { renderAdminPage } from './admin-page';
 import { AdminService } from './admin.service';
 import { AdminResponseHeaders } from './admin-response-headers';
-import { OUTSIDE_NETWORK_LISTS } from '../rate-limiter.constants';
+import { OUTSIDE_DENY_LIST } from '../rate-limiter.constants';
 
 /**
  * The admin page's controller, made per `forRoot` so its path is the option's, with the
  * app's guards on every route (they run before anything is read), and the app's guards
- * alone: the `allow` and `deny` networks do not apply to it. Every answer carries
- * admin-response-headers.ts.
+ * alone decide who may use it: the `deny` networks do not refuse it (the `allow` networks
+ * still go unlimited). Every answer carries admin-response-headers.ts.
  */
 export function adminControllerFor(
   path: string,
@@ -38,7 +38,7 @@ export function adminControllerFor(
   @UseGuards(new AdminResponseHeaders(), ...guards)
   // Its own guards decide who may use it: a deny list that covers the admin would lock out
   // the very PUT that undoes it.
-  @SetMetadata(OUTSIDE_NETWORK_LISTS, true)
+  @SetMetadata(OUTSIDE_DENY_LIST, true)
   class RateLimiterAdminController {
     constructor(@Inject(AdminService) private readonly admin: AdminService) {}
 

@@ -5,7 +5,7 @@ import { limiterMessages } from '../rate-limiter.messages';
 import { compileLimit, defaultNameOf, keySpecOf, PlannedLimit } from '../plans/compiled-limit';
 import { durationOfMilliseconds, millisecondsSuspect } from '../algorithms/duration';
 import { LimitOverrides } from './limit-overrides';
-import { replacing } from './replaced-limit';
+import { overridden, replacing } from './replaced-limit';
 import { didYouMean } from '../did-you-mean';
 
 /** A handler's limits before compiling, each with its name. */
@@ -99,9 +99,7 @@ export function handlerLimits(
   const occurrences = new Map<string, number>();
   return definitions.map((declared, index) => {
     const override = overrides.get(names[index]);
-    const definition = override
-      ? { ...declared, options: { ...declared.options, ...override } }
-      : declared;
+    const definition = override ? overridden(declared, override) : declared;
     const spec = keySpecOf(definition);
     const occurrence = (occurrences.get(spec) ?? 0) + 1;
     occurrences.set(spec, occurrence);

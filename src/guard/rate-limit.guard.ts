@@ -15,7 +15,7 @@ import { Decision } from '../contracts/decision';
 import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception';
 import { RateLimitProblemException } from '../errors/rate-limit-problem.exception';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
-import { OUTSIDE_NETWORK_LISTS } from '../rate-limiter.constants';
+import { OUTSIDE_DENY_LIST } from '../rate-limiter.constants';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { CompiledLimit, PlannedLimit } from '../plans/compiled-limit';
@@ -102,10 +102,14 @@ export class RateLimitGuard implements CanActivate {
     // Bound twice (the global guard and @UseGuards): the first decides, once per request.
     if (!claimDecision(context)) return true;
     const read = readRequest(context, this.options);
-    if (this.networks?.active && !Reflect.getMetadata(OUTSIDE_NETWORK_LISTS, context.getClass())) {
-      // A denied network is refused wherever the guard runs; an allowed one is never limited.
+    if (this.networks?.active) {
+      // A denied network is refused wherever the guard runs (but on the admin's routes, whose
+      // own guards decide: else a deny list that covers the admin locks out its undo); an
+      // allowed one is never limited, there included.
       const verdict = this.networks.verdictFor(clientIp(read));
-      if (verdict === 'deny') throw forContext(context, new ForbiddenException());
+      if (verdict === 'deny' && !Reflect.getMetadata(OUTSIDE_DENY_LIST, context.getClass())) {
+        throw forContext(context, new ForbiddenException());
+      }
       if (verdict === 'allow') {
         for (const limit of plan) this.skipped(limit);
         return true;

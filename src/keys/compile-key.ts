@@ -174,7 +174,8 @@ function checkRoots(compiled: CompiledKeyTemplate, template: string, where: stri
   for (const expression of compiled.expressions) {
     for (const operand of [expression, ...(expression.fallbacks ?? [])]) {
       if (NAMED_ROOTS.has(operand.root) || operand.path.length === 0) continue;
-      const near = didYouMean(operand.root, [...NAMED_ROOTS]);
+      // A few letters off only: `userInfo` or `queryOptions` is a field, not `user` mistyped.
+      const near = didYouMean(operand.root, [...NAMED_ROOTS], false);
       if (near !== undefined) {
         throw new LimiterConfigError(
           limiterMessages.misspeltKeyRoot(where, template, operand.root, near),

@@ -194,8 +194,11 @@ function settleOption(value: unknown, kind: LimitKind, where: string): SettleFun
       limiterMessages.invalidOption(where, 'settle', value, 'a function'),
     );
   }
-  if (!kind.ops?.refund || !kind.ops.charge) {
-    throw new LimiterConfigError(limiterMessages.settleUnsupported(where));
-  }
+  if (!settles(kind)) throw new LimiterConfigError(limiterMessages.settleUnsupported(where));
   return value as SettleFunction;
+}
+
+/** Whether a kind can correct what it took both ways, as `settle` needs. */
+export function settles(kind: LimitKind): boolean {
+  return !!kind.ops?.refund && !!kind.ops.charge;
 }

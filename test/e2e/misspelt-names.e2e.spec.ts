@@ -74,4 +74,17 @@ describe('misspelt names fail start-up with a did-you-mean', () => {
     const app = await boot(FineController);
     await app.close();
   });
+
+  it('takes a bare name that holds a root in a longer word: a field, not a typo', async () => {
+    @Controller()
+    class ProfileController {
+      @Get()
+      @CountLimit({ limit: 5, period: 60, key: '#{userInfo.id}:#{queryOptions.page}' })
+      get() {
+        return 'ok';
+      }
+    }
+    const app = await boot(ProfileController);
+    await app.close();
+  });
 });

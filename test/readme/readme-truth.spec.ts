@@ -51,6 +51,23 @@ describe('README.md and docs/ stay true and self-contained', () => {
     expect(broken).toEqual([]);
   });
 
+  it.each(documents)('%s has no empty section (a heading right before its sibling)', (document) => {
+    const empty: string[] = [];
+    let open: { heading: string; level: number; said: boolean } | undefined;
+    let inCode = false;
+    for (const line of read(document).split('\n')) {
+      if (line.startsWith('```')) inCode = !inCode;
+      const heading = inCode ? null : /^(#+) /.exec(line);
+      if (!heading) {
+        if (open && line.trim() !== '') open.said = true;
+        continue;
+      }
+      if (open && !open.said && heading[1].length <= open.level) empty.push(open.heading);
+      open = { heading: line, level: heading[1].length, said: false };
+    }
+    expect(empty).toEqual([]);
+  });
+
   it('names the NestJS majors the peer dependencies accept', () => {
     expect(majorsInWords(peers['@nestjs/core'])).toBe('10, 11 or 12');
     expect(readme).toContain(`\`@nestjs/core\` ${majorsInWords(peers['@nestjs/core'])},`);

@@ -1,4 +1,5 @@
 import { MemoryDenialLog, memberOf } from '../../../src/admin/denial-log';
+import { MinuteCounts } from '../../../src/admin/minute-counts';
 
 /**
  * The in-memory denial log under a flood of distinct keys (each denied once): it keeps a
@@ -23,5 +24,21 @@ describe('MemoryDenialLog', () => {
     expect(everyRow.length).toBe(200);
     expect(everyRow[0]).toEqual({ ...ref, key: 'hot', count: 60 });
     expect(await log.top(15, nowMs, 1)).toEqual([{ ...ref, key: 'hot', count: 60 }]);
+  });
+
+  it('holds at most twice the members it keeps, whatever it is given, the most denied first', () => {
+    const counts = new MinuteCounts(10);
+    let most = 0;
+    for (let i = 0; i < 10_000; i++) {
+      counts.add(`10.0.${i}`, 1);
+      if (i % 4 === 0) counts.add('hot', 1);
+      if (i % 8 === 0) counts.add('warm', 1);
+      most = Math.max(most, counts.top(Infinity).length);
+    }
+    expect(most).toBe(20);
+    expect(counts.top(2)).toEqual([
+      ['hot', 2500],
+      ['warm', 1250],
+    ]);
   });
 });

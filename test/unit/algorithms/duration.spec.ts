@@ -156,7 +156,7 @@ describe('capacity, the alternative to burst', () => {
 });
 
 describe('numbers that look like milliseconds', () => {
-  it('suspects a window of whole thousands from 10,000 up, with a limit under 1,000', () => {
+  it('suspects a window of whole thousands from 1,000 up, with a limit under 1,000', () => {
     expect(millisecondsSuspect({ limit: 10, period: 60_000 })).toEqual({
       option: 'period',
       value: 60_000,
