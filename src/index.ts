@@ -7,6 +7,7 @@ export type { CountLimiterOptions } from './algorithms/count-limit/count-limit.m
 export { LimiterConfigError } from './errors/limiter-config.error';
 export { StoreUnavailableError } from './errors/store-unavailable.error';
 export { LimiterStore } from './stores/limiter-store';
+export type { DecisionCall } from './algorithms/decision-call';
 export { MemoryStore } from './stores/memory.store';
 export type { MemoryStoreOptions, LimiterClock } from './stores/memory.store';
 export { RedisStore } from './stores/redis.store';

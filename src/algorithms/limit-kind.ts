@@ -1,4 +1,5 @@
 import { Decision } from '../contracts/decision';
+import type { DecisionCall } from './decision-call';
 import { LimiterAlgorithm } from './limiter-algorithm';
 import { StateOps } from './state-ops/state-ops';
 
@@ -7,12 +8,7 @@ import { StateOps } from './state-ops/state-ops';
  * algorithms name only this, so they never import the stores that run them.
  */
 export interface DecisionSource {
-  evaluate<P, R, S>(
-    algorithm: LimiterAlgorithm<P, R, S>,
-    key: string,
-    params: P,
-    request: R,
-  ): Promise<Decision>;
+  evaluate<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision>;
   /** Waits on the store's clock (a token-bucket slot): real timers, or a test's manual clock. */
   sleep(milliseconds: number): Promise<void>;
 }

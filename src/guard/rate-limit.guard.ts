@@ -275,16 +275,16 @@ export class RateLimitGuard implements CanActivate {
           if (late.allowed) this.releaseQuietly({ limit, key, request, decision: late, atMs: 0 });
         }
       : undefined;
-    const decision = await this.store.decide(
-      limit.algorithm,
+    const decision = await this.store.decide({
+      algorithm: limit.algorithm,
       key,
-      limit.params,
+      params: limit.params,
       request,
-      limit.where,
+      label: limit.where,
       onLateAnswer,
       group,
-      limit.name,
-    );
+      name: limit.name,
+    });
     return decision ? { limit, key, request, decision, atMs: performance.now(), group } : null;
   }
 
@@ -318,6 +318,11 @@ export class RateLimitGuard implements CanActivate {
   private async release(outcome: Outcome): Promise<void> {
     const release = outcome.limit.releaseRequest?.(outcome.request);
     if (release === undefined) return;
-    await this.store.decide(outcome.limit.algorithm, outcome.key, outcome.limit.params, release);
+    await this.store.decide({
+      algorithm: outcome.limit.algorithm,
+      key: outcome.key,
+      params: outcome.limit.params,
+      request: release,
+    });
   }
 }

@@ -18,20 +18,13 @@ export class FactoryDecisions implements DecisionSource {
 
   constructor(private readonly store: FailurePolicyStore) {}
 
-  readonly evaluate: DecisionSource['evaluate'] = async (algorithm, key, params, request) => {
+  readonly evaluate: DecisionSource['evaluate'] = async (call) => {
+    const { algorithm, key, params, request } = call;
     // A fixed label, and the algorithm's name: never the key, which holds the client's id.
     const name = algorithmName(algorithm);
     const { store } = this;
-    const decision = await store.decide(
-      algorithm,
-      key,
-      params,
-      request,
-      FACTORY_LABEL,
-      undefined,
-      undefined,
-      name,
-    );
+    const label = FACTORY_LABEL;
+    const decision = await store.decide({ algorithm, key, params, request, label, name });
     const listener = decision ? store.decisionListener() : undefined;
     if (listener && takesPermits(algorithm, request)) {
       const event = decisionEvent(FACTORY_LABEL, key, decision!, false, name);

@@ -1,8 +1,8 @@
 import type { Cluster, Redis } from 'ioredis';
 import { Decision } from '../contracts/decision';
+import type { DecisionCall } from '../algorithms/decision-call';
 import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { DenialBroadcast } from './denial-broadcast';
-import { DecisionGroup } from '../contracts/decision-group';
 import { DenialCache } from './denial-cache';
 import { EngineClient } from './engine/engine-client';
 import { LimiterStore, toMicros } from './limiter-store';
@@ -84,15 +84,8 @@ export class RedisStore extends LimiterStore {
     this.engine = new EngineClient(this.client, maxBatchSize);
   }
 
-  evaluate<P, R, S>(
-    algorithm: LimiterAlgorithm<P, R, S>,
-    key: string,
-    params: P,
-    request: R,
-    deadlineMs = Infinity,
-    group?: DecisionGroup,
-    onSent?: (sentAtMs: number) => boolean | void,
-  ): Promise<Decision> {
+  evaluate<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision> {
+    const { algorithm, key, params, request, deadlineMs = Infinity, group, onSent } = call;
     return new Promise<Decision>((resolve, reject) => {
       const fixed = this.fixedArguments(algorithm, params);
       const scope = this.denials && algorithm.denialScope?.(request);

@@ -26,12 +26,12 @@ describe('approximate sliding window on a real Redis', () => {
   afterAll(() => server.stop());
 
   const decide = (store: RedisStore | MemoryStore, key: string, limit: number, window: number) =>
-    store.evaluate(
-      approximateSlidingWindowLimit,
+    store.evaluate({
+      algorithm: approximateSlidingWindowLimit,
       key,
-      slidingWindowLimitParams({ limit, window }),
-      ONE,
-    );
+      params: slidingWindowLimitParams({ limit, window }),
+      request: ONE,
+    });
 
   async function statuses(key: string, count: number): Promise<string> {
     const out: string[] = [];

@@ -73,8 +73,8 @@ describe('concurrency limiter block', () => {
           for (const { advance, kind, pick, blockMs } of ops) {
             twins.nowMs += advance;
             const both = async (algorithm: any, request: unknown) => {
-              const fromLua = await twins.redis.evaluate(algorithm, key, params, request);
-              expect(await memory.evaluate(algorithm, key, params, request)).toEqual(fromLua);
+              const fromLua = await twins.redis.evaluate({ algorithm, key, params, request });
+              expect(await memory.evaluate({ algorithm, key, params, request })).toEqual(fromLua);
             };
             if (kind === 'block') await both(concurrencyLimitOps.block, blockMs * 1000);
             else if (kind === 'peek')

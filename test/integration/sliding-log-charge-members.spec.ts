@@ -20,7 +20,7 @@ describe.each(['redis', 'memory'] as const)('sliding-log charges on the %s store
     twins.nowMs = 1_700_000_000_000 + run * 10_000_000;
   });
   const decide = (algorithm: LimiterAlgorithm<any, any, any>, request: unknown) =>
-    twins[store].evaluate(algorithm, key, params, request);
+    twins[store].evaluate({ algorithm, key, params, request });
 
   it('keeps two charges of one µs apart through refunds (seed -238135992)', async () => {
     const chargedAtMs = twins.nowMs;

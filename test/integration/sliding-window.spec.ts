@@ -127,10 +127,27 @@ describe('sliding-window log on real Redis', () => {
       for (let i = 0; i < requests; i++) {
         const id = `${atMs}-${i}`;
         if (
-          (await slidingStore.evaluate(slidingWindowLimit, 'sw:boundary', sliding, { id })).allowed
+          (
+            await slidingStore.evaluate({
+              algorithm: slidingWindowLimit,
+              key: 'sw:boundary',
+              params: sliding,
+              request: { id },
+            })
+          ).allowed
         )
           s++;
-        if ((await fixedStore.evaluate(countLimit, 'fw:boundary', fixed, undefined)).allowed) f++;
+        if (
+          (
+            await fixedStore.evaluate({
+              algorithm: countLimit,
+              key: 'fw:boundary',
+              params: fixed,
+              request: undefined,
+            })
+          ).allowed
+        )
+          f++;
       }
       allowed.sliding.push(s);
       allowed.fixed.push(f);

@@ -67,8 +67,8 @@ describe('Lua and memory twins agree step by step: sliding log, concurrency, lea
     params: P,
     request: R,
   ): Promise<void> {
-    const fromLua: Decision = await twins.redis.evaluate(algorithm, key, params, request);
-    const fromMemory = await twins.memory.evaluate(algorithm, key, params, request);
+    const fromLua: Decision = await twins.redis.evaluate({ algorithm, key, params, request });
+    const fromMemory = await twins.memory.evaluate({ algorithm, key, params, request });
     expect(fromMemory).toEqual(fromLua);
     seen[fromLua.allowed ? 'allowed' : 'denied']++;
   }

@@ -94,8 +94,8 @@ describe('Lua and memory twins agree on peek, reset, refund, charge and block', 
     request: unknown,
     view: (decision: Decision) => unknown,
   ): Promise<Decision> {
-    const fromLua = await twins.redis.evaluate(algorithm, key, params, request);
-    const fromMemory = await twins.memory.evaluate(algorithm, key, params, request);
+    const fromLua = await twins.redis.evaluate({ algorithm, key, params, request });
+    const fromMemory = await twins.memory.evaluate({ algorithm, key, params, request });
     expect(view(fromMemory)).toEqual(view(fromLua));
     return fromLua;
   }

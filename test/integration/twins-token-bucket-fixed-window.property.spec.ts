@@ -47,8 +47,18 @@ describe('Lua and memory twins agree step by step: token bucket, fixed window', 
               permits,
               timeoutMicros: timeoutSeconds === Infinity ? -1 : timeoutSeconds * 1_000_000,
             };
-            const fromLua: Decision = await twins.redis.evaluate(rateLimit, key, params, request);
-            const fromMemory = await twins.memory.evaluate(rateLimit, key, params, request);
+            const fromLua: Decision = await twins.redis.evaluate({
+              algorithm: rateLimit,
+              key,
+              params,
+              request,
+            });
+            const fromMemory = await twins.memory.evaluate({
+              algorithm: rateLimit,
+              key,
+              params,
+              request,
+            });
             expect(fromMemory).toEqual(fromLua);
           }
         },
@@ -75,8 +85,18 @@ describe('Lua and memory twins agree step by step: token bucket, fixed window', 
             twins.nowMs += advanceMs;
             // Volumes 0 (a peek) to limit + 2 (a request that can never pass).
             const request = { permits: volume % (limit + 3) };
-            const fromLua = await twins.redis.evaluate(countLimit, key, params, request);
-            const fromMemory = await twins.memory.evaluate(countLimit, key, params, request);
+            const fromLua = await twins.redis.evaluate({
+              algorithm: countLimit,
+              key,
+              params,
+              request,
+            });
+            const fromMemory = await twins.memory.evaluate({
+              algorithm: countLimit,
+              key,
+              params,
+              request,
+            });
             // PTTL in Redis runs on the real clock, the twin on the injected one: compare the
             // decisions and counts; the time left is checked on real time in fixed-window.spec.
             const counts = ({ allowed, limit, remaining, waitMs }: Decision) => ({

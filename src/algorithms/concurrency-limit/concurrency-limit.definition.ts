@@ -161,7 +161,12 @@ export class ConcurrencyLimiter {
    */
   async decide(id: string, permits = 1): Promise<Decision> {
     const request = concurrencyLimitRequest('acquire', id, undefined, permits);
-    return this.store.evaluate(concurrencyLimit, this.key, this.params, request);
+    return this.store.evaluate({
+      algorithm: concurrencyLimit,
+      key: this.key,
+      params: this.params,
+      request,
+    });
   }
 
   /**
@@ -171,7 +176,12 @@ export class ConcurrencyLimiter {
    */
   async release(id: string, permits = 1): Promise<Decision> {
     const request = concurrencyLimitRequest('release', id, undefined, permits);
-    return this.store.evaluate(concurrencyLimit, this.key, this.params, request);
+    return this.store.evaluate({
+      algorithm: concurrencyLimit,
+      key: this.key,
+      params: this.params,
+      request,
+    });
   }
 
   /**
@@ -187,7 +197,12 @@ export class ConcurrencyLimiter {
   /** The slots free now and how long the key stays blocked, taking none. */
   async peek(): Promise<LimitState> {
     const { peek, peekRequest } = concurrencyLimitOps;
-    const decision = await this.store.evaluate(peek, this.key, this.params, peekRequest);
+    const decision = await this.store.evaluate({
+      algorithm: peek,
+      key: this.key,
+      params: this.params,
+      request: peekRequest,
+    });
     return limitStateOf(decision);
   }
 
@@ -197,12 +212,22 @@ export class ConcurrencyLimiter {
    */
   async block(seconds: Seconds): Promise<void> {
     const micros = manualBlockMicros(seconds);
-    await this.store.evaluate(concurrencyLimitOps.block, this.key, this.params, micros);
+    await this.store.evaluate({
+      algorithm: concurrencyLimitOps.block,
+      key: this.key,
+      params: this.params,
+      request: micros,
+    });
   }
 
   /** Forgets every slot in flight on the key (their releases then change nothing). */
   async reset(): Promise<void> {
-    await this.store.evaluate(concurrencyLimitOps.reset, this.key, this.params, undefined);
+    await this.store.evaluate({
+      algorithm: concurrencyLimitOps.reset,
+      key: this.key,
+      params: this.params,
+      request: undefined,
+    });
   }
 }
 

@@ -30,13 +30,23 @@ export abstract class KeyStateLimiter<P> {
   /** What a request could take now, and how long the key stays blocked; consumes nothing. */
   async peek(): Promise<LimitState> {
     const { ops, peekRequest } = this.stateAccess();
-    const decision = await this.store.evaluate(ops.peek, this.key, this.params, peekRequest);
+    const decision = await this.store.evaluate({
+      algorithm: ops.peek,
+      key: this.key,
+      params: this.params,
+      request: peekRequest,
+    });
     return limitStateOf(decision);
   }
 
   /** Forgets the key's state and its block: the next request finds a fresh limit. */
   async reset(): Promise<void> {
-    await this.store.evaluate(this.stateAccess().ops.reset, this.key, this.params, undefined);
+    await this.store.evaluate({
+      algorithm: this.stateAccess().ops.reset,
+      key: this.key,
+      params: this.params,
+      request: undefined,
+    });
   }
 
   /**
@@ -48,13 +58,24 @@ export abstract class KeyStateLimiter<P> {
       throw new RangeError(`refund(permits): an integer >= 1, got ${String(permits)}`);
     }
     const { refund } = this.stateAccess().ops;
-    if (refund) await this.store.evaluate(refund, this.key, this.params, { permits });
+    if (refund)
+      await this.store.evaluate({
+        algorithm: refund,
+        key: this.key,
+        params: this.params,
+        request: { permits },
+      });
   }
 
   /** Denies the key for `seconds` (> 0) from now on every server, whatever its state says. */
   async block(seconds: Seconds): Promise<void> {
     const micros = manualBlockMicros(seconds);
-    await this.store.evaluate(this.stateAccess().ops.block, this.key, this.params, micros);
+    await this.store.evaluate({
+      algorithm: this.stateAccess().ops.block,
+      key: this.key,
+      params: this.params,
+      request: micros,
+    });
   }
 }
 
@@ -81,7 +102,12 @@ export abstract class PermitsLimiter<P> extends KeyStateLimiter<P> {
    */
   async decide(permits = 1): Promise<Decision> {
     const { acquire, request } = this.stateAccess();
-    return this.store.evaluate(acquire, this.key, this.params, request(permits));
+    return this.store.evaluate({
+      algorithm: acquire,
+      key: this.key,
+      params: this.params,
+      request: request(permits),
+    });
   }
 
   /** Takes `permits` (default 1); resolves true when the limit had room for them. */
