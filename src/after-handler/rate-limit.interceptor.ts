@@ -2,7 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { from, mergeMap, Observable } from 'rxjs';
 import { ConcurrencyReleaseInterceptor } from './concurrency-release.interceptor';
 import { CountOutcomeInterceptor } from './count-outcome.interceptor';
-import { takeDeferred } from './deferred-limits';
+import { RequestLedger } from './request-ledger';
 
 /**
  * The guard's second phase, which Nest runs after every guard:
@@ -29,7 +29,7 @@ export class RateLimitInterceptor implements NestInterceptor {
       this.releaseSlots.intercept(context, {
         handle: () => this.countOutcome.intercept(context, next),
       });
-    const decide = takeDeferred(context);
+    const decide = RequestLedger.take(context, 'deferred');
     return decide ? from(decide()).pipe(mergeMap(handle)) : handle();
   }
 }

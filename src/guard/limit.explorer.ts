@@ -22,7 +22,7 @@ import { isRateLimitInterceptor } from '../after-handler/rate-limit.interceptor'
 export interface LimitPlan extends ReadonlyArray<PlannedLimit> {
   readonly dynamic: boolean;
   readonly hasShadow: boolean;
-  /** Some key depends on the user: decided after the app's own guards (see after-handler/deferred-limits.ts). */
+  /** Some key depends on the user: decided after the app's own guards (RateLimitInterceptor decides them). */
   readonly readsUser: boolean;
   /** Some limit has work after the guard (see PlannedLimit's `afterHandler`). */
   readonly afterHandler: boolean;

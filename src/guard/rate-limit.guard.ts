@@ -35,11 +35,11 @@ import {
 } from '../contracts/rate-limit-event';
 import { GuardedRequest, hasUser } from '../context/http-context';
 import { clientIp, readRequest } from '../context/request-facts';
-import { claimDecision, deferDecision } from '../after-handler/deferred-limits';
 import { limiterMessages } from '../rate-limiter.messages';
 import { giveBack, Taken } from '../after-handler/taken-permits';
 import { DecisionGroup } from '../contracts/decision-group';
 import { settleAfterHandler } from '../after-handler/settlement';
+import { RequestLedger } from '../after-handler/request-ledger';
 import { DecisionListeners } from './decision-listeners';
 
 /** nginx's status for a request whose client closed the connection before the answer. */
@@ -97,8 +97,10 @@ export class RateLimitGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const plan = this.explorer.limitsFor(context.getClass(), context.getHandler());
     if (plan.length === 0 && !this.networks?.active) return true;
-    // Bound twice (the global guard and @UseGuards): the first decides, once per request.
-    if (!claimDecision(context)) return true;
+    // Bound twice (the global guard and @UseGuards): the first decides, once per request. A
+    // request Nest gives no object for has no ledger: each guard decides.
+    const ledger = RequestLedger.of(context);
+    if (ledger && !ledger.claim()) return true;
     const read = readRequest(context, this.options);
     if (this.networks?.active) {
       // A denied network is refused wherever the guard runs; an allowed one is never limited.
@@ -110,12 +112,12 @@ export class RateLimitGuard implements CanActivate {
       }
       if (plan.length === 0) return true;
     }
-    if (
-      plan.readsUser &&
-      plan.interceptorBound &&
-      !hasUser(read) &&
-      deferDecision(context, () => this.enforce(plan, context, readRequest(context, this.options)))
-    ) {
+    if (plan.readsUser && plan.interceptorBound && !hasUser(read) && ledger) {
+      // Left to RateLimitInterceptor, which runs after every guard: a USER limit whose user
+      // an auth guard bound after ours will set.
+      ledger.leave('deferred', () =>
+        this.enforce(plan, context, readRequest(context, this.options)),
+      );
       return true;
     }
     return this.enforce(plan, context, read);
