@@ -1,4 +1,5 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
 import { from, mergeMap, Observable } from 'rxjs';
 import { ConcurrencyReleaseInterceptor } from './concurrency-release.interceptor';
 import { CountOutcomeInterceptor } from './count-outcome.interceptor';
@@ -32,6 +33,18 @@ export class RateLimitInterceptor implements NestInterceptor {
     const decide = RequestLedger.take(context, 'deferred');
     return decide ? from(decide()).pipe(mergeMap(handle)) : handle();
   }
+}
+
+/**
+ * Whether RateLimitInterceptor is bound on the request's handler or its class (by the module,
+ * or the app): the guard may then defer to it.
+ */
+export function interceptorBoundFor(context: ExecutionContext): boolean {
+  const bound = [
+    ...((Reflect.getMetadata(INTERCEPTORS_METADATA, context.getClass()) as unknown[]) ?? []),
+    ...((Reflect.getMetadata(INTERCEPTORS_METADATA, context.getHandler()) as unknown[]) ?? []),
+  ];
+  return bound.some(isRateLimitInterceptor);
 }
 
 /** Whether an entry of a handler's interceptors is RateLimitInterceptor (a class or an instance). */

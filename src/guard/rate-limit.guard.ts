@@ -40,6 +40,7 @@ import { giveBack, Taken } from '../after-handler/taken-permits';
 import { DecisionGroup } from '../contracts/decision-group';
 import { settleAfterHandler } from '../after-handler/settlement';
 import { RequestLedger } from '../after-handler/request-ledger';
+import { interceptorBoundFor } from '../after-handler/rate-limit.interceptor';
 import { DecisionListeners } from './decision-listeners';
 
 /** nginx's status for a request whose client closed the connection before the answer. */
@@ -112,7 +113,7 @@ export class RateLimitGuard implements CanActivate {
       }
       if (plan.length === 0) return true;
     }
-    if (plan.readsUser && plan.interceptorBound && !hasUser(read) && ledger) {
+    if (plan.readsUser && !hasUser(read) && ledger && interceptorBoundFor(context)) {
       // Left to RateLimitInterceptor, which runs after every guard: a USER limit whose user
       // an auth guard bound after ours will set.
       ledger.leave('deferred', () =>
