@@ -11,36 +11,10 @@ import { CircuitBreaker } from './circuit-breaker';
 import { InsuranceStore } from './insurance-store';
 import { StoreErrorLog } from './store-error-log';
 import { DecisionListener } from '../../contracts/rate-limit-event';
+import { PolicyCall, StoreErrorListener } from './policy-call';
 
 /** Who a store error of a direct `evaluate` is reported as (the store's public API). */
 const DIRECT_CALLER_LABEL = 'RateLimiterFactory';
-/**
- * Told of every decision the store could not make, for the `onDecision` hook; `name` is
- * the limit's name (the guard's limits) or the algorithm's (the factory's).
- */
-export type StoreErrorListener = (
-  error: StoreUnavailableError,
-  key: string,
-  label: string,
-  name?: string,
-) => void;
-
-/**
- * A decision asked of the failure policy: the store's call without what this layer sets
- * itself (the deadline, from `storeTimeout`; the moment it was sent).
- */
-export interface PolicyCall<P, R, S> extends Omit<DecisionCall<P, R, S>, 'deadlineMs' | 'onSent'> {
-  /** Names the limit in error reports. */
-  label?: string;
-  /**
-   * Receives a decision that arrived after `storeTimeout`, so a caller can give back what it
-   * took (a concurrency slot) instead of holding it until its lease ends.
-   */
-  onLateAnswer?: (decision: Decision) => void;
-  /** The limit's name, in store-error events (metrics count by it). */
-  name?: string;
-}
-
 /**
  * Most decisions waiting for the store at once. Past it a decision fails at once: memory
  * stays bounded whatever the store does.
