@@ -74,11 +74,3 @@ export { RateLimiterAdminModule } from './admin/rate-limiter-admin.module';
 export type { RateLimiterAdminOptions } from './admin/admin.options';
 export { LiveSettings } from './admin/live-settings';
 export type { LimitOverride, NetworkLists } from './admin/live-settings';
-export { TokenBucketLimiter } from './renamed-exports';
-export type {
-  TokenBucketOptions,
-  FixedWindowOptions,
-  SlidingWindowOptions,
-  LeakyBucketOptions,
-  ConcurrencyOptions,
-} from './renamed-exports';

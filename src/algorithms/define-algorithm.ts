@@ -34,8 +34,6 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
    * and factory method add `er`.
    */
   name: string;
-  /** Written into keys and events, so never renamed: {@link LimiterAlgorithm.stableName}. */
-  stableName: string;
   /** The decorator's name, for messages. */
   decorator: string;
   /** The key prefix of the decorator and of the factory method. */
@@ -116,7 +114,6 @@ export function defineAlgorithm<O, P, R, S, L>(
   const core = {
     ...definition.core,
     commandName,
-    stableName: definition.stableName,
     lua: loadLua(folder, `${file}.lua`),
   };
   const adjustment = (op: 'refund' | 'charge', step: Adjustment<P, S>['step']) =>
@@ -138,7 +135,6 @@ export function defineAlgorithm<O, P, R, S, L>(
   const ops = stateOps(algorithm, stateType, refund, charge);
   const kind: LimitKind<O, L> = {
     name: definition.name,
-    stableName: definition.stableName,
     decorator: definition.decorator,
     defaultPrefix: definition.prefix,
     optionNames: [...definition.options, ...STATE_OPTION_NAMES],

@@ -60,10 +60,11 @@ export interface KeyOperations {
  * through the algorithm's `*Params` function, naming `where` in their errors.
  */
 export interface LimitKind<Options = any, Limiter = unknown> {
-  /** The name a decorator records (`LimitDefinition.kind`). */
+  /**
+   * The algorithm's one name (`countLimit`): what a decorator records (`LimitDefinition.kind`),
+   * what long keys' hashed parts are tagged with, a factory limiter's `name` in events.
+   */
   readonly name: string;
-  /** {@link LimiterAlgorithm.stableName}: what long keys' hashed parts are tagged with. */
-  readonly stableName: string;
   /** The decorator's name, for messages. */
   readonly decorator: string;
   /** The key prefix of the decorator and of the factory method. */

@@ -39,13 +39,12 @@ export class FactoryDecisions implements DecisionSource {
 }
 
 /**
- * A programmatic limiter's name in events and metrics: its algorithm's stable name, the same
- * whatever the key (`limiterCountLimit` and its peek, block... give `fixedWindow`).
+ * A programmatic limiter's name in events and metrics: its algorithm's name, the same
+ * whatever the key; its command without `limiter` (`limiterCountLimit` and its peek, block...
+ * give `countLimit`, an algorithm of the app's own `limiterFoo` gives `foo`).
  */
 function algorithmName(algorithm: LimiterAlgorithm<any, any, any>): string {
   const owner = algorithm.stateOf ?? algorithm;
-  if (owner.stableName !== undefined) return owner.stableName;
-  // An algorithm of the app's own: its command without `limiter` (`limiterFoo` gives `foo`).
   const command = owner.commandName.replace(/^limiter/, '');
   return command.charAt(0).toLowerCase() + command.slice(1);
 }

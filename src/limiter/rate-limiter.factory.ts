@@ -154,6 +154,6 @@ export class RateLimiterFactory {
       );
     }
     // Escaped and bounded like a template's value, so both reach the same state (DESIGN §4).
-    return this.keyPrefix + prefix + customKeyPart(options.key, kind.stableName);
+    return this.keyPrefix + prefix + customKeyPart(options.key, kind.name);
   }
 }

@@ -26,7 +26,6 @@ export const concurrencyLimit: LimiterAlgorithm<
   ConcurrencyLimitState
 > = {
   commandName: 'limiterConcurrencyLimit',
-  stableName: 'concurrency',
   lua: loadLua(__dirname, 'concurrency-limit.lua'),
   paramsArgv: (params) => [String(params.max), exactString(params.leaseMicros)],
   requestArgv: (request) => [request.op, request.id, ...permitsArgv(request)],
@@ -76,7 +75,6 @@ export const CONCURRENCY_RETRY_AFTER_MS = 1000;
 /** `@ConcurrencyLimit` and `factory.concurrencyLimiter`. */
 export const concurrencyLimitKind: LimitKind<ConcurrencyLimiterOptions, ConcurrencyLimiter> = {
   name: 'concurrencyLimit',
-  stableName: concurrencyLimit.stableName!,
   decorator: '@ConcurrencyLimit',
   defaultPrefix: 'concurrency:',
   optionNames: ['max', 'lease', 'permits'],

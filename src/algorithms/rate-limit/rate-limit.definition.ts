@@ -41,7 +41,6 @@ function rateLimitChargeOf(
 /** `@RateLimit`, `factory.rateLimiter` and `RateLimiter`. */
 export const rateLimitDefinition = defineAlgorithm({
   name: 'rateLimit',
-  stableName: 'tokenBucket',
   decorator: '@RateLimit',
   prefix: 'rateLimit:',
   options: ['rate', 'burst', 'capacity', 'permits', 'timeout', 'expire', 'initialPermits'],
