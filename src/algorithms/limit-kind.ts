@@ -40,19 +40,6 @@ export interface CompiledAlgorithm {
   retryAfterMs?(decision: Decision): number;
 }
 
-type AnyAlgorithm = LimiterAlgorithm<any, any, any>;
-
-/** A kind's operations on its keys, as the engine script must hold them. */
-export interface KeyOperations {
-  peek: AnyAlgorithm;
-  reset: AnyAlgorithm;
-  block: AnyAlgorithm;
-  /** Absent where permits are released instead (concurrency). */
-  refund?: AnyAlgorithm;
-  /** Takes permits into debt (settle, DESIGN §12); absent where the kind has none yet. */
-  charge?: AnyAlgorithm;
-}
-
 /**
  * Everything the guard and the factory need to know of one algorithm, declared once in
  * the algorithm's folder and listed in `registry.ts`. Decorator options arrive untyped
@@ -80,7 +67,7 @@ export interface LimitKind<Options = any, Limiter = unknown> {
   /** The script and memory twin this kind runs. */
   readonly algorithm: LimiterAlgorithm<any, any, any>;
   /** The operations on its keys besides acquiring (state-ops/): their scripts are built in too. */
-  readonly ops?: KeyOperations;
+  readonly ops?: StateOps<any, any, any, any>;
   /**
    * Set on a kind that another kind's decorator selects by a truthy option, e.g.
    * `{ of: 'slidingWindowLimit', when: 'approximate' }`.
