@@ -21,6 +21,7 @@ import { StateOps, stateOps } from './state-ops/state-ops';
 import { BlockParams, Blockable, RefundRequest, StateType } from './state-ops/state-ops.model';
 import { blockArgv, blockParams } from './option-rules';
 import { countOption, FACTORY_KEY_OPTIONS, STATE_OPTION_NAMES } from './state-ops/state-options';
+import { DefinedSlots, defineSlots, SlotHooks } from './define-slots';
 
 /**
  * One algorithm, declared once in its folder (`<name>.definition.ts`): its names, its
@@ -81,6 +82,8 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
   peekRequest?: R;
   /** The factory's limiter on one key. */
   limiter(source: DecisionSource, key: string, params: P): L;
+  /** Set where a request holds slots until its work ends (concurrency): define-slots.ts. */
+  slots?: SlotHooks<P, R, S>;
 }
 
 type Adjustment<P, S> = LimiterAlgorithm<P, RefundRequest, S>;
@@ -106,8 +109,14 @@ export interface DefinedAlgorithm<O, P, R, S, L> {
  * lists the kind; the engine script is built from the acquire and its operations.
  */
 export function defineAlgorithm<O, P, R, S, L>(
+  definition: AlgorithmDefinition<O, P, R, S, L> & { slots: SlotHooks<P, R, S> },
+): DefinedSlots<O, P, R, S, L>;
+export function defineAlgorithm<O, P, R, S, L>(
   definition: AlgorithmDefinition<O, P, R, S, L>,
-): DefinedAlgorithm<O, P, R, S, L> {
+): DefinedAlgorithm<O, P, R, S, L>;
+export function defineAlgorithm<O, P, R, S, L>(
+  definition: AlgorithmDefinition<O, P, R, S, L>,
+): DefinedAlgorithm<O, P, R, S, L> | DefinedSlots<O, P, R, S, L> {
   const { folder, stateType, name } = definition;
   const file = basename(folder);
   const commandName = `limiter${name.charAt(0).toUpperCase()}${name.slice(1)}`;
@@ -116,6 +125,7 @@ export function defineAlgorithm<O, P, R, S, L>(
     commandName,
     lua: loadLua(folder, `${file}.lua`),
   };
+  if (definition.slots) return defineSlots(definition, core, definition.slots);
   const adjustment = (op: 'refund' | 'charge', step: Adjustment<P, S>['step']) =>
     adjustmentOf(
       core,

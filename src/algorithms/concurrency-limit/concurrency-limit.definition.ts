@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Decision } from '../../contracts/decision';
 import { Seconds } from '../duration';
-import { anyAlgorithm, DecisionSource, LimitKind } from '../limit-kind';
+import { defineAlgorithm } from '../define-algorithm';
+import { DecisionSource } from '../limit-kind';
 import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
-import { loadLua } from '../lua-source';
-import { permitsArgv, staticPermits } from '../permits';
+import { permitsArgv } from '../permits';
 import { blocksLua, STATE_OPS_LUA } from '../state-ops/block-lua';
 import { ttlWithBlock } from '../state-ops/blockable';
-import { peekOf, resetOf } from '../state-ops/state-ops';
 import { LimitState, limitStateOf, manualBlockMicros } from '../state-ops/state-ops.model';
 import { concurrencyLimitStep } from './concurrency-limit.memory';
 import {
@@ -19,96 +18,93 @@ import {
   ConcurrencyLimitState,
 } from './concurrency-limit.model';
 
-/** The concurrency limit (`@ConcurrencyLimit`): Lua for Redis, {@link concurrencyLimitStep} in memory. */
-export const concurrencyLimit: LimiterAlgorithm<
+/** A concurrency denial's Retry-After is a short fixed hint, not the lease. */
+export const CONCURRENCY_RETRY_AFTER_MS = 1000;
+
+/**
+ * `@ConcurrencyLimit`, `factory.concurrencyLimiter` and `ConcurrencyLimiter`: Lua for Redis,
+ * {@link concurrencyLimitStep} in memory. Its requests hold slots until their work ends.
+ */
+export const concurrencyLimitDefinition = defineAlgorithm<
+  ConcurrencyLimiterOptions,
   ConcurrencyLimitParams,
   ConcurrencyLimitRequest,
-  ConcurrencyLimitState
-> = {
-  commandName: 'limiterConcurrencyLimit',
-  lua: loadLua(__dirname, 'concurrency-limit.lua'),
-  paramsArgv: (params) => [String(params.max), exactString(params.leaseMicros)],
-  requestArgv: (request) => [request.op, request.id, ...permitsArgv(request)],
-  step: concurrencyLimitStep,
-  limit: (params) => params.max,
-  isDecision: (request) => request.op === 'acquire',
+  ConcurrencyLimitState,
+  ConcurrencyLimiter
+>({
+  name: 'concurrencyLimit',
+  decorator: '@ConcurrencyLimit',
+  prefix: 'concurrency:',
+  options: ['max', 'lease', 'permits'],
+  requestOptions: ['permits'],
+  folder: __dirname,
+  stateType: 'zset',
+  limiter: (source, key, params) => new ConcurrencyLimiter(source, key, params),
+  core: {
+    paramsArgv: (params) => [String(params.max), exactString(params.leaseMicros)],
+    requestArgv: (request) => [request.op, request.id, ...permitsArgv(request)],
+    step: concurrencyLimitStep,
+    limit: (params) => params.max,
+    isDecision: (request) => request.op === 'acquire',
+  },
+  params: concurrencyLimitParams,
+  permitRequest: (permits): ConcurrencyLimitRequest => ({
+    op: 'acquire',
+    id: randomUUID(),
+    permits,
+  }),
+  slots: {
+    release: ({ id, permits }): ConcurrencyLimitRequest => ({ op: 'release', id, permits }),
+    block: blockOf,
+    // A denial that outlasts any lease comes from a block(): its end is the real answer;
+    // one that can never pass (more slots than max) has none.
+    retryAfterMs: (decision, params) =>
+      decision.retryAfterMs < 0 || decision.retryAfterMs > params.leaseMicros / 1000
+        ? decision.retryAfterMs
+        : CONCURRENCY_RETRY_AFTER_MS,
+  },
+});
+
+/** What the limits run (it keeps its block itself), and its kind. */
+export const { algorithm: concurrencyLimit, kind: concurrencyLimitKind } =
+  concurrencyLimitDefinition;
+
+/**
+ * Peek, reset and block on a concurrency key. No refund: a slot is released.
+ * A block denies acquires only: a release is never refused.
+ */
+export const concurrencyLimitOps = {
+  ...concurrencyLimitDefinition.ops,
+  /** A peek takes 0 slots: the leases as they stand. */
+  peekRequest: concurrencyLimitRequest('acquire', 'peek', undefined, 0),
 };
 
 /**
  * Blocks the key for the request's µs from now: acquires are denied until then, releases
  * still run (concurrency-limit.lua). The block is the zset member '#block', as on the sliding log.
  */
-const block: LimiterAlgorithm<ConcurrencyLimitParams, number, ConcurrencyLimitState> = {
-  commandName: 'limiterConcurrencyLimitBlock',
-  stateOf: concurrencyLimit,
-  luaIncludes: [blocksLua('zset'), STATE_OPS_LUA],
-  // Written over any earlier block: a concurrency key keeps no levels.
-  lua: 'return block_state(zset_block, key, now, argv, true)',
-  paramsArgv: () => [],
-  requestArgv: (micros) => [String(micros)],
-  step: (state, now, _params, micros, expiresAt) => {
-    const until = now + micros;
-    return {
-      state: { leases: state?.leases ?? new Map(), blockedUntilMicros: until },
-      ttlMs: ttlWithBlock(expiresAt, until, now),
-      reply: [1, 0, 0, 0, 0],
-    };
-  },
-  limit: concurrencyLimit.limit,
-};
-
-/**
- * Peek, reset and block on a concurrency key (DESIGN §9). No refund: a slot is released.
- * A block denies acquires only: a release is never refused.
- */
-export const concurrencyLimitOps = {
-  peek: peekOf(concurrencyLimit, 'zset'),
-  reset: resetOf(concurrencyLimit),
-  block,
-  /** A peek takes 0 slots: the leases as they stand. */
-  peekRequest: concurrencyLimitRequest('acquire', 'peek', undefined, 0),
-};
-
-/** DESIGN §3: a concurrency denial's Retry-After is a short fixed hint, not the lease. */
-export const CONCURRENCY_RETRY_AFTER_MS = 1000;
-
-/** `@ConcurrencyLimit` and `factory.concurrencyLimiter`. */
-export const concurrencyLimitKind: LimitKind<ConcurrencyLimiterOptions, ConcurrencyLimiter> = {
-  name: 'concurrencyLimit',
-  decorator: '@ConcurrencyLimit',
-  defaultPrefix: 'concurrency:',
-  optionNames: ['max', 'lease', 'permits'],
-  factoryOptionNames: ['key', 'prefix', 'max', 'lease'],
-  algorithm: concurrencyLimit,
-  // Built into the engine with the acquire; the guard never refunds a slot (it releases).
-  ops: concurrencyLimitOps,
-  compile(options, where) {
-    const params = concurrencyLimitParams(options as unknown as ConcurrencyLimiterOptions, where);
-    const cost = staticPermits(options.permits, params.max, where);
-    return {
-      algorithm: anyAlgorithm(concurrencyLimit),
-      params,
-      newRequest: (permits = cost): ConcurrencyLimitRequest => ({
-        op: 'acquire',
-        id: randomUUID(),
-        permits,
-      }),
-      holdsSlot: true,
-      // A denial that outlasts any lease comes from a block(): its end is the real answer;
-      // one that can never pass (more slots than max) has none.
-      retryAfterMs: (decision) =>
-        decision.retryAfterMs < 0 || decision.retryAfterMs > params.leaseMicros / 1000
-          ? decision.retryAfterMs
-          : CONCURRENCY_RETRY_AFTER_MS,
-      releaseRequest: (acquire) => {
-        const { id, permits } = acquire as ConcurrencyLimitRequest;
-        return { op: 'release', id, permits };
-      },
-    };
-  },
-  createLimiter: (source, key, options, where) =>
-    new ConcurrencyLimiter(source, key, concurrencyLimitParams(options, where)),
-};
+function blockOf(
+  acquire: LimiterAlgorithm<ConcurrencyLimitParams, ConcurrencyLimitRequest, ConcurrencyLimitState>,
+): LimiterAlgorithm<ConcurrencyLimitParams, number, ConcurrencyLimitState> {
+  return {
+    commandName: `${acquire.commandName}Block`,
+    stateOf: acquire,
+    luaIncludes: [blocksLua('zset'), STATE_OPS_LUA],
+    // Written over any earlier block: a concurrency key keeps no levels.
+    lua: 'return block_state(zset_block, key, now, argv, true)',
+    paramsArgv: () => [],
+    requestArgv: (micros) => [String(micros)],
+    step: (state, now, _params, micros, expiresAt) => {
+      const until = now + micros;
+      return {
+        state: { leases: state?.leases ?? new Map(), blockedUntilMicros: until },
+        ttlMs: ttlWithBlock(expiresAt, until, now),
+        reply: [1, 0, 0, 0, 0],
+      };
+    },
+    limit: acquire.limit,
+  };
+}
 
 /**
  * The slots held by one in-flight request. Give them back with {@link release} when the
