@@ -11,7 +11,7 @@ const SECOND_MS = 1000;
 const START_MS = 1_700_000_000_000;
 const ONE = { permits: 1 };
 
-describe('approximate sliding window on a real Redis', () => {
+describe('approximateSlidingWindowLimit on a real Redis', () => {
   let server: RedisServer;
   let client: Redis;
   let nowMs = START_MS;
@@ -178,7 +178,7 @@ async function scriptCalls(client: Redis): Promise<number> {
   return calls;
 }
 
-describe('approximate sliding window on a 3-master Redis Cluster', () => {
+describe('approximateSlidingWindowLimit on a 3-master Redis Cluster', () => {
   let cluster: RedisClusterHandle;
   let client: Cluster;
 

@@ -6,7 +6,7 @@ import { MemoryStore, RateLimiterFactory } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 
 /** block(seconds) on the concurrency limiter: acquires refused, releases kept (DESIGN §9). */
-describe('concurrency limiter block', () => {
+describe('concurrencyLimit: a block', () => {
   const twins = useTwinStores(1_700_000_000_000);
 
   it.each(['redis', 'memory'] as const)(

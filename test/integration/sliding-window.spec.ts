@@ -6,7 +6,7 @@ import { slidingWindowLimitParams } from '../../src/algorithms/sliding-window-li
 import { LimiterConfigError, MemoryStore, RateLimiterFactory, RedisStore } from '../../src';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';
 
-describe('sliding-window log on real Redis', () => {
+describe('slidingWindowLimit (a sliding-window log) on real Redis', () => {
   let redis: RedisServer;
   let client: Redis;
   let nowMs = 1_700_000_000_000;

@@ -17,7 +17,7 @@ const wait = (permits: number, timeoutSeconds: number): RateLimitRequest => ({
 const refundOp = rateLimitDefinition.ops.refund!;
 const giveBack = (permits: number) => ({ permits, resetLeftMicros: 0 });
 
-describe('giving a token-bucket reservation back', () => {
+describe('giving a rateLimit reservation back', () => {
   const twins = useTwinStores(T0);
 
   it.each(['redis', 'memory'] as const)(

@@ -24,7 +24,7 @@ import { useTwinStores } from '../helpers/twin-stores';
  */
 const TIME_SCALE = 100;
 
-describe('Lua and memory twins agree step by step: sliding log, concurrency, leaky bucket', () => {
+describe('Lua and memory twins agree step by step: slidingWindowLimit, concurrencyLimit, leakyBucketLimit', () => {
   const twins = useTwinStores(1_700_000_000_000);
   let run = 0;
 

@@ -162,7 +162,7 @@ describe('Lua and memory twins agree on peek, reset, refund, charge and block', 
       ...(steps && { blockStepsMicros: steps.map((step) => step * TIME_SCALE) }),
     }));
 
-  it('fixed-window counter within a window (windows end on Redis time, see fixed-window.spec)', async () => {
+  it('countLimit within a window (windows end on Redis time: see the countLimit spec)', async () => {
     // PTTL runs on Redis's real clock, the twin's window on the injected one: the counts are
     // compared, within a window far longer than any plan.
     const counts = ({ allowed, limit, remaining }: Decision) => ({ allowed, limit, remaining });

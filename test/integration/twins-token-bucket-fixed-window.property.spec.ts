@@ -11,7 +11,7 @@ import { useTwinStores } from '../helpers/twin-stores';
  * (MemoryStore on the same clock) must take the same decisions, with the same waits and
  * remaining counts, for any sequence of requests.
  */
-describe('Lua and memory twins agree step by step: token bucket, fixed window', () => {
+describe('Lua and memory twins agree step by step: rateLimit, countLimit', () => {
   const twins = useTwinStores(0);
   let run = 0;
 
@@ -26,7 +26,7 @@ describe('Lua and memory twins agree step by step: token bucket, fixed window', 
     timeoutSeconds: fc.constantFrom(0, 0.05, 0.5, 3, Infinity),
   });
 
-  it('token bucket', async () => {
+  it('rateLimit', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(0.5, 1, 3, 10, 1 / 60),
@@ -67,7 +67,7 @@ describe('Lua and memory twins agree step by step: token bucket, fixed window', 
     );
   });
 
-  it('fixed-window counter within a window (windows end on Redis time, see fixed-window.spec)', async () => {
+  it('countLimit within a window (windows end on Redis time: see the countLimit spec)', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 6 }),
