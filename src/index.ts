@@ -38,7 +38,7 @@ export {
 } from './keys/key-template.evaluator';
 export { RateLimitGuard } from './guard/rate-limit.guard';
 export { RateLimitInterceptor } from './after-handler/rate-limit.interceptor';
-export type { DefaultLimit } from './defaults/default-limits';
+export type { DefaultLimit } from './rate-limiter.options';
 export { RateLimitExceededException } from './errors/rate-limit-exceeded.exception';
 export type { RateLimitExceededBody } from './errors/rate-limit-exceeded.exception';
 export {
