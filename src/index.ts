@@ -20,7 +20,7 @@ export { CountLimiter } from './algorithms/count-limit/count-limit.definition';
 export type { RateLimiterModuleOptions } from './rate-limiter.options';
 export { RATE_LIMITER_OPTIONS } from './rate-limiter.module-definition';
 export type { RateLimiterModuleAsyncOptions } from './rate-limiter.module-definition';
-export type { LimiterCacheOptions } from './limiter/limiter-cache';
+export type { LimiterCacheOptions } from './rate-limiter.options';
 export { RateLimiterModule } from './rate-limiter.module';
 export type { StoreErrorPolicy, HeadersMode } from './rate-limiter.options';
 export { RateLimit } from './decorators/rate-limit.decorator';

@@ -6,7 +6,6 @@ import type { SlidingWindowLimitOptions } from './decorators/sliding-window-limi
 import type { RateLimitOptions } from './decorators/rate-limit.decorator';
 import type { SkipPredicate } from './contracts/limit-context';
 import { RateLimitEvent } from './contracts/rate-limit-event';
-import { LimiterCacheOptions } from './limiter/limiter-cache';
 import type { MetricsOptions } from './metrics/decision-metrics';
 import { LimiterStore } from './stores/limiter-store';
 import type { RequestReadingOptions } from './context/request-reading.options';
@@ -14,6 +13,14 @@ import type { RequestReadingOptions } from './context/request-reading.options';
 import type { StoreErrorPolicy } from './contracts/store-error-policy';
 
 export type { StoreErrorPolicy } from './contracts/store-error-policy';
+
+/** @publicApi */
+export interface LimiterCacheOptions {
+  /** Most limiter instances kept per algorithm, default 10_000. */
+  max?: number;
+  /** Milliseconds an unused instance is kept; default none (`max` alone bounds the memory). */
+  ttl?: number;
+}
 
 /**
  * An app-wide limit (`RateLimiterModule.forRoot({ defaults })`): the options of the

@@ -24,7 +24,8 @@ import { customKeyPart } from '../keys/key-builder';
 import { LimiterStore } from '../stores/limiter-store';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { FactoryDecisions } from './factory-decisions';
-import { LimiterCache, LimiterCacheOptions } from './limiter-cache';
+import { LimiterCache } from './limiter-cache';
+import type { LimiterCacheOptions } from '../rate-limiter.options';
 
 /** The part of the module options the factory uses. */
 export interface RateLimiterFactoryOptions {
