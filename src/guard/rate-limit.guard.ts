@@ -79,7 +79,7 @@ export class RateLimitGuard implements CanActivate {
     if (this.networks?.active) {
       // A denied network is refused wherever the guard runs; an allowed one is never limited.
       const verdict = this.networks.verdictFor(clientIp(read));
-      if (verdict === 'deny') throw forContext(context, new ForbiddenException());
+      if (verdict === 'deny') throw this.answer(context, new ForbiddenException());
       if (verdict === 'allow') {
         for (const limit of plan) this.reports.skipped(limit);
         return true;
@@ -117,7 +117,7 @@ export class RateLimitGuard implements CanActivate {
     if (unanswered && this.store.policy === 'deny') {
       reportOutcomes(this.reports.report, outcomes, true);
       await this.decisions.giveBack(outcomes);
-      throw forContext(context, new ServiceUnavailableException('Rate limiting is unavailable'));
+      throw this.answer(context, new ServiceUnavailableException('Rate limiting is unavailable'));
     }
     if (outcomes.length === 0) return true; // store unavailable under 'allow'
     const enforced = plan.hasShadow
@@ -159,7 +159,7 @@ export class RateLimitGuard implements CanActivate {
     // A request costing more than a limit holds can never pass: no retry time is true.
     const retryAfterMs = retries.some((ms) => ms < 0) ? -1 : Math.max(...retries);
     const violated = denied.map((outcome) => outcome.limit.name);
-    throw forContext(
+    throw this.answer(
       context,
       this.createException(setRetryAfter(response, retryAfterMs), context, violated),
     );
@@ -183,7 +183,7 @@ export class RateLimitGuard implements CanActivate {
       // and run no handler for nobody. (Its concurrency slots went back when it closed.)
       // Everything it took goes back, the token bucket's reservation included.
       void this.decisions.giveBack(outcomes, false);
-      throw forContext(context, new HttpException('Client Closed Request', CLIENT_CLOSED_REQUEST));
+      throw this.answer(context, new HttpException('Client Closed Request', CLIENT_CLOSED_REQUEST));
     }
     settleAfterHandler(context, response, outcomes, this.store, this.logger, () => {
       return new RequestLimitContext(context, read.request, facts);
@@ -214,8 +214,13 @@ export class RateLimitGuard implements CanActivate {
       if (!(error instanceof InvalidResolvedOptionError)) throw error;
       // Never allow on a value we cannot enforce: the app's mistake, answered as one.
       this.logger.error(error.message);
-      throw forContext(context, new InternalServerErrorException());
+      throw this.answer(context, new InternalServerErrorException());
     }
+  }
+
+  /** What the guard throws: the HTTP answer, as the request's transport carries it. */
+  private answer(context: ExecutionContext, exception: HttpException): Error {
+    return forContext(context, exception);
   }
 
   /**
