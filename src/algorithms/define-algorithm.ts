@@ -20,8 +20,8 @@ import { blockable } from './state-ops/blockable';
 import { StateOps, stateOps } from './state-ops/state-ops';
 import { BlockParams, Blockable, RefundRequest, StateType } from './state-ops/state-ops.model';
 import { blockArgv, blockParams } from './option-rules';
-import { countOption, FACTORY_KEY_OPTIONS, STATE_OPTION_NAMES } from './state-ops/state-options';
-import { DefinedSlots, defineSlots, SlotHooks } from './define-slots';
+import { countOption, STATE_OPTION_NAMES } from './state-ops/state-options';
+import { DefinedSlots, defineSlots, commonKindParts, SlotHooks } from './define-slots';
 
 /**
  * One algorithm, declared once in its folder (`<name>.definition.ts`): its names, its
@@ -144,14 +144,8 @@ export function defineAlgorithm<O, P, R, S, L>(
   };
   const ops = stateOps(algorithm, stateType, refund, charge);
   const kind: LimitKind<O, L> = {
-    name: definition.name,
-    decorator: definition.decorator,
-    defaultPrefix: definition.prefix,
+    ...commonKindParts(definition),
     optionNames: [...definition.options, ...STATE_OPTION_NAMES],
-    factoryOptionNames: [
-      ...FACTORY_KEY_OPTIONS,
-      ...definition.options.filter((option) => !definition.requestOptions.includes(option)),
-    ],
     ops,
     algorithm,
     variant: definition.variant,
@@ -168,8 +162,6 @@ export function defineAlgorithm<O, P, R, S, L>(
         ...(definition.requests ?? permitsRequests)(options, params, where),
       };
     },
-    createLimiter: (source, key, options, where) =>
-      definition.limiter(source, key, definition.params(options, where)),
   };
   const method = factoryMethodOf(definition);
   const access: PermitsAccess<P & BlockParams> = {

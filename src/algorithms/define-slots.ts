@@ -21,7 +21,7 @@ export interface SlotHooks<P, R, S> {
   retryAfterMs?(decision: Decision, params: P): number;
 }
 
-/** What defineAlgorithm's definition (define-algorithm.ts) gives the slots' part. */
+/** What defineAlgorithm's definition (define-algorithm.ts) gives the part it shares with this file. */
 export interface SlotsDefinition<O, P, R, L> {
   name: string;
   decorator: string;
@@ -55,20 +55,14 @@ export function defineSlots<O, P, R, S, L>(
     reset: resetOf(algorithm),
     block: slots.block(algorithm),
   };
-  const { permitRequest, requestOptions } = definition;
+  const { permitRequest } = definition;
   const newRequest =
     (cost: number) =>
     (permits = cost) =>
       permitRequest ? permitRequest(permits) : { permits };
   const kind: LimitKind<O, L> = {
-    name: definition.name,
-    decorator: definition.decorator,
-    defaultPrefix: definition.prefix,
+    ...commonKindParts(definition),
     optionNames: definition.options,
-    factoryOptionNames: [
-      ...FACTORY_KEY_OPTIONS,
-      ...definition.options.filter((option) => !requestOptions.includes(option)),
-    ],
     algorithm,
     ops,
     compile(options, where): CompiledAlgorithm {
@@ -83,8 +77,30 @@ export function defineSlots<O, P, R, S, L>(
         releaseRequest: (acquire) => slots.release(acquire as R),
       };
     },
-    createLimiter: (source, key, options, where) =>
-      definition.limiter(source, key, definition.params(options, where)),
   };
   return { definition, algorithm, ops, kind };
+}
+
+/**
+ * What every kind takes from its definition alike: its names, its factory method's options
+ * (the key options, then its own but those set per request), and its factory limiter.
+ */
+export function commonKindParts<O, P, R, L>(
+  definition: SlotsDefinition<O, P, R, L>,
+): Pick<
+  LimitKind<O, L>,
+  'name' | 'decorator' | 'defaultPrefix' | 'factoryOptionNames' | 'createLimiter'
+> {
+  const { options, requestOptions } = definition;
+  return {
+    name: definition.name,
+    decorator: definition.decorator,
+    defaultPrefix: definition.prefix,
+    factoryOptionNames: [
+      ...FACTORY_KEY_OPTIONS,
+      ...options.filter((option) => !requestOptions.includes(option)),
+    ],
+    createLimiter: (source, key, limiterOptions, where) =>
+      definition.limiter(source, key, definition.params(limiterOptions, where)),
+  };
 }
