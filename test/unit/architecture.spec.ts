@@ -156,6 +156,14 @@ describe('imports run downward only (DESIGN §7)', () => {
     expect(arrows(graph, ['decorators'], requestPath)).toEqual([]);
   });
 
+  it("keeps what a request's phases hand each other in one ledger, not in maps keyed by the request", () => {
+    const requestPath = ['request', 'guard', 'after-handler'];
+    const keyedByRequest = [...graph.keys()]
+      .filter((file) => requestPath.includes(folderOf(file)))
+      .filter((file) => /new Weak(Map|Set)<object\b/.test(readFileSync(join(SRC, file), 'utf8')));
+    expect(keyedByRequest.map((file) => file.split('/').pop())).toEqual(['request-ledger.ts']);
+  });
+
   it('an algorithm is one folder of at most 7 files, one of them its definition', () => {
     const folders = readdirSync(join(SRC, 'algorithms'), { withFileTypes: true })
       .filter((entry) => entry.isDirectory() && entry.name !== 'state-ops')
