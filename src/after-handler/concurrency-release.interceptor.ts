@@ -1,6 +1,7 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { EMPTY, Observable } from 'rxjs';
-import { takeRelease, whenResponseEnds } from './concurrency-release';
+import { whenResponseEnds } from './concurrency-release';
+import { RequestLedger } from './request-ledger';
 import { respondsLater, untilHandlerEnds } from './managed-response';
 
 /**
@@ -14,7 +15,7 @@ import { respondsLater, untilHandlerEnds } from './managed-response';
 @Injectable()
 export class ConcurrencyReleaseInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const release = takeRelease(context);
+    const release = RequestLedger.take(context, 'release');
     if (!release) return next.handle();
     return untilHandlerEnds(next, {
       done: (last, handOver) => {

@@ -11,7 +11,7 @@ import { rawResponse } from './concurrency-release';
 import { forContext } from '../context/context-exception';
 import { respondsLater, untilHandlerEnds } from './managed-response';
 import { whenAnswered } from './response-answered';
-import { takeSettle } from './settlement';
+import { RequestLedger } from './request-ledger';
 
 /**
  * Settles a request's limits with `count: 'failures' | 'successes'` or `settle` once its
@@ -27,7 +27,7 @@ import { takeSettle } from './settlement';
 @Injectable()
 export class CountOutcomeInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const settle = takeSettle(context);
+    const settle = RequestLedger.take(context, 'settle');
     if (!settle) return next.handle();
     return untilHandlerEnds(next, {
       done: (result, handOver) => {

@@ -1,8 +1,9 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
 import { from, mergeMap, Observable } from 'rxjs';
 import { ConcurrencyReleaseInterceptor } from './concurrency-release.interceptor';
 import { CountOutcomeInterceptor } from './count-outcome.interceptor';
-import { takeDeferred } from './deferred-limits';
+import { RequestLedger } from './request-ledger';
 
 /**
  * The guard's second phase, which Nest runs after every guard:
@@ -29,9 +30,21 @@ export class RateLimitInterceptor implements NestInterceptor {
       this.releaseSlots.intercept(context, {
         handle: () => this.countOutcome.intercept(context, next),
       });
-    const decide = takeDeferred(context);
+    const decide = RequestLedger.take(context, 'deferred');
     return decide ? from(decide()).pipe(mergeMap(handle)) : handle();
   }
+}
+
+/**
+ * Whether RateLimitInterceptor is bound on the request's handler or its class (by the module,
+ * or the app): the guard may then defer to it.
+ */
+export function interceptorBoundFor(context: ExecutionContext): boolean {
+  const bound = [
+    ...((Reflect.getMetadata(INTERCEPTORS_METADATA, context.getClass()) as unknown[]) ?? []),
+    ...((Reflect.getMetadata(INTERCEPTORS_METADATA, context.getHandler()) as unknown[]) ?? []),
+  ];
+  return bound.some(isRateLimitInterceptor);
 }
 
 /** Whether an entry of a handler's interceptors is RateLimitInterceptor (a class or an instance). */

@@ -1,18 +1,11 @@
 import { ExecutionContext, Logger } from '@nestjs/common';
-import { carrierOf, rawResponse } from './concurrency-release';
+import { rawResponse } from './concurrency-release';
+import { RequestLedger, Settle } from './request-ledger';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { LimitContext } from '../contracts/limit-context';
 import { whenAnswered } from './response-answered';
-import { keptPermits, RequestOutcome } from './settled-permits';
+import { keptPermits } from './settled-permits';
 import { correctTaken, Taken } from './taken-permits';
-
-/**
- * Settles a request's limits: `outcome` is how it ended. Resolves false when a `settle`
- * was invalid (logged; nothing corrected). Calling it again does nothing.
- */
-export type Settle = (outcome: RequestOutcome) => Promise<boolean>;
-
-const pending = new WeakMap<object, Settle>();
 
 /**
  * For limits with `count: 'failures' | 'successes'` or `settle`: the
@@ -48,22 +41,14 @@ export function settleAfterHandler(
         return false;
       },
     ));
-  const carrier = carrierOf(context);
-  if (carrier) pending.set(carrier, settle);
+  const ledger = RequestLedger.of(context);
+  ledger?.leave('settle', settle);
   const raw = rawResponse(response);
   if (!raw) return;
   whenAnswered(raw, (status) => {
     // Still pending: the handler never started, and the response tells how it ended.
-    if (carrier && pending.get(carrier) !== settle) return;
-    if (carrier) pending.delete(carrier);
+    if (ledger && !ledger.holds('settle', settle)) return;
+    ledger?.take('settle');
     void settle({ failed: status >= 400 });
   });
-}
-
-/** The settle the guard registered for this request, if any; removed so it runs once. */
-export function takeSettle(context: ExecutionContext): Settle | undefined {
-  const carrier = carrierOf(context);
-  const settle = carrier && pending.get(carrier);
-  if (settle) pending.delete(carrier);
-  return settle || undefined;
 }

@@ -95,7 +95,7 @@ export async function correctTaken(
         : Math.min(difference, maxCharge(algorithm.limit(params), windowSeconds));
     const request = refundRequestFor(t, nowMs, permits);
     corrections.push(
-      store.decide(op, t.key, t.limit.params, request).then((done) => {
+      store.decide({ algorithm: op, key: t.key, params: t.limit.params, request }).then((done) => {
         const what = difference < 0 ? 'give back' : 'charge';
         if (!done)
           logger.warn(`Could not ${what} ${request.permits} of ${t.limit.where} for ${t.key}`);

@@ -1,37 +1,8 @@
-import { ConcurrencyLimitOptions } from '../decorators/concurrency-limit.decorator';
-import { CountLimitOptions } from '../decorators/count-limit.decorator';
-import { LeakyBucketLimitOptions } from '../decorators/leaky-bucket-limit.decorator';
 import { ALGORITHM_NAMES } from '../algorithms/registry';
-import { SlidingWindowLimitOptions } from '../decorators/sliding-window-limit.decorator';
-import { RateLimitOptions } from '../decorators/rate-limit.decorator';
 import { LimitDefinition } from '../contracts/limit-definition';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { LimitType } from '../contracts/limit-type.enum';
 import { limiterMessages } from '../rate-limiter.messages';
-
-/**
- * An app-wide limit (`RateLimiterModule.forRoot({ defaults })`): the options of the
- * decorator that `algorithm` names. It applies to every handler the guard sees, each with
- * its own key, by client IP unless `limitType` or `key` says otherwise. A decorator with
- * the same `name` replaces it on its handler or class.
- *
- * @example
- * ```ts
- * RateLimiterModule.forRoot({
- *   defaults: [
- *     { name: 'short', algorithm: 'countLimit', limit: 3, period: 1 },
- *     { name: 'long', algorithm: 'countLimit', limit: 100, period: 60 },
- *   ],
- * })
- * ```
- * @publicApi
- */
-export type DefaultLimit =
-  | ({ algorithm: 'rateLimit' } & RateLimitOptions)
-  | ({ algorithm: 'countLimit' } & CountLimitOptions)
-  | ({ algorithm: 'slidingWindowLimit' } & SlidingWindowLimitOptions)
-  | ({ algorithm: 'concurrencyLimit' } & ConcurrencyLimitOptions)
-  | ({ algorithm: 'leakyBucketLimit' } & LeakyBucketLimitOptions);
 
 /** The names `algorithm` takes, in messages. */
 const ALGORITHMS = ALGORITHM_NAMES.map((name) => `'${name}'`).join(', ');

@@ -1,7 +1,7 @@
 import { HttpException, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
-import { takeRelease } from '../after-handler/concurrency-release';
+import { RequestLedger } from '../after-handler/request-ledger';
 import { recordUpgradeRequest } from '../context/ws-context';
 import { readMethodLimits } from '../decorators/limit-metadata.accessor';
 import { CONNECTION_HANDLER, isGateway } from '../guard/connection-handler';
@@ -121,7 +121,7 @@ export class ConnectionLimits implements OnApplicationBootstrap {
     } catch (error) {
       throw this.refusalOf(error);
     }
-    return takeRelease(context);
+    return RequestLedger.take(context, 'release');
   }
 
   private refusalOf(error: unknown): Refusal {

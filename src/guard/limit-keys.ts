@@ -1,6 +1,7 @@
 import {
   BadRequestException,
   ExecutionContext,
+  HttpException,
   InternalServerErrorException,
   Logger,
 } from '@nestjs/common';
@@ -41,26 +42,32 @@ export function keysOf(
     try {
       keys.push(limit.key(facts));
     } catch (error) {
-      if (error instanceof KeyValueMissingError) {
-        if (!loggedMissing.has(limit)) {
-          loggedMissing.add(limit);
-          logger.warn(`${limit.where}: ${error.message}: answered 400 (logged once per limit)`);
-        }
-        throw forContext(context, new BadRequestException(MISSING_KEY_VALUE));
-      }
-      if (
-        error instanceof KeyValueInvalidError ||
-        error instanceof KeyValueConflictError ||
-        error instanceof UserIdMalformedError
-      ) {
-        throw forContext(context, new BadRequestException(error.message));
-      }
-      if (error instanceof UserIdInvalidError) {
-        logger.error(`${limit.where}: ${error.message}`);
-        throw forContext(context, new InternalServerErrorException());
-      }
-      throw error;
+      const answer = answerTo(error, limit, logger);
+      throw answer ? forContext(context, answer) : error;
     }
   }
   return keys;
+}
+
+/** The answer to a key that could not be built: 400 for the client's value, 500 for the app's. */
+function answerTo(error: unknown, limit: CompiledLimit, logger: Logger): HttpException | undefined {
+  if (error instanceof KeyValueMissingError) {
+    if (!loggedMissing.has(limit)) {
+      loggedMissing.add(limit);
+      logger.warn(`${limit.where}: ${error.message}: answered 400 (logged once per limit)`);
+    }
+    return new BadRequestException(MISSING_KEY_VALUE);
+  }
+  if (
+    error instanceof KeyValueInvalidError ||
+    error instanceof KeyValueConflictError ||
+    error instanceof UserIdMalformedError
+  ) {
+    return new BadRequestException(error.message);
+  }
+  if (error instanceof UserIdInvalidError) {
+    logger.error(`${limit.where}: ${error.message}`);
+    return new InternalServerErrorException();
+  }
+  return undefined;
 }

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
 import { readLimits } from '../decorators/limit-metadata.accessor';
 import { defaultDefinitions } from '../defaults/default-limits';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
@@ -12,7 +11,6 @@ import { limiterMessages } from '../rate-limiter.messages';
 import { PlannedLimit } from '../plans/compiled-limit';
 import { HandlerCompile, handlerLimits } from './handler-definitions';
 import { checkOverrides, LimitOverrides } from './limit-overrides';
-import { isRateLimitInterceptor } from '../after-handler/rate-limit.interceptor';
 import { isConnectionHandler } from './connection-handler';
 
 /**
@@ -23,12 +21,10 @@ import { isConnectionHandler } from './connection-handler';
 export interface LimitPlan extends ReadonlyArray<PlannedLimit> {
   readonly dynamic: boolean;
   readonly hasShadow: boolean;
-  /** Some key depends on the user: decided after the app's own guards (see after-handler/deferred-limits.ts). */
+  /** Some key depends on the user: decided after the app's own guards (RateLimitInterceptor decides them). */
   readonly readsUser: boolean;
   /** Some limit has work after the guard (see PlannedLimit's `afterHandler`). */
   readonly afterHandler: boolean;
-  /** RateLimitInterceptor is bound on the handler or its class: the guard may defer to it. */
-  readonly interceptorBound: boolean;
 }
 
 const NO_LIMITS: LimitPlan = Object.freeze(
@@ -37,21 +33,11 @@ const NO_LIMITS: LimitPlan = Object.freeze(
     hasShadow: false,
     readsUser: false,
     afterHandler: false,
-    interceptorBound: false,
   }),
 );
 
 /** Where a handler's limits are its own only: a class with no limits. */
 const NO_CLASS = Object.freeze({});
-
-/** Whether RateLimitInterceptor is bound on the handler or its class (by the module, or the app). */
-function bindsRateLimitInterceptor(controller: Function, handler: Function): boolean {
-  const bound = [
-    ...((Reflect.getMetadata(INTERCEPTORS_METADATA, controller) as unknown[] | undefined) ?? []),
-    ...((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? []),
-  ];
-  return bound.some(isRateLimitInterceptor);
-}
 
 /**
  * Compiles every controller handler and every decorated provider method (resolvers,
@@ -189,14 +175,14 @@ export class LimitExplorer implements OnModuleInit {
   ): LimitPlan {
     const limits = this.compileHandler(controller, handler, methodName);
     if (firstTime && limits.length > 0) this.handlers.push({ controller, handler, methodName });
-    const plan = limits.length === 0 ? NO_LIMITS : this.planOf(limits, controller, handler);
+    const plan = limits.length === 0 ? NO_LIMITS : this.planOf(limits);
     let byHandler = this.plans.get(controller);
     if (!byHandler) this.plans.set(controller, (byHandler = new Map()));
     byHandler.set(handler, plan);
     return plan;
   }
 
-  private planOf(limits: PlannedLimit[], controller: Function, handler: Function): LimitPlan {
+  private planOf(limits: PlannedLimit[]): LimitPlan {
     return Object.freeze(
       Object.assign(limits, {
         dynamic:
@@ -204,7 +190,6 @@ export class LimitExplorer implements OnModuleInit {
         hasShadow: limits.some((limit) => limit.shadow),
         readsUser: limits.some((limit) => limit.readsUser),
         afterHandler: limits.some((limit) => limit.afterHandler),
-        interceptorBound: bindsRateLimitInterceptor(controller, handler),
       }),
     );
   }

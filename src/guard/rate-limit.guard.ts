@@ -11,17 +11,15 @@ import {
   ServiceUnavailableException,
 } from '@nestjs/common';
 import { NetworkPolicy } from '../keys/network-policy';
-import { Decision } from '../contracts/decision';
 import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception';
 import { RateLimitProblemException } from '../errors/rate-limit-problem.exception';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { OUTSIDE_DENY_LIST } from '../rate-limiter.constants';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
-import { CompiledLimit, PlannedLimit } from '../plans/compiled-limit';
+import { CompiledLimit } from '../plans/compiled-limit';
 import { InvalidResolvedOptionError } from '../plans/resolvable-options';
 import { forContext } from '../context/context-exception';
-import { holdUntilDone, once } from '../after-handler/concurrency-release';
 import { applicableLimits } from './applicable-limits';
 import { waitWhileConnected } from './client-presence';
 import { RequestLimitContext } from '../context/request-limit-context';
@@ -29,25 +27,20 @@ import { LimitExplorer, LimitPlan } from './limit.explorer';
 import { keysOf } from './limit-keys';
 import { describeLimits, setRetryAfter } from './rate-limit-headers';
 import { denialMessage } from './denial-message';
-import {
-  DecisionListener,
-  emitEvent,
-  RateLimitEvent,
-  reportOutcomes,
-} from '../contracts/rate-limit-event';
+import { reportOutcomes } from '../contracts/rate-limit-event';
 import { GuardedRequest, hasUser } from '../context/http-context';
 import { clientIp, readRequest } from '../context/request-facts';
-import { claimDecision, deferDecision } from '../after-handler/deferred-limits';
 import { limiterMessages } from '../rate-limiter.messages';
-import { giveBack, Taken } from '../after-handler/taken-permits';
-import { DecisionGroup } from '../contracts/decision-group';
+import { Taken } from '../after-handler/taken-permits';
 import { settleAfterHandler } from '../after-handler/settlement';
+import { RequestLedger } from '../after-handler/request-ledger';
+import { interceptorBoundFor } from '../after-handler/rate-limit.interceptor';
 import { DecisionListeners } from './decision-listeners';
+import { LimitDecisions } from './limit-decisions';
+import { DecisionReports } from './decision-reports';
 
 /** nginx's status for a request whose client closed the connection before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
-
-type Outcome = Taken;
 
 /**
  * Enforces every limit declared on a handler and its class. All limits are decided
@@ -61,6 +54,8 @@ type Outcome = Taken;
 export class RateLimitGuard implements CanActivate {
   private readonly headers: HeadersMode;
   private readonly logger = new Logger('RateLimiter');
+  private readonly decisions: LimitDecisions;
+  private readonly reports: DecisionReports;
 
   constructor(
     private readonly explorer: LimitExplorer,
@@ -68,39 +63,20 @@ export class RateLimitGuard implements CanActivate {
     @Inject(RATE_LIMITER_OPTIONS) private readonly options: RateLimiterModuleOptions,
     /** The `allow` and `deny` networks; absent (a guard built by hand), none apply. */
     @Optional() private readonly networks?: NetworkPolicy,
-    @Optional() private readonly listeners?: DecisionListeners,
+    @Optional() listeners?: DecisionListeners,
   ) {
     this.headers = options.headers ?? 'legacy';
+    this.decisions = new LimitDecisions(store, this.logger);
+    this.reports = new DecisionReports(store, options, this.logger, listeners);
   }
-
-  /**
-   * Tells the user's `onDecision`, the metrics and the library's own listeners (the admin
-   * page's, which may start listening after the guard is built); undefined while nobody
-   * listens, so no event is built.
-   */
-  private get report(): ((event: RateLimitEvent, limit: CompiledLimit) => void) | undefined {
-    if (!this.decisionListener() && !this.listeners?.active) return undefined;
-    return this.reportEvent;
-  }
-
-  /**
-   * The user's `onDecision` and the metrics, as the module's store reports to them, while a
-   * decision would be heard (the store knows: metrics alone on the no-op provider hear nothing).
-   */
-  private decisionListener(): DecisionListener | undefined {
-    return this.store.onDecision ? this.store.decisionListener() : this.options.onDecision;
-  }
-
-  private readonly reportEvent = (event: RateLimitEvent, limit: CompiledLimit): void => {
-    emitEvent(this.decisionListener(), event, this.logger);
-    if (this.listeners?.active) this.listeners.emit(event, limit);
-  };
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const plan = this.explorer.limitsFor(context.getClass(), context.getHandler());
     if (plan.length === 0 && !this.networks?.active) return true;
-    // Bound twice (the global guard and @UseGuards): the first decides, once per request.
-    if (!claimDecision(context)) return true;
+    // Bound twice (the global guard and @UseGuards): the first decides, once per request. A
+    // request Nest gives no object for has no ledger: each guard decides.
+    const ledger = RequestLedger.of(context);
+    if (ledger && !ledger.claim()) return true;
     const read = readRequest(context, this.options);
     if (this.networks?.active) {
       // A denied network is refused wherever the guard runs (but on the admin's routes, whose
@@ -108,20 +84,20 @@ export class RateLimitGuard implements CanActivate {
       // allowed one is never limited, there included.
       const verdict = this.networks.verdictFor(clientIp(read));
       if (verdict === 'deny' && !Reflect.getMetadata(OUTSIDE_DENY_LIST, context.getClass())) {
-        throw forContext(context, new ForbiddenException());
+        throw this.answer(context, new ForbiddenException());
       }
       if (verdict === 'allow') {
-        for (const limit of plan) this.skipped(limit);
+        for (const limit of plan) this.reports.skipped(limit);
         return true;
       }
     }
     if (plan.length === 0) return true;
-    if (
-      plan.readsUser &&
-      plan.interceptorBound &&
-      !hasUser(read) &&
-      deferDecision(context, () => this.enforce(plan, context, readRequest(context, this.options)))
-    ) {
+    if (plan.readsUser && !hasUser(read) && ledger && interceptorBoundFor(context)) {
+      // Left to RateLimitInterceptor, which runs after every guard: a USER limit whose user
+      // an auth guard bound after ours will set.
+      ledger.leave('deferred', () =>
+        this.enforce(plan, context, readRequest(context, this.options)),
+      );
       return true;
     }
     return this.enforce(plan, context, read);
@@ -130,77 +106,95 @@ export class RateLimitGuard implements CanActivate {
   /**
    * Decides a request's limits, all together: at once, or after the app's guards when the
    * guard deferred them (then a request with still no user is counted by IP, said once).
+   * Every limit is decided before anything waits; one denial denies the request.
    */
   private async enforce(
     plan: LimitPlan,
     context: ExecutionContext,
     read: GuardedRequest,
   ): Promise<boolean> {
-    // A plan that is not dynamic holds compiled limits only (no option is a function).
-    const limits = plan.dynamic
-      ? await this.applicable(plan, context, read)
-      : (plan as readonly CompiledLimit[]);
+    const limits = await this.limitsOf(plan, context, read);
     if (limits.length === 0) return true;
-    if (plan.readsUser && !hasUser(read)) this.warnAnonymous(plan, context);
-    const { facts, response } = read;
-    const keys = keysOf(limits, facts, context, this.logger);
-    // FailurePolicyStore turns every store failure into null or a fallback decision: never a
-    // rejection, so no slot taken by one limit can be stranded by another limit's error.
-    const decided =
-      limits.length === 1
-        ? [await this.decide(limits[0], keys[0])]
-        : await this.decideAll(limits, keys);
-    const outcomes = decided.filter((outcome): outcome is Outcome => outcome !== null);
+    const keys = keysOf(limits, read.facts, context, this.logger);
+    const decided = await this.decisions.decide(limits, keys);
+    const outcomes = decided.filter((outcome): outcome is Taken => outcome !== null);
     // A shadow limit never refuses: not even when its store is unavailable under 'deny'.
     const unanswered = decided.some((outcome, i) => outcome === null && !limits[i].shadow);
     if (unanswered && this.store.policy === 'deny') {
-      reportOutcomes(this.report, outcomes, true);
-      this.releaseSlots(outcomes);
-      await giveBack(this.store, outcomes, this.logger);
-      throw forContext(context, new ServiceUnavailableException('Rate limiting is unavailable'));
+      reportOutcomes(this.reports.report, outcomes, true);
+      await this.decisions.giveBack(outcomes);
+      throw this.answer(context, new ServiceUnavailableException('Rate limiting is unavailable'));
     }
+    if (outcomes.length === 0) return true; // store unavailable under 'allow'
     const enforced = plan.hasShadow
       ? outcomes.filter((outcome) => !outcome.limit.shadow)
       : outcomes;
-    if (outcomes.length === 0) return true; // store unavailable under 'allow'
-
     const denied = enforced.filter((outcome) => !outcome.decision.allowed);
-    reportOutcomes(this.report, outcomes, denied.length > 0);
-    if (enforced.length > 0 && response && this.headers !== false) {
-      describeLimits(response, this.headers, enforced, denied);
+    reportOutcomes(this.reports.report, outcomes, denied.length > 0);
+    if (enforced.length > 0 && read.response && this.headers !== false) {
+      describeLimits(read.response, this.headers, enforced, denied);
     }
-    if (denied.length > 0) {
-      this.releaseSlots(outcomes);
-      // All or nothing: a denied request keeps nothing any other limit gave it.
-      await giveBack(this.store, outcomes, this.logger);
-      const retries = denied.map(
-        ({ limit, decision }) => limit.retryAfterMs?.(decision) ?? decision.retryAfterMs,
-      );
-      // A request costing more than a limit holds can never pass: no retry time is true.
-      const retryAfterMs = retries.some((ms) => ms < 0) ? -1 : Math.max(...retries);
-      const violated = denied.map((outcome) => outcome.limit.name);
-      const retryAfter = setRetryAfter(response, retryAfterMs);
-      const message = this.options.errorMessage
-        ? denialMessage(this.options.errorMessage, context, denied, retries, this.logger)
-        : undefined;
-      throw forContext(
-        context,
-        this.createException(retryAfter, context, violated, message),
-        retryAfterMs,
-      );
-    }
-    this.holdSlots(outcomes, context, response);
+    if (denied.length > 0) return this.refuse(outcomes, denied, context, read.response);
+    return this.admit(outcomes, enforced, context, read);
+  }
+
+  /** A dynamic plan's limits for this request; a plan that is not holds compiled limits only. */
+  private async limitsOf(
+    plan: LimitPlan,
+    context: ExecutionContext,
+    read: GuardedRequest,
+  ): Promise<readonly CompiledLimit[]> {
+    const limits = plan.dynamic
+      ? await this.applicable(plan, context, read)
+      : (plan as readonly CompiledLimit[]);
+    if (limits.length > 0 && plan.readsUser && !hasUser(read)) this.warnAnonymous(plan, context);
+    return limits;
+  }
+
+  /** A denied request: all or nothing, it keeps nothing any other limit gave it; then 429. */
+  private async refuse(
+    outcomes: Taken[],
+    denied: Taken[],
+    context: ExecutionContext,
+    response: unknown,
+  ): Promise<never> {
+    await this.decisions.giveBack(outcomes);
+    const retries = denied.map(
+      ({ limit, decision }) => limit.retryAfterMs?.(decision) ?? decision.retryAfterMs,
+    );
+    // A request costing more than a limit holds can never pass: no retry time is true.
+    const retryAfterMs = retries.some((ms) => ms < 0) ? -1 : Math.max(...retries);
+    const violated = denied.map((outcome) => outcome.limit.name);
+    const retryAfter = setRetryAfter(response, retryAfterMs);
+    const message = this.options.errorMessage
+      ? denialMessage(this.options.errorMessage, context, denied, retries, this.logger)
+      : undefined;
+    throw this.answer(
+      context,
+      this.createException(retryAfter, context, violated, message),
+      retryAfterMs,
+    );
+  }
+
+  /**
+   * An allowed request: its slots held until its work is over, its reservation waited for
+   * (while its client stays), its `count` and `settle` left to settle after the handler.
+   */
+  private async admit(
+    outcomes: Taken[],
+    enforced: Taken[],
+    context: ExecutionContext,
+    read: GuardedRequest,
+  ): Promise<boolean> {
+    const { response, facts } = read;
+    this.decisions.holdSlots(outcomes, context, response);
     const waitMs = Math.max(0, ...enforced.map((outcome) => outcome.decision.waitMs));
     if (waitMs > 0 && !(await waitWhileConnected(this.store.sleep(waitMs), response))) {
       // The client left while waiting for its slot: give the slot to the next request now,
       // and run no handler for nobody. (Its concurrency slots went back when it closed.)
       // Everything it took goes back, the token bucket's reservation included.
-      void giveBack(
-        this.store,
-        outcomes.filter((outcome) => !outcome.limit.holdsSlot),
-        this.logger,
-      );
-      throw forContext(context, new HttpException('Client Closed Request', CLIENT_CLOSED_REQUEST));
+      void this.decisions.giveBack(outcomes, false);
+      throw this.answer(context, new HttpException('Client Closed Request', CLIENT_CLOSED_REQUEST));
     }
     settleAfterHandler(context, response, outcomes, this.store, this.logger, () => {
       return new RequestLimitContext(context, read.request, facts);
@@ -226,22 +220,26 @@ export class RateLimitGuard implements CanActivate {
   ): Promise<readonly CompiledLimit[]> {
     const ctx = new RequestLimitContext(context, read.request, read.facts);
     try {
-      return await applicableLimits(plan, ctx, this.options.skip, this.skipped);
+      return await applicableLimits(plan, ctx, this.options.skip, this.reports.skipped);
     } catch (error) {
       if (!(error instanceof InvalidResolvedOptionError)) throw error;
       // Never allow on a value we cannot enforce: the app's mistake, answered as one.
       this.logger.error(error.message);
-      throw forContext(context, new InternalServerErrorException());
+      throw this.answer(context, new InternalServerErrorException());
     }
   }
 
-  private readonly skipped = (limit: PlannedLimit): void => {
-    emitEvent(
-      this.decisionListener(),
-      { outcome: 'skipped', limit: limit.where, name: limit.name },
-      this.logger,
-    );
-  };
+  /**
+   * What the guard throws: the HTTP answer, as the request's transport carries it (with the
+   * retry time where the transport has a place for it: gRPC metadata, an RPC error).
+   */
+  private answer(
+    context: ExecutionContext,
+    exception: HttpException,
+    retryAfterMs?: number,
+  ): Error {
+    return forContext(context, exception, retryAfterMs);
+  }
 
   /**
    * The 429 thrown on denial; override to change its body or type. `violatedPolicies` are
@@ -258,79 +256,5 @@ export class RateLimitGuard implements CanActivate {
       return new RateLimitProblemException(retryAfterSeconds, violatedPolicies, message);
     }
     return new RateLimitExceededException(retryAfterSeconds, message);
-  }
-
-  /** Several limits, all or nothing where the store can (see taken-permits.ts). */
-  private decideAll(limits: readonly CompiledLimit[], keys: string[]) {
-    // A shadow limit never refuses, so it is no member: the others are sent first, together.
-    const members = limits.filter((limit) => !limit.shadow).length;
-    const group = members > 1 ? new DecisionGroup(members) : undefined;
-    const decided = new Array<Promise<Outcome | null>>(limits.length);
-    limits.forEach((limit, i) => {
-      if (!limit.shadow) decided[i] = this.decide(limit, keys[i], group);
-    });
-    limits.forEach((limit, i) => {
-      if (limit.shadow) decided[i] = this.decide(limit, keys[i]);
-    });
-    return Promise.all(decided);
-  }
-
-  /** The limit's decision, or null when the store could not answer (and no fallback did). */
-  private async decide(
-    limit: CompiledLimit,
-    key: string,
-    group?: DecisionGroup,
-  ): Promise<Outcome | null> {
-    const request = limit.newRequest();
-    // A slot granted after storeTimeout would be held by nobody until its lease ends.
-    const onLateAnswer = limit.holdsSlot
-      ? (late: Decision) => {
-          if (late.allowed) this.releaseQuietly({ limit, key, request, decision: late, atMs: 0 });
-        }
-      : undefined;
-    const decision = await this.store.decide(
-      limit.algorithm,
-      key,
-      limit.params,
-      request,
-      limit.where,
-      onLateAnswer,
-      group,
-      limit.name,
-    );
-    return decision ? { limit, key, request, decision, atMs: performance.now(), group } : null;
-  }
-
-  private holdSlots(outcomes: Outcome[], context: ExecutionContext, response: unknown): void {
-    const held = outcomes.filter((outcome) => outcome.limit.holdsSlot && outcome.decision.allowed);
-    if (held.length === 0) return;
-    holdUntilDone(
-      context,
-      response,
-      once(() => Promise.all(held.map((outcome) => this.release(outcome)))),
-    );
-  }
-
-  private releaseSlots(outcomes: Outcome[]): void {
-    for (const outcome of outcomes) {
-      // An undone member holds no slot: the store put it back, or never sent it.
-      if (!outcome.limit.holdsSlot || !outcome.decision.allowed) continue;
-      if (!outcome.group?.undone.has(outcome.key)) this.releaseQuietly(outcome);
-    }
-  }
-
-  /** A release nobody waits for; a failure leaves the slot to its lease. */
-  private releaseQuietly(outcome: Outcome): void {
-    this.release(outcome).catch((error: unknown) =>
-      this.logger.warn(
-        `Could not release a slot of ${outcome.limit.where}: ${(error as Error)?.message ?? String(error)}`,
-      ),
-    );
-  }
-
-  private async release(outcome: Outcome): Promise<void> {
-    const release = outcome.limit.releaseRequest?.(outcome.request);
-    if (release === undefined) return;
-    await this.store.decide(outcome.limit.algorithm, outcome.key, outcome.limit.params, release);
   }
 }

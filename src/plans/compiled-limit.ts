@@ -95,14 +95,14 @@ function prefixOf(definition: LimitDefinition, kind: LimitKind): string {
 }
 
 function policyNameOf(prefix: string, kind: LimitKind): string {
-  return prefix.replace(/:$/, '') || kind.stableName;
+  return prefix.replace(/:$/, '') || kind.name;
 }
 
 /** A limit's name when its decorator gives none: its prefix without the colon (`countLimit`). */
 export function defaultNameOf(definition: LimitDefinition): string {
   const kind = kindOf(definition);
   const prefix = prefixOf(definition, kind);
-  return typeof prefix === 'string' ? policyNameOf(prefix, kind) : kind.stableName;
+  return typeof prefix === 'string' ? policyNameOf(prefix, kind) : kind.name;
 }
 
 /**
@@ -166,7 +166,7 @@ export function compileLimit(
       handlerName,
       keyPrefix + prefix + (occurrence > 1 ? `#${occurrence}:` : ''),
       warn,
-      kind.stableName,
+      kind.name,
     ),
   };
   // A run unknown at start-up (its probe refused) may need it: bound, to be safe.

@@ -1,9 +1,9 @@
 import type { Cluster, Redis } from 'ioredis';
 import { Decision } from '../contracts/decision';
+import type { DecisionCall } from '../algorithms/decision-call';
 import { givesBack, LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { coalescedAcquire } from '../algorithms/state-ops/coalesced';
 import { DenialBroadcast } from './denial-broadcast';
-import { DecisionGroup } from '../contracts/decision-group';
 import { DenialCache } from './denial-cache';
 import { EngineClient } from './engine/engine-client';
 import { RedisCallMode } from './engine/call-mode';
@@ -74,7 +74,7 @@ export class RedisStore extends LimiterStore {
   private readonly callMode: CallModeWatch;
   private readonly connection: ConnectionWatch;
   /** This server's leases of hot keys' permits (`lease: n`). */
-  private readonly leases = new LeaseBook((...decision) => this.inRedis(...decision));
+  private readonly leases = new LeaseBook((call) => this.inRedis(call));
 
   constructor(options: RedisStoreOptions) {
     super();
@@ -98,15 +98,8 @@ export class RedisStore extends LimiterStore {
     this.connection = new ConnectionWatch(this.client);
   }
 
-  evaluate<P, R, S>(
-    algorithm: LimiterAlgorithm<P, R, S>,
-    key: string,
-    params: P,
-    request: R,
-    deadlineMs = Infinity,
-    group?: DecisionGroup,
-    onSent?: (sentAtMs: number) => boolean | void,
-  ): Promise<Decision> {
+  evaluate<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision> {
+    const { algorithm, key, params, request, deadlineMs = Infinity, group } = call;
     // A limit with `lease`: its permits leased by this server, outside all-or-nothing groups.
     const leased =
       group && group.size > 1
@@ -115,19 +108,12 @@ export class RedisStore extends LimiterStore {
     if (leased) return leased;
     // A reset or a block: what this server leased on the key is gone with its count.
     if (algorithm.forgetsDenials && !givesBack(algorithm, request)) this.leases.drop(key);
-    return this.inRedis(algorithm, key, params, request, deadlineMs, group, onSent);
+    return this.inRedis(call);
   }
 
   /** The decision in Redis (through the denial cache): the engine's entry. */
-  private inRedis<P, R, S>(
-    algorithm: LimiterAlgorithm<P, R, S>,
-    key: string,
-    params: P,
-    request: R,
-    deadlineMs = Infinity,
-    group?: DecisionGroup,
-    onSent?: (sentAtMs: number) => boolean | void,
-  ): Promise<Decision> {
+  private inRedis<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision> {
+    const { algorithm, key, params, request, deadlineMs = Infinity, group, onSent } = call;
     return new Promise<Decision>((resolve, reject) => {
       const fixed = this.fixedArguments(algorithm, params);
       const scope = this.denials && algorithm.denialScope?.(request);

@@ -11,7 +11,7 @@ const SECOND_MS = 1000;
 const START_MS = 1_700_000_000_000;
 const ONE = { permits: 1 };
 
-describe('approximate sliding window on a real Redis', () => {
+describe('approximateSlidingWindowLimit on a real Redis', () => {
   let server: RedisServer;
   let client: Redis;
   let nowMs = START_MS;
@@ -26,12 +26,12 @@ describe('approximate sliding window on a real Redis', () => {
   afterAll(() => server.stop());
 
   const decide = (store: RedisStore | MemoryStore, key: string, limit: number, window: number) =>
-    store.evaluate(
-      approximateSlidingWindowLimit,
+    store.evaluate({
+      algorithm: approximateSlidingWindowLimit,
       key,
-      slidingWindowLimitParams({ limit, window }),
-      ONE,
-    );
+      params: slidingWindowLimitParams({ limit, window }),
+      request: ONE,
+    });
 
   async function statuses(key: string, count: number): Promise<string> {
     const out: string[] = [];
@@ -66,10 +66,20 @@ describe('approximate sliding window on a real Redis', () => {
     const memory = new MemoryStore({ now: () => nowMs });
     const decisions: Decision[] = [];
     for (let i = 0; i < 2; i++) {
-      const fromRedis = await timed.evaluate(approximateSlidingWindowLimit, key, params, ONE);
-      expect(await memory.evaluate(approximateSlidingWindowLimit, key, params, ONE)).toEqual(
-        fromRedis,
-      );
+      const fromRedis = await timed.evaluate({
+        algorithm: approximateSlidingWindowLimit,
+        key,
+        params,
+        request: ONE,
+      });
+      expect(
+        await memory.evaluate({
+          algorithm: approximateSlidingWindowLimit,
+          key,
+          params,
+          request: ONE,
+        }),
+      ).toEqual(fromRedis);
       decisions.push(fromRedis);
     }
     expect(decisions.map((d) => d.allowed)).toEqual([true, false]);
@@ -197,7 +207,7 @@ async function scriptCalls(client: Redis): Promise<number> {
   return calls;
 }
 
-describe('approximate sliding window on a 3-master Redis Cluster', () => {
+describe('approximateSlidingWindowLimit on a 3-master Redis Cluster', () => {
   let cluster: RedisClusterHandle;
   let client: Cluster;
 

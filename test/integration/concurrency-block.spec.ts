@@ -6,7 +6,7 @@ import { MemoryStore, RateLimiterFactory } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 
 /** block(seconds) on the concurrency limiter: acquires refused, releases kept. */
-describe('concurrency limiter block', () => {
+describe('concurrencyLimit: a block', () => {
   const twins = useTwinStores(1_700_000_000_000);
 
   it.each(['redis', 'memory'] as const)(
@@ -73,8 +73,8 @@ describe('concurrency limiter block', () => {
           for (const { advance, kind, pick, blockMs } of ops) {
             twins.nowMs += advance;
             const both = async (algorithm: any, request: unknown) => {
-              const fromLua = await twins.redis.evaluate(algorithm, key, params, request);
-              expect(await memory.evaluate(algorithm, key, params, request)).toEqual(fromLua);
+              const fromLua = await twins.redis.evaluate({ algorithm, key, params, request });
+              expect(await memory.evaluate({ algorithm, key, params, request })).toEqual(fromLua);
             };
             if (kind === 'block') await both(concurrencyLimitOps.block, blockMs * 1000);
             else if (kind === 'peek')

@@ -3,7 +3,7 @@ import { LimiterConfigError, RateLimiterFactory, RedisStore } from '../../src';
 import { ConcurrencySlot } from '../../src/algorithms/concurrency-limit/concurrency-limit.definition';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';
 
-describe('concurrency limit on real Redis', () => {
+describe('concurrencyLimit on real Redis', () => {
   let redis: RedisServer;
   let client: Redis;
   let nowMs = 1_700_000_000_000;

@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { RateLimiterFactory, RedisStore } from '../../src';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';
 
-describe('fixed-window counter on real Redis', () => {
+describe('countLimit (a fixed-window counter) on real Redis', () => {
   let redis: RedisServer;
   let client: Redis;
   let factory: RateLimiterFactory;

@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { LimiterConfigError, RateLimiterFactory, RedisStore } from '../../src';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';
 
-describe('leaky bucket (GCRA) on real Redis', () => {
+describe('leakyBucketLimit (GCRA) on real Redis', () => {
   let redis: RedisServer;
   let client: Redis;
   let nowMs = 1_700_000_000_000;

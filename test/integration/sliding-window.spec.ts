@@ -6,7 +6,7 @@ import { slidingWindowLimitParams } from '../../src/algorithms/sliding-window-li
 import { LimiterConfigError, MemoryStore, RateLimiterFactory, RedisStore } from '../../src';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';
 
-describe('sliding-window log on real Redis', () => {
+describe('slidingWindowLimit (a sliding-window log) on real Redis', () => {
   let redis: RedisServer;
   let client: Redis;
   let nowMs = 1_700_000_000_000;
@@ -134,10 +134,27 @@ describe('sliding-window log on real Redis', () => {
       for (let i = 0; i < requests; i++) {
         const id = `${atMs}-${i}`;
         if (
-          (await slidingStore.evaluate(slidingWindowLimit, 'sw:boundary', sliding, { id })).allowed
+          (
+            await slidingStore.evaluate({
+              algorithm: slidingWindowLimit,
+              key: 'sw:boundary',
+              params: sliding,
+              request: { id },
+            })
+          ).allowed
         )
           s++;
-        if ((await fixedStore.evaluate(countLimit, 'fw:boundary', fixed, undefined)).allowed) f++;
+        if (
+          (
+            await fixedStore.evaluate({
+              algorithm: countLimit,
+              key: 'fw:boundary',
+              params: fixed,
+              request: undefined,
+            })
+          ).allowed
+        )
+          f++;
       }
       allowed.sliding.push(s);
       allowed.fixed.push(f);

@@ -17,7 +17,7 @@ const wait = (permits: number, timeoutSeconds: number): RateLimitRequest => ({
 const refundOp = rateLimitDefinition.ops.refund!;
 const giveBack = (permits: number) => ({ permits, resetLeftMicros: 0 });
 
-describe('giving a token-bucket reservation back', () => {
+describe('giving a rateLimit reservation back', () => {
   const twins = useTwinStores(T0);
 
   it.each(['redis', 'memory'] as const)(
@@ -28,20 +28,32 @@ describe('giving a token-bucket reservation back', () => {
       // One permit a second, bucket of 1.
       const params = rateLimitParams({ rate: 1, burst: 1 });
       twins.nowMs = T0;
-      expect((await store.evaluate(rateLimit, key, params, wait(1, 10))).waitMs).toBe(0);
+      expect(
+        (await store.evaluate({ algorithm: rateLimit, key, params, request: wait(1, 10) })).waitMs,
+      ).toBe(0);
       const waits: number[] = [];
       for (let i = 0; i < 5; i++) {
-        waits.push((await store.evaluate(rateLimit, key, params, wait(1, 10))).waitMs);
+        waits.push(
+          (await store.evaluate({ algorithm: rateLimit, key, params, request: wait(1, 10) }))
+            .waitMs,
+        );
       }
       expect(waits).toEqual([1000, 2000, 3000, 4000, 5000]);
       twins.nowMs = T0 + 50;
       for (let i = 0; i < 5; i++) {
-        const back = await store.evaluate(refundOp, key, params, giveBack(1));
+        const back = await store.evaluate({
+          algorithm: refundOp,
+          key,
+          params,
+          request: giveBack(1),
+        });
         expect(back.allowed).toBe(true);
       }
       twins.nowMs = T0 + 200;
       // Without the refunds it would wait 5.8 s.
-      expect((await store.evaluate(rateLimit, key, params, wait(1, 10))).waitMs).toBe(800);
+      expect(
+        (await store.evaluate({ algorithm: rateLimit, key, params, request: wait(1, 10) })).waitMs,
+      ).toBe(800);
     },
   );
 
@@ -52,13 +64,16 @@ describe('giving a token-bucket reservation back', () => {
       const key = `refund-cap:${storeName}`;
       const params = rateLimitParams({ rate: 1, burst: 3 });
       twins.nowMs = T0 + 1_000_000;
-      await store.evaluate(refundOp, key, params, giveBack(2));
+      await store.evaluate({ algorithm: refundOp, key, params, request: giveBack(2) });
       if (storeName === 'redis') expect(await twins.client.exists(key)).toBe(0);
-      await store.evaluate(rateLimit, key, params, wait(1, 0));
-      await store.evaluate(refundOp, key, params, giveBack(2));
+      await store.evaluate({ algorithm: rateLimit, key, params, request: wait(1, 0) });
+      await store.evaluate({ algorithm: refundOp, key, params, request: giveBack(2) });
       const allowed = [];
       for (let i = 0; i < 4; i++) {
-        allowed.push((await store.evaluate(rateLimit, key, params, wait(1, 0))).allowed);
+        allowed.push(
+          (await store.evaluate({ algorithm: rateLimit, key, params, request: wait(1, 0) }))
+            .allowed,
+        );
       }
       expect(allowed).toEqual([true, true, true, false]);
     },
@@ -69,11 +84,15 @@ describe('giving a token-bucket reservation back', () => {
     const key = 'refund:denial-cache';
     const params = rateLimitParams({ rate: 1, burst: 1 });
     twins.nowMs = T0 + 2_000_000;
-    await store.evaluate(rateLimit, key, params, wait(1, 0));
-    expect((await store.evaluate(rateLimit, key, params, wait(1, 0))).allowed).toBe(false);
-    await store.evaluate(refundOp, key, params, giveBack(1));
+    await store.evaluate({ algorithm: rateLimit, key, params, request: wait(1, 0) });
+    expect(
+      (await store.evaluate({ algorithm: rateLimit, key, params, request: wait(1, 0) })).allowed,
+    ).toBe(false);
+    await store.evaluate({ algorithm: refundOp, key, params, request: giveBack(1) });
     // The remembered denial is forgotten: the permit given back is there to take.
-    expect((await store.evaluate(rateLimit, key, params, wait(1, 0))).allowed).toBe(true);
+    expect(
+      (await store.evaluate({ algorithm: rateLimit, key, params, request: wait(1, 0) })).allowed,
+    ).toBe(true);
   });
 
   it('Lua and memory agree on any mix of reservations and refunds', async () => {
@@ -99,18 +118,18 @@ describe('giving a token-bucket reservation back', () => {
             const [algorithm, request] = refund
               ? [refundOp, giveBack(permits)]
               : [rateLimit, wait(permits, timeout)];
-            const fromLua: Decision = await twins.redis.evaluate(
-              algorithm as typeof rateLimit,
+            const fromLua: Decision = await twins.redis.evaluate({
+              algorithm: algorithm as typeof rateLimit,
               key,
               params,
-              request as RateLimitRequest,
-            );
-            const fromMemory = await twins.memory.evaluate(
-              algorithm as typeof rateLimit,
+              request: request as RateLimitRequest,
+            });
+            const fromMemory = await twins.memory.evaluate({
+              algorithm: algorithm as typeof rateLimit,
               key,
               params,
-              request as RateLimitRequest,
-            );
+              request: request as RateLimitRequest,
+            });
             expect(fromMemory).toEqual(fromLua);
           }
         },

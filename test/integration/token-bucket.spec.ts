@@ -3,7 +3,7 @@ import { RateLimiterFactory, RedisStore } from '../../src';
 import { watchLateness } from '../helpers/lateness';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';
 
-describe('token bucket on real Redis', () => {
+describe('rateLimit (a token bucket) on real Redis', () => {
   let redis: RedisServer;
   let client: Redis;
   let factory: RateLimiterFactory;

@@ -24,7 +24,7 @@ import { useTwinStores } from '../helpers/twin-stores';
  */
 const TIME_SCALE = 100;
 
-describe('Lua and memory twins agree step by step: sliding log, concurrency, leaky bucket', () => {
+describe('Lua and memory twins agree step by step: slidingWindowLimit, concurrencyLimit, leakyBucketLimit', () => {
   const twins = useTwinStores(1_700_000_000_000);
   let run = 0;
 
@@ -67,8 +67,8 @@ describe('Lua and memory twins agree step by step: sliding log, concurrency, lea
     params: P,
     request: R,
   ): Promise<void> {
-    const fromLua: Decision = await twins.redis.evaluate(algorithm, key, params, request);
-    const fromMemory = await twins.memory.evaluate(algorithm, key, params, request);
+    const fromLua: Decision = await twins.redis.evaluate({ algorithm, key, params, request });
+    const fromMemory = await twins.memory.evaluate({ algorithm, key, params, request });
     expect(fromMemory).toEqual(fromLua);
     seen[fromLua.allowed ? 'allowed' : 'denied']++;
   }

@@ -11,7 +11,7 @@ import { useTwinStores } from '../helpers/twin-stores';
  * (MemoryStore on the same clock) must take the same decisions, with the same waits and
  * remaining counts, for any sequence of requests.
  */
-describe('Lua and memory twins agree step by step: token bucket, fixed window', () => {
+describe('Lua and memory twins agree step by step: rateLimit, countLimit', () => {
   const twins = useTwinStores(0);
   let run = 0;
 
@@ -26,7 +26,7 @@ describe('Lua and memory twins agree step by step: token bucket, fixed window', 
     timeoutSeconds: fc.constantFrom(0, 0.05, 0.5, 3, Infinity),
   });
 
-  it('token bucket', async () => {
+  it('rateLimit', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(0.5, 1, 3, 10, 1 / 60),
@@ -47,8 +47,18 @@ describe('Lua and memory twins agree step by step: token bucket, fixed window', 
               permits,
               timeoutMicros: timeoutSeconds === Infinity ? -1 : timeoutSeconds * 1_000_000,
             };
-            const fromLua: Decision = await twins.redis.evaluate(rateLimit, key, params, request);
-            const fromMemory = await twins.memory.evaluate(rateLimit, key, params, request);
+            const fromLua: Decision = await twins.redis.evaluate({
+              algorithm: rateLimit,
+              key,
+              params,
+              request,
+            });
+            const fromMemory = await twins.memory.evaluate({
+              algorithm: rateLimit,
+              key,
+              params,
+              request,
+            });
             expect(fromMemory).toEqual(fromLua);
           }
         },
@@ -57,7 +67,7 @@ describe('Lua and memory twins agree step by step: token bucket, fixed window', 
     );
   });
 
-  it('fixed-window counter within a window (windows end on Redis time, see fixed-window.spec)', async () => {
+  it('countLimit within a window (windows end on Redis time: see the countLimit spec)', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 6 }),
@@ -76,8 +86,18 @@ describe('Lua and memory twins agree step by step: token bucket, fixed window', 
             twins.nowMs += advanceMs;
             // Volumes 0 (a peek) to limit + 2 (a request that can never pass).
             const request = { permits: volume % (limit + 3) };
-            const fromLua = await twins.redis.evaluate(countLimit, key, params, request);
-            const fromMemory = await twins.memory.evaluate(countLimit, key, params, request);
+            const fromLua = await twins.redis.evaluate({
+              algorithm: countLimit,
+              key,
+              params,
+              request,
+            });
+            const fromMemory = await twins.memory.evaluate({
+              algorithm: countLimit,
+              key,
+              params,
+              request,
+            });
             // PTTL in Redis runs on the real clock, the twin on the injected one: compare the
             // decisions and counts; the time left is checked on real time in fixed-window.spec.
             const counts = ({ allowed, limit, remaining, waitMs }: Decision) => ({

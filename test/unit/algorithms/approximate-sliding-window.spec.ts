@@ -31,7 +31,7 @@ function trace(
   return out.join(' ');
 }
 
-describe('approximate sliding window: the model and its memory twin', () => {
+describe('approximateSlidingWindowLimit: the model and its memory twin', () => {
   it("follows the design's example, limit 10 a 10 s window, from a boundary", () => {
     const start = 1_700_000_000 * SECOND; // a multiple of 10 s
     const holder: { state?: ApproximateSlidingWindowLimitState } = {};

@@ -8,7 +8,7 @@ import { twinTrace } from './twin-trace';
 const acquire = (id: string): ConcurrencyLimitRequest => ({ op: 'acquire', id });
 const release = (id: string): ConcurrencyLimitRequest => ({ op: 'release', id });
 
-describe('concurrency limit: the model and its memory twin', () => {
+describe('concurrencyLimit: the model and its memory twin', () => {
   it('holds `max` slots until released or their lease ends', () => {
     const slots = twinTrace(concurrencyLimitStep, concurrencyLimitParams({ max: 2, lease: 30 }));
     expect(slots.at(0, acquire('a'))).toBe('A1');

@@ -2,7 +2,7 @@ import { countLimitStep } from '../../../src/algorithms/count-limit/count-limit.
 import { countLimitParams } from '../../../src/algorithms/count-limit/count-limit.model';
 import { twinTrace } from './twin-trace';
 
-describe('fixed-window counter: the model and its memory twin', () => {
+describe('countLimit (a fixed-window counter): the model and its memory twin', () => {
   it('allows `limit` a window from its first request, then denies until the window ends', () => {
     const step = (state: any, now: number, params: any, request: any) =>
       countLimitStep(state, now, params, request);

@@ -2,7 +2,7 @@ import { leakyBucketLimitStep } from '../../../src/algorithms/leaky-bucket-limit
 import { leakyBucketLimitParams } from '../../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.model';
 import { twinTrace } from './twin-trace';
 
-describe('leaky bucket (GCRA): the model and its memory twin', () => {
+describe('leakyBucketLimit (GCRA): the model and its memory twin', () => {
   it('lets `capacity` through at once, then one per 1 / rate', () => {
     const step = (state: any, now: number, params: any, request: any) =>
       leakyBucketLimitStep(state, now, params, request);

@@ -2,7 +2,7 @@ import { slidingWindowLimitStep } from '../../../src/algorithms/sliding-window-l
 import { slidingWindowLimitParams } from '../../../src/algorithms/sliding-window-limit/sliding-window-limit.model';
 import { twinTrace } from './twin-trace';
 
-describe('sliding-window log: the model and its memory twin', () => {
+describe('slidingWindowLimit (a sliding-window log): the model and its memory twin', () => {
   it('allows `limit` within any window, and retries when the oldest request leaves it', () => {
     const log = twinTrace(
       slidingWindowLimitStep,

@@ -7,7 +7,7 @@ const take = (permits = 1, timeoutSeconds = 0) => ({
   timeoutMicros: timeoutSeconds < 0 ? -1 : timeoutSeconds * SECOND,
 });
 
-describe('token bucket: the model and its memory twin', () => {
+describe('rateLimit (a token bucket): the model and its memory twin', () => {
   it("follows the design's example: one SMS a minute (rate 1/60, burst 60)", () => {
     const bucket = twinTrace(rateLimitStep, rateLimitParams({ rate: 1 / 60, burst: 60 }));
     expect(bucket.at(0, take())).toBe('A0');
