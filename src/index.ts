@@ -39,8 +39,8 @@ export {
   KeyValueInvalidError,
   KeyValueConflictError,
 } from './keys/key-template.evaluator';
-export { RateLimitGuard } from './guard/rate-limit.guard';
-export { RateLimitInterceptor } from './after-handler/rate-limit.interceptor';
+export { RateLimitGuard } from './request/rate-limit.guard';
+export { RateLimitInterceptor } from './request/rate-limit.interceptor';
 export type { DefaultLimit } from './rate-limiter.options';
 export { RateLimitExceededException } from './errors/rate-limit-exceeded.exception';
 export type { RateLimitExceededBody } from './errors/rate-limit-exceeded.exception';
@@ -72,7 +72,7 @@ export { KeyStateLimiter } from './algorithms/state-ops/key-state-limiter';
 export type { LimitState } from './algorithms/state-ops/state-ops.model';
 export type { CountMode, StateOptions } from './algorithms/state-ops/state-options';
 export type { LeaseOptions } from './algorithms/state-ops/lease-option';
-export { CountOutcomeInterceptor } from './after-handler/count-outcome.interceptor';
+export { CountOutcomeInterceptor } from './request/count-outcome.interceptor';
 export type { RateLimitOutcome } from './contracts/rate-limit-event';
 export type { LimitContext, Resolvable, SkipPredicate } from './contracts/limit-context';
 export type { HandlerOutcome, SettleFunction } from './contracts/limit-context';

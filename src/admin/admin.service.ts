@@ -11,9 +11,9 @@ import {
 import type { HttpAdapterHost } from '@nestjs/core';
 import { LimitState, limitStateOf } from '../algorithms/state-ops/state-ops.model';
 import { LimiterConfigError } from '../errors/limiter-config.error';
-import { CompiledLimit, PlannedLimit } from '../plans/compiled-limit';
-import { DecisionListeners } from '../guard/decision-listeners';
-import { LimitExplorer } from '../guard/limit.explorer';
+import { CompiledLimit, PlannedLimit } from '../compile/compiled-limit';
+import { DecisionListeners } from '../request/decision-listeners';
+import { LimitExplorer } from '../compile/limit.explorer';
 import { keyFormsOverlap } from '../keys/key-form';
 import { NetworkPolicy } from '../keys/network-policy';
 import { LimiterStore } from '../stores/limiter-store';

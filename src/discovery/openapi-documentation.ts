@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { defaultDefinitions } from '../defaults/default-limits';
-import { handlerDefinitions, NamedDefinitions } from '../guard/handler-definitions';
+import { defaultDefinitions } from '../compile/default-limits';
+import { handlerDefinitions, NamedDefinitions } from '../compile/handler-definitions';
 import { optionalPackage } from '../optional-package';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';

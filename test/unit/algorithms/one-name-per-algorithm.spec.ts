@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as api from '../../../src';
 import { LIMIT_KINDS } from '../../../src/algorithms/registry';
 import { RateLimiterFactory } from '../../../src/limiter/rate-limiter.factory';
-import { CompiledLimit, compileLimit } from '../../../src/plans/compiled-limit';
+import { CompiledLimit, compileLimit } from '../../../src/compile/compiled-limit';
 
 /**
  * Each algorithm has one name, its decorator's in camel case (`countLimit`): the kind a
