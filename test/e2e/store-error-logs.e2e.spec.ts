@@ -86,7 +86,7 @@ describe('an ACL user that may not run scripts', () => {
     redis = await startRedisServer();
     await redis
       .client()
-      .call('ACL', 'SETUSER', 'no-scripts', 'on', '>secret', '~*', '+@all', '-evalsha', '-eval');
+      .call('ACL', 'SETUSER', 'no-scripts', 'on', '>secret', '~*', '+@all', '-@scripting');
   });
   afterAll(() => redis.stop());
 

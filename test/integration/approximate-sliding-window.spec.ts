@@ -173,7 +173,7 @@ describe('approximate sliding window on a real Redis', () => {
 async function scriptCalls(client: Redis): Promise<number> {
   const stats = await client.info('commandstats');
   let calls = 0;
-  for (const match of stats.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g))
+  for (const match of stats.matchAll(/cmdstat_(?:evalsha|eval|fcall):calls=(\d+)/g))
     calls += Number(match[1]);
   return calls;
 }

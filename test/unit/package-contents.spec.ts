@@ -41,13 +41,14 @@ describe('published package', () => {
       relative(root, file).replace(/^src\//, 'lib/'),
     );
     // 6 algorithms, 5 refunds, 4 charges (the token bucket's is its acquire), 1 piece two of
-    // them include (the approximate window's roll), the engine and its
-    // prelude, the blocks of string and zset states, the acquire with blocks and the other
-    // operations on a key
-    expect(expected.length).toBe(22);
+    // them include (the approximate window's roll), the engine's loop and its prelude, the
+    // blocks of string and zset states, the acquire with blocks and the other operations on
+    // a key; the library's source, its composed golden file, its entry as a script and the
+    // entry of an algorithm of the app's own
+    expect(expected.length).toBe(26);
     for (const file of expected) expect(packed).toContain(file);
-    // The composed engine script, to read what runs.
-    expect(packed).toContain('lib/engine.lua');
+    // The composed engine library, to read what runs.
+    expect(packed).toContain('lib/stores/engine/engine.library.lua');
     expect(packed).toContain('lib/index.js');
     expect(packed).toContain('lib/testing/index.js');
     expect(packed).toContain('LICENSE');

@@ -3,9 +3,7 @@ import { Decision } from '../../contracts/decision';
 import { Seconds } from '../duration';
 import { anyAlgorithm, DecisionSource, LimitKind } from '../limit-kind';
 import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
-import { loadLua } from '../lua-source';
 import { permitsArgv, staticPermits } from '../permits';
-import { blocksLua, STATE_OPS_LUA } from '../state-ops/block-lua';
 import { ttlWithBlock } from '../state-ops/blockable';
 import { peekOf, resetOf } from '../state-ops/state-ops';
 import { LimitState, limitStateOf, manualBlockMicros } from '../state-ops/state-ops.model';
@@ -27,7 +25,6 @@ export const concurrencyLimit: LimiterAlgorithm<
 > = {
   commandName: 'limiterConcurrencyLimit',
   stableName: 'concurrency',
-  lua: loadLua(__dirname, 'concurrency-limit.lua'),
   paramsArgv: (params) => [String(params.max), exactString(params.leaseMicros)],
   requestArgv: (request) => [request.op, request.id, ...permitsArgv(request)],
   step: concurrencyLimitStep,
@@ -42,9 +39,6 @@ export const concurrencyLimit: LimiterAlgorithm<
 const block: LimiterAlgorithm<ConcurrencyLimitParams, number, ConcurrencyLimitState> = {
   commandName: 'limiterConcurrencyLimitBlock',
   stateOf: concurrencyLimit,
-  luaIncludes: [blocksLua('zset'), STATE_OPS_LUA],
-  // Written over any earlier block: a concurrency key keeps no levels.
-  lua: 'return block_state(zset_block, key, now, argv, true)',
   paramsArgv: () => [],
   requestArgv: (micros) => [String(micros)],
   step: (state, now, _params, micros, expiresAt) => {

@@ -4,6 +4,7 @@ import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../../errors/store-unavailable.error';
 import { clusterSlot } from './cluster-slot';
 import { BUILT_IN_ENGINE, EngineScript } from './engine-script';
+import { EngineFunctions, FUNCTION_NOT_FOUND } from './engine-functions';
 import { RedisClock } from './redis-clock';
 import { TickBatcher } from './tick-batcher';
 import { DecisionGroup } from '../../contracts/decision-group';
@@ -26,12 +27,13 @@ export const MAX_CALLS_IN_FLIGHT = 2;
 
 /**
  * Sends the decisions of each event-loop turn to Redis through the ioredis client, in as few
- * script calls as the topology allows: one EVALSHA of the engine script for a standalone or
- * Sentinel client; on a Cluster one per node, the script declared `allow-cross-slot-keys`
- * (Redis >= 7: keys of several slots that one node serves). A Cluster older than that
- * rejects the flag once, and from then on gets one call per hash slot, sent to each node as
- * one pipeline. ioredis `defineCommand` gives EVALSHA and the reload on NOSCRIPT; it routes
- * a call by its first key, which is on the node every other key of the call is on.
+ * engine calls as the topology allows: one for a standalone or Sentinel client; on a Cluster
+ * one per node, the engine declared `allow-cross-slot-keys` (Redis >= 7: keys of several
+ * slots that one node serves). A Cluster older than that rejects the flag once, and from
+ * then on gets one call per hash slot, sent to each node as one pipeline. A call is an FCALL
+ * of the engine library where Redis has Functions (engine-functions.ts), else an EVALSHA:
+ * ioredis `defineCommand` gives EVALSHA and the reload on NOSCRIPT. Either is routed by its
+ * first key, which is on the node every other key of the call is on.
  */
 export class EngineClient {
   private engine: EngineScript = BUILT_IN_ENGINE;
@@ -48,6 +50,7 @@ export class EngineClient {
    */
   onCall?: (durationMs: number, decisions: number) => void;
   private readonly keyPrefix: string;
+  private readonly functions: EngineFunctions;
 
   constructor(
     private readonly client: Redis | Cluster,
@@ -56,6 +59,7 @@ export class EngineClient {
     private readonly maxCallsInFlight = maxBatchSize > 1 ? MAX_CALLS_IN_FLIGHT : Infinity,
   ) {
     this.define(this.engine);
+    this.functions = new EngineFunctions(client);
     this.keyPrefix = (client.options as { keyPrefix?: string }).keyPrefix ?? '';
     if (client.isCluster) {
       this.crossSlotEngine = this.engine.forCrossSlot();
@@ -86,6 +90,8 @@ export class EngineClient {
 
   /** Sends the entries still wanted; settles once every call of them is answered. */
   private sendLive(entries: EngineEntry[]): Promise<unknown> | undefined {
+    // A store whose check() did not run yet: the library loads while batches go as scripts.
+    void this.functions.prepare(this.engine);
     // Sent from setImmediate or a reply: a synchronous throw would be an uncaught exception.
     const live = this.wanted(withoutWithdrawn(entries));
     if (live.length === 0) return undefined;
@@ -157,8 +163,12 @@ export class EngineClient {
   private openGroup?: DecisionGroup;
   private openCount = 0;
 
-  /** Runs the engine on no entries: proves the scripts can run (ACL) and samples the clock. */
+  /**
+   * Loads the engine library (or finds Functions refused: then scripts), then runs the engine
+   * on no entries: proves it can run (ACL) and samples the clock.
+   */
   async check(): Promise<void> {
+    await this.functions.prepare(this.engine);
     await this.call(this.client, []);
   }
 
@@ -224,21 +234,33 @@ export class EngineClient {
       return this.call(cluster, calls[0]).catch((error: unknown) => this.fail(calls[0], error));
     }
     const pipeline = cluster.pipeline();
+    const engine = this.engine;
+    const fcall = this.functions.uses(engine);
     for (const entries of calls) {
-      (pipeline as unknown as Commands)[this.engine.commandName]!(...this.args(entries));
+      const args = this.args(entries);
+      if (fcall) pipeline.call('FCALL', engine.functionName, ...args);
+      else (pipeline as unknown as Commands)[engine.commandName]!(...args);
     }
     const sentAtMs = performance.now();
-    return (pipeline.exec() as Promise<ExecResult>).then(
-      (results) => {
-        calls.forEach((entries, i) => {
-          this.observe(sentAtMs, entries.length);
-          const [error, reply] = results?.[i] ?? [new Error('no reply in the pipeline'), null];
-          if (error) this.fail(entries, error);
-          else this.settle(entries, reply);
-        });
-      },
-      (error: unknown) => calls.forEach((entries) => this.fail(entries, error)),
-    );
+    const pending: Promise<unknown>[] = [];
+    return (pipeline.exec() as Promise<ExecResult>)
+      .then(
+        (results) => {
+          calls.forEach((entries, i) => {
+            this.observe(sentAtMs, entries.length);
+            const [error, reply] = results?.[i] ?? [new Error('no reply in the pipeline'), null];
+            if (fcall && FUNCTION_NOT_FOUND.test(error?.message ?? '')) {
+              this.functions.lost(engine);
+              pending.push(
+                this.call(cluster, entries).catch((e: unknown) => this.fail(entries, e)),
+              );
+            } else if (error) this.fail(entries, error);
+            else this.settle(entries, reply);
+          });
+        },
+        (error: unknown) => calls.forEach((entries) => this.fail(entries, error)),
+      )
+      .then(() => Promise.all(pending));
   }
 
   private call(
@@ -246,7 +268,6 @@ export class EngineClient {
     entries: EngineEntry[],
     engine = this.engine,
   ): Promise<void> {
-    const command = (target as unknown as Commands)[engine.commandName]!;
     // Every entry of a call is on one node: a group found whole in it is decided together.
     // A group split over several calls (its keys on several Cluster nodes) is not: its
     // caller gives back what the allowed members took.
@@ -255,10 +276,26 @@ export class EngineClient {
     // engine-script.ts: the first key declared, then every key at the head of ARGV.
     if (engine.crossSlot) args = ['1', entries[0].key, ...args];
     const sentAtMs = performance.now();
-    return command.apply(target, args).then((reply) => {
+    return this.run(target, engine, args).then((reply) => {
       // The start-up check (no entries) is no decision's call.
       if (entries.length > 0) this.observe(sentAtMs, entries.length);
       this.settle(entries, reply, starts);
+    });
+  }
+
+  /**
+   * One engine call: FCALL of the library's function where it is loaded, else EVALSHA. A
+   * library found missing (FUNCTION FLUSH, a restart without persistence, a master that never
+   * had it) is loaded again, and this call goes at once as a script, as NOSCRIPT does: it ran
+   * nothing, so nothing is counted twice and no decision is lost.
+   */
+  private run(target: Redis | Cluster, engine: EngineScript, args: string[]): Promise<unknown> {
+    const script = () => (target as unknown as Commands)[engine.commandName]!.apply(target, args);
+    if (!this.functions.uses(engine)) return script();
+    return target.call('FCALL', engine.functionName, ...args).catch((error: unknown) => {
+      if (!FUNCTION_NOT_FOUND.test((error as Error | undefined)?.message ?? '')) throw error;
+      this.functions.lost(engine);
+      return script();
     });
   }
 
