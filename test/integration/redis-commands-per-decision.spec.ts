@@ -107,10 +107,10 @@ describe('Redis runs only what a decision needs', () => {
   }
 
   const withoutBlock: Record<string, Record<string, number>> = {
-    // 1 new window (GET, SET), 49 allowed (GET, PTTL, INCRBY), 50 denied (GET, PTTL): the
-    // window's end is its TTL (keeping it in the value cost memory and bought no Redis CPU:
-    // bench/analysis.md).
-    'a counter': { get: 100, set: 1, incrby: 49, pttl: 99 },
+    // INCRBY then PTTL each (count-limit.incr.lua): the new window's also sets its TTL
+    // (PEXPIRE), a denial takes its permit back (DECRBY). The window's end is its TTL
+    // (keeping it in the value cost memory and bought no Redis CPU: bench/analysis.md).
+    'a counter': { incrby: 100, pttl: 100, pexpire: 1, decrby: 50 },
     'a token bucket': { get: 100, set: 50 },
     // One read of the log each (the block, if any, among its members); a write when allowed.
     'a sliding log': { zrange: 100, zadd: 50, pexpire: 50 },

@@ -41,11 +41,12 @@ describe('published package', () => {
       relative(root, file).replace(/^src\//, 'lib/'),
     );
     // 6 algorithms, 5 refunds, 4 charges (the token bucket's is its acquire), 1 piece two of
-    // them include (the approximate window's roll), the engine's loop and its prelude, the
+    // them include (the approximate window's roll), the counter's decision in two commands,
+    // the engine's loop and its prelude, the
     // blocks of string and zset states, the acquire with blocks and the other operations on
     // a key; the library's source, its composed golden file, its entry as a script and the
     // entry of an algorithm of the app's own
-    expect(expected.length).toBe(26);
+    expect(expected.length).toBe(27);
     for (const file of expected) expect(packed).toContain(file);
     // The composed engine library, to read what runs.
     expect(packed).toContain('lib/stores/engine/engine.library.lua');

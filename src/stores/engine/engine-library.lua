@@ -52,7 +52,13 @@ local function limiterCountLimit(key, now, argv)
 --- @include "../../algorithms/count-limit/count-limit.lua"
 end
 
+--- @include "../../algorithms/count-limit/count-limit.incr.lua"
+
 local function limiterCountLimitWithBlock(key, now, argv)
+  local reply = count_limit_incr(key, argv)
+  if reply then
+    return reply
+  end
   return blockable_acquire(limiterCountLimit, string_block, key, now, argv)
 end
 

@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_fa83989f745c
+#!lua name=nestjs_limiter_e79eae1da261
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -341,7 +341,32 @@ else
 end
 return {1, limit - count - permits, ttl * 1000, 0, 0}
 end
+local function count_limit_incr(key, argv)
+  local limit = tonumber(argv[2])
+  local permits = tonumber(argv[4]) or 1
+  if argv[1] ~= '0' or permits < 1 or permits > limit then
+    return nil
+  end
+  local count = redis.pcall('INCRBY', key, permits)
+  if type(count) ~= 'number' then
+    return nil
+  end
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 then
+    ttl = tonumber(argv[3])
+    redis.call('PEXPIRE', key, ttl)
+  end
+  if count <= limit then
+    return {1, limit - count, ttl * 1000, 0, 0}
+  end
+  redis.call('DECRBY', key, permits)
+  return {0, math.max(0, limit - count + permits), ttl * 1000, ttl * 1000, 0}
+end
 local function limiterCountLimitWithBlock(key, now, argv)
+  local reply = count_limit_incr(key, argv)
+  if reply then
+    return reply
+  end
   return blockable_acquire(limiterCountLimit, string_block, key, now, argv)
 end
 local function limiterCountLimitPeek(key, now, argv)
@@ -853,9 +878,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, args)
 end
-redis.register_function('nestjs_limiter_fa83989f745c', engine)
+redis.register_function('nestjs_limiter_e79eae1da261', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_fa83989f745c_across_slots',
+  function_name = 'nestjs_limiter_e79eae1da261_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }
