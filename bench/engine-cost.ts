@@ -13,8 +13,15 @@ import { BenchRedis, redisCpuSeconds, standaloneRedis } from './redis';
 
 const BATCHES = [1, 10, 50, 200];
 const KEYS = Array.from({ length: 10_000 }, (_, i) => `bench:user:${i}`);
-const SCRIPTS = new Set(['eval', 'evalsha', 'eval_ro', 'evalsha_ro']);
-const OURS = new Set(['info', 'flushall', 'config|resetstat', 'config']);
+const SCRIPTS = new Set(['eval', 'evalsha', 'eval_ro', 'evalsha_ro', 'fcall', 'fcall_ro']);
+const OURS = new Set([
+  'info',
+  'flushall',
+  'config|resetstat',
+  'config',
+  'function|load',
+  'function',
+]);
 
 interface Measure {
   /** µs of the redis-server process per decision. */

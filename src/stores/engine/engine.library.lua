@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_e79eae1da261
+#!lua name=nestjs_limiter_a0a69bd4c86b
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -794,7 +794,7 @@ local function engine(keys, args)
   local deadline = tonumber(args[1])
   local expired = deadline ~= nil and redis_now > deadline
   local out = {t[1] .. string.format('%06d', tonumber(t[2]))}
-  local group_first, group_last, group_saved, group_allowed, group_denied = 0, 0, {}, {}, false
+  local group_first, group_last, group_saved, group_allowed, group_denied = 0, 0, nil, nil, false
   local group_failed = nil
   local packed = args[2] or ''
   local pos = 1
@@ -878,9 +878,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, args)
 end
-redis.register_function('nestjs_limiter_e79eae1da261', engine)
+redis.register_function('nestjs_limiter_a0a69bd4c86b', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_e79eae1da261_across_slots',
+  function_name = 'nestjs_limiter_a0a69bd4c86b_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }

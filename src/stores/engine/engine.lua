@@ -47,7 +47,8 @@ local function engine(keys, args)
   local expired = deadline ~= nil and redis_now > deadline
   -- '%d': Redis's own conversion of a Lua number in a reply, exact up to 2^63.
   local out = {t[1] .. string.format('%06d', tonumber(t[2]))}
-  local group_first, group_last, group_saved, group_allowed, group_denied = 0, 0, {}, {}, false
+  -- A batch without groups makes no tables for them: they are made when a group starts.
+  local group_first, group_last, group_saved, group_allowed, group_denied = 0, 0, nil, nil, false
   -- A group whose keys could not be snapshotted (an ACL without DUMP) runs none of its
   -- members: each answers the error, and the caller's store-error policy applies.
   local group_failed = nil
