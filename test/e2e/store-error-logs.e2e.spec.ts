@@ -122,7 +122,7 @@ describe('an ACL user that may not run scripts', () => {
       '+eval',
       '+time',
       '+set', // a window's first request
-      '+incrby', // the next ones
+      '+incrby', // the next ones, and a denial's give-back
       '+pexpire',
       '+pttl',
       '+get', // a block kept in the key is looked for first

@@ -6,7 +6,7 @@
 -- `<count>!<until>`), which INCRBY refuses without writing. Arguments as blockable_acquire's:
 -- argv[1] block, argv[2] limit, argv[3] periodMs, argv[4] permits (absent: 1).
 -- TTL      one period from the window's first request: INCRBY made the key, PTTL finds none
--- Denial   takes its permits back (DECRBY): a denial keeps nothing, as count-limit.lua's
+-- Denial   takes its permits back (INCRBY -permits): a denial keeps nothing, as count-limit.lua's
 local function count_limit_incr(key, argv)
   local limit = tonumber(argv[2])
   local permits = tonumber(argv[4]) or 1
@@ -28,6 +28,7 @@ local function count_limit_incr(key, argv)
     return {1, limit - count, ttl * 1000, 0, 0}
   end
   -- A key INCRBY made holds at most `limit`: this one was there before, and keeps its TTL.
-  redis.call('DECRBY', key, permits)
+  -- INCRBY again, not DECRBY: a user allowed the one command is allowed the give-back.
+  redis.call('INCRBY', key, -permits)
   return {0, math.max(0, limit - count + permits), ttl * 1000, ttl * 1000, 0}
 end

@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_a0a69bd4c86b
+#!lua name=nestjs_limiter_f400982376c9
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -359,7 +359,7 @@ local function count_limit_incr(key, argv)
   if count <= limit then
     return {1, limit - count, ttl * 1000, 0, 0}
   end
-  redis.call('DECRBY', key, permits)
+  redis.call('INCRBY', key, -permits)
   return {0, math.max(0, limit - count + permits), ttl * 1000, ttl * 1000, 0}
 end
 local function limiterCountLimitWithBlock(key, now, argv)
@@ -878,9 +878,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, args)
 end
-redis.register_function('nestjs_limiter_a0a69bd4c86b', engine)
+redis.register_function('nestjs_limiter_f400982376c9', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_a0a69bd4c86b_across_slots',
+  function_name = 'nestjs_limiter_f400982376c9_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }
