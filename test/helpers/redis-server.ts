@@ -75,7 +75,10 @@ export function spawnRedis(port: number, dir: string, extraArgs: string[] = []):
       '--dir',
       dir,
       ...extraArgs,
-      ...(process.env.LIMITER_TEST_NO_FUNCTIONS ? WITHOUT_FUNCTIONS : []),
+      // Renamed once: a second rename of FUNCTION stops redis-server.
+      ...(process.env.LIMITER_TEST_NO_FUNCTIONS && !extraArgs.includes('FUNCTION')
+        ? WITHOUT_FUNCTIONS
+        : []),
     ],
     { stdio: 'ignore' },
   );
