@@ -276,26 +276,11 @@ export class EngineClient {
     // engine-script.ts: the first key declared, then every key at the head of ARGV.
     if (engine.crossSlot) args = ['1', entries[0].key, ...args];
     const sentAtMs = performance.now();
-    return this.run(target, engine, args).then((reply) => {
+    const script = () => (target as unknown as Commands)[engine.commandName]!.apply(target, args);
+    return this.functions.call(target, engine, args, script).then((reply) => {
       // The start-up check (no entries) is no decision's call.
       if (entries.length > 0) this.observe(sentAtMs, entries.length);
       this.settle(entries, reply, starts);
-    });
-  }
-
-  /**
-   * One engine call: FCALL of the library's function where it is loaded, else EVALSHA. A
-   * library found missing (FUNCTION FLUSH, a restart without persistence, a master that never
-   * had it) is loaded again, and this call goes at once as a script, as NOSCRIPT does: it ran
-   * nothing, so nothing is counted twice and no decision is lost.
-   */
-  private run(target: Redis | Cluster, engine: EngineScript, args: string[]): Promise<unknown> {
-    const script = () => (target as unknown as Commands)[engine.commandName]!.apply(target, args);
-    if (!this.functions.uses(engine)) return script();
-    return target.call('FCALL', engine.functionName, ...args).catch((error: unknown) => {
-      if (!FUNCTION_NOT_FOUND.test((error as Error | undefined)?.message ?? '')) throw error;
-      this.functions.lost(engine);
-      return script();
     });
   }
 

@@ -58,6 +58,26 @@ export class EngineFunctions {
     return this.loading;
   }
 
+  /**
+   * One engine call: FCALL of the library's function where it is loaded, else `script()`
+   * (EVALSHA). A library found missing (FUNCTION FLUSH, a restart without persistence, a
+   * master that never had it) is loaded again, and this call goes at once as a script, as
+   * NOSCRIPT does: it ran nothing, so nothing is counted twice and no decision is lost.
+   */
+  call(
+    target: Redis | Cluster,
+    engine: EngineScript,
+    args: string[],
+    script: () => Promise<unknown>,
+  ): Promise<unknown> {
+    if (!this.uses(engine)) return script();
+    return target.call('FCALL', engine.functionName, ...args).catch((error: unknown) => {
+      if (!FUNCTION_NOT_FOUND.test((error as Error | undefined)?.message ?? '')) throw error;
+      this.lost(engine);
+      return script();
+    });
+  }
+
   /** A call found the library missing: batches go as scripts until it is loaded again. */
   lost(engine: EngineScript): void {
     if (this.mode === 'functions') this.mode = 'unknown';

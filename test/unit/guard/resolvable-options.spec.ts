@@ -130,9 +130,9 @@ describe('static values next to functions are still checked at start-up', () => 
       limit: (c: LimitContext) => c.user.n,
     }) as ResolvableLimit;
     const of = (n: number) => limit.resolve({ ...ctx, user: { n } });
-    const first = [];
+    const first: unknown[] = [];
     for (let n = 1; n <= 10_000; n++) first.push(await of(n));
-    const again = [];
+    const again: unknown[] = [];
     for (let n = 1; n <= 10_000; n++) again.push(await of(n));
     expect(again.filter((run, i) => run !== first[i])).toEqual([]);
   });
