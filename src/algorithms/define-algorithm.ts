@@ -106,7 +106,7 @@ export interface DefinedAlgorithm<O, P, R, S, L> {
  * Derives from one definition what the engine, the guard and the factory use: the acquire
  * with blocks (blockable.ts), peek / reset / block / refund / charge (state-ops.ts), and the
  * kind that compiles a decorator's options and creates the factory's limiter. The registry
- * lists the kind; the engine script is built from the acquire and its operations.
+ * lists the kind; the engine library holds the Lua of the acquire and its operations.
  */
 export function defineAlgorithm<O, P, R, S, L>(
   definition: AlgorithmDefinition<O, P, R, S, L>,
