@@ -139,6 +139,28 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
     }
   });
 
+  const withFunctions = process.env.LIMITER_TEST_NO_FUNCTIONS ? it.skip : it;
+
+  withFunctions('loads the library again on the one master that lost it, exactly', async () => {
+    const keys = keysNamed('lost:', 30);
+    await expectOnAllMasters(keys);
+    const store = new RedisStore({ client: cluster.client() });
+    await store.check();
+    const masters = cluster.masterPorts();
+    const listed = () => Promise.all(masters.map((port) => cluster.exec(port, 'FUNCTION', 'LIST')));
+    expect((await listed()).map((libraries) => (libraries as unknown[]).length)).toEqual([1, 1, 1]);
+    // A master restarted empty, or a replica promoted before the library reached it.
+    await cluster.exec(masters[0], 'FUNCTION', 'FLUSH');
+    const limits = new RateLimiterFactory(store);
+    const { allowedPerKey, errors } = await fireAll(keys, 4, (key) =>
+      limits.countLimiter({ key, prefix: '', limit: 3, period: 60 }).tryAcquire(),
+    );
+    expect(errors).toEqual([]);
+    expect(allowedPerKey).toEqual(new Set([3]));
+    expect((await listed()).map((libraries) => (libraries as unknown[]).length)).toEqual([1, 1, 1]);
+    await store.close();
+  });
+
   it('decides every request while SCRIPT FLUSH and FUNCTION FLUSH run on all masters (reload)', async () => {
     const keys = keysNamed('sf:', 30);
     await expectOnAllMasters(keys);
