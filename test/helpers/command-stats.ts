@@ -13,6 +13,12 @@ export async function scriptCalls(admin: Redis): Promise<number> {
 }
 
 /**
+ * The command an engine call is, as INFO commandstats names it: FCALL of the engine library,
+ * or EVALSHA where the test servers run without Functions (LIMITER_TEST_NO_FUNCTIONS).
+ */
+export const ENGINE_CALL = process.env.LIMITER_TEST_NO_FUNCTIONS ? 'evalsha' : 'fcall';
+
+/**
  * Waits until the store's start-up check (one engine call on no decisions) has reached
  * Redis, so that it is not counted as the work of a request under test.
  */

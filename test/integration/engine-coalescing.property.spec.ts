@@ -95,7 +95,8 @@ async function gets(client: Redis): Promise<number> {
   const stats = await client.info('commandstats');
   const calls = (name: string) =>
     Number(new RegExp(`^cmdstat_${name}:calls=(\\d+)`, 'm').exec(stats)?.[1] ?? 0);
-  return calls('get') + calls('zrange');
+  // The counter reads its count with the INCRBY that takes it (count-limit.incr.lua).
+  return calls('get') + calls('zrange') + calls('incrby');
 }
 
 describe('coalesced decisions equal the same decisions one by one and the memory twin', () => {
@@ -184,7 +185,9 @@ describe('coalesced decisions equal the same decisions one by one and the memory
       const readsOneByOne = (await gets(plain.client())) - readsBefore[1];
       expect(readsOneByOne).toBeGreaterThanOrEqual(seen.decisions);
       if (kind.name.endsWith('+steps')) expect(reads).toBeGreaterThanOrEqual(seen.decisions);
-      else expect(reads).toBeLessThan(0.8 * seen.decisions);
+      // The approximate window reads again for each denial of a new cost (its acquire answers
+      // it on the counts as they stand): fewer reads saved there.
+      else expect(reads).toBeLessThan((kind.name.startsWith('asw') ? 0.9 : 0.8) * seen.decisions);
     },
   );
 });
