@@ -2,7 +2,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { Decision } from '../contracts/decision';
 import { givesBack, LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { coalescedAcquire } from '../algorithms/state-ops/coalesced';
-import { DenialBroadcast } from './denial-broadcast';
+import { AnnouncementListener, DenialBroadcast } from './denial-broadcast';
 import { DecisionGroup } from '../contracts/decision-group';
 import { DenialCache } from './denial-cache';
 import { EngineClient } from './engine/engine-client';
@@ -73,8 +73,11 @@ export class RedisStore extends LimiterStore {
   private readonly engine: EngineClient;
   private readonly callMode: CallModeWatch;
   private readonly connection: ConnectionWatch;
-  /** This server's leases of hot keys' permits (`lease: n`). */
-  private readonly leases = new LeaseBook((...decision) => this.inRedis(...decision));
+  /** This server's leases of hot keys' permits (`lease: n`), ended by resets heard. */
+  private readonly leases = new LeaseBook(
+    (...decision) => this.inRedis(...decision),
+    (deadlineMs) => this.hearsResets(deadlineMs),
+  );
 
   constructor(options: RedisStoreOptions) {
     super();
@@ -86,7 +89,7 @@ export class RedisStore extends LimiterStore {
     if (options.cacheDenials !== false) {
       this.denials = new DenialCache(options.now ?? performance.now.bind(performance));
     }
-    this.broadcast = new DenialBroadcast(this.client, this.denials);
+    this.broadcast = new DenialBroadcast(this.client, this.announcementListener());
     const maxBatchSize = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
     if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) {
       throw new RangeError(
@@ -113,9 +116,47 @@ export class RedisStore extends LimiterStore {
         ? undefined
         : this.leases.decide(algorithm, key, params, request, deadlineMs);
     if (leased) return leased;
-    // A reset or a block: what this server leased on the key is gone with its count.
-    if (algorithm.forgetsDenials && !givesBack(algorithm, request)) this.leases.drop(key);
-    return this.inRedis(algorithm, key, params, request, deadlineMs, group, onSent);
+    const decided = this.inRedis(algorithm, key, params, request, deadlineMs, group, onSent);
+    if (!algorithm.forgetsDenials || givesBack(algorithm, request)) return decided;
+    // A reset or a block: what every server leased on the key is gone with its count.
+    this.leases.drop(key);
+    return decided.then(async (decision) => {
+      await this.broadcast?.announceReset(key);
+      return decision;
+    });
+  }
+
+  /**
+   * Whether other servers' resets are heard, so a lease may serve; while the first
+   * subscription is under way, when it is answered (a request's deadline waits no longer).
+   */
+  private hearsResets(deadlineMs: number): boolean | Promise<unknown> {
+    const broadcast = this.broadcast!;
+    const listening = broadcast.listen();
+    if (broadcast.listening || !broadcast.starting) return broadcast.listening;
+    const waitMs = deadlineMs - performance.now();
+    if (waitMs <= 0) return false;
+    if (waitMs === Infinity) return listening;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise((resolve) => (timer = setTimeout(resolve, waitMs)));
+    return Promise.race([listening, deadline]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * What the announcements tell this store: the denials it remembers, and for a reset the
+   * leases it holds; unheard, resets may be missed, so every lease is forgotten.
+   */
+  private announcementListener(): AnnouncementListener {
+    const { denials, leases } = this;
+    return {
+      forget: (key) => denials?.forget(key),
+      hearing: () => denials?.hearing(),
+      deaf: () => {
+        denials?.deaf();
+        leases.dropAll();
+      },
+      reset: (key) => leases.drop(key),
+    };
   }
 
   /** The decision in Redis (through the denial cache): the engine's entry. */

@@ -30,7 +30,15 @@ export type InRedis = (
 export class LeaseBook {
   private readonly leases = new Map<unknown, Map<string, Lease>>();
 
-  constructor(private readonly inRedis: InRedis) {}
+  constructor(
+    private readonly inRedis: InRedis,
+    /**
+     * Whether this server hears other servers' resets (denial-broadcast.ts), or when it will
+     * know; asking starts listening. While it does not, no lease serves: one could outlive a
+     * reset nobody heard.
+     */
+    private readonly hearsResets: (deadlineMs: number) => boolean | Promise<unknown>,
+  ) {}
 
   /**
    * The decision of a request a lease serves, or undefined for one that Redis must decide:
@@ -51,7 +59,17 @@ export class LeaseBook {
     const leasable = leasableOf(algorithm);
     const permits = leasedPermits(request);
     if (!leasable || permits === undefined) return undefined;
-    return this.leaseOf(algorithm, leasable, key, params, size).take(permits, request, deadlineMs);
+    const hearing = this.hearsResets(deadlineMs);
+    if (hearing === false) return undefined;
+    const take = () =>
+      this.leaseOf(algorithm, leasable, key, params, size).take(permits, request, deadlineMs);
+    if (hearing === true) return take();
+    // Once heard (or the deadline come), the lease serves, or Redis decides.
+    return hearing.then(() =>
+      this.hearsResets(-Infinity) === true
+        ? take()
+        : this.inRedis(algorithm, key, params, request, deadlineMs),
+    );
   }
 
   /** Forgets the key's leased permits: it was reset or blocked. */
@@ -59,10 +77,15 @@ export class LeaseBook {
     for (const byKey of this.leases.values()) byKey.get(key)?.drop();
   }
 
+  /** Forgets every lease's permits: resets went unheard, any of them may be gone. */
+  dropAll(): void {
+    for (const byKey of this.leases.values()) for (const lease of byKey.values()) lease.drop();
+  }
+
   /** Ends every lease: what was not used goes back to Redis. */
   async close(): Promise<void> {
     const ending = [...this.leases.values()].flatMap((byKey) =>
-      [...byKey.values()].map((lease) => lease.end()),
+      [...byKey.values()].map((lease) => lease.retire()),
     );
     this.leases.clear();
     await Promise.all(ending);
@@ -93,11 +116,28 @@ export class LeaseBook {
       };
       const forget = () => {
         if (byKey!.get(key) === lease) byKey!.delete(key);
-        if (byKey!.size === 0) this.leases.delete(params);
+        if (byKey!.size === 0 && this.leases.get(params) === byKey) this.leases.delete(params);
       };
-      lease = new Lease(size, redis, LEASE_LIFETIME_MS, leasable.endsWithWindow, forget);
+      const ready = this.retireOthersOn(key, params);
+      lease = new Lease(size, redis, LEASE_LIFETIME_MS, leasable.endsWithWindow, forget, ready);
       byKey.set(key, lease);
     }
     return lease;
+  }
+
+  /**
+   * Ends the key's leases made under other parameters (a live override replaced them):
+   * their permits were counted under the old limit, and go back before the new one leases.
+   */
+  private retireOthersOn(key: string, params: unknown): Promise<unknown> | undefined {
+    const ending: Promise<unknown>[] = [];
+    for (const [other, byKey] of this.leases) {
+      const lease = other === params ? undefined : byKey.get(key);
+      if (!lease) continue;
+      byKey.delete(key);
+      if (byKey.size === 0) this.leases.delete(other);
+      ending.push(lease.retire());
+    }
+    return ending.length > 0 ? Promise.all(ending) : undefined;
   }
 }
