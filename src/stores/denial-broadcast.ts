@@ -74,6 +74,21 @@ export class DenialBroadcast {
   private subscribed?: Promise<void>;
   private answered = false;
 
+  /**
+   * Whether announcements are heard, so a lease may serve (lease-book.ts); while the first
+   * subscription is under way, when that is known (a request's deadline waits no longer).
+   */
+  hearingBy(deadlineMs: number): boolean | Promise<unknown> {
+    const listening = this.listen();
+    if (this.usable || !this.starting) return this.usable;
+    const waitMs = deadlineMs - performance.now();
+    if (waitMs <= 0) return false;
+    if (waitMs === Infinity) return listening;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise((resolve) => (timer = setTimeout(resolve, waitMs)));
+    return Promise.race([listening, deadline]).finally(() => clearTimeout(timer));
+  }
+
   private subscribe(listener: AnnouncementListener): Promise<void> {
     const subscriber = (this.client as Redis).duplicate() as Redis | Cluster;
     this.subscriber = subscriber;

@@ -2,7 +2,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { Decision } from '../contracts/decision';
 import { givesBack, LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { coalescedAcquire } from '../algorithms/state-ops/coalesced';
-import { AnnouncementListener, DenialBroadcast } from './denial-broadcast';
+import { DenialBroadcast } from './denial-broadcast';
 import { DecisionGroup } from '../contracts/decision-group';
 import { DenialCache } from './denial-cache';
 import { EngineClient } from './engine/engine-client';
@@ -13,6 +13,7 @@ import type { EndpointCompatibility } from './endpoint/endpoint-probe';
 import { LimiterStore, toMicros } from './limiter-store';
 import { FixedArguments, RedisDecision } from './redis-decision';
 import { LeaseBook } from './lease/lease-book';
+import { announcementsTo } from './lease/lease-announcements';
 
 /**
  * Most decisions in one engine script call. A bound, so that one call never holds Redis (and
@@ -76,7 +77,7 @@ export class RedisStore extends LimiterStore {
   /** This server's leases of hot keys' permits (`lease: n`), ended by resets heard. */
   private readonly leases = new LeaseBook(
     (...decision) => this.inRedis(...decision),
-    (deadlineMs) => this.hearsResets(deadlineMs),
+    (deadlineMs) => this.broadcast!.hearingBy(deadlineMs),
   );
 
   constructor(options: RedisStoreOptions) {
@@ -84,12 +85,12 @@ export class RedisStore extends LimiterStore {
     this.client = options.client;
     this.now = options.now;
     this.ownsClient = options.ownsClient ?? false;
-    // Every store announces its resets, refunds and blocks; only one that remembers
-    // denials listens for other servers' announcements.
+    // Every store announces its resets, refunds and blocks; one that remembers denials
+    // listens for other servers' announcements, and so does one that leases.
     if (options.cacheDenials !== false) {
       this.denials = new DenialCache(options.now ?? performance.now.bind(performance));
     }
-    this.broadcast = new DenialBroadcast(this.client, this.announcementListener());
+    this.broadcast = new DenialBroadcast(this.client, announcementsTo(this.denials, this.leases));
     const maxBatchSize = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
     if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) {
       throw new RangeError(
@@ -120,43 +121,7 @@ export class RedisStore extends LimiterStore {
     if (!algorithm.forgetsDenials || givesBack(algorithm, request)) return decided;
     // A reset or a block: what every server leased on the key is gone with its count.
     this.leases.drop(key);
-    return decided.then(async (decision) => {
-      await this.broadcast?.announceReset(key);
-      return decision;
-    });
-  }
-
-  /**
-   * Whether other servers' resets are heard, so a lease may serve; while the first
-   * subscription is under way, when it is answered (a request's deadline waits no longer).
-   */
-  private hearsResets(deadlineMs: number): boolean | Promise<unknown> {
-    const broadcast = this.broadcast!;
-    const listening = broadcast.listen();
-    if (broadcast.listening || !broadcast.starting) return broadcast.listening;
-    const waitMs = deadlineMs - performance.now();
-    if (waitMs <= 0) return false;
-    if (waitMs === Infinity) return listening;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise((resolve) => (timer = setTimeout(resolve, waitMs)));
-    return Promise.race([listening, deadline]).finally(() => clearTimeout(timer));
-  }
-
-  /**
-   * What the announcements tell this store: the denials it remembers, and for a reset the
-   * leases it holds; unheard, resets may be missed, so every lease is forgotten.
-   */
-  private announcementListener(): AnnouncementListener {
-    const { denials, leases } = this;
-    return {
-      forget: (key) => denials?.forget(key),
-      hearing: () => denials?.hearing(),
-      deaf: () => {
-        denials?.deaf();
-        leases.dropAll();
-      },
-      reset: (key) => leases.drop(key),
-    };
+    return decided.then((decision) => this.broadcast!.announceReset(key).then(() => decision));
   }
 
   /** The decision in Redis (through the denial cache): the engine's entry. */
@@ -296,9 +261,13 @@ export class RedisStore extends LimiterStore {
     return this.leases.unusedOn(key);
   }
 
+  override endLeases(): Promise<void> {
+    return this.leases.endAll();
+  }
+
   override async close(): Promise<void> {
     // What this server leased and did not use goes back before the connection closes.
-    await this.leases.close();
+    await this.leases.endAll();
     this.callMode.stop();
     this.connection.stop();
     this.broadcast?.close();

@@ -82,8 +82,8 @@ export class LeaseBook {
     for (const byKey of this.leases.values()) for (const lease of byKey.values()) lease.drop();
   }
 
-  /** Ends every lease: what was not used goes back to Redis. */
-  async close(): Promise<void> {
+  /** Ends every lease: what was not used goes back to Redis (the app closes, an override). */
+  async endAll(): Promise<void> {
     const ending = [...this.leases.values()].flatMap((byKey) =>
       [...byKey.values()].map((lease) => lease.retire()),
     );
