@@ -31,7 +31,9 @@ export interface AnnouncementListener {
  * remembers denials listens, on a connection of its own opened when the store starts (or
  * with its first decision), and forgets that key. Until that connection has subscribed,
  * and whenever it is lost (or refused, say by an ACL without the channel), the listener is
- * deaf: no denial is remembered, so none can outlive a change nobody heard.
+ * deaf: no denial is remembered, so none can outlive a change nobody heard. A reset or
+ * block is also told as such ({@link RESET_PREFIX}): every other server ends its leases of
+ * the key (lease-book.ts), which serve only while this listener hears.
  */
 export class DenialBroadcast {
   private subscriber?: Redis | Cluster;
