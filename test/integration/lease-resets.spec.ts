@@ -95,4 +95,33 @@ describe('leases across resets and new parameters', () => {
     await store.close();
     expect(await countOf(admin, 'in-flight')).toBe(2);
   });
+
+  it('a reset on the server itself while its lease is asked for: the permits granted before the reset are not handed out', async () => {
+    const { store, factory } = await server();
+    const limiter = factory.countLimiter({ key: 'asking', limit: 100, period: 600, lease: 20 });
+    // The lease's 20 and then the reset go to Redis in that order: the 20 are gone with the
+    // reset, and the request that waited for them is decided in Redis after it.
+    const [allowed] = await Promise.all([limiter.tryAcquire(), limiter.reset()]);
+    expect(allowed).toBe(true);
+    expect([await countOf(admin, 'asking'), store.leasedOn('countLimit:asking')]).toEqual([1, 0]);
+    await store.close();
+    expect(await countOf(admin, 'asking')).toBe(1);
+  });
+
+  it('a server that cannot hear resets (the ACL refuses the channel) leases nothing: Redis decides each request', async () => {
+    await admin.call('ACL', 'SETUSER', 'deaf', 'on', '>pw', '~*', '+@all', '-subscribe');
+    const client = new Redis(redis.port, '127.0.0.1', { username: 'deaf', password: 'pw' });
+    const store = new RedisStore({ client });
+    await store.check();
+    const limiter = new RateLimiterFactory(store).countLimiter({
+      key: 'deaf',
+      limit: 100,
+      period: 600,
+      lease: 20,
+    });
+    for (let i = 0; i < 3; i++) expect(await limiter.tryAcquire()).toBe(true);
+    expect([await countOf(admin, 'deaf'), store.leasedOn('countLimit:deaf')]).toEqual([3, 0]);
+    await store.close();
+    client.disconnect();
+  });
 });
