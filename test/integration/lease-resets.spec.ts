@@ -96,6 +96,22 @@ describe('leases across resets and new parameters', () => {
     expect(await countOf(admin, 'in-flight')).toBe(2);
   });
 
+  it('leases ended by an override while asked for give back before a lease of the new parameters asks', async () => {
+    const { store, factory } = await server();
+    const before = factory.countLimiter({ key: 'ended', limit: 1000, period: 600, lease: 100 });
+    const after = factory.countLimiter({ key: 'ended', limit: 30, period: 600, lease: 10 });
+    const first = before.tryAcquire();
+    // What the admin does when it picks up an override, while the old lease is asked for.
+    const ended = store.endLeases();
+    // The old lease's 99 unused go back first: 29 are left under the new limit, not none.
+    expect(await after.tryAcquire()).toBe(true);
+    expect(await first).toBe(true);
+    await ended;
+    expect(await countOf(admin, 'ended')).toBe(11);
+    await store.close();
+    expect(await countOf(admin, 'ended')).toBe(2);
+  });
+
   it('a reset on the server itself while its lease is asked for: the permits granted before the reset are not handed out', async () => {
     const { store, factory } = await server();
     const limiter = factory.countLimiter({ key: 'asking', limit: 100, period: 600, lease: 20 });

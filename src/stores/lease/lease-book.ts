@@ -29,6 +29,8 @@ export type InRedis = (
  */
 export class LeaseBook {
   private readonly leases = new Map<unknown, Map<string, Lease>>();
+  /** Per key, the leases ended and still giving back what they did not use. */
+  private readonly ending = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly inRedis: InRedis,
@@ -84,11 +86,11 @@ export class LeaseBook {
 
   /** Ends every lease: what was not used goes back to Redis (the app closes, an override). */
   async endAll(): Promise<void> {
-    const ending = [...this.leases.values()].flatMap((byKey) =>
-      [...byKey.values()].map((lease) => lease.retire()),
-    );
+    for (const byKey of this.leases.values()) {
+      for (const [key, lease] of byKey) this.retire(key, lease);
+    }
     this.leases.clear();
-    await Promise.all(ending);
+    await Promise.all(this.ending.values());
   }
 
   /** The permits this server holds on `key` and has not handed out. */
@@ -127,17 +129,25 @@ export class LeaseBook {
 
   /**
    * Ends the key's leases made under other parameters (a live override replaced them):
-   * their permits were counted under the old limit, and go back before the new one leases.
+   * their permits were counted under the old limit. Resolves when they, and every lease of
+   * the key ended before, have given back what they did not use: a new lease waits for it.
    */
   private retireOthersOn(key: string, params: unknown): Promise<unknown> | undefined {
-    const ending: Promise<unknown>[] = [];
     for (const [other, byKey] of this.leases) {
       const lease = other === params ? undefined : byKey.get(key);
       if (!lease) continue;
       byKey.delete(key);
       if (byKey.size === 0) this.leases.delete(other);
-      ending.push(lease.retire());
+      this.retire(key, lease);
     }
-    return ending.length > 0 ? Promise.all(ending) : undefined;
+    return this.ending.get(key);
+  }
+
+  private retire(key: string, lease: Lease): void {
+    const ended = Promise.all([this.ending.get(key), lease.retire()]);
+    this.ending.set(key, ended);
+    void ended.then(() => {
+      if (this.ending.get(key) === ended) this.ending.delete(key);
+    });
   }
 }
