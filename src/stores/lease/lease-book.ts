@@ -45,7 +45,7 @@ export class LeaseBook {
   /**
    * The decision of a request a lease serves, or undefined for one that Redis must decide:
    * a limit without `lease`, a request that waits or peeks, a member of a group (all or
-   * nothing is decided in Redis).
+   * nothing is decided in Redis); and every request while this server does not hear resets.
    */
   decide(
     algorithm: LimiterAlgorithm<any, any, any>,
