@@ -140,4 +140,16 @@ describe('leases across resets and new parameters', () => {
     await store.close();
     client.disconnect();
   });
+
+  it('a server whose listening connection is lost forgets its leases, given back to no one (a reset made meanwhile would go unheard)', async () => {
+    const { store, factory } = await server();
+    const limiter = factory.countLimiter({ key: 'lost', limit: 100, period: 600, lease: 20 });
+    expect(await limiter.tryAcquire()).toBe(true);
+    expect(store.leasedOn('countLimit:lost')).toBe(19);
+    await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+    expect(await heard(() => store.leasedOn('countLimit:lost'))).toBe(0);
+    // The 19 stay taken (fewer admitted, never more); the connection comes back by itself.
+    await store.close();
+    expect(await countOf(admin, 'lost')).toBe(20);
+  });
 });
