@@ -7,6 +7,7 @@ export type { CountLimiterOptions } from './algorithms/count-limit/count-limit.m
 export { LimiterConfigError } from './errors/limiter-config.error';
 export { StoreUnavailableError } from './errors/store-unavailable.error';
 export { LimiterStore } from './stores/limiter-store';
+export type { DecisionCall } from './algorithms/decision-call';
 export { MemoryStore } from './stores/memory.store';
 export type { MemoryStoreOptions, LimiterClock } from './stores/memory.store';
 export { RedisStore } from './stores/redis.store';
@@ -22,7 +23,7 @@ export { CountLimiter } from './algorithms/count-limit/count-limit.definition';
 export type { RateLimiterModuleOptions } from './rate-limiter.options';
 export { RATE_LIMITER_OPTIONS } from './rate-limiter.module-definition';
 export type { RateLimiterModuleAsyncOptions } from './rate-limiter.module-definition';
-export type { LimiterCacheOptions } from './limiter/limiter-cache';
+export type { LimiterCacheOptions } from './rate-limiter.options';
 export { RateLimiterModule } from './rate-limiter.module';
 export type { StoreErrorPolicy, HeadersMode } from './rate-limiter.options';
 export { RateLimit } from './decorators/rate-limit.decorator';
@@ -38,9 +39,9 @@ export {
   KeyValueInvalidError,
   KeyValueConflictError,
 } from './keys/key-template.evaluator';
-export { RateLimitGuard } from './guard/rate-limit.guard';
-export { RateLimitInterceptor } from './after-handler/rate-limit.interceptor';
-export type { DefaultLimit } from './defaults/default-limits';
+export { RateLimitGuard } from './request/rate-limit.guard';
+export { RateLimitInterceptor } from './request/rate-limit.interceptor';
+export type { DefaultLimit } from './rate-limiter.options';
 export { RateLimitExceededException } from './errors/rate-limit-exceeded.exception';
 export type { RateLimitExceededBody } from './errors/rate-limit-exceeded.exception';
 export type {
@@ -71,7 +72,7 @@ export { KeyStateLimiter } from './algorithms/state-ops/key-state-limiter';
 export type { LimitState } from './algorithms/state-ops/state-ops.model';
 export type { CountMode, StateOptions } from './algorithms/state-ops/state-options';
 export type { LeaseOptions } from './algorithms/state-ops/lease-option';
-export { CountOutcomeInterceptor } from './after-handler/count-outcome.interceptor';
+export { CountOutcomeInterceptor } from './request/count-outcome.interceptor';
 export type { RateLimitOutcome } from './contracts/rate-limit-event';
 export type { LimitContext, Resolvable, SkipPredicate } from './contracts/limit-context';
 export type { HandlerOutcome, SettleFunction } from './contracts/limit-context';
@@ -81,11 +82,3 @@ export { RateLimiterAdminModule } from './admin/rate-limiter-admin.module';
 export type { RateLimiterAdminOptions } from './admin/admin.options';
 export { LiveSettings } from './admin/live-settings';
 export type { LimitOverride, NetworkLists } from './admin/live-settings';
-export { TokenBucketLimiter } from './renamed-exports';
-export type {
-  TokenBucketOptions,
-  FixedWindowOptions,
-  SlidingWindowOptions,
-  LeakyBucketOptions,
-  ConcurrencyOptions,
-} from './renamed-exports';

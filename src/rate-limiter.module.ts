@@ -12,13 +12,13 @@ import {
   Optional,
 } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, DiscoveryModule, HttpAdapterHost } from '@nestjs/core';
-import { RateLimitProblemFilter } from './guard/rate-limit-problem.filter';
-import { DecisionListeners } from './guard/decision-listeners';
-import { LimitExplorer } from './guard/limit.explorer';
+import { RateLimitProblemFilter } from './request/rate-limit-problem.filter';
+import { DecisionListeners } from './request/decision-listeners';
+import { LimitExplorer } from './compile/limit.explorer';
 import { NetworkPolicy } from './keys/network-policy';
-import { PeerAddressCapture } from './guard/peer-address.capture';
-import { RateLimitGuard } from './guard/rate-limit.guard';
-import { RateLimitInterceptor } from './after-handler/rate-limit.interceptor';
+import { PeerAddressCapture } from './request/peer-address.capture';
+import { RateLimitGuard } from './request/rate-limit.guard';
+import { RateLimitInterceptor } from './request/rate-limit.interceptor';
 import { InterceptorBinding } from './discovery/interceptor-binding';
 import { UncoveredLimitsCheck } from './discovery/uncovered-limits.check';
 import { OpenApiDocumentation } from './discovery/openapi-documentation';

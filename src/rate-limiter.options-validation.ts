@@ -1,8 +1,8 @@
 import { MAX_TIMER_MS } from './algorithms/sleep';
 import { NetworkPolicy } from './keys/network-policy';
-import { defaultDefinitions } from './defaults/default-limits';
+import { defaultDefinitions } from './compile/default-limits';
 import { LimiterConfigError } from './errors/limiter-config.error';
-import { compileLimit } from './plans/compiled-limit';
+import { compileLimit } from './compile/compiled-limit';
 import { limiterMessages } from './rate-limiter.messages';
 import { RateLimiterModuleOptions } from './rate-limiter.options';
 import { REDIS_CALL_MODES } from './stores/engine/call-mode';

@@ -1,9 +1,12 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import type { RedisCallMode } from './stores/engine/call-mode';
-import type { DefaultLimit } from './defaults/default-limits';
+import type { ConcurrencyLimitOptions } from './decorators/concurrency-limit.decorator';
+import type { CountLimitOptions } from './decorators/count-limit.decorator';
+import type { LeakyBucketLimitOptions } from './decorators/leaky-bucket-limit.decorator';
+import type { SlidingWindowLimitOptions } from './decorators/sliding-window-limit.decorator';
+import type { RateLimitOptions } from './decorators/rate-limit.decorator';
 import type { SkipPredicate } from './contracts/limit-context';
 import { RateLimitEvent } from './contracts/rate-limit-event';
-import { LimiterCacheOptions } from './limiter/limiter-cache';
 import type { MetricsOptions } from './metrics/decision-metrics';
 import { LimiterStore } from './stores/limiter-store';
 import type { RequestReadingOptions } from './context/request-reading.options';
@@ -12,6 +15,38 @@ import type { RateLimitErrorMessage } from './errors/rate-limit-error-message';
 import type { StoreErrorPolicy } from './contracts/store-error-policy';
 
 export type { StoreErrorPolicy } from './contracts/store-error-policy';
+
+/** @publicApi */
+export interface LimiterCacheOptions {
+  /** Most limiter instances kept per algorithm, default 10_000. */
+  max?: number;
+  /** Milliseconds an unused instance is kept; default none (`max` alone bounds the memory). */
+  ttl?: number;
+}
+
+/**
+ * An app-wide limit (`RateLimiterModule.forRoot({ defaults })`): the options of the
+ * decorator that `algorithm` names. It applies to every handler the guard sees, each with
+ * its own key, by client IP unless `limitType` or `key` says otherwise. A decorator with
+ * the same `name` replaces it on its handler or class.
+ *
+ * @example
+ * ```ts
+ * RateLimiterModule.forRoot({
+ *   defaults: [
+ *     { name: 'short', algorithm: 'countLimit', limit: 3, period: 1 },
+ *     { name: 'long', algorithm: 'countLimit', limit: 100, period: 60 },
+ *   ],
+ * })
+ * ```
+ * @publicApi
+ */
+export type DefaultLimit =
+  | ({ algorithm: 'rateLimit' } & RateLimitOptions)
+  | ({ algorithm: 'countLimit' } & CountLimitOptions)
+  | ({ algorithm: 'slidingWindowLimit' } & SlidingWindowLimitOptions)
+  | ({ algorithm: 'concurrencyLimit' } & ConcurrencyLimitOptions)
+  | ({ algorithm: 'leakyBucketLimit' } & LeakyBucketLimitOptions);
 
 /** Which rate-limit headers limited responses carry. */
 export type HeadersMode = 'legacy' | 'ietf' | 'both' | false;

@@ -1,5 +1,5 @@
 import { CanActivate, ExecutionContext } from '@nestjs/common';
-import { setHeader } from '../guard/rate-limit-headers';
+import { setHeader } from '../request/rate-limit-headers';
 
 /**
  * What every answer of the admin page carries: its answers name keys, IPs and user ids (no

@@ -11,9 +11,9 @@ import {
 import type { HttpAdapterHost } from '@nestjs/core';
 import { LimitState, limitStateOf } from '../algorithms/state-ops/state-ops.model';
 import { LimiterConfigError } from '../errors/limiter-config.error';
-import { CompiledLimit, PlannedLimit } from '../plans/compiled-limit';
-import { DecisionListeners } from '../guard/decision-listeners';
-import { LimitExplorer } from '../guard/limit.explorer';
+import { CompiledLimit, PlannedLimit } from '../compile/compiled-limit';
+import { DecisionListeners } from '../request/decision-listeners';
+import { LimitExplorer } from '../compile/limit.explorer';
 import { keyFormsOverlap } from '../keys/key-form';
 import { NetworkPolicy } from '../keys/network-policy';
 import { LimiterStore } from '../stores/limiter-store';
@@ -140,7 +140,14 @@ export class AdminService implements OnModuleInit, OnApplicationBootstrap, OnApp
     if (!compiled || !reset) {
       throw new BadRequestException(`${limit.where} has no state to reset (a concurrency limit)`);
     }
-    await fromStore(this.store.evaluate(reset, ref.key, compiled.params, undefined));
+    await fromStore(
+      this.store.evaluate({
+        algorithm: reset,
+        key: ref.key,
+        params: compiled.params,
+        request: undefined,
+      }),
+    );
     await fromStore(this.log.forget(memberOf(ref, ref.key)));
   }
 
@@ -207,7 +214,12 @@ export class AdminService implements OnModuleInit, OnApplicationBootstrap, OnApp
 
   private async peekWith(limit: CompiledLimit, key: string): Promise<LimitState> {
     const decision = await fromStore(
-      this.store.evaluate(limit.ops!.peek, key, limit.params, limit.newRequest(0)),
+      this.store.evaluate({
+        algorithm: limit.ops!.peek,
+        key,
+        params: limit.params,
+        request: limit.newRequest(0),
+      }),
     );
     return limitStateOf(decision);
   }

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { CompiledLimit } from '../plans/compiled-limit';
+import { CompiledLimit } from '../compile/compiled-limit';
 import { RateLimitEvent } from '../contracts/rate-limit-event';
 import { DenialLog, memberOf, minuteOf } from './denial-log';
 

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { DecisionListeners } from '../guard/decision-listeners';
-import { LimitExplorer } from '../guard/limit.explorer';
+import { DecisionListeners } from '../request/decision-listeners';
+import { LimitExplorer } from '../compile/limit.explorer';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { LimiterStore } from '../stores/limiter-store';

@@ -22,7 +22,8 @@ import { leaseParams, markLeasable } from './state-ops/lease-option';
 import { StateOps, stateOps } from './state-ops/state-ops';
 import { BlockParams, Blockable, RefundRequest, StateType } from './state-ops/state-ops.model';
 import { blockArgv, blockParams } from './option-rules';
-import { countOption, FACTORY_KEY_OPTIONS, STATE_OPTION_NAMES } from './state-ops/state-options';
+import { countOption, STATE_OPTION_NAMES } from './state-ops/state-options';
+import { DefinedSlots, defineSlots, commonKindParts, SlotHooks } from './define-slots';
 
 /**
  * One algorithm, declared once in its folder (`<name>.definition.ts`): its names, its
@@ -36,8 +37,6 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
    * and factory method add `er`.
    */
   name: string;
-  /** Written into keys and events, so never renamed: {@link LimiterAlgorithm.stableName}. */
-  stableName: string;
   /** The decorator's name, for messages. */
   decorator: string;
   /** The key prefix of the decorator and of the factory method. */
@@ -98,6 +97,8 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
   peekRequest?: R;
   /** The factory's limiter on one key. */
   limiter(source: DecisionSource, key: string, params: P): L;
+  /** Set where a request holds slots until its work ends (concurrency): define-slots.ts. */
+  slots?: SlotHooks<P, R, S>;
 }
 
 type Adjustment<P, S> = LimiterAlgorithm<P, RefundRequest, S>;
@@ -123,17 +124,23 @@ export interface DefinedAlgorithm<O, P, R, S, L> {
  * lists the kind; the engine script is built from the acquire and its operations.
  */
 export function defineAlgorithm<O, P, R, S, L>(
+  definition: AlgorithmDefinition<O, P, R, S, L> & { slots: SlotHooks<P, R, S> },
+): DefinedSlots<O, P, R, S, L>;
+export function defineAlgorithm<O, P, R, S, L>(
   definition: AlgorithmDefinition<O, P, R, S, L>,
-): DefinedAlgorithm<O, P, R, S, L> {
+): DefinedAlgorithm<O, P, R, S, L>;
+export function defineAlgorithm<O, P, R, S, L>(
+  definition: AlgorithmDefinition<O, P, R, S, L>,
+): DefinedAlgorithm<O, P, R, S, L> | DefinedSlots<O, P, R, S, L> {
   const { folder, stateType, name } = definition;
   const file = basename(folder);
   const commandName = `limiter${name.charAt(0).toUpperCase()}${name.slice(1)}`;
   const core = {
     ...definition.core,
     commandName,
-    stableName: definition.stableName,
     lua: loadLua(folder, `${file}.lua`),
   };
+  if (definition.slots) return defineSlots(definition, core, definition.slots);
   const adjustment = (op: 'refund' | 'charge', step: Adjustment<P, S>['step']) =>
     adjustmentOf(
       core,
@@ -153,15 +160,8 @@ export function defineAlgorithm<O, P, R, S, L>(
   if (definition.coalesces) coalesce(algorithm, name, folder, stateType);
   const ops = stateOps(algorithm, stateType, refund, charge);
   const kind: LimitKind<O, L> = {
-    name: definition.name,
-    stableName: definition.stableName,
-    decorator: definition.decorator,
-    defaultPrefix: definition.prefix,
+    ...commonKindParts(definition),
     optionNames: [...definition.options, ...STATE_OPTION_NAMES],
-    factoryOptionNames: [
-      ...FACTORY_KEY_OPTIONS,
-      ...definition.options.filter((option) => !definition.requestOptions.includes(option)),
-    ],
     ops,
     algorithm,
     variant: definition.variant,
@@ -179,6 +179,7 @@ export function defineAlgorithm<O, P, R, S, L>(
         ...(definition.requests ?? permitsRequests)(options, params, where),
       };
     },
+    // A factory limiter leases too (lease: n); the slots' kinds have no such option.
     createLimiter: (source, key, options, where) =>
       definition.limiter(source, key, {
         ...definition.params(options, where),

@@ -1,4 +1,5 @@
 import { Decision } from '../contracts/decision';
+import type { DecisionCall } from './decision-call';
 import { LimiterAlgorithm } from './limiter-algorithm';
 import { StateOps } from './state-ops/state-ops';
 
@@ -7,12 +8,7 @@ import { StateOps } from './state-ops/state-ops';
  * algorithms name only this, so they never import the stores that run them.
  */
 export interface DecisionSource {
-  evaluate<P, R, S>(
-    algorithm: LimiterAlgorithm<P, R, S>,
-    key: string,
-    params: P,
-    request: R,
-  ): Promise<Decision>;
+  evaluate<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision>;
   /** Waits on the store's clock (a token-bucket slot): real timers, or a test's manual clock. */
   sleep(milliseconds: number): Promise<void>;
   /** Permits of `key` this server holds on lease, not handed out yet (a store's leasedOn). */
@@ -46,19 +42,6 @@ export interface CompiledAlgorithm {
   retryAfterMs?(decision: Decision): number;
 }
 
-type AnyAlgorithm = LimiterAlgorithm<any, any, any>;
-
-/** A kind's operations on its keys, as the engine script must hold them. */
-export interface KeyOperations {
-  peek: AnyAlgorithm;
-  reset: AnyAlgorithm;
-  block: AnyAlgorithm;
-  /** Absent where permits are released instead (concurrency). */
-  refund?: AnyAlgorithm;
-  /** Takes permits into debt (settle); absent where the kind has none yet. */
-  charge?: AnyAlgorithm;
-}
-
 /**
  * Everything the guard and the factory need to know of one algorithm, declared once in
  * the algorithm's folder and listed in `registry.ts`. Decorator options arrive untyped
@@ -66,10 +49,11 @@ export interface KeyOperations {
  * through the algorithm's `*Params` function, naming `where` in their errors.
  */
 export interface LimitKind<Options = any, Limiter = unknown> {
-  /** The name a decorator records (`LimitDefinition.kind`). */
+  /**
+   * The algorithm's one name (`countLimit`): what a decorator records (`LimitDefinition.kind`),
+   * what long keys' hashed parts are tagged with, a factory limiter's `name` in events.
+   */
   readonly name: string;
-  /** {@link LimiterAlgorithm.stableName}: what long keys' hashed parts are tagged with. */
-  readonly stableName: string;
   /** The decorator's name, for messages. */
   readonly decorator: string;
   /** The key prefix of the decorator and of the factory method. */
@@ -85,7 +69,7 @@ export interface LimitKind<Options = any, Limiter = unknown> {
   /** The script and memory twin this kind runs. */
   readonly algorithm: LimiterAlgorithm<any, any, any>;
   /** The operations on its keys besides acquiring (state-ops/): their scripts are built in too. */
-  readonly ops?: KeyOperations;
+  readonly ops?: StateOps<any, any, any, any>;
   /**
    * Set on a kind that another kind's decorator selects by a truthy option, e.g.
    * `{ of: 'slidingWindowLimit', when: 'approximate' }`.

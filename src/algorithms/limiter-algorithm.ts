@@ -32,14 +32,6 @@ export interface LimiterAlgorithm<P, R, S> {
    */
   readonly lua: string;
   /**
-   * The name the algorithm had before it took its decorator's (`fixedWindow` for
-   * `countLimit`). It lives outside the process, so it never changes: in the hashed part of a
-   * long key (`%#fixedWindow:<sha1>`, state kept in Redis) and as the `name` of a factory
-   * limiter's events and metrics (users' dashboards), and of a decorator's limit whose prefix
-   * is `''`.
-   */
-  readonly stableName?: string;
-  /**
    * The name of its function in the engine script (lua-source.ts); default `commandName`.
    * An algorithm that runs another's function under its own command sets it.
    */

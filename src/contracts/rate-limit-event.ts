@@ -35,7 +35,7 @@ export interface RateLimitEvent {
   limit: string;
   /**
    * The limit's name (its decorator's `name`, else derived); for programmatic limiters the
-   * algorithm's stable name (`fixedWindow`, `tokenBucket`...). What metrics count by.
+   * algorithm's name (`countLimit`, `rateLimit`...). What metrics count by.
    */
   name?: string;
   key?: string;

@@ -1,11 +1,11 @@
 import { HttpException, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
-import { takeRelease } from '../after-handler/concurrency-release';
+import { RequestLedger } from '../request/request-ledger';
 import { recordUpgradeRequest } from '../context/ws-context';
 import { readMethodLimits } from '../decorators/limit-metadata.accessor';
-import { CONNECTION_HANDLER, isGateway } from '../guard/connection-handler';
-import { RateLimitGuard } from '../guard/rate-limit.guard';
+import { CONNECTION_HANDLER, isGateway } from '../compile/connection-handler';
+import { RateLimitGuard } from '../request/rate-limit.guard';
 import { askForServer, serverOf } from './gateway-server';
 
 /** What a refused client is told: the body a denied message gets. */
@@ -121,7 +121,7 @@ export class ConnectionLimits implements OnApplicationBootstrap {
     } catch (error) {
       throw this.refusalOf(error);
     }
-    return takeRelease(context);
+    return RequestLedger.take(context, 'release');
   }
 
   private refusalOf(error: unknown): Refusal {

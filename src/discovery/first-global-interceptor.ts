@@ -1,8 +1,5 @@
 import type { ApplicationConfig } from '@nestjs/core';
-import {
-  isRateLimitInterceptor,
-  RateLimitInterceptor,
-} from '../after-handler/rate-limit.interceptor';
+import { isRateLimitInterceptor, RateLimitInterceptor } from '../request/rate-limit.interceptor';
 
 /**
  * Puts RateLimitInterceptor first among the app's global interceptors, whenever it has some.

@@ -3,13 +3,10 @@ import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
 import { ApplicationConfig, DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { readClassLimits, readMethodLimits } from '../decorators/limit-metadata.accessor';
-import { LimitExplorer } from '../guard/limit.explorer';
-import {
-  isRateLimitInterceptor,
-  RateLimitInterceptor,
-} from '../after-handler/rate-limit.interceptor';
+import { LimitExplorer } from '../compile/limit.explorer';
+import { isRateLimitInterceptor, RateLimitInterceptor } from '../request/rate-limit.interceptor';
 import { putFirstAmongGlobalInterceptors } from './first-global-interceptor';
-import { isConnectionHandler } from '../guard/connection-handler';
+import { isConnectionHandler } from '../compile/connection-handler';
 
 /**
  * Gateway message handlers, GraphQL resolvers and federation's reference resolvers, named as

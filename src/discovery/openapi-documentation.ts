@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { defaultDefinitions } from '../defaults/default-limits';
-import { handlerDefinitions, NamedDefinitions } from '../guard/handler-definitions';
+import { defaultDefinitions } from '../compile/default-limits';
+import { handlerDefinitions, NamedDefinitions } from '../compile/handler-definitions';
 import { optionalPackage } from '../optional-package';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
@@ -10,10 +10,25 @@ import { bodyOf, defaultStatusOf, headersOf, policyOf } from './openapi-response
 
 type MethodDecorator = (target: object, key: string, descriptor: PropertyDescriptor) => unknown;
 
+interface MetadataKeys {
+  API_RESPONSE: string;
+  API_EXTENSION: string;
+}
+
 interface Swagger {
   ApiResponse(options: Record<string, unknown>): MethodDecorator;
-  DECORATORS: { API_RESPONSE: string; API_EXTENSION: string };
+  DECORATORS?: MetadataKeys;
 }
+
+/**
+ * The keys @nestjs/swagger keeps responses and extensions under: the same from 7 to 11, and
+ * exported only from 11.4.4 on (earlier versions keep them in a file their `exports` field may
+ * hide), so they are spelt here for those.
+ */
+const SWAGGER_KEYS: MetadataKeys = {
+  API_RESPONSE: 'swagger/apiResponse',
+  API_EXTENSION: 'swagger/apiExtension',
+};
 
 /** The extension that lists a route's limits. */
 export const RATE_LIMIT_EXTENSION = 'x-ratelimit';
@@ -36,7 +51,7 @@ export class OpenApiDocumentation {
     @Inject(RATE_LIMITER_OPTIONS) options: RateLimiterModuleOptions,
   ) {
     const swagger = optionalPackage<Swagger>('@nestjs/swagger');
-    if (!swagger?.ApiResponse || !swagger.DECORATORS) return;
+    if (!swagger?.ApiResponse) return;
     const defaults = safely(() => defaultDefinitions(options.defaults, 'RateLimiterModule'));
     if (!defaults) return; // start-up fails on them, naming the mistake
     for (const wrapper of discovery.getControllers()) {
@@ -74,7 +89,7 @@ function document(
 ): void {
   const handler = (prototype as Record<string, Function>)[name];
   const descriptor = { value: handler, writable: true, enumerable: false, configurable: true };
-  const { API_RESPONSE, API_EXTENSION } = swagger.DECORATORS;
+  const { API_RESPONSE, API_EXTENSION } = swagger.DECORATORS ?? SWAGGER_KEYS;
   const responses = Reflect.getMetadata(API_RESPONSE, handler) as
     Record<string, unknown> | undefined;
   const ours = documentedByUs.has(handler);

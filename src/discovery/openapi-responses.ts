@@ -2,7 +2,7 @@ import { HttpStatus, RequestMethod } from '@nestjs/common';
 import { HTTP_CODE_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { LimitDefinition } from '../contracts/limit-definition';
 import { limitTypeOf } from '../keys/compile-key';
-import { kindOf } from '../plans/compiled-limit';
+import { kindOf } from '../compile/compiled-limit';
 import { HeadersMode } from '../rate-limiter.options';
 
 type Header = { description: string; schema: { type: string } };

@@ -5,9 +5,9 @@ import { isSkipped, readLimits } from '../decorators/limit-metadata.accessor';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { limiterMessages } from '../rate-limiter.messages';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
-import { RateLimitGuard } from '../guard/rate-limit.guard';
+import { RateLimitGuard } from '../request/rate-limit.guard';
 import { isPlainProvider, warnLimitsOnProviders } from './provider-limits.check';
-import { isConnectionHandler, isGateway } from '../guard/connection-handler';
+import { isConnectionHandler, isGateway } from '../compile/connection-handler';
 
 /** A guard as `@UseGuards` or APP_GUARD holds it: a class or an instance. */
 function isRateLimitGuard(guard: unknown): boolean {

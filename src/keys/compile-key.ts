@@ -60,8 +60,8 @@ export function compileKey(
   handlerName: string,
   base: string,
   warn: (message: string) => void,
-  /** What a hashed part names: the kind's stable name (`fixedWindow`), never its own. */
-  stableName: string,
+  /** What a hashed part names: the kind's name (`countLimit`), never the key's own. */
+  kindName: string,
 ): CompiledKey {
   const template = options.key ?? '';
   const limitType = limitTypeOf(options);
@@ -85,11 +85,11 @@ export function compileKey(
       );
     }
     if (limitType === LimitType.METHOD) {
-      const fixed = base + keyPart(LimitType.METHOD, handlerName, { ip: '' }, stableName);
+      const fixed = base + keyPart(LimitType.METHOD, handlerName, { ip: '' }, kindName);
       return { key: () => fixed, keyForm: [fixed], readsUser: false };
     }
     const checkIp = warnOnEmptyIp(where, warn);
-    const part = compileKeyPart(limitType, handlerName, stableName);
+    const part = compileKeyPart(limitType, handlerName, kindName);
     return {
       key: (facts) => {
         const userId = limitType === LimitType.USER ? facts.userId : undefined;
@@ -97,8 +97,8 @@ export function compileKey(
         return base + part(facts.keyIp, userId);
       },
       // An IP, a user id, or `ip:` and an IP for an anonymous user, after the derived part.
-      keyForm: [base + keyPart(LimitType.METHOD, handlerName, { ip: '' }, stableName) + ':', ''],
-      hashedKeyForm: [base + DERIVED_KEY_MARKER + hashedPartHead(stableName), ''],
+      keyForm: [base + keyPart(LimitType.METHOD, handlerName, { ip: '' }, kindName) + ':', ''],
+      hashedKeyForm: [base + DERIVED_KEY_MARKER + hashedPartHead(kindName), ''],
       readsUser: limitType === LimitType.USER,
     };
   }
@@ -117,7 +117,7 @@ export function compileKey(
   checkRoots(compiled, template, where);
   if (compiled.isConstant) {
     const fixed =
-      base + keyPart(LimitType.CUSTOM, handlerName, { ip: '', custom: template }, stableName);
+      base + keyPart(LimitType.CUSTOM, handlerName, { ip: '', custom: template }, kindName);
     return { key: () => fixed, keyForm: [fixed], readsUser: false };
   }
   // The evaluated text is escaped character by character: so are its literals.
@@ -128,9 +128,9 @@ export function compileKey(
   if (compiled.expressions.some((expression) => expression.fallbacks)) {
     // Escaped as it is built, so a fallback's value can carry its mark (FALLBACK_MARKER).
     return {
-      key: (facts) => base + boundKeyPart(evaluateKeyText(compiled, facts.keyContext), stableName),
+      key: (facts) => base + boundKeyPart(evaluateKeyText(compiled, facts.keyContext), kindName),
       keyForm: [base + literals[0], ...literals.slice(1)],
-      hashedKeyForm: [base + hashedPartHead(stableName), ''],
+      hashedKeyForm: [base + hashedPartHead(kindName), ''],
       readsUser,
     };
   }
@@ -141,10 +141,10 @@ export function compileKey(
         LimitType.CUSTOM,
         handlerName,
         { ip: facts.ip, custom: evaluateKeyTemplate(compiled, facts.keyContext) },
-        stableName,
+        kindName,
       ),
     keyForm: [base + literals[0], ...literals.slice(1)],
-    hashedKeyForm: [base + hashedPartHead(stableName), ''],
+    hashedKeyForm: [base + hashedPartHead(kindName), ''],
     readsUser,
   };
 }

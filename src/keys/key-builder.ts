@@ -25,8 +25,8 @@ export const HASHED_PART_MARKER = '%#';
 /**
  * Keeps Redis keys bounded whatever the client sends: a part up to
  * {@link MAX_KEY_PART_LENGTH} characters is returned unchanged, a longer one becomes
- * `%#<kind>:<SHA-1 hex>` ({@link HASHED_PART_MARKER}), `kind` being the stable name of the
- * limit's kind (`fixedWindow` for `@CountLimit`, which never changes: the keys are state):
+ * `%#<kind>:<SHA-1 hex>` ({@link HASHED_PART_MARKER}), `kind` being the name of the
+ * limit's kind (`countLimit` for `@CountLimit`):
  * hashed parts of two kinds never meet on one key, and of one kind they are the keys their
  * limits share on purpose.
  */
@@ -103,7 +103,7 @@ export function keyPart(
   limitType: LimitType,
   handlerName: string,
   request: KeyPartRequest,
-  /** The stable name of the limit's kind, which a hashed part carries ({@link boundKeyPart}). */
+  /** The name of the limit's kind, which a hashed part carries ({@link boundKeyPart}). */
   kind: string,
 ): string {
   switch (limitType) {

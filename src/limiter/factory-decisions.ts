@@ -18,20 +18,13 @@ export class FactoryDecisions implements DecisionSource {
 
   constructor(private readonly store: FailurePolicyStore) {}
 
-  readonly evaluate: DecisionSource['evaluate'] = async (algorithm, key, params, request) => {
+  readonly evaluate: DecisionSource['evaluate'] = async (call) => {
+    const { algorithm, key, params, request } = call;
     // A fixed label, and the algorithm's name: never the key, which holds the client's id.
     const name = algorithmName(algorithm);
     const { store } = this;
-    const decision = await store.decide(
-      algorithm,
-      key,
-      params,
-      request,
-      FACTORY_LABEL,
-      undefined,
-      undefined,
-      name,
-    );
+    const label = FACTORY_LABEL;
+    const decision = await store.decide({ algorithm, key, params, request, label, name });
     const listener = decision ? store.decisionListener() : undefined;
     if (listener && takesPermits(algorithm, request)) {
       const event = decisionEvent(FACTORY_LABEL, key, decision!, false, name);
@@ -50,13 +43,12 @@ export class FactoryDecisions implements DecisionSource {
 }
 
 /**
- * A programmatic limiter's name in events and metrics: its algorithm's stable name, the same
- * whatever the key (`limiterCountLimit` and its peek, block... give `fixedWindow`).
+ * A programmatic limiter's name in events and metrics: its algorithm's name, the same
+ * whatever the key; its command without `limiter` (`limiterCountLimit` and its peek, block...
+ * give `countLimit`, an algorithm of the app's own `limiterFoo` gives `foo`).
  */
 function algorithmName(algorithm: LimiterAlgorithm<any, any, any>): string {
   const owner = algorithm.stateOf ?? algorithm;
-  if (owner.stableName !== undefined) return owner.stableName;
-  // An algorithm of the app's own: its command without `limiter` (`limiterFoo` gives `foo`).
   const command = owner.commandName.replace(/^limiter/, '');
   return command.charAt(0).toLowerCase() + command.slice(1);
 }

@@ -1,12 +1,5 @@
 import { LRUCache } from 'lru-cache';
-
-/** @publicApi */
-export interface LimiterCacheOptions {
-  /** Most limiter instances kept per algorithm, default 10_000. */
-  max?: number;
-  /** Milliseconds an unused instance is kept; default none (`max` alone bounds the memory). */
-  ttl?: number;
-}
+import type { LimiterCacheOptions } from '../rate-limiter.options';
 
 /** Up to this many configurations are kept for one key; more are rebuilt on each call. */
 const MAX_CONFIGURATIONS_PER_KEY = 8;

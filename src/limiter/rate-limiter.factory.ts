@@ -25,7 +25,8 @@ import { customKeyPart } from '../keys/key-builder';
 import { LimiterStore } from '../stores/limiter-store';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { FactoryDecisions } from './factory-decisions';
-import { LimiterCache, LimiterCacheOptions } from './limiter-cache';
+import { LimiterCache } from './limiter-cache';
+import type { LimiterCacheOptions } from '../rate-limiter.options';
 
 /** The part of the module options the factory uses. */
 export interface RateLimiterFactoryOptions {
@@ -157,6 +158,6 @@ export class RateLimiterFactory {
       );
     }
     // Escaped and bounded like a template's value, so both reach the same state.
-    return this.keyPrefix + prefix + customKeyPart(options.key, kind.stableName);
+    return this.keyPrefix + prefix + customKeyPart(options.key, kind.name);
   }
 }

@@ -92,7 +92,13 @@ export class DenialBroadcast {
   }
 
   private subscribe(listener: AnnouncementListener): Promise<void> {
-    const subscriber = (this.client as Redis).duplicate() as Redis | Cluster;
+    // Resubscribing after a loss is done below, where its failure is caught: ioredis's own
+    // (autoResubscribe) leaves its promise unobserved, and a connection closed before Redis
+    // answers it would reject with nobody listening, which Node makes a crash. (A Cluster's
+    // subscriber connection never reconnects: ioredis subscribes a new one, catching that.)
+    const subscriber: Redis | Cluster = this.client.isCluster
+      ? (this.client as Cluster).duplicate()
+      : (this.client as Redis).duplicate({ autoResubscribe: false });
     this.subscriber = subscriber;
     const hearing = (): void => {
       if (this.subscriber !== subscriber || this.closed) return;
@@ -119,8 +125,7 @@ export class DenialBroadcast {
     });
     // While the connection is away, changes go unheard.
     subscriber.on('close', deaf);
-    // Back after a loss: heard again once Redis confirms the subscription (ioredis sends
-    // its own before it reports ready, but does not tell when Redis has it).
+    // Back after a loss: heard again once Redis confirms the subscription.
     subscriber.on('ready', () => {
       if (!lost) return;
       lost = false;

@@ -1,7 +1,6 @@
 import { Decision } from '../contracts/decision';
-import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
+import type { DecisionCall } from '../algorithms/decision-call';
 import { sleep } from '../algorithms/sleep';
-import type { DecisionGroup } from '../contracts/decision-group';
 
 /**
  * Where limiter state lives. Every decision is one atomic evaluation of an algorithm on
@@ -12,28 +11,8 @@ import type { DecisionGroup } from '../contracts/decision-group';
  * @publicApi
  */
 export abstract class LimiterStore {
-  /**
-   * Runs `algorithm` atomically on `key` and returns its decision. `deadlineMs` (a
-   * `performance.now()` time) is when the caller stops waiting: a store that can tell should
-   * then leave its state unchanged rather than decide for nobody.
-   */
-  abstract evaluate<P, R, S>(
-    algorithm: LimiterAlgorithm<P, R, S>,
-    key: string,
-    params: P,
-    request: R,
-    deadlineMs?: number,
-    /** The other limits of the same request, decided all or nothing where the store can. */
-    group?: DecisionGroup,
-    /**
-     * For a store that sends decisions on later (batched): called with the
-     * `performance.now()` time the decision left for the backend. The caller then waits
-     * from that moment (the time it spent queued in a busy app is not the backend's), and
-     * the store moves `deadlineMs` on by as much. It returns false when the caller has
-     * stopped waiting already: the store then sends nothing.
-     */
-    onSent?: (sentAtMs: number) => boolean | void,
-  ): Promise<Decision>;
+  /** Runs `call.algorithm` atomically on `call.key` and returns its decision. */
+  abstract evaluate<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision>;
 
   /**
    * True while the store knows it cannot answer (a lost connection being retried), so a

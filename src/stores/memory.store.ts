@@ -1,6 +1,6 @@
 import { Decision, toDecision } from '../contracts/decision';
+import type { DecisionCall } from '../algorithms/decision-call';
 import { LimiterAlgorithm, MemoryStep, takesPermits } from '../algorithms/limiter-algorithm';
-import { DecisionGroup } from '../contracts/decision-group';
 import { LimiterStore, toMicros } from './limiter-store';
 import { MemoryGroupRun } from './memory-group';
 import { MemoryEntry, MemoryPartition } from './memory-partition';
@@ -72,14 +72,8 @@ export class MemoryStore extends LimiterStore {
     this.maxKeys = options.maxKeys ?? 100_000;
   }
 
-  evaluate<P, R, S>(
-    algorithm: LimiterAlgorithm<P, R, S>,
-    key: string,
-    params: P,
-    request: R,
-    _deadlineMs?: number,
-    group?: DecisionGroup,
-  ): Promise<Decision> {
+  evaluate<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision> {
+    const { algorithm, key, params, request, group } = call;
     const nowMicros = toMicros(this.now());
     if (nowMicros >= this.nextSweepMicros) this.sweep(nowMicros);
     const partition = this.partitionOf(algorithm, params);

@@ -1,9 +1,9 @@
 import type { Cluster, Redis } from 'ioredis';
 import { Decision } from '../contracts/decision';
+import type { DecisionCall } from '../algorithms/decision-call';
 import { givesBack, LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { coalescedAcquire } from '../algorithms/state-ops/coalesced';
 import { DenialBroadcast } from './denial-broadcast';
-import { DecisionGroup } from '../contracts/decision-group';
 import { DenialCache } from './denial-cache';
 import { EngineClient } from './engine/engine-client';
 import { RedisCallMode } from './engine/call-mode';
@@ -76,7 +76,7 @@ export class RedisStore extends LimiterStore {
   private readonly connection: ConnectionWatch;
   /** This server's leases of hot keys' permits (`lease: n`), ended by resets heard. */
   private readonly leases = new LeaseBook(
-    (...decision) => this.inRedis(...decision),
+    (call) => this.inRedis(call),
     (deadlineMs) => this.broadcast!.hearingBy(deadlineMs),
   );
 
@@ -102,22 +102,15 @@ export class RedisStore extends LimiterStore {
     this.connection = new ConnectionWatch(this.client);
   }
 
-  evaluate<P, R, S>(
-    algorithm: LimiterAlgorithm<P, R, S>,
-    key: string,
-    params: P,
-    request: R,
-    deadlineMs = Infinity,
-    group?: DecisionGroup,
-    onSent?: (sentAtMs: number) => boolean | void,
-  ): Promise<Decision> {
+  evaluate<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision> {
+    const { algorithm, key, params, request, deadlineMs = Infinity, group } = call;
     // A limit with `lease`: its permits leased by this server, outside all-or-nothing groups.
     const leased =
       group && group.size > 1
         ? undefined
         : this.leases.decide(algorithm, key, params, request, deadlineMs);
     if (leased) return leased;
-    const decided = this.inRedis(algorithm, key, params, request, deadlineMs, group, onSent);
+    const decided = this.inRedis(call);
     if (!algorithm.forgetsDenials || givesBack(algorithm, request)) return decided;
     // A reset or a block: what every server leased on the key is gone with its count.
     this.leases.drop(key);
@@ -125,15 +118,8 @@ export class RedisStore extends LimiterStore {
   }
 
   /** The decision in Redis (through the denial cache): the engine's entry. */
-  private inRedis<P, R, S>(
-    algorithm: LimiterAlgorithm<P, R, S>,
-    key: string,
-    params: P,
-    request: R,
-    deadlineMs = Infinity,
-    group?: DecisionGroup,
-    onSent?: (sentAtMs: number) => boolean | void,
-  ): Promise<Decision> {
+  private inRedis<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision> {
+    const { algorithm, key, params, request, deadlineMs = Infinity, group, onSent } = call;
     return new Promise<Decision>((resolve, reject) => {
       const fixed = this.fixedArguments(algorithm, params);
       const scope = this.denials && algorithm.denialScope?.(request);

@@ -2,7 +2,7 @@ import { Controller, Get, INestApplication, Module } from '@nestjs/common';
 import {
   CountLimit,
   Decision,
-  LimiterAlgorithm,
+  DecisionCall,
   LimiterStore,
   RateLimitEvent,
   RateLimiterModule,
@@ -26,7 +26,7 @@ function moduleWith(options: RateLimiterModuleOptions, controllers: any[]) {
 }
 
 class BrokenStore extends LimiterStore {
-  evaluate<P, R, S>(_a: LimiterAlgorithm<P, R, S>, _k: string, _p: P, _r: R): Promise<Decision> {
+  evaluate<P, R, S>(_call: DecisionCall<P, R, S>): Promise<Decision> {
     return Promise.reject(new TypeError('backend exploded'));
   }
 }

@@ -2,7 +2,7 @@ import { Controller, Get, Module } from '@nestjs/common';
 import {
   CountLimit,
   Decision,
-  LimiterAlgorithm,
+  DecisionCall,
   LimiterStore,
   RateLimitEvent,
   RateLimiterFactory,
@@ -109,7 +109,7 @@ describe("the module's skip and shadow, and events of the factory", () => {
 
 /** A store whose backend fails every decision. */
 class FailingStore extends LimiterStore {
-  evaluate<P, R, S>(_a: LimiterAlgorithm<P, R, S>, _k: string, _p: P, _r: R): Promise<Decision> {
+  evaluate<P, R, S>(_call: DecisionCall<P, R, S>): Promise<Decision> {
     return Promise.reject(new Error('backend down'));
   }
 }

@@ -38,7 +38,13 @@ describe("a direct evaluate's store error", () => {
   it("with Redis down: one store-error event, limit 'RateLimiterFactory', then memory's answer", async () => {
     const store = moduleRef.get(FailurePolicyStore);
     const params = countLimitParams({ limit: 1, period: 60 });
-    const decide = () => store.evaluate(countLimit, 'countLimit:direct', params, { permits: 1 });
+    const decide = () =>
+      store.evaluate({
+        algorithm: countLimit,
+        key: 'countLimit:direct',
+        params,
+        request: { permits: 1 },
+      });
     expect([(await decide()).allowed, (await decide()).allowed]).toEqual([true, false]);
     expect(events.map((event) => [event.outcome, event.limit, event.name, event.key])).toEqual([
       ['store-error', 'RateLimiterFactory', undefined, 'countLimit:direct'],

@@ -51,8 +51,8 @@ describe("the factory's events", () => {
     await counter.refund(1);
     expect(await factory.rateLimiter({ key: 'b', rate: 1, burst: 1 }).tryAcquire()).toBe(true);
     expect(shown(events)).toEqual([
-      ['allowed', 'RateLimiterFactory', 'fixedWindow', 'countLimit:refunded', 1],
-      ['allowed', 'RateLimiterFactory', 'tokenBucket', 'rateLimit:b', 0],
+      ['allowed', 'RateLimiterFactory', 'countLimit', 'countLimit:refunded', 1],
+      ['allowed', 'RateLimiterFactory', 'rateLimit', 'rateLimit:b', 0],
     ]);
   });
 
@@ -68,9 +68,9 @@ describe("the factory's events", () => {
     const slots = factory.concurrencyLimiter({ key: 'looked', max: 1, lease: 60 });
     expect((await slots.peek()).remaining).toBe(1);
     expect(shown(events)).toEqual([
-      ['allowed', 'RateLimiterFactory', 'fixedWindow', 'countLimit:looked', 1],
-      ['denied', 'RateLimiterFactory', 'fixedWindow', 'countLimit:looked', 0],
-      ['allowed', 'RateLimiterFactory', 'fixedWindow', 'countLimit:looked', 1],
+      ['allowed', 'RateLimiterFactory', 'countLimit', 'countLimit:looked', 1],
+      ['denied', 'RateLimiterFactory', 'countLimit', 'countLimit:looked', 0],
+      ['allowed', 'RateLimiterFactory', 'countLimit', 'countLimit:looked', 1],
     ]);
   });
 
@@ -83,10 +83,10 @@ describe("the factory's events", () => {
     const limited = factory.countLimiter({ key: 'x', limit: 1, period: 60 });
     expect([await limited.tryAcquire(), await limited.tryAcquire()]).toEqual([true, false]);
     expect(shown(events)).toEqual([
-      ['store-error', 'RateLimiterFactory', 'fixedWindow', 'countLimit:x', undefined],
-      ['allowed', 'RateLimiterFactory', 'fixedWindow', 'countLimit:x', 0],
-      ['store-error', 'RateLimiterFactory', 'fixedWindow', 'countLimit:x', undefined],
-      ['denied', 'RateLimiterFactory', 'fixedWindow', 'countLimit:x', 0],
+      ['store-error', 'RateLimiterFactory', 'countLimit', 'countLimit:x', undefined],
+      ['allowed', 'RateLimiterFactory', 'countLimit', 'countLimit:x', 0],
+      ['store-error', 'RateLimiterFactory', 'countLimit', 'countLimit:x', undefined],
+      ['denied', 'RateLimiterFactory', 'countLimit', 'countLimit:x', 0],
     ]);
     expect(events[0].error).toBeInstanceOf(StoreUnavailableError);
   });
@@ -100,7 +100,7 @@ describe("the factory's events", () => {
     const attempt = factory.countLimiter({ key: 'y', limit: 1, period: 60 }).tryAcquire();
     await expect(attempt).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(shown(events)).toEqual([
-      ['store-error', 'RateLimiterFactory', 'fixedWindow', 'countLimit:y', undefined],
+      ['store-error', 'RateLimiterFactory', 'countLimit', 'countLimit:y', undefined],
     ]);
   });
 });

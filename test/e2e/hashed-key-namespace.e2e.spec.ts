@@ -52,7 +52,7 @@ describe.each(PLATFORMS)('hashed key parts live apart from other kinds on %s', (
     expect(await statuses('/a', { v }, 1)).toEqual([200]);
     expect(await statuses('/b', { h: digest.slice(1) }, 2)).toEqual([200, 429]);
     expect(await statuses('/a', { v }, 1)).toEqual([429]);
-    expect(await env.admin.type(`shared:%#fixedWindow:${digest}`)).toBe('string');
+    expect(await env.admin.type(`shared:%#countLimit:${digest}`)).toBe('string');
     expect(await env.admin.type(`shared:${digest}`)).toBe('zset');
   });
 });
@@ -61,7 +61,7 @@ describe.each(PLATFORMS)('hashed key parts live apart from other kinds on %s', (
 @Controller()
 class MimicController {
   @Get('mimic')
-  @SlidingWindowLimit({ prefix: 'shared:%#fixedWindow:', key: '#{query.h}', limit: 1, window: 60 })
+  @SlidingWindowLimit({ prefix: 'shared:%#countLimit:', key: '#{query.h}', limit: 1, window: 60 })
   mimic() {
     return 'mimic';
   }
@@ -77,7 +77,7 @@ describe('the start-up check of shared keys', () => {
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
     await expect(app.init()).rejects.toThrow(
-      "@CountLimit on SharedPrefixController.a and @SlidingWindowLimit on MimicController.mimic can write the same Redis key ('shared:%#fixedWindow:*' and 'shared:%#fixedWindow:*', * being a request value)",
+      "@CountLimit on SharedPrefixController.a and @SlidingWindowLimit on MimicController.mimic can write the same Redis key ('shared:%#countLimit:*' and 'shared:%#countLimit:*', * being a request value)",
     );
     await app.close();
   });

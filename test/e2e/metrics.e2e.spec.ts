@@ -123,8 +123,8 @@ describe.each(PLATFORMS)('OpenTelemetry metrics (%s)', (platform: Platform) => {
     const limiter = factory.countLimiter({ key: 'user:alice@example.com', limit: 1, period: 60 });
     expect([await limiter.tryAcquire(), await limiter.tryAcquire()]).toEqual([true, false]);
     const counts = countsOf(await read('ratelimit.decisions'));
-    expect(counts['fixedWindow allowed']).toBe(1);
-    expect(counts['fixedWindow denied']).toBe(1);
+    expect(counts['countLimit allowed']).toBe(1);
+    expect(counts['countLimit denied']).toBe(1);
     expect(JSON.stringify(counts)).not.toContain('alice');
   });
 });
@@ -170,7 +170,7 @@ describe('store errors', () => {
     expect(await limiter.tryAcquire()).toBe(true);
     expect(countsOf(await read('ratelimit.decisions'))).toEqual({
       'login store-error': 1,
-      'fixedWindow store-error': 1,
+      'countLimit store-error': 1,
     });
   });
 });
@@ -203,6 +203,6 @@ describe('a meter provider registered after traffic began', () => {
     const points = (exported[exported.length - 1]?.scopeMetrics ?? [])
       .flatMap((scope) => scope.metrics)
       .find((metric) => metric.descriptor.name === 'ratelimit.decisions')?.dataPoints;
-    expect(countsOf((points ?? []) as DataPoint<number>[])).toEqual({ 'fixedWindow allowed': 3 });
+    expect(countsOf((points ?? []) as DataPoint<number>[])).toEqual({ 'countLimit allowed': 3 });
   });
 });

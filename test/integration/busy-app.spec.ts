@@ -28,7 +28,9 @@ describe('a busy app on a healthy Redis', () => {
   const allowed = (decisions: ({ allowed: boolean } | null)[]) =>
     decisions.map((decision) => decision?.allowed ?? 'store-error');
   const decideFive = (key: string) =>
-    Array.from({ length: 5 }, () => policyStore.decide(countLimit, key, params, undefined));
+    Array.from({ length: 5 }, () =>
+      policyStore.decide({ algorithm: countLimit, key, params, request: undefined }),
+    );
 
   beforeAll(async () => {
     server = await startRedisServer();
@@ -37,9 +39,16 @@ describe('a busy app on a healthy Redis', () => {
     logger.warn = () => undefined;
     policyStore = new FailurePolicyStore(store, 'allow', STORE_TIMEOUT_MS, logger);
     // A first reply: the connection is up and the store's clock has a sample.
-    expect(allowed([await policyStore.decide(countLimit, 'warm-up', params, undefined)])).toEqual([
-      true,
-    ]);
+    expect(
+      allowed([
+        await policyStore.decide({
+          algorithm: countLimit,
+          key: 'warm-up',
+          params,
+          request: undefined,
+        }),
+      ]),
+    ).toEqual([true]);
   });
   afterAll(async () => {
     await store.close();

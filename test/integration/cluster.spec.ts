@@ -122,7 +122,9 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
     const store = new RedisStore({ client });
     const counter = countLimitParams({ limit: 5, period: 60 });
     const count = (key: string) =>
-      store.evaluate(countLimit, key, counter, undefined).then((decision) => decision.allowed);
+      store
+        .evaluate({ algorithm: countLimit, key, params: counter, request: undefined })
+        .then((decision) => decision.allowed);
     try {
       await Promise.all(tags.map((tag) => count(`cl:slot:{${tag}}:warm`)));
       const before = await scriptCalls();

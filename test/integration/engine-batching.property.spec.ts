@@ -135,7 +135,12 @@ describe('batched decisions equal the same decisions made one by one (Lua and me
         const decide = (store: LimiterStore, name: string, o: Op, i: number) => {
           const kind = KINDS[o.limit];
           const request = kind.request(o, i, ops);
-          return store.evaluate(kind.algorithm, keyOf(name, o), kind.params, request);
+          return store.evaluate({
+            algorithm: kind.algorithm,
+            key: keyOf(name, o),
+            params: kind.params,
+            request,
+          });
         };
 
         // All in one turn: the clock moves between calls, each entry keeps its own time.

@@ -69,7 +69,9 @@ describe('every engine call ends, whatever its parameters', () => {
         const key = `ends:${kind.name}:${++run}`;
         for (const [i, permits] of [1, 1, 0].entries()) {
           const request = requestOf(kind.name, permits, i);
-          await twins.redis.evaluate(kind.algorithm, key, params, request).catch(() => undefined);
+          await twins.redis
+            .evaluate({ algorithm: kind.algorithm, key, params, request })
+            .catch(() => undefined);
         }
         expect([kind.name, x, await twins.client.ping()]).toEqual([kind.name, x, 'PONG']);
       }

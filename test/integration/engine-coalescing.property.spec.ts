@@ -142,7 +142,12 @@ describe('coalesced decisions equal the same decisions one by one and the memory
           run++;
           const startMs = nowMs;
           const decide = (store: LimiterStore, o: Op, i: number) =>
-            store.evaluate(kind.algorithm, `co:${run}:${o.key}`, kind.params, kind.request(o, i));
+            store.evaluate({
+              algorithm: kind.algorithm,
+              key: `co:${run}:${o.key}`,
+              params: kind.params,
+              request: kind.request(o, i),
+            });
 
           // All in one turn: the clock moves between some of them.
           const pending: Promise<Decision>[] = [];

@@ -45,7 +45,9 @@ describe('decisions on one key in one call are coalesced', () => {
     request: (i: number) => unknown = () => undefined,
   ): Promise<Decision[]> {
     return Promise.all(
-      Array.from({ length: count }, (_, i) => store.evaluate(algorithm, key, params, request(i))),
+      Array.from({ length: count }, (_, i) =>
+        store.evaluate({ algorithm, key, params, request: request(i) }),
+      ),
     );
   }
 
@@ -143,11 +145,16 @@ describe('decisions on one key in one call are coalesced', () => {
     const params = countLimitParams({ limit: 5, period: 60 });
     const key = 'hot:reset-between';
     const decisions = await Promise.all([
-      store.evaluate(countLimit, key, params, { permits: 2 }),
-      store.evaluate(countLimit, key, params, { permits: 2 }),
-      store.evaluate(countLimitDefinition.ops.reset, key, params, undefined),
-      store.evaluate(countLimit, key, params, { permits: 4 }),
-      store.evaluate(countLimit, key, params, { permits: 2 }),
+      store.evaluate({ algorithm: countLimit, key, params, request: { permits: 2 } }),
+      store.evaluate({ algorithm: countLimit, key, params, request: { permits: 2 } }),
+      store.evaluate({
+        algorithm: countLimitDefinition.ops.reset,
+        key,
+        params,
+        request: undefined,
+      }),
+      store.evaluate({ algorithm: countLimit, key, params, request: { permits: 4 } }),
+      store.evaluate({ algorithm: countLimit, key, params, request: { permits: 2 } }),
     ]);
     // The reset answers as a reset does; the decisions after it find the key empty.
     const [first, second, , third, fourth] = decisions;
@@ -164,7 +171,7 @@ describe('decisions on one key in one call are coalesced', () => {
     const params = countLimitParams({ limit: 5, period: 60 });
     const outcomes = await Promise.allSettled(
       Array.from({ length: 3 }, () =>
-        store.evaluate(countLimit, 'hot:wrongtype', params, undefined),
+        store.evaluate({ algorithm: countLimit, key: 'hot:wrongtype', params, request: undefined }),
       ),
     );
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);

@@ -29,9 +29,23 @@ describe('engine groups under an ACL user without DUMP', () => {
       const params = countLimitParams({ limit: 5, period: 60 });
       const group = new DecisionGroup(2);
       const results = await Promise.allSettled([
-        store.evaluate(countLimit, 'g:a', params, undefined, Infinity, group),
-        store.evaluate(countLimit, 'g:b', params, undefined, Infinity, group),
-        store.evaluate(countLimit, 'alone', params, undefined),
+        store.evaluate({
+          algorithm: countLimit,
+          key: 'g:a',
+          params,
+          request: undefined,
+          deadlineMs: Infinity,
+          group,
+        }),
+        store.evaluate({
+          algorithm: countLimit,
+          key: 'g:b',
+          params,
+          request: undefined,
+          deadlineMs: Infinity,
+          group,
+        }),
+        store.evaluate({ algorithm: countLimit, key: 'alone', params, request: undefined }),
       ]);
       expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
       expect(String((results[0] as PromiseRejectedResult).reason.cause ?? '')).toMatch(

@@ -34,12 +34,12 @@ describe('engine calls in flight', () => {
     const caller = async (): Promise<void> => {
       while (started < total) {
         started++;
-        const decision = await store.evaluate(
-          countLimit,
-          `grow:${started % 500}`,
+        const decision = await store.evaluate({
+          algorithm: countLimit,
+          key: `grow:${started % 500}`,
           params,
-          undefined,
-        );
+          request: undefined,
+        });
         if (decision.allowed) allowed++;
       }
     };
@@ -65,14 +65,18 @@ return {1, 0, 0, 0, 0}`,
       limit: () => 1,
     };
     const store = new RedisStore({ client: server.client() });
-    await store.evaluate(slow, 'held:warm-up', {}, undefined);
+    await store.evaluate({ algorithm: slow, key: 'held:warm-up', params: {}, request: undefined });
     const sizes: number[] = [];
     store.observeEngineCalls((_durationMs, decisions) => sizes.push(decisions));
-    const pending = [store.evaluate(slow, 'held:slow', {}, undefined)];
+    const pending = [
+      store.evaluate({ algorithm: slow, key: 'held:slow', params: {}, request: undefined }),
+    ];
     // Five decisions, each in a turn of its own, while the slow call runs.
     for (let turn = 0; turn < 5; turn++) {
       await afterSend();
-      pending.push(store.evaluate(countLimit, `held:${turn}`, params, undefined));
+      pending.push(
+        store.evaluate({ algorithm: countLimit, key: `held:${turn}`, params, request: undefined }),
+      );
     }
     const decisions = await Promise.all(pending);
     expect(decisions.map((decision) => decision.allowed)).toEqual(Array(6).fill(true));
@@ -88,7 +92,8 @@ return {1, 0, 0, 0, 0}`,
     logger.error = () => undefined;
     const timeoutMs = 200;
     const policy = new FailurePolicyStore(store, 'allow', timeoutMs, logger);
-    const decide = (key: string) => policy.decide(countLimit, key, params, undefined);
+    const decide = (key: string) =>
+      policy.decide({ algorithm: countLimit, key, params, request: undefined });
     expect((await decide('frozen:warm-up'))?.allowed).toBe(true);
     server.freeze();
     try {

@@ -51,7 +51,9 @@ describe('a batch packed in a few arguments, its reply in one value', () => {
     await admin.slowlog('RESET');
     const keys = Array.from({ length: 50 }, (_, i) => `packed:${i}`);
     const decisions = await Promise.all(
-      keys.map((key) => store.evaluate(countLimit, key, params, { permits: 2 })),
+      keys.map((key) =>
+        store.evaluate({ algorithm: countLimit, key, params, request: { permits: 2 } }),
+      ),
     );
     await admin.config('SET', 'slowlog-log-slower-than', '10000');
     expect(decisions.map((decision) => decision.remaining)).toEqual(Array(50).fill(8));
@@ -62,9 +64,24 @@ describe('a batch packed in a few arguments, its reply in one value', () => {
   it('decodes each entry of the packed reply exactly: large integers, negatives, failures', async () => {
     const large = String(2 ** 52 + 1);
     const [big, failed, negative] = await Promise.allSettled([
-      store.evaluate(echo, 'echo:big', { first: large }, '123456789012345'),
-      store.evaluate(echo, 'echo:failed', { first: '1' }, 'fail'),
-      store.evaluate(echo, 'echo:negative', { first: '0' }, '-5'),
+      store.evaluate({
+        algorithm: echo,
+        key: 'echo:big',
+        params: { first: large },
+        request: '123456789012345',
+      }),
+      store.evaluate({
+        algorithm: echo,
+        key: 'echo:failed',
+        params: { first: '1' },
+        request: 'fail',
+      }),
+      store.evaluate({
+        algorithm: echo,
+        key: 'echo:negative',
+        params: { first: '0' },
+        request: '-5',
+      }),
     ]);
     // remaining is argv[1]; resetMs argv[2] µs; a wait of 3.7 µs truncated as Redis does.
     expect(big).toEqual({
@@ -90,8 +107,13 @@ describe('a batch packed in a few arguments, its reply in one value', () => {
   it('fails only the decision whose argument holds a NUL; the others of its turn are decided', async () => {
     const params = countLimitParams({ limit: 10, period: 60 });
     const [nul, neighbour] = await Promise.allSettled([
-      store.evaluate(echo, 'echo:nul', { first: '1' }, 'a\0b'),
-      store.evaluate(countLimit, 'packed:neighbour', params, undefined),
+      store.evaluate({ algorithm: echo, key: 'echo:nul', params: { first: '1' }, request: 'a\0b' }),
+      store.evaluate({
+        algorithm: countLimit,
+        key: 'packed:neighbour',
+        params,
+        request: undefined,
+      }),
     ]);
     expect(nul.status).toBe('rejected');
     expect(((nul as PromiseRejectedResult).reason as Error).message).toContain('NUL');

@@ -18,7 +18,9 @@ async function scriptCalls(admin: Redis): Promise<number> {
 
 const counter = countLimitParams({ limit: 3, period: 60 });
 const count = (store: RedisStore, key: string) =>
-  store.evaluate(countLimit, key, counter, undefined).then((decision) => decision.allowed);
+  store
+    .evaluate({ algorithm: countLimit, key, params: counter, request: undefined })
+    .then((decision) => decision.allowed);
 
 describe('the engine: decisions of one turn in one script call', () => {
   let redis: RedisServer;
@@ -83,7 +85,12 @@ describe('the engine: decisions of one turn in one script call', () => {
     const bucket = rateLimitParams({ rate: 1, burst: 1 });
     const take = () =>
       store
-        .evaluate(rateLimit, 'timed', bucket, { permits: 1, timeoutMicros: 0 })
+        .evaluate({
+          algorithm: rateLimit,
+          key: 'timed',
+          params: bucket,
+          request: { permits: 1, timeoutMicros: 0 },
+        })
         .then((decision) => decision.allowed);
     const first = take();
     const second = take();
@@ -95,18 +102,24 @@ describe('the engine: decisions of one turn in one script call', () => {
   it('skips, writing nothing, an entry whose deadline passed before Redis ran it', async () => {
     const store = new RedisStore({ client: redis.client() });
     await count(store, 'warm-up'); // a reply: the store now knows Redis's clock
-    const late = store.evaluate(countLimit, 'too-late', counter, undefined, performance.now() - 5);
+    const late = store.evaluate({
+      algorithm: countLimit,
+      key: 'too-late',
+      params: counter,
+      request: undefined,
+      deadlineMs: performance.now() - 5,
+    });
     await expect(late).rejects.toThrow(
       'Redis skipped the decision: its caller had stopped waiting',
     );
     expect(await admin.exists('too-late')).toBe(0);
-    const inTime = store.evaluate(
-      countLimit,
-      'in-time',
-      counter,
-      undefined,
-      performance.now() + 200,
-    );
+    const inTime = store.evaluate({
+      algorithm: countLimit,
+      key: 'in-time',
+      params: counter,
+      request: undefined,
+      deadlineMs: performance.now() + 200,
+    });
     expect((await inTime).allowed).toBe(true);
   });
 
@@ -124,9 +137,9 @@ return {1, v, 0, 0, 0}`,
     };
     const store = new RedisStore({ client: redis.client() });
     const [custom, builtIn, again] = await Promise.all([
-      store.evaluate(doubler, 'custom', { by: 2 }, undefined),
+      store.evaluate({ algorithm: doubler, key: 'custom', params: { by: 2 }, request: undefined }),
       count(store, 'custom:neighbour'),
-      store.evaluate(doubler, 'custom', { by: 2 }, undefined),
+      store.evaluate({ algorithm: doubler, key: 'custom', params: { by: 2 }, request: undefined }),
     ]);
     expect([custom.remaining, builtIn, again.remaining]).toEqual([2, true, 4]);
   });
@@ -141,7 +154,12 @@ return {1, v, 0, 0, 0}`,
       limit: () => 1,
     };
     const store = new RedisStore({ client: redis.client() });
-    const decision = await store.evaluate(echo, 'echo', { words: ['a b', ''] }, 'four');
+    const decision = await store.evaluate({
+      algorithm: echo,
+      key: 'echo',
+      params: { words: ['a b', ''] },
+      request: 'four',
+    });
     // allowed, 3 arguments, then their lengths: 'a b', '' and 'four'.
     expect([decision.remaining, decision.resetMs, decision.retryAfterMs, decision.waitMs]).toEqual([
       3, 0.003, 0, 0.004,

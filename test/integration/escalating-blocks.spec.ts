@@ -69,8 +69,8 @@ describe.each(KINDS)('escalating blocks: %s', (_name, algorithm, ops, base, newR
 
   async function at(ms: number, operation = algorithm, request = newRequest()): Promise<Decision> {
     twins.nowMs = 1_700_000_000_000 + run * 100_000_000 + ms;
-    const fromLua = await twins.redis.evaluate(operation, key, params, request);
-    const fromMemory = await twins.memory.evaluate(operation, key, params, request);
+    const fromLua = await twins.redis.evaluate({ algorithm: operation, key, params, request });
+    const fromMemory = await twins.memory.evaluate({ algorithm: operation, key, params, request });
     expect(fromMemory).toEqual(fromLua);
     return fromLua;
   }

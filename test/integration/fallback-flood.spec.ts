@@ -17,7 +17,7 @@ describe("the 'fallback' store under a flood of other keys", () => {
     try {
       await server.kill(); // Redis is gone: every decision falls back to memory
       const decide = (params: typeof sms, key: string) =>
-        policyStore.decide(countLimit, key, params, undefined);
+        policyStore.decide({ algorithm: countLimit, key, params, request: undefined });
       expect((await decide(sms, 'countLimit:sms:+15550001111'))?.allowed).toBe(true);
       expect((await decide(sms, 'countLimit:sms:+15550001111'))?.allowed).toBe(false);
       // More distinct keys than the fallback store's 100,000, in batches to bound memory.

@@ -95,9 +95,9 @@ describe('Redis and memory agree on every accepted option value', () => {
       twins.nowMs += advance * span * 1000;
       const request = compiled.newRequest(permitsOf(take, limit, least));
       const { algorithm, params } = compiled;
-      const fromRedis = await twins.redis.evaluate(algorithm, key, params, request);
+      const fromRedis = await twins.redis.evaluate({ algorithm, key, params, request });
       if (name !== 'countLimit') await twins.client.persist(key);
-      const fromMemory = await twins.memory.evaluate(algorithm, key, params, request);
+      const fromMemory = await twins.memory.evaluate({ algorithm, key, params, request });
       expect(compared(fromMemory)).toEqual(compared(fromRedis));
     }
   }

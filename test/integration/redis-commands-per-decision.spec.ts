@@ -92,7 +92,8 @@ describe('Redis runs only what a decision needs', () => {
   ): Promise<number> {
     let allowed = 0;
     for (let i = 0; i < 100; i++) {
-      if ((await store.evaluate(algorithm, key, params, request(i))).allowed) allowed++;
+      if ((await store.evaluate({ algorithm, key, params, request: request(i) })).allowed)
+        allowed++;
     }
     return allowed;
   }
@@ -140,7 +141,12 @@ describe('Redis runs only what a decision needs', () => {
 
   it('a concurrency limit blocked by hand: each acquire finds the block in its one read', async () => {
     const [, algorithm, params, request] = ALGORITHMS[5];
-    await store.evaluate(concurrencyLimitOps.block, 'blocked:concurrency', params, 10_000_000);
+    await store.evaluate({
+      algorithm: concurrencyLimitOps.block,
+      key: 'blocked:concurrency',
+      params,
+      request: 10_000_000,
+    });
     await admin.config('RESETSTAT');
     expect(await decide(algorithm, 'blocked:concurrency', params, request)).toBe(0);
     expect(await commandsRun(admin)).toEqual({ zrange: 100 });

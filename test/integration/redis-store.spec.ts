@@ -17,8 +17,18 @@ describe('RedisStore', () => {
     const store = new RedisStore({ client: redis.client({ enableAutoPipelining: true }) });
     const bucket = rateLimitParams({ rate: 1, burst: 2 });
     const [counted, taken] = await Promise.all([
-      store.evaluate(countLimit, 'ap:count', countLimitParams({ limit: 5, period: 60 }), undefined),
-      store.evaluate(rateLimit, 'ap:bucket', bucket, { permits: 1, timeoutMicros: 0 }),
+      store.evaluate({
+        algorithm: countLimit,
+        key: 'ap:count',
+        params: countLimitParams({ limit: 5, period: 60 }),
+        request: undefined,
+      }),
+      store.evaluate({
+        algorithm: rateLimit,
+        key: 'ap:bucket',
+        params: bucket,
+        request: { permits: 1, timeoutMicros: 0 },
+      }),
     ]);
     expect([counted.allowed, counted.remaining, taken.allowed, taken.remaining]).toEqual([
       true,
@@ -33,7 +43,12 @@ describe('RedisStore', () => {
     await client.set('wrongtype', 'x');
     await client.lpush('wrong:list', 'x');
     const store = new RedisStore({ client });
-    const evaluation = store.evaluate(countLimit, 'wrong:list', countLimitParams({}), undefined);
+    const evaluation = store.evaluate({
+      algorithm: countLimit,
+      key: 'wrong:list',
+      params: countLimitParams({}),
+      request: undefined,
+    });
     await expect(evaluation).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(evaluation).rejects.toThrow(
       /Redis failed to evaluate limiterCountLimit: .*WRONGTYPE/,

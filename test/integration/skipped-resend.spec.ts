@@ -33,12 +33,12 @@ describe('entries Redis skipped as late', () => {
     logger.warn = () => undefined;
     const policy = new FailurePolicyStore(store, 'allow', STORE_TIMEOUT_MS, logger);
     // A first reply: the connection is up and the store's clock has a sample.
-    const warmUp = await policy.decide(
-      countLimit,
-      `warm-up:${stores.length}`,
-      params(1),
-      undefined,
-    );
+    const warmUp = await policy.decide({
+      algorithm: countLimit,
+      key: `warm-up:${stores.length}`,
+      params: params(1),
+      request: undefined,
+    });
     expect(warmUp?.allowed).toBe(true);
     return policy;
   }
@@ -58,12 +58,35 @@ describe('entries Redis skipped as late', () => {
     const policy = await policyStore();
     const admin = server.client();
     // B has one permit, already taken by an allowed request (no denial remembered locally).
-    expect((await policy.decide(countLimit, 'resend:b', params(1), undefined))?.allowed).toBe(true);
+    expect(
+      (
+        await policy.decide({
+          algorithm: countLimit,
+          key: 'resend:b',
+          params: params(1),
+          request: undefined,
+        })
+      )?.allowed,
+    ).toBe(true);
     const group = new DecisionGroup(2);
     server.freeze();
     const decisions = [
-      policy.decide(countLimit, 'resend:a', params(3), undefined, '', undefined, group),
-      policy.decide(countLimit, 'resend:b', params(1), undefined, '', undefined, group),
+      policy.decide({
+        algorithm: countLimit,
+        key: 'resend:a',
+        params: params(3),
+        request: undefined,
+        label: '',
+        group,
+      }),
+      policy.decide({
+        algorithm: countLimit,
+        key: 'resend:b',
+        params: params(1),
+        request: undefined,
+        label: '',
+        group,
+      }),
     ];
     await afterSend();
     busy(STORE_TIMEOUT_MS + 30);
@@ -74,7 +97,14 @@ describe('entries Redis skipped as late', () => {
     expect([...group.undone]).toEqual(['resend:a']);
     expect(await admin.exists('resend:a')).toBe(0);
     const after = await Promise.all(
-      Array.from({ length: 4 }, () => policy.decide(countLimit, 'resend:a', params(3), undefined)),
+      Array.from({ length: 4 }, () =>
+        policy.decide({
+          algorithm: countLimit,
+          key: 'resend:a',
+          params: params(3),
+          request: undefined,
+        }),
+      ),
     );
     expect(allowed(after)).toEqual([true, true, true, false]);
   });
@@ -82,7 +112,12 @@ describe('entries Redis skipped as late', () => {
   it('counts a skipped entry once, whatever batch it goes again in', async () => {
     const policy = await policyStore();
     server.freeze();
-    const late = policy.decide(countLimit, 'resend:once', params(3), undefined);
+    const late = policy.decide({
+      algorithm: countLimit,
+      key: 'resend:once',
+      params: params(3),
+      request: undefined,
+    });
     await afterSend();
     busy(STORE_TIMEOUT_MS + 30);
     server.thaw();
@@ -90,7 +125,12 @@ describe('entries Redis skipped as late', () => {
     expect(allowed([await late])).toEqual([true]);
     const after = await Promise.all(
       Array.from({ length: 3 }, () =>
-        policy.decide(countLimit, 'resend:once', params(3), undefined),
+        policy.decide({
+          algorithm: countLimit,
+          key: 'resend:once',
+          params: params(3),
+          request: undefined,
+        }),
       ),
     );
     expect(allowed(after)).toEqual([true, true, false]);
@@ -103,7 +143,12 @@ describe('entries Redis skipped as late', () => {
     server.freeze();
     // Two: a third timeout in a row would open the breaker, and the probe below would not go.
     const decisions = Array.from({ length: 2 }, () =>
-      policy.decide(countLimit, 'resend:abandoned', params(3), undefined),
+      policy.decide({
+        algorithm: countLimit,
+        key: 'resend:abandoned',
+        params: params(3),
+        request: undefined,
+      }),
     );
     // The app is idle: its deadlines pass and its callers get the policy's answer first.
     expect(allowed(await Promise.all(decisions))).toEqual(['store-error', 'store-error']);
@@ -112,7 +157,12 @@ describe('entries Redis skipped as late', () => {
     // Redis answers "skipped"; anything sent again would leave then, on the same connection
     // as a decision sent after it, and so run before that decision.
     expect(await eventually(async () => store.lastAnswerAtMs() > thawedAtMs, true)).toBe(true);
-    const probe = await policy.decide(countLimit, 'resend:probe', params(3), undefined);
+    const probe = await policy.decide({
+      algorithm: countLimit,
+      key: 'resend:probe',
+      params: params(3),
+      request: undefined,
+    });
     expect(probe?.allowed).toBe(true);
     expect(await admin.exists('resend:abandoned')).toBe(0);
   });

@@ -73,7 +73,13 @@ describe('Lua and memory twins agree on all-or-nothing groups', () => {
     const together = new DecisionGroup(group.length);
     const decisions = Promise.all(
       group.map((m, i) =>
-        store.evaluate(m.algorithm, m.key, m.params, requests[i], undefined, together),
+        store.evaluate({
+          algorithm: m.algorithm,
+          key: m.key,
+          params: m.params,
+          request: requests[i],
+          group: together,
+        }),
       ),
     );
     return decisions.then((all) => ({ all, undone: [...together.undone].sort() }));
@@ -100,8 +106,18 @@ describe('Lua and memory twins agree on all-or-nothing groups', () => {
             for (let i = 0; i < group.length; i++) {
               const { ops, request } = peeks[i];
               const { key, params } = group[i];
-              const peekLua = await twins.redis.evaluate(ops.peek, key, params, request);
-              const peekMemory = await twins.memory.evaluate(ops.peek, key, params, request);
+              const peekLua = await twins.redis.evaluate({
+                algorithm: ops.peek,
+                key,
+                params,
+                request,
+              });
+              const peekMemory = await twins.memory.evaluate({
+                algorithm: ops.peek,
+                key,
+                params,
+                request,
+              });
               expect(peekMemory).toEqual(peekLua);
             }
           }

@@ -94,8 +94,8 @@ describe('Lua and memory twins agree on peek, reset, refund, charge and block', 
     request: unknown,
     view: (decision: Decision) => unknown,
   ): Promise<Decision> {
-    const fromLua = await twins.redis.evaluate(algorithm, key, params, request);
-    const fromMemory = await twins.memory.evaluate(algorithm, key, params, request);
+    const fromLua = await twins.redis.evaluate({ algorithm, key, params, request });
+    const fromMemory = await twins.memory.evaluate({ algorithm, key, params, request });
     expect(view(fromMemory)).toEqual(view(fromLua));
     return fromLua;
   }
@@ -162,7 +162,7 @@ describe('Lua and memory twins agree on peek, reset, refund, charge and block', 
       ...(steps && { blockStepsMicros: steps.map((step) => step * TIME_SCALE) }),
     }));
 
-  it('fixed-window counter within a window (windows end on Redis time, see fixed-window.spec)', async () => {
+  it('countLimit within a window (windows end on Redis time: see the countLimit spec)', async () => {
     // PTTL runs on Redis's real clock, the twin's window on the injected one: the counts are
     // compared, within a window far longer than any plan.
     const counts = ({ allowed, limit, remaining }: Decision) => ({ allowed, limit, remaining });

@@ -89,13 +89,11 @@ function arrows(graph: Map<string, string[]>, floors: string[], above: string[])
 /** What sits above the floors that do the work: the Nest guard, the module and its options. */
 const UPPER = [
   'discovery',
-  'guard',
-  'after-handler',
-  'plans',
+  'request',
+  'compile',
   'admin',
   'context',
   'decorators',
-  'defaults',
   'limiter',
   'testing',
   'index.ts',
@@ -141,18 +139,25 @@ describe('imports run downward only (docs/design.md#layout)', () => {
     expect(arrows(graph, ['context'], guardOrModule)).toEqual([]);
   });
 
-  it('the request path runs one way: discovery, guard, after-handler, plans', () => {
-    // discovery/ binds at start-up (it reads for RateLimitGuard); the guard reads its plans and
-    // registers the after-handler work; after-handler/ does that work on the compiled limits.
-    const floors = ['discovery', 'guard', 'after-handler', 'plans'];
+  it('the request path runs one way: start-up binding, the request, its compiled plans', () => {
+    // discovery/ binds at start-up (it reads for RateLimitGuard); the request's work (the
+    // guard, then what runs after the handler) reads the plans that start-up compiled.
+    const floors = ['discovery', 'request', 'compile'];
     const upward = floors.flatMap((floor, i) => arrows(graph, [floor], floors.slice(0, i)));
     expect(upward).toEqual([]);
   });
 
   it('decorators are metadata: they import nothing of the request path', () => {
-    expect(arrows(graph, ['decorators'], ['discovery', 'guard', 'after-handler', 'plans'])).toEqual(
-      [],
-    );
+    const requestPath = ['discovery', 'request', 'compile'];
+    expect(arrows(graph, ['decorators'], requestPath)).toEqual([]);
+  });
+
+  it("keeps what a request's phases hand each other in one ledger, not in maps keyed by the request", () => {
+    const requestPath = ['request'];
+    const keyedByRequest = [...graph.keys()]
+      .filter((file) => requestPath.includes(folderOf(file)))
+      .filter((file) => /new Weak(Map|Set)<object\b/.test(readFileSync(join(SRC, file), 'utf8')));
+    expect(keyedByRequest.map((file) => file.split('/').pop())).toEqual(['request-ledger.ts']);
   });
 
   it('an algorithm is one folder of at most 7 files, one of them its definition', () => {

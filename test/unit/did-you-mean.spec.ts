@@ -1,5 +1,5 @@
 import { didYouMean } from '../../src/did-you-mean';
-import { compileLimit } from '../../src/plans/compiled-limit';
+import { compileLimit } from '../../src/compile/compiled-limit';
 import { validateModuleOptions } from '../../src/rate-limiter.options-validation';
 import { RateLimiterModuleOptions } from '../../src';
 

@@ -23,7 +23,6 @@ const APPROXIMATE_ROLL = luaInclude(
 /** `@SlidingWindowLimit`, `factory.slidingWindowLimiter` and `ApproximateSlidingWindowLimiter`. */
 export const approximateSlidingWindowLimitDefinition = defineAlgorithm({
   name: 'approximateSlidingWindowLimit',
-  stableName: 'approximateSlidingWindow',
   decorator: '@SlidingWindowLimit',
   prefix: 'slidingWindowApprox:',
   options: ['limit', 'window', 'approximate', 'permits'],

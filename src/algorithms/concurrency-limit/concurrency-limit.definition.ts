@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Decision } from '../../contracts/decision';
 import { Seconds } from '../duration';
-import { anyAlgorithm, DecisionSource, LimitKind } from '../limit-kind';
+import { defineAlgorithm } from '../define-algorithm';
+import { DecisionSource } from '../limit-kind';
 import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
-import { loadLua } from '../lua-source';
-import { permitsArgv, staticPermits } from '../permits';
+import { permitsArgv } from '../permits';
 import { blocksLua, STATE_OPS_LUA } from '../state-ops/block-lua';
 import { ttlWithBlock } from '../state-ops/blockable';
-import { peekOf, resetOf } from '../state-ops/state-ops';
 import { LimitState, limitStateOf, manualBlockMicros } from '../state-ops/state-ops.model';
 import { concurrencyLimitStep } from './concurrency-limit.memory';
 import {
@@ -19,104 +18,97 @@ import {
   ConcurrencyLimitState,
 } from './concurrency-limit.model';
 
-/** The concurrency limit (`@ConcurrencyLimit`): Lua for Redis, {@link concurrencyLimitStep} in memory. */
-export const concurrencyLimit: LimiterAlgorithm<
-  ConcurrencyLimitParams,
-  ConcurrencyLimitRequest,
-  ConcurrencyLimitState
-> = {
-  commandName: 'limiterConcurrencyLimit',
-  stableName: 'concurrency',
-  lua: loadLua(__dirname, 'concurrency-limit.lua'),
-  paramsArgv: (params) => [String(params.max), exactString(params.leaseMicros)],
-  requestArgv: (request) => [request.op, request.id, ...permitsArgv(request)],
-  step: concurrencyLimitStep,
-  limit: (params) => params.max,
-  isDecision: (request) => request.op === 'acquire',
-};
+/** A concurrency denial's Retry-After is a short fixed hint, not the lease. */
+export const CONCURRENCY_RETRY_AFTER_MS = 1000;
 
 /**
- * Blocks the key for the request's µs from now: acquires are denied until then, releases
- * still run (concurrency-limit.lua). The block is the zset member '#block', as on the sliding log.
+ * `@ConcurrencyLimit`, `factory.concurrencyLimiter` and `ConcurrencyLimiter`: Lua for Redis,
+ * {@link concurrencyLimitStep} in memory. Its requests hold slots until their work ends.
  */
-const block: LimiterAlgorithm<ConcurrencyLimitParams, number, ConcurrencyLimitState> = {
-  commandName: 'limiterConcurrencyLimitBlock',
-  stateOf: concurrencyLimit,
-  luaIncludes: [blocksLua('zset'), STATE_OPS_LUA],
-  // Written over any earlier block: a concurrency key keeps no levels.
-  lua: 'return block_state(zset_block, key, now, argv, true)',
-  paramsArgv: () => [],
-  requestArgv: (micros) => [String(micros)],
-  step: (state, now, _params, micros, expiresAt) => {
-    const until = now + micros;
-    return {
-      state: { leases: state?.leases ?? new Map(), blockedUntilMicros: until },
-      ttlMs: ttlWithBlock(expiresAt, until, now),
-      reply: [1, 0, 0, 0, 0],
-    };
+export const concurrencyLimitDefinition = defineAlgorithm<
+  ConcurrencyLimiterOptions,
+  ConcurrencyLimitParams,
+  ConcurrencyLimitRequest,
+  ConcurrencyLimitState,
+  ConcurrencyLimiter
+>({
+  name: 'concurrencyLimit',
+  decorator: '@ConcurrencyLimit',
+  prefix: 'concurrency:',
+  options: ['max', 'lease', 'permits'],
+  requestOptions: ['permits'],
+  folder: __dirname,
+  stateType: 'zset',
+  limiter: (source, key, params) => new ConcurrencyLimiter(source, key, params),
+  core: {
+    paramsArgv: (params) => [String(params.max), exactString(params.leaseMicros)],
+    requestArgv: (request) => [request.op, request.id, ...permitsArgv(request)],
+    step: concurrencyLimitStep,
+    limit: (params) => params.max,
+    isDecision: (request) => request.op === 'acquire',
   },
-  limit: concurrencyLimit.limit,
-};
+  params: concurrencyLimitParams,
+  // A request runs, so it holds a slot whatever its cost: a cost of 0 takes one.
+  permitRequest: (permits): ConcurrencyLimitRequest => ({
+    op: 'acquire',
+    id: randomUUID(),
+    permits: Math.max(1, permits),
+  }),
+  slots: {
+    release: ({ id, permits }): ConcurrencyLimitRequest => ({ op: 'release', id, permits }),
+    block: blockOf,
+    // The block hidden from the acquire, as peek_state hides it in the Lua: a peek that finds
+    // no free slot reports the leases' retry time, and the block's when it is longer.
+    peekState: (state, _now, expiresAt) => ({ state: { leases: state.leases }, expiresAt }),
+    // A denial that outlasts any lease comes from a block(): its end is the real answer;
+    // one that can never pass (more slots than max) has none.
+    retryAfterMs: (decision, params) =>
+      decision.retryAfterMs < 0 || decision.retryAfterMs > params.leaseMicros / 1000
+        ? decision.retryAfterMs
+        : CONCURRENCY_RETRY_AFTER_MS,
+  },
+});
+
+/** What the limits run (it keeps its block itself), and its kind. */
+export const { algorithm: concurrencyLimit, kind: concurrencyLimitKind } =
+  concurrencyLimitDefinition;
 
 /**
  * Peek, reset and block on a concurrency key. No refund: a slot is released.
  * A block denies acquires only: a release is never refused.
  */
 export const concurrencyLimitOps = {
-  // The block hidden from the acquire, as peek_state hides it in the Lua: a peek that finds
-  // no free slot reports the leases' retry time, and the block's when it is longer.
-  peek: peekOf(concurrencyLimit, 'zset', (state: ConcurrencyLimitState, _now, expiresAt) => ({
-    state: { leases: state.leases },
-    expiresAt,
-  })),
-  reset: resetOf(concurrencyLimit),
-  block,
+  ...concurrencyLimitDefinition.ops,
   /** A peek takes 0 slots: the leases as they stand. */
   peekRequest: concurrencyLimitRequest('acquire', 'peek', undefined, 0),
 };
 
-/** A concurrency denial's Retry-After is a short fixed hint, not the lease. */
-export const CONCURRENCY_RETRY_AFTER_MS = 1000;
-
-/** `@ConcurrencyLimit` and `factory.concurrencyLimiter`. */
-export const concurrencyLimitKind: LimitKind<ConcurrencyLimiterOptions, ConcurrencyLimiter> = {
-  name: 'concurrencyLimit',
-  stableName: concurrencyLimit.stableName!,
-  decorator: '@ConcurrencyLimit',
-  defaultPrefix: 'concurrency:',
-  optionNames: ['max', 'lease', 'permits'],
-  factoryOptionNames: ['key', 'prefix', 'max', 'lease'],
-  algorithm: concurrencyLimit,
-  // Built into the engine with the acquire; the guard never refunds a slot (it releases).
-  ops: concurrencyLimitOps,
-  compile(options, where) {
-    const params = concurrencyLimitParams(options as unknown as ConcurrencyLimiterOptions, where);
-    const cost = staticPermits(options.permits, params.max, where);
-    return {
-      algorithm: anyAlgorithm(concurrencyLimit),
-      params,
-      // A request runs, so it holds a slot whatever its cost: a cost of 0 takes one.
-      newRequest: (permits = cost): ConcurrencyLimitRequest => ({
-        op: 'acquire',
-        id: randomUUID(),
-        permits: Math.max(1, permits),
-      }),
-      holdsSlot: true,
-      // A denial that outlasts any lease comes from a block(): its end is the real answer;
-      // one that can never pass (more slots than max) has none.
-      retryAfterMs: (decision) =>
-        decision.retryAfterMs < 0 || decision.retryAfterMs > params.leaseMicros / 1000
-          ? decision.retryAfterMs
-          : CONCURRENCY_RETRY_AFTER_MS,
-      releaseRequest: (acquire) => {
-        const { id, permits } = acquire as ConcurrencyLimitRequest;
-        return { op: 'release', id, permits };
-      },
-    };
-  },
-  createLimiter: (source, key, options, where) =>
-    new ConcurrencyLimiter(source, key, concurrencyLimitParams(options, where)),
-};
+/**
+ * Blocks the key for the request's µs from now: acquires are denied until then, releases
+ * still run (concurrency-limit.lua). The block is the zset member '#block', as on the sliding log.
+ */
+function blockOf(
+  acquire: LimiterAlgorithm<ConcurrencyLimitParams, ConcurrencyLimitRequest, ConcurrencyLimitState>,
+): LimiterAlgorithm<ConcurrencyLimitParams, number, ConcurrencyLimitState> {
+  return {
+    commandName: `${acquire.commandName}Block`,
+    stateOf: acquire,
+    luaIncludes: [blocksLua('zset'), STATE_OPS_LUA],
+    // Written over any earlier block: a concurrency key keeps no levels.
+    lua: 'return block_state(zset_block, key, now, argv, true)',
+    paramsArgv: () => [],
+    requestArgv: (micros) => [String(micros)],
+    step: (state, now, _params, micros, expiresAt) => {
+      const until = now + micros;
+      return {
+        state: { leases: state?.leases ?? new Map(), blockedUntilMicros: until },
+        ttlMs: ttlWithBlock(expiresAt, until, now),
+        reply: [1, 0, 0, 0, 0],
+      };
+    },
+    limit: acquire.limit,
+  };
+}
 
 /**
  * The slots held by one in-flight request. Give them back with {@link release} when the
@@ -167,7 +159,12 @@ export class ConcurrencyLimiter {
    */
   async decide(id: string, permits = 1): Promise<Decision> {
     const request = concurrencyLimitRequest('acquire', id, undefined, permits);
-    return this.store.evaluate(concurrencyLimit, this.key, this.params, request);
+    return this.store.evaluate({
+      algorithm: concurrencyLimit,
+      key: this.key,
+      params: this.params,
+      request,
+    });
   }
 
   /**
@@ -177,7 +174,12 @@ export class ConcurrencyLimiter {
    */
   async release(id: string, permits = 1): Promise<Decision> {
     const request = concurrencyLimitRequest('release', id, undefined, permits);
-    return this.store.evaluate(concurrencyLimit, this.key, this.params, request);
+    return this.store.evaluate({
+      algorithm: concurrencyLimit,
+      key: this.key,
+      params: this.params,
+      request,
+    });
   }
 
   /**
@@ -194,7 +196,12 @@ export class ConcurrencyLimiter {
   /** The slots free now and how long the key stays blocked, taking none. */
   async peek(): Promise<LimitState> {
     const { peek, peekRequest } = concurrencyLimitOps;
-    const decision = await this.store.evaluate(peek, this.key, this.params, peekRequest);
+    const decision = await this.store.evaluate({
+      algorithm: peek,
+      key: this.key,
+      params: this.params,
+      request: peekRequest,
+    });
     return limitStateOf(decision);
   }
 
@@ -204,12 +211,22 @@ export class ConcurrencyLimiter {
    */
   async block(seconds: Seconds): Promise<void> {
     const micros = manualBlockMicros(seconds);
-    await this.store.evaluate(concurrencyLimitOps.block, this.key, this.params, micros);
+    await this.store.evaluate({
+      algorithm: concurrencyLimitOps.block,
+      key: this.key,
+      params: this.params,
+      request: micros,
+    });
   }
 
   /** Forgets every slot in flight on the key (their releases then change nothing). */
   async reset(): Promise<void> {
-    await this.store.evaluate(concurrencyLimitOps.reset, this.key, this.params, undefined);
+    await this.store.evaluate({
+      algorithm: concurrencyLimitOps.reset,
+      key: this.key,
+      params: this.params,
+      request: undefined,
+    });
   }
 }
 

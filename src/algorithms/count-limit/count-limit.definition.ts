@@ -7,7 +7,6 @@ import { countLimitArgv, CountLimitParams, countLimitParams } from './count-limi
 /** `@CountLimit`, `factory.countLimiter` and `CountLimiter`. */
 export const countLimitDefinition = defineAlgorithm({
   name: 'countLimit',
-  stableName: 'fixedWindow',
   decorator: '@CountLimit',
   prefix: 'countLimit:',
   options: ['limit', 'period', 'permits', 'lease'],

@@ -15,7 +15,6 @@ import {
 /** `@LeakyBucketLimit`, `factory.leakyBucketLimiter` and `LeakyBucketLimiter`. */
 export const leakyBucketLimitDefinition = defineAlgorithm({
   name: 'leakyBucketLimit',
-  stableName: 'leakyBucket',
   decorator: '@LeakyBucketLimit',
   prefix: 'leakyBucket:',
   options: ['capacity', 'rate', 'permits', 'lease'],

@@ -41,7 +41,6 @@ function rateLimitChargeOf(
 /** `@RateLimit`, `factory.rateLimiter` and `RateLimiter`. */
 export const rateLimitDefinition = defineAlgorithm({
   name: 'rateLimit',
-  stableName: 'tokenBucket',
   decorator: '@RateLimit',
   prefix: 'rateLimit:',
   options: ['rate', 'burst', 'capacity', 'permits', 'timeout', 'expire', 'initialPermits', 'lease'],
@@ -110,7 +109,12 @@ export class RateLimiter extends KeyStateLimiter<RateLimitParams> {
    * `retryAfterMs` -1 (it can never pass).
    */
   async decide(permits = 1, timeout: Seconds = 0): Promise<Decision> {
-    return this.store.evaluate(rateLimit, this.key, this.params, this.request(permits, timeout));
+    return this.store.evaluate({
+      algorithm: rateLimit,
+      key: this.key,
+      params: this.params,
+      request: this.request(permits, timeout),
+    });
   }
 
   /** Callers repeat one request shape: validate and build it once, not per decision. */

@@ -19,7 +19,6 @@ const PEEK_REQUEST = Object.freeze({ id: 'peek', permits: 0 });
 /** `@SlidingWindowLimit`, `factory.slidingWindowLimiter` and `SlidingWindowLimiter`. */
 export const slidingWindowLimitDefinition = defineAlgorithm({
   name: 'slidingWindowLimit',
-  stableName: 'slidingWindow',
   decorator: '@SlidingWindowLimit',
   prefix: 'slidingWindow:',
   options: ['limit', 'window', 'permits'],

@@ -30,14 +30,24 @@ export abstract class KeyStateLimiter<P> {
   /** What a request could take now, and how long the key stays blocked; consumes nothing. */
   async peek(): Promise<LimitState> {
     const { ops, peekRequest } = this.stateAccess();
-    const decision = await this.store.evaluate(ops.peek, this.key, this.params, peekRequest);
+    const decision = await this.store.evaluate({
+      algorithm: ops.peek,
+      key: this.key,
+      params: this.params,
+      request: peekRequest,
+    });
     const leased = this.store.leasedOn?.(this.key) ?? 0;
     return leased > 0 ? { ...limitStateOf(decision), leased } : limitStateOf(decision);
   }
 
   /** Forgets the key's state and its block: the next request finds a fresh limit. */
   async reset(): Promise<void> {
-    await this.store.evaluate(this.stateAccess().ops.reset, this.key, this.params, undefined);
+    await this.store.evaluate({
+      algorithm: this.stateAccess().ops.reset,
+      key: this.key,
+      params: this.params,
+      request: undefined,
+    });
   }
 
   /**
@@ -49,13 +59,24 @@ export abstract class KeyStateLimiter<P> {
       throw new RangeError(`refund(permits): an integer >= 1, got ${String(permits)}`);
     }
     const { refund } = this.stateAccess().ops;
-    if (refund) await this.store.evaluate(refund, this.key, this.params, { permits });
+    if (refund)
+      await this.store.evaluate({
+        algorithm: refund,
+        key: this.key,
+        params: this.params,
+        request: { permits },
+      });
   }
 
   /** Denies the key for `seconds` (> 0) from now on every server, whatever its state says. */
   async block(seconds: Seconds): Promise<void> {
     const micros = manualBlockMicros(seconds);
-    await this.store.evaluate(this.stateAccess().ops.block, this.key, this.params, micros);
+    await this.store.evaluate({
+      algorithm: this.stateAccess().ops.block,
+      key: this.key,
+      params: this.params,
+      request: micros,
+    });
   }
 }
 
@@ -82,7 +103,12 @@ export abstract class PermitsLimiter<P> extends KeyStateLimiter<P> {
    */
   async decide(permits = 1): Promise<Decision> {
     const { acquire, request } = this.stateAccess();
-    return this.store.evaluate(acquire, this.key, this.params, request(permits));
+    return this.store.evaluate({
+      algorithm: acquire,
+      key: this.key,
+      params: this.params,
+      request: request(permits),
+    });
   }
 
   /** Takes `permits` (default 1); resolves true when the limit had room for them. */

@@ -7,20 +7,25 @@ import { Blockable, RefundRequest, refundArgv, StateType } from './state-ops.mod
 
 type Algorithm<P, R, S> = LimiterAlgorithm<P, R, S>;
 
-/** The operations on one algorithm's key besides acquiring (state-ops.model.ts). */
-export interface StateOps<P, R, S> {
+/**
+ * The operations on one algorithm's key besides acquiring (state-ops.model.ts), for every
+ * kind: the guard, the factory's limiters, the admin page and the engine script use them.
+ * `Kept` is the state its key holds: the algorithm's own with a block beside it (blockable.ts),
+ * or the algorithm's own where it keeps its block itself (concurrency).
+ */
+export interface StateOps<P, R, S, Kept = Blockable<S>> {
   /** The acquire's decision, nothing changed; its waitMicros is the block left. */
-  peek: Algorithm<P, R, Blockable<S>>;
-  reset: Algorithm<P, void, Blockable<S>>;
+  peek: Algorithm<P, R, Kept>;
+  reset: Algorithm<P, void, Kept>;
   /** Blocks the key for the request's µs from now. */
-  block: Algorithm<P, number, Blockable<S>>;
+  block: Algorithm<P, number, Kept>;
   /** Absent for an algorithm without refunds (concurrency releases instead). */
-  refund?: Algorithm<P, RefundRequest, Blockable<S>>;
+  refund?: Algorithm<P, RefundRequest, Kept>;
   /**
    * Takes permits whatever the limit says, into debt if need be (a settled cost above what
    * was reserved); absent for concurrency, whose slots are given back whole.
    */
-  charge?: Algorithm<P, RefundRequest, Blockable<S>>;
+  charge?: Algorithm<P, RefundRequest, Kept>;
 }
 
 const DONE = [1, 0, 0, 0, 0] as const;

@@ -1,6 +1,6 @@
-import { DecisionGroup } from '../../contracts/decision-group';
 import { Logger } from '@nestjs/common';
 import { Decision } from '../../contracts/decision';
+import type { DecisionCall } from '../../algorithms/decision-call';
 import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../../errors/store-unavailable.error';
 import { sleep } from '../../algorithms/sleep';
@@ -12,20 +12,10 @@ import { InsuranceStore } from './insurance-store';
 import { StoreErrorLog } from './store-error-log';
 import { StoreHealth, storeHealth } from './store-health';
 import { DecisionListener } from '../../contracts/rate-limit-event';
+import { PolicyCall, StoreErrorListener } from './policy-call';
 
 /** Who a store error of a direct `evaluate` is reported as (the store's public API). */
 const DIRECT_CALLER_LABEL = 'RateLimiterFactory';
-/**
- * Told of every decision the store could not make, for the `onDecision` hook; `name` is
- * the limit's name (the guard's limits) or the algorithm's (the factory's).
- */
-export type StoreErrorListener = (
-  error: StoreUnavailableError,
-  key: string,
-  label: string,
-  name?: string,
-) => void;
-
 /**
  * Most decisions waiting for the store at once. Past it a decision fails at once: memory
  * stays bounded whatever the store does.
@@ -100,24 +90,11 @@ export class FailurePolicyStore extends LimiterStore {
   /**
    * The decision, or null when the store could not answer and no fallback did; never
    * rejects, whatever the store throws.
-   * `onLateAnswer` receives a decision that arrived after `timeoutMs`, so a caller can give
-   * back what it took (a concurrency slot) instead of holding it until its lease ends.
    */
-  decide<P, R, S>(
-    algorithm: LimiterAlgorithm<P, R, S>,
-    key: string,
-    params: P,
-    request: R,
-    /** Names the limit in error reports. */
-    label = '',
-    onLateAnswer?: (decision: Decision) => void,
-    /** The request's other limits: all or nothing where the store can (DecisionGroup). */
-    group?: DecisionGroup,
-    /** The limit's name, in store-error events (metrics count by it). */
-    name?: string,
-  ): Promise<Decision | null> {
+  decide<P, R, S>(call: PolicyCall<P, R, S>): Promise<Decision | null> {
+    const { algorithm, key, params, request, group, onLateAnswer } = call;
     // What memory handed out goes back to memory, never to Redis, which never counted it.
-    const takenBack = this.insurance?.takeBack(algorithm, key, params, request);
+    const takenBack = this.insurance?.takeBack(call);
     if (takenBack) return takenBack;
     let pending: Promise<Decision>;
     /** When the decision left for the store: its wait, and Redis's silence, count from then. */
@@ -133,15 +110,15 @@ export class FailurePolicyStore extends LimiterStore {
     };
     try {
       const refusal = this.refusal();
-      if (refusal) return this.unavailable(refusal, algorithm, key, params, request, label, name);
+      if (refusal) return this.unavailable(refusal, call);
       sentAtMs = performance.now();
       const deadlineMs = sentAtMs + this.timeoutMs;
       // Promise.resolve: a custom store that answers without a promise still counts.
       pending = Promise.resolve(
-        this.primary.evaluate(algorithm, key, params, request, deadlineMs, group, sent),
+        this.primary.evaluate({ algorithm, key, params, request, deadlineMs, group, onSent: sent }),
       );
     } catch (thrown) {
-      return this.unavailable(thrown, algorithm, key, params, request, label, name);
+      return this.unavailable(thrown, call);
     }
     this.inFlight++;
     return new Promise<Decision | null>((resolve) => {
@@ -153,7 +130,7 @@ export class FailurePolicyStore extends LimiterStore {
         const error = new StoreUnavailableError(
           `no answer within storeTimeout (${this.timeoutMs} ms)`,
         );
-        resolve(this.unavailable(error, algorithm, key, params, request, label, name));
+        resolve(this.unavailable(error, call));
       });
       deadline.postpone(sentAtMs + this.timeoutMs);
       pending.then(
@@ -170,7 +147,7 @@ export class FailurePolicyStore extends LimiterStore {
           const answeredAt = this.primary.lastAnswerAtMs?.();
           if (answeredAt !== undefined && answeredAt >= sentAtMs) this.breaker.answered();
           if (deadline!.settle()) {
-            resolve(this.unavailable(thrown, algorithm, key, params, request, label, name));
+            resolve(this.unavailable(thrown, call));
           }
         },
       );
@@ -183,13 +160,10 @@ export class FailurePolicyStore extends LimiterStore {
    * reports its decisions itself (limiter/factory-decisions.ts); a direct caller (code that
    * takes the module's store) has its store errors reported under the factory's label.
    */
-  async evaluate<P, R, S>(
-    algorithm: LimiterAlgorithm<P, R, S>,
-    key: string,
-    params: P,
-    request: R,
-  ): Promise<Decision> {
-    const decided = await this.decide(algorithm, key, params, request, DIRECT_CALLER_LABEL);
+  async evaluate<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision> {
+    const { algorithm, key, params, request, group } = call;
+    const label = DIRECT_CALLER_LABEL;
+    const decided = await this.decide({ algorithm, key, params, request, group, label });
     return this.answer(decided, algorithm, params);
   }
 
@@ -249,22 +223,17 @@ export class FailurePolicyStore extends LimiterStore {
   /** Applies the policy to a decision the store could not make: null, or the fallback's. */
   private async unavailable<P, R, S>(
     thrown: unknown,
-    algorithm: LimiterAlgorithm<P, R, S>,
-    key: string,
-    params: P,
-    request: R,
-    label: string,
-    name: string | undefined,
+    call: PolicyCall<P, R, S>,
   ): Promise<Decision | null> {
     const error =
       thrown instanceof StoreUnavailableError
         ? thrown
         : new StoreUnavailableError('the store failed', thrown);
     this.log.failed(error);
-    this.notifyError(error, key, label, name);
+    this.notifyError(error, call.key, call.label ?? '', call.name);
     if (!this.insurance) return null;
     try {
-      return await this.insurance.decide(algorithm, key, params, request);
+      return await this.insurance.decide(call);
     } catch {
       // The insurance store failing too (a custom algorithm that throws) leaves the policy's
       // answer without a decision: never a rejection, which callers do not expect.

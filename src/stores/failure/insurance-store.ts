@@ -1,7 +1,11 @@
 import { Decision } from '../../contracts/decision';
-import { givesBack, LimiterAlgorithm, takesPermits } from '../../algorithms/limiter-algorithm';
+import type { DecisionCall } from '../../algorithms/decision-call';
+import { givesBack, takesPermits } from '../../algorithms/limiter-algorithm';
 import { MemoryStore } from '../memory.store';
 import { FallbackLedger } from './fallback-ledger';
+
+/** What the insurance store needs of a decision: no deadline, no group, nothing to send. */
+type InsuredCall<P, R, S> = Pick<DecisionCall<P, R, S>, 'algorithm' | 'key' | 'params' | 'request'>;
 
 /**
  * The in-memory store of `onStoreError: 'fallback'`: it decides what the primary store
@@ -12,14 +16,11 @@ export class InsuranceStore {
   private readonly ledger = new FallbackLedger();
 
   /** Memory's decision of a request the primary store could not decide; null if it fails too. */
-  async decide<P, R, S>(
-    algorithm: LimiterAlgorithm<P, R, S>,
-    key: string,
-    params: P,
-    request: R,
-  ): Promise<Decision | null> {
-    const decision = await this.evaluate(algorithm, key, params, request);
-    if (decision && takesPermits(algorithm, request)) this.ledger.took(key, request, decision);
+  async decide<P, R, S>(call: InsuredCall<P, R, S>): Promise<Decision | null> {
+    const decision = await this.evaluate(call);
+    if (decision && takesPermits(call.algorithm, call.request)) {
+      this.ledger.took(call.key, call.request, decision);
+    }
     return decision;
   }
 
@@ -27,26 +28,18 @@ export class InsuranceStore {
    * Gives back in memory a refund or a release of what memory handed out; undefined for
    * anything else, which goes to the primary store.
    */
-  takeBack<P, R, S>(
-    algorithm: LimiterAlgorithm<P, R, S>,
-    key: string,
-    params: P,
-    request: R,
-  ): Promise<Decision | null> | undefined {
+  takeBack<P, R, S>(call: InsuredCall<P, R, S>): Promise<Decision | null> | undefined {
+    const { algorithm, key, request } = call;
     if (!givesBack(algorithm, request) || !this.ledger.givesBackToMemory(key, request)) {
       return undefined;
     }
-    return this.evaluate(algorithm, key, params, request);
+    return this.evaluate(call);
   }
 
-  private async evaluate<P, R, S>(
-    algorithm: LimiterAlgorithm<P, R, S>,
-    key: string,
-    params: P,
-    request: R,
-  ): Promise<Decision | null> {
+  private async evaluate<P, R, S>(call: InsuredCall<P, R, S>): Promise<Decision | null> {
     try {
-      return await this.memory.evaluate(algorithm, key, params, request);
+      const { algorithm, key, params, request } = call;
+      return await this.memory.evaluate({ algorithm, key, params, request });
     } catch {
       // The insurance store failing too (a custom algorithm that throws) leaves the policy's
       // answer without a decision: never a rejection, which callers do not expect.

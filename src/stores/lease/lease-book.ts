@@ -1,3 +1,4 @@
+import type { DecisionCall } from '../../algorithms/decision-call';
 import { Decision } from '../../contracts/decision';
 import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
 import {
@@ -15,13 +16,7 @@ type LeasedParams = LeaseParams & BlockParams;
 export const LEASE_LIFETIME_MS = 1000;
 
 /** How the book decides in Redis: the store's own evaluate, which no lease answers. */
-export type InRedis = (
-  algorithm: LimiterAlgorithm<any, any, any>,
-  key: string,
-  params: unknown,
-  request: unknown,
-  deadlineMs: number,
-) => Promise<Decision>;
+export type InRedis = (call: DecisionCall<any, any, any>) => Promise<Decision>;
 
 /**
  * A store's leases (docs/hot-keys.md): one per limit (its parameters object) and key, made
@@ -70,7 +65,7 @@ export class LeaseBook {
     return hearing.then(() =>
       this.hearsResets(-Infinity) === true
         ? take()
-        : this.inRedis(algorithm, key, params, request, deadlineMs),
+        : this.inRedis({ algorithm, key, params, request, deadlineMs }),
     );
   }
 
@@ -112,9 +107,15 @@ export class LeaseBook {
     let lease = byKey.get(key);
     if (!lease) {
       const redis: LeaseRedis = {
-        acquire: (request, deadlineMs) => this.inRedis(algorithm, key, params, request, deadlineMs),
+        acquire: (request, deadlineMs) =>
+          this.inRedis({ algorithm, key, params, request, deadlineMs }),
         giveBack: (permits, resetLeftMicros) =>
-          this.inRedis(leasable.refund, key, params, { permits, resetLeftMicros }, Infinity),
+          this.inRedis({
+            algorithm: leasable.refund,
+            key,
+            params,
+            request: { permits, resetLeftMicros },
+          }),
       };
       const forget = () => {
         if (byKey!.get(key) === lease) byKey!.delete(key);

@@ -1,4 +1,4 @@
-import { compileLimit } from '../../../src/plans/compiled-limit';
+import { compileLimit } from '../../../src/compile/compiled-limit';
 import { MemoryStore, RateLimiterFactory } from '../../../src';
 
 const compile = (kind: string, decorator: string, options: Record<string, unknown>) => () =>

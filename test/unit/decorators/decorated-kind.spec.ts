@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { countLimitKind } from '../../../src/algorithms/count-limit/count-limit.definition';
 import { LimitKind } from '../../../src/algorithms/limit-kind';
 import { limitOf, readMethodLimits } from '../../../src/decorators/limit-metadata.accessor';
-import { compileLimit, CompiledLimit } from '../../../src/plans/compiled-limit';
+import { compileLimit, CompiledLimit } from '../../../src/compile/compiled-limit';
 
 /** A kind the registry does not list: only what the decorator recorded can name it. */
 const unlisted: LimitKind = { ...countLimitKind, name: 'unlistedWindow', decorator: '@Unlisted' };

@@ -10,7 +10,7 @@ import {
 import { LimitType } from '../../../src/contracts/limit-type.enum';
 
 const HANDLER = 'SmsController.send';
-const KIND = 'fixedWindow';
+const KIND = 'countLimit';
 // sha1 of 300 'a' characters, computed independently with `printf 'a%.0s' {1..300} | sha1sum`.
 const SHA1_OF_300_A = '003ef1ba9ea9f2f4dab3a2004e505ca8a4e7e5a3';
 
@@ -89,7 +89,7 @@ describe('keyPart', () => {
   it('hashes a part longer than 256 characters', () => {
     const custom = 'k'.repeat(300);
     const part = keyPart(LimitType.CUSTOM, HANDLER, { ip: '1.2.3.4', custom }, KIND);
-    expect(part).toBe(`%#fixedWindow:${createHash('sha1').update(custom).digest('hex')}`);
+    expect(part).toBe(`%#countLimit:${createHash('sha1').update(custom).digest('hex')}`);
   });
 });
 
@@ -102,21 +102,23 @@ describe('boundKeyPart', () => {
 
   it('replaces a 257-character part by %#, its kind and its SHA-1 hex', () => {
     expect(boundKeyPart('a'.repeat(257), KIND)).toBe(
-      `%#fixedWindow:${createHash('sha1').update('a'.repeat(257)).digest('hex')}`,
+      `%#countLimit:${createHash('sha1').update('a'.repeat(257)).digest('hex')}`,
     );
   });
 
   it('replaces a 300-character part by a bounded one', () => {
     const hashed = boundKeyPart('x'.repeat(300), KIND);
-    expect(hashed).toHaveLength('%#fixedWindow:'.length + 40);
+    expect(hashed).toHaveLength('%#countLimit:'.length + 40);
   });
 
   it('hashes a known value to the known digest', () => {
-    expect(boundKeyPart('a'.repeat(300), KIND)).toBe(`%#fixedWindow:${SHA1_OF_300_A}`);
+    expect(boundKeyPart('a'.repeat(300), KIND)).toBe(`%#countLimit:${SHA1_OF_300_A}`);
   });
 
   it('two kinds hash one long part to two keys', () => {
-    expect(boundKeyPart('a'.repeat(300), 'slidingWindow')).toBe(`%#slidingWindow:${SHA1_OF_300_A}`);
+    expect(boundKeyPart('a'.repeat(300), 'slidingWindowLimit')).toBe(
+      `%#slidingWindowLimit:${SHA1_OF_300_A}`,
+    );
   });
 });
 
@@ -161,7 +163,7 @@ describe('compileKeyPart', () => {
   it('hashes a long part as keyPart does: the marker, then the hashed part', () => {
     const part = compileKeyPart(LimitType.IP, HANDLER, KIND)('x'.repeat(300));
     const text = `${HANDLER}:${'x'.repeat(300)}`;
-    expect(part).toBe(`~%#fixedWindow:${createHash('sha1').update(text).digest('hex')}`);
+    expect(part).toBe(`~%#countLimit:${createHash('sha1').update(text).digest('hex')}`);
   });
 });
 
@@ -177,14 +179,14 @@ describe('key namespaces', () => {
     const user = 'u'.repeat(300);
     const derived = keyPart(LimitType.USER, HANDLER, { ip: '', userId: user }, KIND);
     const digest = createHash('sha1').update(`${HANDLER}:${user}`).digest('hex');
-    expect(derived).toBe(`~%#fixedWindow:${digest}`);
-    expect(customKeyPart('k'.repeat(300), KIND)).toMatch(/^%#fixedWindow:[0-9a-f]{40}$/);
+    expect(derived).toBe(`~%#countLimit:${digest}`);
+    expect(customKeyPart('k'.repeat(300), KIND)).toMatch(/^%#countLimit:[0-9a-f]{40}$/);
   });
 
   it('no client value makes a part kept as is equal to a hashed one', () => {
     const hashed = customKeyPart('k'.repeat(300), KIND);
     for (const value of [hashed, hashed.slice(2), hashed.slice(hashed.indexOf(':') + 1)]) {
-      expect(customKeyPart(value, 'slidingWindow')).not.toBe(hashed);
+      expect(customKeyPart(value, 'slidingWindowLimit')).not.toBe(hashed);
       expect(customKeyPart(value, KIND)).not.toBe(hashed);
     }
   });

@@ -72,7 +72,8 @@ describe("the 'fallback' store keeps live denials under a flood on the same opti
     logger.warn = () => undefined;
     const policyStore = new FailurePolicyStore(new DownStore(), 'fallback', 200, logger);
     const sms = countLimitParams({ limit: 1, period: 3600 });
-    const decide = (key: string) => policyStore.decide(countLimit, key, sms, undefined);
+    const decide = (key: string) =>
+      policyStore.decide({ algorithm: countLimit, key, params: sms, request: undefined });
     expect((await decide('countLimit:sms:+15550001111'))?.allowed).toBe(true);
     expect((await decide('countLimit:sms:+15550001111'))?.allowed).toBe(false);
     for (let batch = 0; batch < 120; batch++) {

@@ -1,0 +1,120 @@
+import { ExecutionContext, Logger } from '@nestjs/common';
+import { Decision } from '../contracts/decision';
+import { DecisionGroup } from '../contracts/decision-group';
+import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
+import { CompiledLimit } from '../compile/compiled-limit';
+import { holdUntilDone, once } from './concurrency-release';
+import { giveBack, Taken } from './taken-permits';
+
+/**
+ * The store's side of RateLimitGuard: a request's limits decided (concurrently, one store
+ * round trip each, all or nothing where the store can), and what they took given back or
+ * held (concurrency slots) until the request's work is over.
+ */
+export class LimitDecisions {
+  constructor(
+    private readonly store: FailurePolicyStore,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Each limit's decision, or null where the store could not answer (and no fallback did).
+   * FailurePolicyStore turns every store failure into null or a fallback decision: never a
+   * rejection, so no slot taken by one limit can be stranded by another limit's error.
+   */
+  async decide(limits: readonly CompiledLimit[], keys: string[]): Promise<(Taken | null)[]> {
+    if (limits.length === 1) return [await this.decideOne(limits[0], keys[0])];
+    // A shadow limit never refuses, so it is no member: the others are sent first, together
+    // (see taken-permits.ts).
+    const members = limits.filter((limit) => !limit.shadow).length;
+    const group = members > 1 ? new DecisionGroup(members) : undefined;
+    const decided = new Array<Promise<Taken | null>>(limits.length);
+    limits.forEach((limit, i) => {
+      if (!limit.shadow) decided[i] = this.decideOne(limit, keys[i], group);
+    });
+    limits.forEach((limit, i) => {
+      if (limit.shadow) decided[i] = this.decideOne(limit, keys[i]);
+    });
+    return Promise.all(decided);
+  }
+
+  /**
+   * All or nothing: a request that will not run keeps nothing its limits gave it, slots
+   * included. `slots` false leaves the slots alone (they went back when the client left).
+   */
+  async giveBack(outcomes: Taken[], slots = true): Promise<void> {
+    if (!slots) {
+      return giveBack(
+        this.store,
+        outcomes.filter((outcome) => !outcome.limit.holdsSlot),
+        this.logger,
+      );
+    }
+    this.releaseSlots(outcomes);
+    await giveBack(this.store, outcomes, this.logger);
+  }
+
+  /** Holds the request's concurrency slots until its work is over (concurrency-release.ts). */
+  holdSlots(outcomes: Taken[], context: ExecutionContext, response: unknown): void {
+    const held = outcomes.filter((outcome) => outcome.limit.holdsSlot && outcome.decision.allowed);
+    if (held.length === 0) return;
+    holdUntilDone(
+      context,
+      response,
+      once(() => Promise.all(held.map((outcome) => this.release(outcome)))),
+    );
+  }
+
+  private async decideOne(
+    limit: CompiledLimit,
+    key: string,
+    group?: DecisionGroup,
+  ): Promise<Taken | null> {
+    const request = limit.newRequest();
+    // A slot granted after storeTimeout would be held by nobody until its lease ends.
+    const onLateAnswer = limit.holdsSlot
+      ? (late: Decision) => {
+          if (late.allowed) this.releaseQuietly({ limit, key, request, decision: late, atMs: 0 });
+        }
+      : undefined;
+    const decision = await this.store.decide({
+      algorithm: limit.algorithm,
+      key,
+      params: limit.params,
+      request,
+      label: limit.where,
+      onLateAnswer,
+      group,
+      name: limit.name,
+    });
+    return decision ? { limit, key, request, decision, atMs: performance.now(), group } : null;
+  }
+
+  private releaseSlots(outcomes: Taken[]): void {
+    for (const outcome of outcomes) {
+      // An undone member holds no slot: the store put it back, or never sent it.
+      if (!outcome.limit.holdsSlot || !outcome.decision.allowed) continue;
+      if (!outcome.group?.undone.has(outcome.key)) this.releaseQuietly(outcome);
+    }
+  }
+
+  /** A release nobody waits for; a failure leaves the slot to its lease. */
+  private releaseQuietly(outcome: Taken): void {
+    this.release(outcome).catch((error: unknown) =>
+      this.logger.warn(
+        `Could not release a slot of ${outcome.limit.where}: ${(error as Error)?.message ?? String(error)}`,
+      ),
+    );
+  }
+
+  private async release(outcome: Taken): Promise<void> {
+    const release = outcome.limit.releaseRequest?.(outcome.request);
+    if (release === undefined) return;
+    await this.store.decide({
+      algorithm: outcome.limit.algorithm,
+      key: outcome.key,
+      params: outcome.limit.params,
+      request: release,
+    });
+  }
+}

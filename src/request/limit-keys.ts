@@ -1,0 +1,73 @@
+import {
+  BadRequestException,
+  ExecutionContext,
+  HttpException,
+  InternalServerErrorException,
+  Logger,
+} from '@nestjs/common';
+import {
+  KeyValueConflictError,
+  KeyValueInvalidError,
+  KeyValueMissingError,
+} from '../keys/key-template.evaluator';
+import { UserIdInvalidError, UserIdMalformedError } from '../keys/user-id';
+import { CompiledLimit } from '../compile/compiled-limit';
+import { RequestFacts } from '../keys/compile-key';
+import { forContext } from '../context/context-exception';
+
+/**
+ * What a client is told when a value its limit's key needs is missing. The expression stays
+ * in the log: it tells a stranger how keys are built (and a missing `user?.id` is often an
+ * unauthenticated request, which the app's own 401 should answer, not us).
+ */
+export const MISSING_KEY_VALUE = 'Missing a value this request is rate-limited by';
+
+/** Limits whose missing key value was logged: once each, not once per request. */
+const loggedMissing = new WeakSet<CompiledLimit>();
+
+/**
+ * Each limit's key for this request. A value the client sent that cannot make a key is a
+ * 400: an invalid or conflicting one names the expression (the client sent it), a missing
+ * one does not (logged once per limit instead). A user id the app resolved wrongly is a
+ * 500 with one log line (no stack: the message says what to fix).
+ */
+export function keysOf(
+  limits: readonly CompiledLimit[],
+  facts: RequestFacts,
+  context: ExecutionContext,
+  logger: Logger,
+): string[] {
+  const keys: string[] = [];
+  for (const limit of limits) {
+    try {
+      keys.push(limit.key(facts));
+    } catch (error) {
+      const answer = answerTo(error, limit, logger);
+      throw answer ? forContext(context, answer) : error;
+    }
+  }
+  return keys;
+}
+
+/** The answer to a key that could not be built: 400 for the client's value, 500 for the app's. */
+function answerTo(error: unknown, limit: CompiledLimit, logger: Logger): HttpException | undefined {
+  if (error instanceof KeyValueMissingError) {
+    if (!loggedMissing.has(limit)) {
+      loggedMissing.add(limit);
+      logger.warn(`${limit.where}: ${error.message}: answered 400 (logged once per limit)`);
+    }
+    return new BadRequestException(MISSING_KEY_VALUE);
+  }
+  if (
+    error instanceof KeyValueInvalidError ||
+    error instanceof KeyValueConflictError ||
+    error instanceof UserIdMalformedError
+  ) {
+    return new BadRequestException(error.message);
+  }
+  if (error instanceof UserIdInvalidError) {
+    logger.error(`${limit.where}: ${error.message}`);
+    return new InternalServerErrorException();
+  }
+  return undefined;
+}

@@ -1,0 +1,260 @@
+import {
+  CanActivate,
+  ExecutionContext,
+  ForbiddenException,
+  HttpException,
+  InternalServerErrorException,
+  Inject,
+  Injectable,
+  Logger,
+  Optional,
+  ServiceUnavailableException,
+} from '@nestjs/common';
+import { NetworkPolicy } from '../keys/network-policy';
+import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception';
+import { RateLimitProblemException } from '../errors/rate-limit-problem.exception';
+import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
+import { OUTSIDE_DENY_LIST } from '../rate-limiter.constants';
+import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
+import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
+import { CompiledLimit } from '../compile/compiled-limit';
+import { InvalidResolvedOptionError } from '../compile/resolvable-options';
+import { forContext } from '../context/context-exception';
+import { applicableLimits } from './applicable-limits';
+import { waitWhileConnected } from './client-presence';
+import { RequestLimitContext } from '../context/request-limit-context';
+import { LimitExplorer, LimitPlan } from '../compile/limit.explorer';
+import { keysOf } from './limit-keys';
+import { describeLimits, setRetryAfter } from './rate-limit-headers';
+import { denialMessage } from './denial-message';
+import { reportOutcomes } from '../contracts/rate-limit-event';
+import { GuardedRequest, hasUser } from '../context/http-context';
+import { clientIp, readRequest } from '../context/request-facts';
+import { limiterMessages } from '../rate-limiter.messages';
+import { Taken } from './taken-permits';
+import { settleAfterHandler } from './settlement';
+import { RequestLedger } from './request-ledger';
+import { interceptorBoundFor } from './rate-limit.interceptor';
+import { DecisionListeners } from './decision-listeners';
+import { LimitDecisions } from './limit-decisions';
+import { DecisionReports } from './decision-reports';
+
+/** nginx's status for a request whose client closed the connection before the answer. */
+const CLIENT_CLOSED_REQUEST = 499;
+
+/**
+ * Enforces every limit declared on a handler and its class. All limits are decided
+ * (concurrently, one store round trip each) before anything waits; one denial denies the
+ * request. A `shadow` limit is decided and reported but neither refuses, delays nor sets
+ * headers. Holds no per-request state: everything lives in locals.
+ *
+ * @publicApi
+ */
+@Injectable()
+export class RateLimitGuard implements CanActivate {
+  private readonly headers: HeadersMode;
+  private readonly logger = new Logger('RateLimiter');
+  private readonly decisions: LimitDecisions;
+  private readonly reports: DecisionReports;
+
+  constructor(
+    private readonly explorer: LimitExplorer,
+    private readonly store: FailurePolicyStore,
+    @Inject(RATE_LIMITER_OPTIONS) private readonly options: RateLimiterModuleOptions,
+    /** The `allow` and `deny` networks; absent (a guard built by hand), none apply. */
+    @Optional() private readonly networks?: NetworkPolicy,
+    @Optional() listeners?: DecisionListeners,
+  ) {
+    this.headers = options.headers ?? 'legacy';
+    this.decisions = new LimitDecisions(store, this.logger);
+    this.reports = new DecisionReports(store, options, this.logger, listeners);
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const plan = this.explorer.limitsFor(context.getClass(), context.getHandler());
+    if (plan.length === 0 && !this.networks?.active) return true;
+    // Bound twice (the global guard and @UseGuards): the first decides, once per request. A
+    // request Nest gives no object for has no ledger: each guard decides.
+    const ledger = RequestLedger.of(context);
+    if (ledger && !ledger.claim()) return true;
+    const read = readRequest(context, this.options);
+    if (this.networks?.active) {
+      // A denied network is refused wherever the guard runs (but on the admin's routes, whose
+      // own guards decide: else a deny list that covers the admin locks out its undo); an
+      // allowed one is never limited, there included.
+      const verdict = this.networks.verdictFor(clientIp(read));
+      if (verdict === 'deny' && !Reflect.getMetadata(OUTSIDE_DENY_LIST, context.getClass())) {
+        throw this.answer(context, new ForbiddenException());
+      }
+      if (verdict === 'allow') {
+        for (const limit of plan) this.reports.skipped(limit);
+        return true;
+      }
+    }
+    if (plan.length === 0) return true;
+    if (plan.readsUser && !hasUser(read) && ledger && interceptorBoundFor(context)) {
+      // Left to RateLimitInterceptor, which runs after every guard: a USER limit whose user
+      // an auth guard bound after ours will set.
+      ledger.leave('deferred', () =>
+        this.enforce(plan, context, readRequest(context, this.options)),
+      );
+      return true;
+    }
+    return this.enforce(plan, context, read);
+  }
+
+  /**
+   * Decides a request's limits, all together: at once, or after the app's guards when the
+   * guard deferred them (then a request with still no user is counted by IP, said once).
+   * Every limit is decided before anything waits; one denial denies the request.
+   */
+  private async enforce(
+    plan: LimitPlan,
+    context: ExecutionContext,
+    read: GuardedRequest,
+  ): Promise<boolean> {
+    const limits = await this.limitsOf(plan, context, read);
+    if (limits.length === 0) return true;
+    const keys = keysOf(limits, read.facts, context, this.logger);
+    const decided = await this.decisions.decide(limits, keys);
+    const outcomes = decided.filter((outcome): outcome is Taken => outcome !== null);
+    // A shadow limit never refuses: not even when its store is unavailable under 'deny'.
+    const unanswered = decided.some((outcome, i) => outcome === null && !limits[i].shadow);
+    if (unanswered && this.store.policy === 'deny') {
+      reportOutcomes(this.reports.report, outcomes, true);
+      await this.decisions.giveBack(outcomes);
+      throw this.answer(context, new ServiceUnavailableException('Rate limiting is unavailable'));
+    }
+    if (outcomes.length === 0) return true; // store unavailable under 'allow'
+    const enforced = plan.hasShadow
+      ? outcomes.filter((outcome) => !outcome.limit.shadow)
+      : outcomes;
+    const denied = enforced.filter((outcome) => !outcome.decision.allowed);
+    reportOutcomes(this.reports.report, outcomes, denied.length > 0);
+    if (enforced.length > 0 && read.response && this.headers !== false) {
+      describeLimits(read.response, this.headers, enforced, denied);
+    }
+    if (denied.length > 0) return this.refuse(outcomes, denied, context, read.response);
+    return this.admit(outcomes, enforced, context, read);
+  }
+
+  /** A dynamic plan's limits for this request; a plan that is not holds compiled limits only. */
+  private async limitsOf(
+    plan: LimitPlan,
+    context: ExecutionContext,
+    read: GuardedRequest,
+  ): Promise<readonly CompiledLimit[]> {
+    const limits = plan.dynamic
+      ? await this.applicable(plan, context, read)
+      : (plan as readonly CompiledLimit[]);
+    if (limits.length > 0 && plan.readsUser && !hasUser(read)) this.warnAnonymous(plan, context);
+    return limits;
+  }
+
+  /** A denied request: all or nothing, it keeps nothing any other limit gave it; then 429. */
+  private async refuse(
+    outcomes: Taken[],
+    denied: Taken[],
+    context: ExecutionContext,
+    response: unknown,
+  ): Promise<never> {
+    await this.decisions.giveBack(outcomes);
+    const retries = denied.map(
+      ({ limit, decision }) => limit.retryAfterMs?.(decision) ?? decision.retryAfterMs,
+    );
+    // A request costing more than a limit holds can never pass: no retry time is true.
+    const retryAfterMs = retries.some((ms) => ms < 0) ? -1 : Math.max(...retries);
+    const violated = denied.map((outcome) => outcome.limit.name);
+    const retryAfter = setRetryAfter(response, retryAfterMs);
+    const message = this.options.errorMessage
+      ? denialMessage(this.options.errorMessage, context, denied, retries, this.logger)
+      : undefined;
+    throw this.answer(
+      context,
+      this.createException(retryAfter, context, violated, message),
+      retryAfterMs,
+    );
+  }
+
+  /**
+   * An allowed request: its slots held until its work is over, its reservation waited for
+   * (while its client stays), its `count` and `settle` left to settle after the handler.
+   */
+  private async admit(
+    outcomes: Taken[],
+    enforced: Taken[],
+    context: ExecutionContext,
+    read: GuardedRequest,
+  ): Promise<boolean> {
+    const { response, facts } = read;
+    this.decisions.holdSlots(outcomes, context, response);
+    const waitMs = Math.max(0, ...enforced.map((outcome) => outcome.decision.waitMs));
+    if (waitMs > 0 && !(await waitWhileConnected(this.store.sleep(waitMs), response))) {
+      // The client left while waiting for its slot: give the slot to the next request now,
+      // and run no handler for nobody. (Its concurrency slots went back when it closed.)
+      // Everything it took goes back, the token bucket's reservation included.
+      void this.decisions.giveBack(outcomes, false);
+      throw this.answer(context, new HttpException('Client Closed Request', CLIENT_CLOSED_REQUEST));
+    }
+    settleAfterHandler(context, response, outcomes, this.store, this.logger, () => {
+      return new RequestLimitContext(context, read.request, facts);
+    });
+    return true;
+  }
+
+  private readonly warnedAnonymous = new WeakSet<LimitPlan>();
+
+  /** A USER limit that found no user even after the app's guards: IP keys, said once. */
+  private warnAnonymous(plan: LimitPlan, context: ExecutionContext): void {
+    if (this.warnedAnonymous.has(plan)) return;
+    this.warnedAnonymous.add(plan);
+    const handler = `${context.getClass().name}.${context.getHandler().name}`;
+    this.logger.warn(limiterMessages.userFallback(handler));
+  }
+
+  /** A dynamic plan's limits for this request (skips applied, functions resolved). */
+  private async applicable(
+    plan: LimitPlan,
+    context: ExecutionContext,
+    read: GuardedRequest,
+  ): Promise<readonly CompiledLimit[]> {
+    const ctx = new RequestLimitContext(context, read.request, read.facts);
+    try {
+      return await applicableLimits(plan, ctx, this.options.skip, this.reports.skipped);
+    } catch (error) {
+      if (!(error instanceof InvalidResolvedOptionError)) throw error;
+      // Never allow on a value we cannot enforce: the app's mistake, answered as one.
+      this.logger.error(error.message);
+      throw this.answer(context, new InternalServerErrorException());
+    }
+  }
+
+  /**
+   * What the guard throws: the HTTP answer, as the request's transport carries it (with the
+   * retry time where the transport has a place for it: gRPC metadata, an RPC error).
+   */
+  private answer(
+    context: ExecutionContext,
+    exception: HttpException,
+    retryAfterMs?: number,
+  ): Error {
+    return forContext(context, exception, retryAfterMs);
+  }
+
+  /**
+   * The 429 thrown on denial; override to change its body or type. `violatedPolicies` are
+   * the names of the limits that denied it; `message` is the module's `errorMessage`, when
+   * it has one.
+   */
+  protected createException(
+    retryAfterSeconds: number,
+    context: ExecutionContext,
+    violatedPolicies: readonly string[] = [],
+    message?: string,
+  ): HttpException {
+    if (this.options.problemDetails && context.getType() === 'http') {
+      return new RateLimitProblemException(retryAfterSeconds, violatedPolicies, message);
+    }
+    return new RateLimitExceededException(retryAfterSeconds, message);
+  }
+}
