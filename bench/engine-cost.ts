@@ -1,6 +1,7 @@
 // Redis's side of a decision, without perf (`npm run bench -- --engine-cost`): for each
 // algorithm, engine calls of 1 to 200 decisions (all sent in one event-loop turn), and
-// rate-limiter-flexible's consume on the same server. Per decision: the redis-server
+// rate-limiter-flexible's consume on the same server with as many in flight, so each batch
+// size is also a row of Redis CPU per decision at that many in flight, as a ratio to it. Per decision: the redis-server
 // process's CPU (INFO cpu: reading, parsing and replying included), the time inside the
 // script calls and inside the commands the scripts ran (INFO commandstats usec), and those
 // commands. A fit over the batch sizes splits the script time into a cost per call and a
@@ -13,8 +14,15 @@ import { BenchRedis, redisCpuSeconds, standaloneRedis } from './redis';
 
 const BATCHES = [1, 10, 50, 200];
 const KEYS = Array.from({ length: 10_000 }, (_, i) => `bench:user:${i}`);
-const SCRIPTS = new Set(['eval', 'evalsha', 'eval_ro', 'evalsha_ro']);
-const OURS = new Set(['info', 'flushall', 'config|resetstat', 'config']);
+const SCRIPTS = new Set(['eval', 'evalsha', 'eval_ro', 'evalsha_ro', 'fcall', 'fcall_ro']);
+const OURS = new Set([
+  'info',
+  'flushall',
+  'config|resetstat',
+  'config',
+  'function|load',
+  'function',
+]);
 
 interface Measure {
   /** µs of the redis-server process per decision. */
@@ -78,12 +86,16 @@ export async function engineCost(log: (line: string) => void, total = 20_000): P
   try {
     const peer = rlf(false).make(redis.client(false));
     await measure(redis, admin, peer, 50, 2_000);
-    const theirs = await measure(redis, admin, peer, 50, total);
-    log(
-      `rate-limiter-flexible (one script call each): Redis CPU ${f(theirs.cpuUs)} µs, script ` +
-        `${f(theirs.scriptUs)} µs of which commands ${f(theirs.commandsUs)} µs; ` +
-        `${JSON.stringify(theirs.commands)}`,
-    );
+    const peerByBatch: Measure[] = [];
+    for (const batch of BATCHES) {
+      const theirs = await measure(redis, admin, peer, batch, total);
+      peerByBatch.push(theirs);
+      log(
+        `rate-limiter-flexible, ${batch} in flight (one script call each): Redis CPU ` +
+          `${f(theirs.cpuUs)} µs, script ${f(theirs.scriptUs)} µs of which commands ` +
+          `${f(theirs.commandsUs)} µs; ${JSON.stringify(theirs.commands)}`,
+      );
+    }
     for (const limiter of Object.keys(LIMITERS) as Limiter[]) {
       const store = new RedisStore({ client: redis.client(false) });
       const decide = LIMITERS[limiter](new RateLimiterFactory(store));
@@ -104,7 +116,8 @@ export async function engineCost(log: (line: string) => void, total = 20_000): P
         const m = byBatch[i];
         log(
           `  batch ${String(batch).padStart(3)}: Redis CPU ${f(m.cpuUs)} µs ` +
-            `(${f(m.cpuUs / theirs.cpuUs)}× rate-limiter-flexible's), script ${f(m.scriptUs)} µs, ` +
+            `(${f(m.cpuUs / peerByBatch[i].cpuUs)}× rate-limiter-flexible's at ${batch} in ` +
+            `flight), script ${f(m.scriptUs)} µs, ` +
             `commands ${f(m.commandsUs)} µs, ${f(m.calls * batch)} calls per batch`,
         );
       });

@@ -1,11 +1,13 @@
 // The guard's own cost per request on the in-memory store, for a handler whose options are
 // all values and for the same limit with an option given as a function (issue 13: a
-// static plan must do no extra work). Calls canActivate directly: no HTTP, no Redis.
+// static plan must do no extra work), and per tenant: a function whose value cycles through
+// 10 or 10,000 distinct limits (a limit from each customer's plan). Calls canActivate
+// directly: no HTTP, no Redis.
 import 'reflect-metadata';
 import { Controller, Get, INestApplicationContext, Module } from '@nestjs/common';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { Test } from '@nestjs/testing';
-import { CountLimit, RateLimitGuard, RateLimiterModule } from 'nestjs-limiter';
+import { CountLimit, LimitContext, RateLimitGuard, RateLimiterModule } from 'nestjs-limiter';
 import { inRoundOrder } from './stats';
 
 const LIMIT = 1e9;
@@ -19,19 +21,40 @@ class GuardBenchController {
   @Get('function')
   @CountLimit({ limit: () => LIMIT, period: 60 })
   resolved() {}
+
+  @Get('tenants10')
+  @CountLimit({ limit: tenantLimit, period: 60, key: 'tenant:#{query.tenant}' })
+  tenants10() {}
+
+  @Get('tenants10k')
+  @CountLimit({ limit: tenantLimit, period: 60, key: 'tenant:#{query.tenant}' })
+  tenants10k() {}
 }
 
-export type GuardVariant = 'static' | 'function';
-export type GuardResults = Record<GuardVariant, number[]>;
+/** Each tenant's limit, from its plan: a value of its own. */
+function tenantLimit(ctx: LimitContext): number {
+  return LIMIT - Number((ctx.request as { query: { tenant: string } }).query.tenant);
+}
+
+/** Distinct tenants each variant's requests come from, in turn. */
+const TENANTS: Partial<Record<GuardVariant, number>> = { tenants10: 10, tenants10k: 10_000 };
+
+export const GUARD_VARIANTS = ['static', 'function', 'tenants10', 'tenants10k'] as const;
+export type GuardVariant = (typeof GUARD_VARIANTS)[number];
+export type GuardResults = Partial<Record<GuardVariant, number[]>> &
+  Record<'static' | 'function', number[]>;
 
 const HANDLERS: Record<GuardVariant, () => void> = {
   static: GuardBenchController.prototype.static,
   function: GuardBenchController.prototype.resolved,
+  tenants10: GuardBenchController.prototype.tenants10,
+  tenants10k: GuardBenchController.prototype.tenants10k,
 };
 
 /** A request of its own per call: the guard decides a request once, and skips it after. */
-function contextOf(variant: GuardVariant) {
-  const request = { ip: '10.0.0.1', headers: {}, params: {}, query: {}, body: {} };
+function contextOf(variant: GuardVariant, i: number) {
+  const tenant = String(i % (TENANTS[variant] ?? 1));
+  const request = { ip: '10.0.0.1', headers: {}, params: {}, query: { tenant }, body: {} };
   const context = new ExecutionContextHost([request, {}], GuardBenchController, HANDLERS[variant]);
   context.setType('http');
   return context;
@@ -39,7 +62,7 @@ function contextOf(variant: GuardVariant) {
 
 /** µs per canActivate over `calls` sequential calls (each one decision of the memory store). */
 async function timeCalls(guard: RateLimitGuard, variant: GuardVariant, calls: number) {
-  const contexts = Array.from({ length: calls }, () => contextOf(variant));
+  const contexts = Array.from({ length: calls }, (_, i) => contextOf(variant, i));
   const started = process.hrtime.bigint();
   for (const context of contexts) await guard.canActivate(context);
   return Number(process.hrtime.bigint() - started) / 1000 / calls;
@@ -57,12 +80,12 @@ export async function guardBench(rounds: number, calls: number): Promise<GuardRe
   moduleRef.useLogger(false);
   await moduleRef.init();
   const guard = moduleRef.get(RateLimitGuard);
-  const results: GuardResults = { static: [], function: [] };
+  const results: GuardResults = { static: [], function: [], tenants10: [], tenants10k: [] };
   try {
-    for (const variant of ['static', 'function'] as const) await timeCalls(guard, variant, calls);
+    for (const variant of GUARD_VARIANTS) await timeCalls(guard, variant, calls);
     for (let round = 1; round <= rounds; round++) {
-      for (const variant of inRoundOrder(['static', 'function'] as const, round)) {
-        results[variant].push(await timeCalls(guard, variant, calls));
+      for (const variant of inRoundOrder(GUARD_VARIANTS, round)) {
+        results[variant]!.push(await timeCalls(guard, variant, calls));
       }
     }
   } finally {

@@ -55,7 +55,16 @@ export async function redisCpuSeconds(redis: BenchRedis): Promise<number> {
 
 const SCRIPTS = new Set(['eval', 'evalsha', 'eval_ro', 'evalsha_ro', 'fcall', 'fcall_ro']);
 /** The bench's own commands, left out of the counts. */
-const OURS = new Set(['info', 'flushall', 'memory', 'dbsize', 'object', 'cluster', 'ping']);
+const OURS = new Set([
+  'info',
+  'flushall',
+  'memory',
+  'dbsize',
+  'object',
+  'cluster',
+  'ping',
+  'function|load',
+]);
 
 export interface CommandCounts {
   /** Every command Redis ran, those a script runs included (INFO commandstats). */

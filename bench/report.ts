@@ -1,4 +1,5 @@
 // BENCHMARKS.md from one run's results, with the hand-written analysis appended.
+import { GUARD_VARIANTS, GuardVariant } from './guard';
 import type { HttpMeasure, HttpResults } from './http';
 import type { HttpVariant } from './http-app';
 import type { Row } from './library';
@@ -62,6 +63,13 @@ function httpTable({ runs }: HttpResults): string {
   );
 }
 
+const GUARD_LABELS: Record<GuardVariant, string> = {
+  static: 'all values',
+  function: '`limit` as a function',
+  tenants10: '`limit` per tenant, 10 distinct values',
+  tenants10k: '`limit` per tenant, 10,000 distinct values',
+};
+
 /** The guard's own cost, static options against an option given as a function. */
 function guardSection({ guard }: Results): string[] {
   if (!guard) return [];
@@ -77,10 +85,10 @@ function guardSection({ guard }: Results): string[] {
     '',
     table(
       'options|µs per request|each round',
-      (['static', 'function'] as const).map((variant) => [
-        variant === 'static' ? 'all values' : '`limit` as a function',
-        `**${us(median(guard[variant]))}**`,
-        guard[variant].map((value) => value.toFixed(2)).join(', '),
+      GUARD_VARIANTS.filter((variant) => guard[variant]?.length).map((variant) => [
+        GUARD_LABELS[variant],
+        `**${us(median(guard[variant]!))}**`,
+        guard[variant]!.map((value) => value.toFixed(2)).join(', '),
       ]),
     ),
     '',

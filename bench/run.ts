@@ -46,6 +46,15 @@ async function withRedis<T>(start: () => Promise<BenchRedis>, run: (r: BenchRedi
   }
 }
 
+/** The guard's cost per request alone (`--guard`): medians per variant. */
+async function guardOnly(): Promise<void> {
+  const guard = await guardBench(quick ? 2 : 5, quick ? 20_000 : 50_000);
+  for (const [variant, values] of Object.entries(guard)) {
+    const sorted = [...values].sort((a, b) => a - b);
+    log(`${variant}: ${sorted[Math.floor(sorted.length / 2)].toFixed(2)} µs per request`);
+  }
+}
+
 async function main(): Promise<void> {
   if (process.argv.includes('--report')) {
     writeReport(JSON.parse(readFileSync(join(RESULTS, 'latest.json'), 'utf8')));
@@ -54,6 +63,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--library')) return libraryOnly();
   if (process.argv.includes('--engine-cost')) return engineCost(log);
   if (process.argv.includes('--hot-key')) return void (await hotKeyBench(log));
+  if (process.argv.includes('--guard')) return guardOnly();
   const started = Date.now();
   const rounds = quick ? 1 : 10;
   const total = quick ? 20_000 : 100_000;

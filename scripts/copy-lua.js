@@ -1,6 +1,7 @@
-// tsc does not copy assets: put every algorithm's .lua next to its compiled model in lib/,
-// then write lib/engine.lua, the engine script as RedisStore sends it, so it can be read.
-const { cpSync, readdirSync, statSync, writeFileSync } = require('node:fs');
+// tsc does not copy assets: put every .lua of src/ next to its compiled module in lib/, the
+// engine library among them (lib/stores/engine/engine.library.lua, the golden file that
+// scripts/engine-library.js composes): what the store loads, so it can be read.
+const { cpSync, readdirSync, statSync } = require('node:fs');
 const { join } = require('node:path');
 
 function copyLua(from, to) {
@@ -10,12 +11,4 @@ function copyLua(from, to) {
     else if (name.endsWith('.lua')) cpSync(source, join(to, name));
   }
 }
-const lib = join(__dirname, '..', 'lib');
-copyLua(join(__dirname, '..', 'src'), lib);
-const { BUILT_IN_ENGINE } = require(join(lib, 'stores', 'engine', 'engine-script'));
-writeFileSync(
-  join(lib, 'engine.lua'),
-  `-- The engine script RedisStore defines (src/stores/engine/engine-script.ts), composed at\n` +
-    `-- build from the .lua files of src/: the same text the store composes when it starts.\n` +
-    BUILT_IN_ENGINE.lua,
-);
+copyLua(join(__dirname, '..', 'src'), join(__dirname, '..', 'lib'));

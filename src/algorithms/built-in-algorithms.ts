@@ -3,9 +3,10 @@ import { LIMIT_KINDS } from './registry';
 import { coalescedAcquire } from './state-ops/coalesced';
 
 /**
- * Every algorithm the decorators use: RedisStore's engine script is composed from their Lua
- * (stores/engine) and defined when the store is created, since an ioredis auto-pipeline
- * copies the client's commands when it starts.
+ * Every algorithm the decorators use: each is found by its Lua name in the table of the
+ * engine library (stores/engine/engine-library.lua); its script form, for Redis without
+ * Functions, is defined when the store is created, since an ioredis auto-pipeline copies the
+ * client's commands when it starts.
  */
 export const BUILT_IN_ALGORITHMS: readonly LimiterAlgorithm<any, any, any>[] = [
   ...LIMIT_KINDS.flatMap((kind) => {

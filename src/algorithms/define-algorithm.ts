@@ -1,4 +1,3 @@
-import { basename } from 'node:path';
 import {
   anyAlgorithm,
   CompiledAlgorithm,
@@ -15,7 +14,6 @@ import {
 } from './permits';
 import { PermitsAccess } from './state-ops/key-state-limiter';
 import { LimiterAlgorithm } from './limiter-algorithm';
-import { loadLua } from './lua-source';
 import { blockable } from './state-ops/blockable';
 import { coalesce } from './state-ops/coalesced';
 import { leaseParams, markLeasable } from './state-ops/lease-option';
@@ -65,7 +63,11 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
    * the end of a window (`resetMs`), which a lease never outlives.
    */
   leases?: { endsWithWindow: boolean };
-  /** Its folder, `__dirname`: the Lua is `<folder>.lua`, `.refund.lua` and `.charge.lua` there. */
+  /**
+   * Its folder, `__dirname`: its Lua is `<folder>.lua`, `.refund.lua`, `.charge.lua` and
+   * `.coalesced.lua` there, composed into the engine library by
+   * stores/engine/engine-library.lua.
+   */
   folder: string;
   /** The acquire but its command (`limiter<Name>`) and Lua (`<folder>.lua`): twin, arguments. */
   core: Omit<LimiterAlgorithm<P, R, S>, 'commandName' | 'lua'>;
@@ -121,7 +123,7 @@ export interface DefinedAlgorithm<O, P, R, S, L> {
  * Derives from one definition what the engine, the guard and the factory use: the acquire
  * with blocks (blockable.ts), peek / reset / block / refund / charge (state-ops.ts), and the
  * kind that compiles a decorator's options and creates the factory's limiter. The registry
- * lists the kind; the engine script is built from the acquire and its operations.
+ * lists the kind; the engine library holds the Lua of the acquire and its operations.
  */
 export function defineAlgorithm<O, P, R, S, L>(
   definition: AlgorithmDefinition<O, P, R, S, L> & { slots: SlotHooks<P, R, S> },
@@ -132,22 +134,15 @@ export function defineAlgorithm<O, P, R, S, L>(
 export function defineAlgorithm<O, P, R, S, L>(
   definition: AlgorithmDefinition<O, P, R, S, L>,
 ): DefinedAlgorithm<O, P, R, S, L> | DefinedSlots<O, P, R, S, L> {
-  const { folder, stateType, name } = definition;
-  const file = basename(folder);
+  const { stateType, name } = definition;
   const commandName = `limiter${name.charAt(0).toUpperCase()}${name.slice(1)}`;
   const core = {
     ...definition.core,
     commandName,
-    lua: loadLua(folder, `${file}.lua`),
   };
   if (definition.slots) return defineSlots(definition, core, definition.slots);
   const adjustment = (op: 'refund' | 'charge', step: Adjustment<P, S>['step']) =>
-    adjustmentOf(
-      core,
-      `${commandName}${op === 'refund' ? 'Refund' : 'Charge'}`,
-      loadLua(folder, `${file}.${op}.lua`),
-      step,
-    );
+    adjustmentOf(core, `${commandName}${op === 'refund' ? 'Refund' : 'Charge'}`, step);
   const refund = definition.refund && adjustment('refund', definition.refund.step);
   const given = definition.charge;
   const charge = given && ('of' in given ? given.of(core) : adjustment('charge', given.step));
@@ -157,7 +152,7 @@ export function defineAlgorithm<O, P, R, S, L>(
     // it), then the algorithm's own.
     paramsArgv: (params) => [blockArgv(params), ...core.paramsArgv(params)],
   };
-  if (definition.coalesces) coalesce(algorithm, name, folder, stateType);
+  if (definition.coalesces) coalesce(algorithm);
   const ops = stateOps(algorithm, stateType, refund, charge);
   const kind: LimitKind<O, L> = {
     ...commonKindParts(definition),
@@ -223,16 +218,15 @@ export function defineAlgorithm<O, P, R, S, L>(
 }
 
 /**
- * A refund or a charge of `core`: its own Lua (`<folder>/<file>`) and twin, on the acquire's
- * parameters; the definition wraps it so that it keeps the key's block.
+ * A refund or a charge of `core`: its own Lua (`<folder>.refund.lua`, `.charge.lua`, in the
+ * engine library) and twin, on the acquire's parameters; the definition wraps it so that it
+ * keeps the key's block.
  */
 function adjustmentOf<P, S>(
   core: LimiterAlgorithm<P, any, S>,
   commandName: string,
-  lua: string,
   step: LimiterAlgorithm<P, RefundRequest, S>['step'],
 ): LimiterAlgorithm<P, RefundRequest, S> {
-  // The acquire's helpers (a roll both call) are the adjustment's too.
-  const { paramsArgv, limit, luaIncludes } = core;
-  return { commandName, lua, paramsArgv, step, limit, ...(luaIncludes && { luaIncludes }) };
+  const { paramsArgv, limit } = core;
+  return { commandName, paramsArgv, step, limit };
 }

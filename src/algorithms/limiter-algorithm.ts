@@ -26,20 +26,21 @@ export interface LimiterAlgorithm<P, R, S> {
   /**
    * Lua source: the body of `function(key, now, argv)`, returning the {@link RawReply}. `now`
    * is the time in µs; `argv` holds {@link paramsArgv} then {@link requestArgv}. The store's
-   * engine script runs it, with the prelude's `exact`, `ttl_ms`, `snapshot` and `restore` in scope,
+   * engine runs it, with the prelude's `exact`, `ttl_ms`, `snapshot` and `restore` in scope,
    * and `get_state(key)`: a string state's GET, answered without a second GET when the block
-   * read of the same decision has just read the key.
+   * read of the same decision has just read the key. Absent for the package's own
+   * algorithms, whose Lua is the engine library's (docs/engine.md): an algorithm of the app's
+   * own has one, and makes the store run the engine as a script (EVALSHA).
    */
-  readonly lua: string;
+  readonly lua?: string;
   /**
-   * The name of its function in the engine script (lua-source.ts); default `commandName`.
-   * An algorithm that runs another's function under its own command sets it.
+   * The name of its function in the engine library's table (engine-library.lua); default
+   * `commandName`. An algorithm that runs another's function under its own command sets it.
    */
   readonly luaName?: string;
   /**
-   * The Lua its body calls (another algorithm's function, a shared helper such as
-   * string-block.lua), in order of definition: the engine defines each once. Absent for a
-   * body that calls only the prelude.
+   * For an algorithm of the app's own: the Lua its body calls besides the library's (a
+   * `local function` or table of its own), in order of definition, each defined once.
    */
   readonly luaIncludes?: readonly LuaDefinition[];
   /** The first `argv` values, which depend on the limit only; the store caches them per params object. */

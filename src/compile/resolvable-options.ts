@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { parseDuration } from '../algorithms/option-rules';
 import { CompiledAlgorithm, LimitKind } from '../algorithms/limit-kind';
 import { checkPermits } from '../algorithms/permits';
@@ -18,8 +19,12 @@ export class InvalidResolvedOptionError extends Error {
  * refused for itself (permits against rate * burst passes whatever the rate will be).
  */
 const PROBE = 1_000_000;
-/** Distinct resolved combinations kept compiled (plans are few: tiers, not users). */
-const CACHE_MAX = 256;
+/**
+ * Distinct resolved combinations kept compiled, least recently used dropped first: enough for
+ * a value per tenant (a limit from each customer's plan), so a request finds its limit
+ * compiled rather than compiling it again; a compiled limit costs well under a kilobyte.
+ */
+const CACHE_MAX = 10_000;
 
 /**
  * A limit whose options include functions of the request (a limit of values only is
@@ -102,7 +107,7 @@ function resolvingRun(
   where: string,
   dynamic: readonly string[],
 ): Resolver<CompiledAlgorithm> {
-  const cache = new Map<string, CompiledAlgorithm>();
+  const cache = new LRUCache<string, CompiledAlgorithm>({ max: CACHE_MAX });
   return async (ctx) => {
     const returned = dynamic.map((name) => (options[name] as (ctx: LimitContext) => unknown)(ctx));
     // Await only what is a promise: a sync function costs no extra turn per value.
@@ -123,10 +128,7 @@ function resolvingRun(
         `${error.message} (resolved for this request: ${shown.join(', ')})`,
       );
     }
-    if (id !== undefined) {
-      if (cache.size >= CACHE_MAX) cache.clear();
-      cache.set(id, run);
-    }
+    if (id !== undefined) cache.set(id, run);
     return run;
   };
 }

@@ -19,10 +19,14 @@ export class MemoryPartition {
   private readonly open: LRUCache<string, MemoryEntry>;
   private readonly denying: LRUCache<string, MemoryEntry>;
 
-  /** `max` only backs up the store's own count of keys. */
+  /**
+   * `max` only backs up the store's own count of keys. As a size, not lru-cache's `max`,
+   * which allocates room for `max` keys at once: a limit per tenant (an option resolved per
+   * request) is a partition per tenant, most holding a key or two.
+   */
   constructor(max: number) {
-    this.open = new LRUCache({ max });
-    this.denying = new LRUCache({ max });
+    this.open = new LRUCache({ maxSize: max, sizeCalculation: () => 1 });
+    this.denying = new LRUCache({ maxSize: max, sizeCalculation: () => 1 });
   }
 
   // An empty tier is not asked: most partitions deny nothing most of the time, and every

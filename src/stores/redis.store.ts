@@ -47,8 +47,9 @@ export interface RedisStoreOptions {
 
 /**
  * Limiter state in Redis, through the ioredis client alone. The decisions of one
- * event-loop turn go to Redis together, as one call of one engine script that runs each
- * with its algorithm, atomically and in order (on a Cluster, one call per node). Each
+ * event-loop turn go to Redis together, as one call of one engine (an FCALL of its Redis
+ * Functions library, or EVALSHA where Redis has none) that runs each with its algorithm,
+ * atomically and in order (on a Cluster, one call per node). Each
  * limit is one key, so any number of app servers share one exact limit.
  *
  * @example

@@ -31,7 +31,7 @@ async function factoryOn(redis: RedisServer, onStoreError: StoreErrorPolicy) {
 /** Engine script calls Redis has run, as INFO commandstats counts them. */
 async function scriptCalls(redis: RedisServer): Promise<number> {
   const stats = await redis.client().info('commandstats');
-  return [...stats.matchAll(/cmdstat_(evalsha|eval):calls=(\d+)/g)].reduce(
+  return [...stats.matchAll(/cmdstat_(evalsha|eval|fcall):calls=(\d+)/g)].reduce(
     (sum, match) => sum + Number(match[2]),
     0,
   );

@@ -64,7 +64,7 @@ describe('a Sentinel failover', () => {
     const admin = new Redis(port, '127.0.0.1');
     try {
       const list = String(await admin.client('LIST'));
-      return list.split('\n').some((line) => /cmd=(evalsha|eval) /.test(line));
+      return list.split('\n').some((line) => /cmd=(evalsha|eval|fcall) /.test(line));
     } finally {
       admin.disconnect();
     }

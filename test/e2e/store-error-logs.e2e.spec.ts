@@ -98,7 +98,7 @@ describe('an ACL user that may not run scripts', () => {
     redis = await startRedisServer();
     await redis
       .client()
-      .call('ACL', 'SETUSER', 'no-scripts', 'on', '>secret', '~*', '+@all', '-evalsha', '-eval');
+      .call('ACL', 'SETUSER', 'no-scripts', 'on', '>secret', '~*', '+@all', '-@scripting');
   });
   afterAll(() => redis.stop());
 
@@ -134,7 +134,7 @@ describe('an ACL user that may not run scripts', () => {
       '+eval',
       '+time',
       '+set', // a window's first request
-      '+incrby', // the next ones
+      '+incrby', // the next ones, and a denial's give-back
       '+pexpire',
       '+pttl',
       '+get', // a block kept in the key is looked for first

@@ -53,6 +53,13 @@ export async function waitForPing(port: number, timeoutMs = 10_000): Promise<voi
   }
 }
 
+/**
+ * The arguments that take Redis Functions away, as Redis 6, KeyDB and Dragonfly lack them: the
+ * store then runs its engine as a script (EVALSHA). Every server the helpers start has them
+ * when LIMITER_TEST_NO_FUNCTIONS is set, so a suite runs on that call path too.
+ */
+export const WITHOUT_FUNCTIONS = ['--rename-command', 'FUNCTION', ''];
+
 export function spawnRedis(port: number, dir: string, extraArgs: string[] = []): ChildProcess {
   const child = spawn(
     'redis-server',
@@ -68,6 +75,10 @@ export function spawnRedis(port: number, dir: string, extraArgs: string[] = []):
       '--dir',
       dir,
       ...extraArgs,
+      // Renamed once: a second rename of FUNCTION stops redis-server.
+      ...(process.env.LIMITER_TEST_NO_FUNCTIONS && !extraArgs.includes('FUNCTION')
+        ? WITHOUT_FUNCTIONS
+        : []),
     ],
     { stdio: 'ignore' },
   );
@@ -86,7 +97,8 @@ export function stopProcess(
   });
 }
 
-export async function startRedisServer(): Promise<RedisServer> {
+/** `extraArgs`: more of redis-server's options, such as {@link WITHOUT_FUNCTIONS}. */
+export async function startRedisServer(extraArgs: string[] = []): Promise<RedisServer> {
   assertRedisInstalled();
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'nestjs-limiter-redis-'));
@@ -103,7 +115,7 @@ export async function startRedisServer(): Promise<RedisServer> {
       return client;
     },
     async start() {
-      child = spawnRedis(port, dir);
+      child = spawnRedis(port, dir, extraArgs);
       await waitForPing(port);
     },
     async kill() {

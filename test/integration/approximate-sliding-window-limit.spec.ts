@@ -202,7 +202,7 @@ describe('approximateSlidingWindowLimit on a real Redis', () => {
 async function scriptCalls(client: Redis): Promise<number> {
   const stats = await client.info('commandstats');
   let calls = 0;
-  for (const match of stats.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g))
+  for (const match of stats.matchAll(/cmdstat_(?:evalsha|eval|fcall):calls=(\d+)/g))
     calls += Number(match[1]);
   return calls;
 }

@@ -112,7 +112,7 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
       let calls = 0;
       for (const master of masters) {
         const stats = await master.info('commandstats');
-        for (const match of stats.matchAll(/cmdstat_(evalsha|eval):calls=(\d+)/g)) {
+        for (const match of stats.matchAll(/cmdstat_(evalsha|eval|fcall):calls=(\d+)/g)) {
           calls += Number(match[2]);
         }
       }
@@ -141,16 +141,52 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
     }
   });
 
-  it('decides every request while SCRIPT FLUSH runs on all masters (NOSCRIPT reload)', async () => {
+  const withFunctions = process.env.LIMITER_TEST_NO_FUNCTIONS ? it.skip : it;
+
+  withFunctions('loads the library again on the one master that lost it, exactly', async () => {
+    const keys = keysNamed('lost:', 30);
+    await expectOnAllMasters(keys);
+    const store = new RedisStore({ client: cluster.client() });
+    await store.check();
+    const masters = cluster.masterPorts();
+    const listed = () => Promise.all(masters.map((port) => cluster.exec(port, 'FUNCTION', 'LIST')));
+    expect((await listed()).map((libraries) => (libraries as unknown[]).length)).toEqual([1, 1, 1]);
+    // A master restarted empty, or a replica promoted before the library reached it.
+    await cluster.exec(masters[0], 'FUNCTION', 'FLUSH');
+    const limits = new RateLimiterFactory(store);
+    const { allowedPerKey, errors } = await fireAll(keys, 4, (key) =>
+      limits.countLimiter({ key, prefix: '', limit: 3, period: 60 }).tryAcquire(),
+    );
+    expect(errors).toEqual([]);
+    expect(allowedPerKey).toEqual(new Set([3]));
+    expect((await listed()).map((libraries) => (libraries as unknown[]).length)).toEqual([1, 1, 1]);
+    await store.close();
+  });
+
+  it('decides every request while SCRIPT FLUSH and FUNCTION FLUSH run on all masters (reload)', async () => {
     const keys = keysNamed('sf:', 30);
     await expectOnAllMasters(keys);
     const masters = cluster.masterPorts();
+    // Where Redis has Functions, the store loaded its library on every master as it started.
+    const functions = !process.env.LIMITER_TEST_NO_FUNCTIONS;
+    const flush = (port: number) =>
+      functions
+        ? [cluster.exec(port, 'SCRIPT', 'FLUSH'), cluster.exec(port, 'FUNCTION', 'FLUSH')]
+        : [cluster.exec(port, 'SCRIPT', 'FLUSH')];
+    if (functions) {
+      await factory.countLimiter({ key: 'sf:warm', limit: 1, period: 60 }).tryAcquire();
+      const listed = await Promise.all(
+        masters.map((port) => cluster.exec(port, 'FUNCTION', 'LIST')),
+      );
+      expect(listed.map((libraries) => (libraries as unknown[]).length)).toEqual([1, 1, 1]);
+    }
     await Promise.all(masters.map((port) => cluster.exec(port, 'CONFIG', 'RESETSTAT')));
     const queue = Array.from({ length: 40 }, () => keys).flat();
     const errors: string[] = [];
     const flushes: Promise<unknown>[] = [];
     let done = 0;
-    // 12 callers share the queue; after each quarter of it, every master forgets its scripts.
+    // 12 callers share the queue; after each quarter of it, every master forgets its scripts
+    // and its functions.
     const caller = async () => {
       for (let key = queue.pop(); key !== undefined; key = queue.pop()) {
         const limiter = factory.countLimiter({ key, prefix: '', limit: 40, period: 60 });
@@ -159,7 +195,7 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
           (error: unknown) => errors.push(causeOf(error)),
         );
         if (++done % 300 === 0 && queue.length > 0) {
-          flushes.push(...masters.map((port) => cluster.exec(port, 'SCRIPT', 'FLUSH')));
+          flushes.push(...masters.flatMap(flush));
         }
       }
     };
@@ -167,13 +203,15 @@ describe('RedisStore on a 3-master Redis Cluster', () => {
     await Promise.all(flushes);
 
     expect(errors).toEqual([]);
-    expect(flushes).toHaveLength(9);
-    // NOSCRIPT means the script did not run, so the reload counts each decision once.
+    expect(flushes).toHaveLength(functions ? 18 : 9);
+    // NOSCRIPT, or a function not found, means the engine did not run, so the reload counts
+    // each decision once.
     expect(await Promise.all(keys.map((key) => client.get(key)))).toEqual(keys.map(() => '40'));
     const stats = await Promise.all(
       masters.map((port) => cluster.exec(port, 'INFO', 'errorstats')),
     );
-    // Every master answered NOSCRIPT at least once: the reload path really ran.
+    // Every master answered NOSCRIPT at least once: the reload path really ran (a batch that
+    // finds the library missing goes as a script, and the scripts were flushed too).
     expect(stats.filter((info) => /errorstat_NOSCRIPT:count=[1-9]/.test(`${info}`))).toHaveLength(
       3,
     );

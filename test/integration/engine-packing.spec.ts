@@ -25,7 +25,7 @@ async function lastScriptArguments(admin: Redis): Promise<number> {
     number,
     string[],
   ][];
-  const argv = entries.map((entry) => entry[3]).find((args) => /^evalsha$/i.test(args[0]))!;
+  const argv = entries.map((entry) => entry[3]).find((args) => /^(evalsha|fcall)$/i.test(args[0]))!;
   const more = /^\.\.\. \((\d+) more arguments\)$/.exec(argv[argv.length - 1]);
   return more ? argv.length - 1 + Number(more[1]) : argv.length;
 }

@@ -10,7 +10,7 @@ import { RedisServer, startRedisServer } from '../helpers/redis-server';
 /** Script calls Redis has run (EVALSHA, or EVAL the first time on a connection). */
 async function scriptCalls(admin: Redis): Promise<number> {
   const stats = await admin.info('commandstats');
-  return [...stats.matchAll(/cmdstat_(evalsha|eval):calls=(\d+)/g)].reduce(
+  return [...stats.matchAll(/cmdstat_(evalsha|eval|fcall):calls=(\d+)/g)].reduce(
     (sum, match) => sum + Number(match[2]),
     0,
   );

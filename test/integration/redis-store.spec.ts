@@ -58,7 +58,7 @@ describe('RedisStore', () => {
   describe('local denial cache', () => {
     const evalCalls = async () => {
       const stats = await redis.client().info('commandstats');
-      return [...stats.matchAll(/cmdstat_(evalsha|eval):calls=(\d+)/g)].reduce(
+      return [...stats.matchAll(/cmdstat_(evalsha|eval|fcall):calls=(\d+)/g)].reduce(
         (sum, m) => sum + Number(m[2]),
         0,
       );

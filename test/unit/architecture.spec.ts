@@ -160,15 +160,21 @@ describe('imports run downward only (docs/design.md#layout)', () => {
     expect(keyedByRequest.map((file) => file.split('/').pop())).toEqual(['request-ledger.ts']);
   });
 
-  it('an algorithm is one folder of at most 7 files, one of them its definition', () => {
+  it('an algorithm is one folder: its model, its definition, its memory twin and at most 5 Lua files', () => {
     const folders = readdirSync(join(SRC, 'algorithms'), { withFileTypes: true })
       .filter((entry) => entry.isDirectory() && entry.name !== 'state-ops')
       .map((entry) => entry.name);
     expect(folders.length).toBeGreaterThanOrEqual(6);
     for (const folder of folders) {
       const files = readdirSync(join(SRC, 'algorithms', folder));
-      expect([folder, files.length <= 7]).toEqual([folder, true]);
-      expect(files).toContain(`${folder}.definition.ts`);
+      const typescript = files.filter((file) => file.endsWith('.ts')).sort();
+      expect([folder, typescript]).toEqual([
+        folder,
+        ['definition', 'memory', 'model'].map((role) => `${folder}.${role}.ts`),
+      ]);
+      // The acquire, its refund, its charge, its coalesced form, and one helper they share.
+      const lua = files.filter((file) => file.endsWith('.lua'));
+      expect([folder, lua.length <= 5, files.length]).toEqual([folder, true, 3 + lua.length]);
     }
   });
 

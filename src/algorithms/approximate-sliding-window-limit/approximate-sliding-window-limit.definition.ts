@@ -1,4 +1,3 @@
-import { luaInclude } from '../lua-source';
 import { defineAlgorithm } from '../define-algorithm';
 import { PermitsAccess } from '../state-ops/key-state-limiter';
 import {
@@ -13,13 +12,6 @@ import {
 import { slidingWindowLimitArgv } from '../sliding-window-limit/sliding-window-limit.model';
 import { SlidingWindowLimiter } from '../sliding-window-limit/sliding-window-limit.definition';
 
-/** The roll of the state to the window of `now`, which the acquire and the charge call. */
-const APPROXIMATE_ROLL = luaInclude(
-  __dirname,
-  'approximate-sliding-window-limit.roll.lua',
-  'approximate_roll',
-);
-
 /** `@SlidingWindowLimit`, `factory.slidingWindowLimiter` and `ApproximateSlidingWindowLimiter`. */
 export const approximateSlidingWindowLimitDefinition = defineAlgorithm({
   name: 'approximateSlidingWindowLimit',
@@ -33,7 +25,6 @@ export const approximateSlidingWindowLimitDefinition = defineAlgorithm({
   coalesces: true,
   limiter: (source, key, params) => new ApproximateSlidingWindowLimiter(source, key, params),
   core: {
-    luaIncludes: [APPROXIMATE_ROLL],
     paramsArgv: slidingWindowLimitArgv,
     requestArgv: (request) => [String(request.permits)],
     step: approximateSlidingWindowLimitStep,

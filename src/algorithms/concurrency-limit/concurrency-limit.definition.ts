@@ -5,7 +5,6 @@ import { defineAlgorithm } from '../define-algorithm';
 import { DecisionSource } from '../limit-kind';
 import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
 import { permitsArgv } from '../permits';
-import { blocksLua, STATE_OPS_LUA } from '../state-ops/block-lua';
 import { ttlWithBlock } from '../state-ops/blockable';
 import { LimitState, limitStateOf, manualBlockMicros } from '../state-ops/state-ops.model';
 import { concurrencyLimitStep } from './concurrency-limit.memory';
@@ -93,9 +92,8 @@ function blockOf(
   return {
     commandName: `${acquire.commandName}Block`,
     stateOf: acquire,
-    luaIncludes: [blocksLua('zset'), STATE_OPS_LUA],
-    // Written over any earlier block: a concurrency key keeps no levels.
-    lua: 'return block_state(zset_block, key, now, argv, true)',
+    // engine-library.lua's limiterConcurrencyLimitBlock: written over any earlier block (a
+    // concurrency key keeps no levels).
     paramsArgv: () => [],
     requestArgv: (micros) => [String(micros)],
     step: (state, now, _params, micros, expiresAt) => {

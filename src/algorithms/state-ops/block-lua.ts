@@ -1,20 +1,9 @@
-import { LuaDefinition, luaInclude } from '../lua-source';
 import { StateType } from './state-ops.model';
 
-const BLOCKS: Record<StateType, LuaDefinition> = {
-  string: luaInclude(__dirname, 'string-block.lua', 'string_block'),
-  zset: luaInclude(__dirname, 'zset-block.lua', 'zset_block'),
-};
-
-/** The Lua table that reads and writes a block kept in a key of `stateType` (state-ops.model.ts). */
-export function blocksLua(stateType: StateType): LuaDefinition {
-  return BLOCKS[stateType];
-}
-
-/** Its name, as the Lua of peek, block and refund takes it. */
+/**
+ * The Lua table that reads and writes a block kept in a key of `stateType` (string-block.lua,
+ * zset-block.lua): its name in the engine library, where the block operations are named for it.
+ */
 export function blocksOf(stateType: StateType): string {
-  return BLOCKS[stateType].name;
+  return stateType === 'string' ? 'string_block' : 'zset_block';
 }
-
-/** Peek, reset, block and adjust (refund, charge) around an algorithm's function. */
-export const STATE_OPS_LUA = luaInclude(__dirname, 'state-ops.lua', 'state_ops');

@@ -1,14 +1,9 @@
 import { RawReply } from '../../contracts/decision';
 import { LimiterAlgorithm, MemoryStep } from '../limiter-algorithm';
-import { luaDefinitionsOf, luaInclude, luaNameOf } from '../lua-source';
-import { blocksLua, blocksOf } from './block-lua';
 import { hiddenBlock, withBlock } from './block-twin';
 import { Blockable, BlockParams, StateType } from './state-ops.model';
 
 export { ttlWithBlock } from './block-twin';
-
-/** The acquire with blocks, around the algorithm's own function. */
-const BLOCKABLE = luaInclude(__dirname, 'blockable.lua', 'blockable_acquire');
 
 /** The reply of a request that finds its key blocked until `until`. */
 export function blockedReply(until: number, now: number): RawReply {
@@ -31,9 +26,10 @@ export function blockable<P, R, S>(
   return {
     ...rest,
     stateOf: algorithm.stateOf ?? algorithm,
+    // blockable.lua's blockable_acquire around the algorithm's own function, in the engine
+    // library (stores/engine/engine-library.lua).
     luaName: `${algorithm.commandName}WithBlock`,
-    luaIncludes: [...luaDefinitionsOf(algorithm), blocksLua(stateType), BLOCKABLE],
-    lua: `return blockable_acquire(${luaNameOf(algorithm)}, ${blocksOf(stateType)}, key, now, argv)`,
+    lua: undefined,
     step: (state, now, params, request, expiresAt) =>
       blockableStep(algorithm, stateType, state, now, params, request, expiresAt),
   };

@@ -1,3 +1,4 @@
+--- @include "../../stores/engine/prelude.lua"
 -- n decisions of one limit on one key at once (stores/engine/engine-coalescing.ts), answered
 -- as n entries of the acquire with blocks (blockable.lua) would answer them, one after
 -- another at the same `now`, with one read and one write of the key instead of n of each.

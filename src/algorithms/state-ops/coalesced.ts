@@ -1,11 +1,4 @@
-import { basename } from 'node:path';
 import { LimiterAlgorithm } from '../limiter-algorithm';
-import { luaDefinitionsOf, luaInclude, luaNameOf } from '../lua-source';
-import { blocksOf } from './block-lua';
-import { StateType } from './state-ops.model';
-
-/** The loop around an algorithm's coalesced function, with its blocks. */
-const COALESCED = luaInclude(__dirname, 'coalesced.lua', 'coalesced_acquire');
 
 type AnyAlgorithm = LimiterAlgorithm<any, any, any>;
 
@@ -18,29 +11,13 @@ const coalescedAcquires = new WeakMap<object, AnyAlgorithm>();
 
 /**
  * Gives `acquire` (an algorithm with blocks, blockable.ts) its coalesced form: the engine
- * runs n of its requests on one key as one entry, in `<folder>.coalesced.lua`'s function
- * (named after the algorithm: `count_limit_coalesced` for `countLimit`), which answers each
- * exactly as n entries in a row would (state-ops/coalesced.lua).
+ * runs n of its requests on one key as one entry, in the library's `limiter<Name>Coalesced`
+ * (coalesced.lua's loop around `<folder>.coalesced.lua`, stores/engine/engine-library.lua),
+ * which answers each exactly as n entries in a row would.
  */
-export function coalesce<P, R, S>(
-  acquire: LimiterAlgorithm<P, R, S>,
-  name: string,
-  folder: string,
-  stateType: StateType,
-): void {
-  const decideAll = `${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}_coalesced`;
+export function coalesce<P, R, S>(acquire: LimiterAlgorithm<P, R, S>): void {
   const commandName = `${acquire.commandName}Coalesced`;
-  coalescedAcquires.set(acquire, {
-    ...acquire,
-    commandName,
-    luaName: commandName,
-    luaIncludes: [
-      ...luaDefinitionsOf(acquire),
-      COALESCED,
-      luaInclude(folder, `${basename(folder)}.coalesced.lua`, decideAll),
-    ],
-    lua: `return coalesced_acquire(${decideAll}, ${luaNameOf(acquire)}, ${blocksOf(stateType)}, key, now, argv)`,
-  });
+  coalescedAcquires.set(acquire, { ...acquire, commandName, luaName: commandName });
 }
 
 /** The algorithm that runs n requests of `algorithm` on one key at once, if it has one. */

@@ -1,7 +1,6 @@
 import { RawReply } from '../../contracts/decision';
 import { LimiterAlgorithm, MemoryStep } from '../limiter-algorithm';
-import { luaDefinitionsOf, luaNameOf } from '../lua-source';
-import { blocksLua, blocksOf, STATE_OPS_LUA } from './block-lua';
+import { blocksOf } from './block-lua';
 import { hiddenBlock, HiddenState, hideBlock, pttlOf, ttlWithBlock, withBlock } from './block-twin';
 import { Blockable, RefundRequest, refundArgv, StateType } from './state-ops.model';
 
@@ -48,10 +47,8 @@ export function stateOps<P, R, S>(
       commandName: `${name}Block`,
       forgetsDenials: true,
       stateOf: acquire.stateOf ?? acquire,
-      // One function blocks a key of any algorithm of the state type.
+      // One function blocks a key of any algorithm of the state type (state-ops.lua).
       luaName: `block_${blocksOf(stateType)}_key`,
-      luaIncludes: [blocksLua(stateType), STATE_OPS_LUA],
-      lua: `return block_state(${blocksOf(stateType)}, key, now, argv)`,
       paramsArgv: () => [],
       requestArgv: (micros) => [String(micros)],
       // A block set by hand starts no escalation: the level of escalating blocks is dropped.
@@ -85,10 +82,8 @@ export function resetOf<P, S>(acquire: Algorithm<P, any, S>): Algorithm<P, void,
     commandName: `${acquire.commandName}Reset`,
     forgetsDenials: true,
     stateOf: acquire.stateOf ?? acquire,
-    // One function resets a key of any algorithm.
+    // One function resets a key of any algorithm (state-ops.lua).
     luaName: 'reset_key',
-    luaIncludes: [STATE_OPS_LUA],
-    lua: 'return reset_state(key)',
     paramsArgv: () => [],
     step: () => ({ state: undefined, ttlMs: null, reply: DONE }),
     limit: acquire.limit,
@@ -111,10 +106,10 @@ export function peekOf<P, R, S>(
     ...acquire,
     commandName: `${acquire.commandName}Peek`,
     stateOf: acquire.stateOf ?? acquire,
+    // state-ops.lua's peek_state: the prelude's snapshot and restore, value and TTL exactly
+    // as before.
     luaName: `${acquire.commandName}Peek`,
-    // The prelude's snapshot and restore: value and TTL exactly as before.
-    luaIncludes: [...luaDefinitionsOf(acquire), blocksLua(stateType), STATE_OPS_LUA],
-    lua: `return peek_state(${luaNameOf(acquire)}, ${blocksOf(stateType)}, key, now, argv)`,
+    lua: undefined,
     paramsArgv: (params) => acquire.paramsArgv(withoutBlocks(params)),
     denialScope: undefined,
     readsOnly: true,
@@ -156,9 +151,9 @@ function adjustmentOf<P, S>(
     ...adjust,
     denialScope: undefined,
     isDecision: () => false,
+    // state-ops.lua's adjust_state around the refund's or the charge's own function.
     luaName: `${adjust.commandName}WithBlock`,
-    luaIncludes: [...luaDefinitionsOf(adjust), blocksLua(stateType), STATE_OPS_LUA],
-    lua: `return adjust_state(${luaNameOf(adjust)}, ${blocksOf(stateType)}, key, now, argv)`,
+    lua: undefined,
     requestArgv: adjust.requestArgv ?? refundArgv,
     step: (state, now, params, request, expiresAt) =>
       adjustmentStep(adjust, stateType, state, now, params, request, expiresAt),

@@ -4,6 +4,7 @@ import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../../errors/store-unavailable.error';
 import { clusterSlot } from './cluster-slot';
 import { BUILT_IN_ENGINE, EngineScript } from './engine-script';
+import { EngineFunctions, FUNCTION_NOT_FOUND } from './engine-functions';
 import { RedisClock } from './redis-clock';
 import { TickBatcher } from './tick-batcher';
 import { DecisionGroup } from '../../contracts/decision-group';
@@ -34,11 +35,12 @@ export const MAX_CALLS_IN_FLIGHT = 2;
 
 /**
  * Sends the decisions of each event-loop turn to Redis through the ioredis client, in as few
- * script calls as the topology allows: one EVALSHA of the engine script for a standalone or
- * Sentinel client; on a Cluster one per node, the script declared `allow-cross-slot-keys`
- * (Redis >= 7: keys of several slots that one node serves). An endpoint that refuses that
- * form (call-mode.ts) gets one call per hash slot, sent to each connection as one pipeline.
- * ioredis `defineCommand` gives EVALSHA and the reload on NOSCRIPT; it routes a call by its
+ * engine calls as the topology allows: one for a standalone or Sentinel client; on a Cluster
+ * one per node, the engine declared `allow-cross-slot-keys` (Redis >= 7: keys of several
+ * slots that one node serves). A Cluster older than that rejects the flag once, and from
+ * then on gets one call per hash slot, sent to each node as one pipeline. A call is an FCALL
+ * of the engine library where Redis has Functions (engine-functions.ts), else an EVALSHA:
+ * ioredis `defineCommand` gives EVALSHA and the reload on NOSCRIPT. Either is routed by its
  * first key, which is on the node every other key of the call is on.
  */
 export class EngineClient {
@@ -56,6 +58,7 @@ export class EngineClient {
    */
   onCall?: (durationMs: number, decisions: number) => void;
   private readonly keyPrefix: string;
+  private readonly functions: EngineFunctions;
   /** Entries sent again after Redis skipped them as late (sendAgain): never a third time. */
   private readonly sentAgain = new WeakSet<EngineEntry>();
   /** One call per hash slot, every key declared (call-mode.ts `'per-slot'`). */
@@ -70,6 +73,7 @@ export class EngineClient {
     private readonly maxCallsInFlight = maxBatchSize > 1 ? MAX_CALLS_IN_FLIGHT : Infinity,
   ) {
     this.define(this.engine);
+    this.functions = new EngineFunctions(client);
     this.keyPrefix = (client.options as { keyPrefix?: string }).keyPrefix ?? '';
     if (client.isCluster) {
       this.crossSlotEngine = this.engine.forCrossSlot();
@@ -100,6 +104,8 @@ export class EngineClient {
 
   /** Sends the entries still wanted; settles once every call of them is answered. */
   private sendLive(entries: EngineEntry[]): Promise<unknown> | undefined {
+    // A store whose check() did not run yet: the library loads while batches go as scripts.
+    void this.functions.prepare(this.engine);
     // Sent from setImmediate or a reply: a synchronous throw would be an uncaught exception.
     const live = this.wanted(withoutWithdrawn(entries));
     if (live.length === 0) return undefined;
@@ -172,8 +178,12 @@ export class EngineClient {
   private openGroup?: DecisionGroup;
   private openCount = 0;
 
-  /** Runs the engine on no entries: proves the scripts can run (ACL) and samples the clock. */
+  /**
+   * Loads the engine library (or finds Functions refused: then scripts), then runs the engine
+   * on no entries: proves it can run (ACL) and samples the clock.
+   */
   async check(): Promise<void> {
+    await this.functions.prepare(this.engine);
     await this.call(this.client, []);
   }
 
@@ -245,27 +255,37 @@ export class EngineClient {
     return this.sendToNode(target, [...this.bySlot(entries).values()]);
   }
 
-  /** One connection's scripts: alone as a command, or together as one pipeline. */
+  /** One connection's calls: alone as a command, or together as one pipeline. */
   private sendToNode(target: Redis | Cluster, calls: EngineEntry[][]): Promise<unknown> {
     if (calls.length === 1) {
       return this.call(target, calls[0]).catch((error: unknown) => this.fail(calls[0], error));
     }
     const pipeline = target.pipeline();
+    const engine = this.engine;
+    const fcall = this.functions.uses(engine);
     for (const entries of calls) {
-      (pipeline as unknown as Commands)[this.engine.commandName]!(...this.args(entries));
+      const args = this.args(entries);
+      if (fcall) pipeline.call('FCALL', engine.functionName, ...args);
+      else (pipeline as unknown as Commands)[engine.commandName]!(...args);
     }
     const sentAtMs = performance.now();
-    return (pipeline.exec() as Promise<ExecResult>).then(
-      (results) => {
-        calls.forEach((entries, i) => {
-          this.observe(sentAtMs, decisionsOf(entries));
-          const [error, reply] = results?.[i] ?? [new Error('no reply in the pipeline'), null];
-          if (error) this.fail(entries, error);
-          else this.settle(entries, reply);
-        });
-      },
-      (error: unknown) => calls.forEach((entries) => this.fail(entries, error)),
-    );
+    const pending: Promise<unknown>[] = [];
+    return (pipeline.exec() as Promise<ExecResult>)
+      .then(
+        (results) => {
+          calls.forEach((entries, i) => {
+            this.observe(sentAtMs, decisionsOf(entries));
+            const [error, reply] = results?.[i] ?? [new Error('no reply in the pipeline'), null];
+            if (fcall && FUNCTION_NOT_FOUND.test(error?.message ?? '')) {
+              this.functions.lost(engine);
+              pending.push(this.call(target, entries).catch((e: unknown) => this.fail(entries, e)));
+            } else if (error) this.fail(entries, error);
+            else this.settle(entries, reply);
+          });
+        },
+        (error: unknown) => calls.forEach((entries) => this.fail(entries, error)),
+      )
+      .then(() => Promise.all(pending));
   }
 
   private call(
@@ -273,7 +293,6 @@ export class EngineClient {
     entries: EngineEntry[],
     engine = this.engine,
   ): Promise<unknown> {
-    const command = (target as unknown as Commands)[engine.commandName]!;
     // Every entry of a call is on one node: a group found whole in it is decided together.
     // A group split over several calls (its keys on several Cluster nodes) is not: its
     // caller gives back what the allowed members took.
@@ -282,7 +301,8 @@ export class EngineClient {
     // engine-script.ts: the first key declared, then every key at the head of ARGV.
     if (engine.crossSlot) args = ['1', entries[0].key, ...args];
     const sentAtMs = performance.now();
-    return command.apply(target, args).then((reply) => {
+    const script = () => (target as unknown as Commands)[engine.commandName]!.apply(target, args);
+    return this.functions.call(target, engine, args, script).then((reply) => {
       // The start-up check (no entries) is no decision's call.
       if (entries.length > 0) this.observe(sentAtMs, decisionsOf(entries));
       // Keys passed as arguments that the endpoint would not let the script touch.

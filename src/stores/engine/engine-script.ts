@@ -3,32 +3,20 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUILT_IN_ALGORITHMS } from '../../algorithms/built-in-algorithms';
 import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
-import { LuaDefinition, luaDefinitionsOf } from '../../algorithms/lua-source';
+import { luaNameOf } from '../../algorithms/lua-source';
 
 type AnyAlgorithm = LimiterAlgorithm<any, any, any>;
 
-const prelude = readFileSync(join(__dirname, 'prelude.lua'), 'utf8');
-const loop = readFileSync(join(__dirname, 'engine.lua'), 'utf8');
-
-/** The entries' keys are the declared KEYS, and ARGV follows. */
-const DECLARED_KEYS = 'local keys, args = KEYS, ARGV\n';
+const read = (file: string): string => readFileSync(join(__dirname, file), 'utf8');
 
 /**
- * Declared keys must share a slot even with `allow-cross-slot-keys`, which only lets a script
- * touch keys of other slots of its node: a call declares its first key, and passes the count
- * of keys and every key at the head of ARGV.
+ * The engine's Redis Functions library as built from the .lua files (engine-library.lua and
+ * what it includes, by scripts/engine-library.js): the golden file a unit test holds equal to
+ * what the build composes, so the Lua read in review is the Lua that runs.
  */
-const CROSS_SLOT_KEYS = `local keys, args = {}, {}
-for i = 1, tonumber(ARGV[1]) do keys[i] = ARGV[1 + i] end
-for i = #keys + 2, #ARGV do args[#args + 1] = ARGV[i] end
-`;
+export const ENGINE_LIBRARY = read('engine.library.lua');
 
-/**
- * The .lua files keep their explanations and spacing; the script sent to Redis (and
- * lib/engine.lua) drops the lines that are only a comment or blank, so it stays short enough
- * to read as one piece. Comments after code on a line stay: a `--` inside a string cannot be
- * told apart without parsing.
- */
+/** The lines that are only a comment, and blank lines, dropped, as the library has them. */
 function withoutCommentLines(lua: string): string {
   return lua
     .split('\n')
@@ -36,79 +24,89 @@ function withoutCommentLines(lua: string): string {
     .join('\n');
 }
 
-/**
- * Entries to a line of the table: the six operations of most algorithms (acquire, peek,
- * reset, block, refund, charge); one with fewer (concurrency) shifts the rows after it.
- */
-const ENTRIES_PER_ROW = 6;
+const EVAL_ENTRY = withoutCommentLines(read('engine-eval.lua'));
+const CUSTOM_ENTRY = read('engine-custom.lua');
 
-/** The table's entries, `perRow` to a line. */
-function rowsOf(entries: readonly string[], perRow: number): string {
-  const rows: string[] = [];
-  for (let i = 0; i < entries.length; i += perRow) {
-    rows.push(`  ${entries.slice(i, i + perRow).join(', ')},`);
+/** How a script (EVAL) declares that it may touch keys of several slots of its node (Redis >= 7). */
+const CROSS_SLOT_FLAGS = '#!lua flags=allow-cross-slot-keys\n';
+
+/** The library's name (its first line), and its text without that line and its registrations. */
+function libraryParts(library: string): { name: string; body: string; table: string[] } {
+  const lines = library.split('\n');
+  const name = /^#!lua name=(\w+)$/.exec(lines[0])?.[1];
+  const registrations = lines.findIndex((line) => line.startsWith('redis.register_function'));
+  const body = lines.slice(1, registrations).join('\n');
+  const table = /^local algorithms = \{\n([^}]*)\n\}$/m.exec(body)?.[1];
+  if (!name || registrations < 0 || table === undefined) {
+    throw new Error('engine.library.lua is not the engine library: run npm run engine:library');
   }
-  return rows.join('\n');
+  const names = table.split(',').map((entry) => entry.trim());
+  return { name, body, table: names.filter(Boolean) };
 }
 
+const LIBRARY = libraryParts(ENGINE_LIBRARY);
+const BUILT_IN = new Set<AnyAlgorithm>(BUILT_IN_ALGORITHMS);
+
 /**
- * One Lua script that can run a decision of any of its algorithms: the prelude, then each
- * Lua function once (an algorithm's, a shared helper such as string-block.lua: what their
- * `luaIncludes` name), then `algorithms[i]` for each algorithm, then the loop of engine.lua
- * over a batch of entries. An entry names its algorithm by index, so adding an
- * algorithm appends to the list and keeps every other index.
+ * The engine for a list of algorithms, in the two forms Redis can run it: the library
+ * (FUNCTION LOAD once, FCALL per batch), and the same Lua as one script (EVALSHA) where
+ * Redis has no Functions. An entry names its algorithm by its index in the library's table
+ * (found by its Lua name). An algorithm the app defines itself (not built in) is appended to
+ * the table in the script: an engine with one has no library and always runs as a script.
  */
 export class EngineScript {
+  /** FUNCTION LOAD's text; undefined once an algorithm of the app's own is included. */
+  readonly library?: string;
+  /** The library's versioned name (its hash): two releases of the app never share it. */
+  readonly libraryName: string;
+  /** FCALL's function: the engine on declared keys, or with `crossSlot` the one across slots. */
+  readonly functionName: string;
+  /** The script EVALSHA runs. */
   readonly lua: string;
   /** The ioredis command it is defined as: named by its hash, so two stores share it. */
   readonly commandName: string;
   private readonly indexes = new Map<AnyAlgorithm, string>();
 
   /**
-   * `crossSlot`: the same script declared with Redis 7's `allow-cross-slot-keys` flag, so
-   * one call may touch keys of several hash slots that one Cluster node serves.
+   * `crossSlot`: the engine declared with Redis 7's `allow-cross-slot-keys` flag, so one call
+   * may touch keys of several hash slots that one Cluster node serves.
    */
   constructor(
     readonly algorithms: readonly AnyAlgorithm[],
     readonly crossSlot = false,
   ) {
-    const defined = new Map<string, string>();
-    let functions = '';
-    const define = ({ name, source }: LuaDefinition) => {
-      const known = defined.get(name);
-      if (known === undefined) {
-        defined.set(name, source);
-        functions += `${source.trimEnd()}\n`;
-      } else if (known !== source) {
-        throw new Error(`Two different Lua definitions named ${name} in one engine script`);
-      }
-    };
+    let custom = '';
+    let added = 0;
     for (const algorithm of algorithms) {
-      if (algorithm.luaIncludes) luaDefinitionsOf(algorithm).forEach(define);
+      if (BUILT_IN.has(algorithm)) {
+        const at = LIBRARY.table.indexOf(luaNameOf(algorithm));
+        if (at < 0) throw new Error(`The engine library has no ${luaNameOf(algorithm)}`);
+        this.indexes.set(algorithm, String(at + 1));
+        continue;
+      }
+      if (algorithm.lua === undefined) throw new Error(`${algorithm.commandName} has no Lua`);
+      for (const { name, source } of algorithm.luaIncludes ?? []) {
+        const defined = new RegExp(`^local (function )?${name}\\b`, 'm');
+        if (!defined.test(LIBRARY.body + custom)) custom += `${source.trimEnd()}\n`;
+      }
+      const body = algorithm.lua.trim();
+      custom += `${withoutCommentLines(CUSTOM_ENTRY.replace(/^--- @body$/m, () => body))}\n`;
+      this.indexes.set(algorithm, String(LIBRARY.table.length + ++added));
     }
-    const entries = algorithms.map((algorithm, i) => {
-      this.indexes.set(algorithm, String(i + 1));
-      const own = luaDefinitionsOf(algorithm).pop()!;
-      return defined.get(own.name) === own.source
-        ? own.name
-        : // A body no other calls (a custom algorithm): the loop calls it alone.
-          `function(key, now, argv)\n${algorithm.lua}\nend`;
-    });
-    functions += `local algorithms = {\n${rowsOf(entries, ENTRIES_PER_ROW)}\n}\n`;
-    const script = withoutCommentLines(
-      `${prelude}\n${functions}${crossSlot ? CROSS_SLOT_KEYS : DECLARED_KEYS}${loop}`,
-    );
-    this.lua = crossSlot ? `#!lua flags=allow-cross-slot-keys\n${script}` : script;
-    const sha = createHash('sha1').update(this.lua).digest('hex');
-    this.commandName = `limiterEngine_${sha.slice(0, 12)}`;
+    const script = `${LIBRARY.body}\n${custom}${EVAL_ENTRY}\n`;
+    this.lua = crossSlot ? CROSS_SLOT_FLAGS + script : script;
+    this.commandName = `limiterEngine_${createHash('sha1').update(this.lua).digest('hex').slice(0, 12)}`;
+    if (added === 0) this.library = ENGINE_LIBRARY;
+    this.libraryName = LIBRARY.name;
+    this.functionName = crossSlot ? `${LIBRARY.name}_across_slots` : LIBRARY.name;
   }
 
-  /** The entry's algorithm field, or undefined for an algorithm this script lacks. */
+  /** The entry's algorithm field, or undefined for an algorithm this engine lacks. */
   indexOf(algorithm: AnyAlgorithm): string | undefined {
     return this.indexes.get(algorithm);
   }
 
-  /** This script plus a custom algorithm, the indexes of the others unchanged. */
+  /** This engine plus an algorithm of the app's own, the indexes of the others unchanged. */
   including(algorithm: AnyAlgorithm): EngineScript {
     return new EngineScript([...this.algorithms, algorithm], this.crossSlot);
   }

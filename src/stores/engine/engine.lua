@@ -1,9 +1,11 @@
+--- @include "prelude.lua"
 -- The engine: runs a batch of limiter decisions, each with its algorithm, in order, in one
--- script call. Composed at load time (engine-script.ts): the prelude, then
--- `algorithms[i] = function(key, now, argv) <the algorithm's .lua> end` for each algorithm,
--- then this loop.
--- keys[i]   entry i's key (one key per entry): KEYS, or on a Cluster node the keys of several
---           slots, which the call then passes first in ARGV (engine-script.ts)
+-- call (FCALL of the library's function, or EVALSHA of the same Lua as a script: see
+-- docs/engine.md). `algorithms` is the table engine-library.lua builds.
+-- engine(keys, args):
+-- keys[i]   entry i's key (one key per entry): the call's declared keys; on a Cluster node
+--           the keys of several slots, which the call passes first in ARGV instead
+--           (engine_across_slots, below)
 -- args[1]   deadline: Redis-clock µs after which nobody waits for these answers, or ''
 -- args[2]   the entries, packed in one string (engine-packing.ts): per entry these fields,
 --           each ended by NUL (no field holds one):
@@ -24,14 +26,7 @@
 -- denied, the allowed members' keys are restored exactly, so a denied request keeps
 -- nothing (a denied member keeps what its own denial wrote, such as a block). A member
 -- that failed is left to the caller's store-error policy.
-local t = redis.call('TIME')
-local redis_now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local deadline = tonumber(args[1])
-local expired = deadline ~= nil and redis_now > deadline
--- '%d': Redis's own conversion of a Lua number in a reply, exact up to 2^63.
-local out = {t[1] .. string.format('%06d', tonumber(t[2]))}
 local REPLY = '%d,%d,%d,%d,%d'
-local format = string.format
 
 -- A failed entry's field: its message, without the NUL that ends fields.
 local function failed(message)
@@ -46,84 +41,109 @@ local function run(algorithm, key, now, argv)
   if type(reply) == 'string' then
     return reply
   end
-  return format(REPLY, reply[1], reply[2], reply[3], reply[4], reply[5]), reply[1]
+  return string.format(REPLY, reply[1], reply[2], reply[3], reply[4], reply[5]), reply[1]
 end
 
-local group_first, group_last, group_saved, group_allowed, group_denied = 0, 0, {}, {}, false
--- A group whose keys could not be snapshotted (an ACL without DUMP) runs none of its
--- members: each answers the error, and the caller's store-error policy applies.
-local group_failed = nil
-local packed = args[2] or ''
-local find, sub = string.find, string.sub
-local pos = 1
-for i = 1, #keys do
-  local stop = find(packed, '\0', pos, true)
-  local head = sub(packed, pos, stop - 1)
-  -- A plain index is a number: the pattern runs only for a group's first member.
-  local index, size = tonumber(head), nil
-  if not index then
-    index, size = string.match(head, '^(%d+)/(%d+)$')
-  end
-  if size and not expired then
-    group_first, group_last = i, i + tonumber(size) - 1
-    group_saved, group_allowed, group_denied, group_failed = {}, {}, false, nil
-    for j = group_first, group_last do
-      local ok, saved = pcall(snapshot, keys[j])
-      if not ok then
-        group_failed = type(saved) == 'table' and saved.err or tostring(saved)
-        break
-      end
-      group_saved[j] = saved
+-- Standard libraries are read when a call runs: a library's load sees none of them.
+local function engine(keys, args)
+  local find, sub = string.find, string.sub
+  local t = redis.call('TIME')
+  local redis_now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  local deadline = tonumber(args[1])
+  local expired = deadline ~= nil and redis_now > deadline
+  -- '%d': Redis's own conversion of a Lua number in a reply, exact up to 2^63.
+  local out = {t[1] .. string.format('%06d', tonumber(t[2]))}
+  -- A batch without groups makes no tables for them: they are made when a group starts.
+  local group_first, group_last, group_saved, group_allowed, group_denied = 0, 0, nil, nil, false
+  -- A group whose keys could not be snapshotted (an ACL without DUMP) runs none of its
+  -- members: each answers the error, and the caller's store-error policy applies.
+  local group_failed = nil
+  local packed = args[2] or ''
+  local pos = 1
+  for i = 1, #keys do
+    local stop = find(packed, '\0', pos, true)
+    local head = sub(packed, pos, stop - 1)
+    -- A plain index is a number: the pattern runs only for a group's first member.
+    local index, size = tonumber(head), nil
+    if not index then
+      index, size = string.match(head, '^(%d+)/(%d+)$')
     end
-  end
-  local algorithm = algorithms[tonumber(index)]
-  pos = stop + 1
-  stop = find(packed, '\0', pos, true)
-  local time = sub(packed, pos, stop - 1)
-  pos = stop + 1
-  stop = find(packed, '\0', pos, true)
-  local count = tonumber(sub(packed, pos, stop - 1))
-  pos = stop + 1
-  local argv = {}
-  for j = 1, count do
-    stop = find(packed, '\0', pos, true)
-    argv[j] = sub(packed, pos, stop - 1)
+    if size and not expired then
+      group_first, group_last = i, i + tonumber(size) - 1
+      group_saved, group_allowed, group_denied, group_failed = {}, {}, false, nil
+      for j = group_first, group_last do
+        local ok, saved = pcall(snapshot, keys[j])
+        if not ok then
+          group_failed = type(saved) == 'table' and saved.err or tostring(saved)
+          break
+        end
+        group_saved[j] = saved
+      end
+    end
+    local algorithm = algorithms[tonumber(index)]
     pos = stop + 1
-  end
-  if expired then
-    out[i + 1] = '-1,0,0,0,0'
-  elseif group_failed and i <= group_last then
-    out[i + 1] = failed(group_failed)
-  else
-    local now = redis_now
-    if time ~= '' then
-      now = tonumber(time)
+    stop = find(packed, '\0', pos, true)
+    local time = sub(packed, pos, stop - 1)
+    pos = stop + 1
+    stop = find(packed, '\0', pos, true)
+    local count = tonumber(sub(packed, pos, stop - 1))
+    pos = stop + 1
+    local argv = {}
+    for j = 1, count do
+      stop = find(packed, '\0', pos, true)
+      argv[j] = sub(packed, pos, stop - 1)
+      pos = stop + 1
     end
-    forget_state()
-    local ok, reply, allowed = pcall(run, algorithm, keys[i], now, argv)
-    if ok then
-      out[i + 1] = reply
+    if expired then
+      out[i + 1] = '-1,0,0,0,0'
+    elseif group_failed and i <= group_last then
+      out[i + 1] = failed(group_failed)
     else
-      -- redis.call raises a table {err = 'WRONGTYPE ...'}; a Lua error is a string.
-      out[i + 1] = failed(type(reply) == 'table' and reply.err or tostring(reply))
-    end
-    if i <= group_last then
-      allowed = ok and tonumber(allowed)
-      if allowed == 1 then
-        group_allowed[i] = true
-      elseif allowed == 0 then
-        group_denied = true
+      local now = redis_now
+      if time ~= '' then
+        now = tonumber(time)
       end
-      if i == group_last and group_denied then
-        for j = group_first, group_last do
-          -- A restore that fails (OOM) leaves what the member took: errs on the strict side.
-          if group_allowed[j] then
-            pcall(restore, keys[j], group_saved[j])
+      forget_state()
+      local ok, reply, allowed = pcall(run, algorithm, keys[i], now, argv)
+      if ok then
+        out[i + 1] = reply
+      else
+        -- redis.call raises a table {err = 'WRONGTYPE ...'}; a Lua error is a string.
+        out[i + 1] = failed(type(reply) == 'table' and reply.err or tostring(reply))
+      end
+      if i <= group_last then
+        allowed = ok and tonumber(allowed)
+        if allowed == 1 then
+          group_allowed[i] = true
+        elseif allowed == 0 then
+          group_denied = true
+        end
+        if i == group_last and group_denied then
+          for j = group_first, group_last do
+            -- A restore that fails (OOM) leaves what the member took: errs on the strict side.
+            if group_allowed[j] then
+              pcall(restore, keys[j], group_saved[j])
+            end
           end
         end
       end
     end
   end
+  out[#out + 1] = ''
+  return table.concat(out, '\0')
 end
-out[#out + 1] = ''
-return table.concat(out, '\0')
+
+-- Declared keys must share a slot even with `allow-cross-slot-keys`, which only lets a call
+-- touch keys of other slots of its node: a Cluster call declares its first key, and passes
+-- the count of keys and every key at the head of ARGV.
+local function engine_across_slots(_, argv)
+  local keys, args = {}, {}
+  local count = tonumber(argv[1])
+  for i = 1, count do
+    keys[i] = argv[1 + i]
+  end
+  for i = count + 2, #argv do
+    args[#args + 1] = argv[i]
+  end
+  return engine(keys, args)
+end

@@ -125,6 +125,18 @@ describe('static values next to functions are still checked at start-up', () => 
     expect(await of(2)).toBe(await of(2));
     expect(await of(2)).not.toBe(await of(3));
   });
+
+  it('keeps a compiled run per tenant for 10,000 tenants: a request compiles nothing again', async () => {
+    const limit = compile('countLimit', {
+      limit: (c: LimitContext) => c.user.n,
+    }) as ResolvableLimit;
+    const of = (n: number) => limit.resolve({ ...ctx, user: { n } });
+    const first: unknown[] = [];
+    for (let n = 1; n <= 10_000; n++) first.push(await of(n));
+    const again: unknown[] = [];
+    for (let n = 1; n <= 10_000; n++) again.push(await of(n));
+    expect(again.filter((run, i) => run !== first[i])).toEqual([]);
+  });
 });
 
 describe('a function returning a value outside the engine ranges is refused per request', () => {

@@ -1,0 +1,1218 @@
+#!lua name=nestjs_limiter_90603a026044
+local function exact(x)
+  return string.format('%.17g', x)
+end
+local function ttl_ms(micros)
+  return math.max(1, math.ceil(micros / 1000))
+end
+local read_key, read_value = nil, nil
+local function remember_state(key, value)
+  read_key, read_value = key, value
+end
+local function forget_state()
+  read_key = nil
+end
+local function get_state(key)
+  if read_key == key then
+    read_key = nil
+    return read_value
+  end
+  return redis.call('GET', key)
+end
+local function get_members(key)
+  if read_key == key then
+    read_key = nil
+    return read_value
+  end
+  return redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+end
+local function drop_scored_up_to(key, members, after)
+  local first = 1
+  while first < #members and tonumber(members[first + 1]) <= after do
+    first = first + 2
+  end
+  if first > 1 then
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(after))
+  end
+  return first
+end
+local function weighted_member(id, weight)
+  if weight == 1 then
+    return id
+  end
+  return id .. '\0' .. weight
+end
+local function member_weight(member)
+  local weight = string.match(member, '%z(%d+)$')
+  if weight then
+    return tonumber(weight)
+  end
+  return 1
+end
+local function member_index(members, first, id)
+  for i = first, #members, 2 do
+    local member = members[i]
+    if member == id or string.sub(member, 1, #id + 1) == id .. '\0' then
+      return i
+    end
+  end
+  return nil
+end
+local function snapshot(key)
+  local dump = redis.call('DUMP', key)
+  if not dump then
+    return {false}
+  end
+  local ok, at = pcall(redis.call, 'PEXPIRETIME', key)
+  if ok then
+    return {dump, math.max(0, at), 'ABSTTL'}
+  end
+  return {dump, math.max(0, redis.call('PTTL', key))}
+end
+local function restore(key, saved)
+  if not saved[1] then
+    redis.call('DEL', key)
+  elseif saved[3] then
+    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE', 'ABSTTL')
+  else
+    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE')
+  end
+end
+local string_block = {}
+local function split_block(value)
+  if not string.find(value, '!', 1, true) then
+    return value, nil
+  end
+  local inner, until_, level, expires = string.match(value, '^(.-)!(%d+)!(%d+)!(%d*)$')
+  if until_ then
+    return inner, tonumber(until_), tonumber(level), tonumber(expires)
+  end
+  inner, until_ = string.match(value, '^(.-)!(%d+)$')
+  if until_ then
+    return inner, tonumber(until_)
+  end
+  return value, nil
+end
+function string_block.read(key)
+  forget_state()
+  local found = redis.call('GET', key)
+  if not found then
+    remember_state(key, found)
+    return nil
+  end
+  local _, until_, level, expires = split_block(found)
+  if not until_ then
+    remember_state(key, found)
+  end
+  return until_, level, expires
+end
+function string_block.hide(key, now)
+  local inner, _, level, expires = split_block(redis.call('GET', key))
+  if inner == '' or (level and expires and now >= expires) then
+    redis.call('DEL', key)
+  elseif level and expires then
+    redis.call('SET', key, inner, 'PX', ttl_ms(expires - now))
+  else
+    redis.call('SET', key, inner, 'KEEPTTL')
+  end
+end
+function string_block.write(key, now, until_, level, keep_until)
+  local pttl = redis.call('PTTL', key)
+  local inner = redis.call('GET', key) or ''
+  local value = inner .. '!' .. exact(until_)
+  if level then
+    local expires = ''
+    if inner ~= '' and pttl >= 0 then
+      expires = exact(now + pttl * 1000)
+    end
+    value = value .. '!' .. level .. '!' .. expires
+  end
+  redis.call('SET', key, value, 'PX', math.max(pttl, ttl_ms((keep_until or until_) - now)))
+end
+local zset_block = {}
+function zset_block.read(key)
+  forget_state()
+  local members = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+  local until_, level = nil, nil
+  for i = 1, #members, 2 do
+    local member = members[i]
+    if member == '#block' then
+      until_ = tonumber(members[i + 1])
+    elseif member == '#level' then
+      level = tonumber(members[i + 1])
+    end
+  end
+  if not until_ then
+    remember_state(key, members)
+    return nil
+  end
+  return until_, level
+end
+function zset_block.hide(key)
+  redis.call('ZREM', key, '#block', '#level')
+end
+function zset_block.write(key, now, until_, level, keep_until)
+  local pttl = redis.call('PTTL', key)
+  redis.call('ZADD', key, exact(until_), '#block')
+  if level then
+    redis.call('ZADD', key, level, '#level')
+  end
+  redis.call('PEXPIRE', key, math.max(pttl, ttl_ms((keep_until or until_) - now)))
+end
+local function blockable_acquire(decide, blocks, key, now, argv)
+  local block = tonumber(argv[1])
+  local steps = nil
+  if not block then
+    steps = {}
+    for step in string.gmatch(argv[1], '[^,]+') do
+      steps[#steps + 1] = tonumber(step)
+    end
+    block = steps[1]
+  end
+  local until_, level = blocks.read(key, now)
+  if until_ then
+    if now < until_ then
+      return {0, 0, until_ - now, until_ - now, 0}
+    end
+    blocks.hide(key, now)
+    if not steps or (level and now >= until_ + steps[#steps]) then
+      level = nil
+    end
+  end
+  table.remove(argv, 1)
+  local reply = decide(key, now, argv)
+  if tonumber(reply[1]) == 0 and block > 0 and tonumber(reply[4]) >= 0 then
+    local keep_until = nil
+    if steps then
+      level = math.min((level or 0) + 1, #steps)
+      block = steps[level]
+      keep_until = now + block + steps[#steps]
+    end
+    blocks.write(key, now, now + block, level, keep_until)
+    return {0, reply[2], math.max(tonumber(reply[3]), block), math.max(tonumber(reply[4]), block), 0}
+  end
+  if level then
+    blocks.write(key, now, until_, level, until_ + steps[#steps])
+  end
+  return reply
+end
+local function peek_state(decide, blocks, key, now, argv)
+  local until_ = blocks.read(key, now)
+  local left = math.max(0, (until_ or now) - now)
+  local saved = snapshot(key)
+  if until_ then
+    blocks.hide(key, now)
+  end
+  local reply = decide(key, now, argv)
+  restore(key, saved)
+  if left > 0 then
+    return {0, 0, math.max(tonumber(reply[3]), left), math.max(tonumber(reply[4]), left), left}
+  end
+  return {reply[1], reply[2], reply[3], reply[4], 0}
+end
+local function reset_state(key)
+  redis.call('DEL', key)
+  return {1, 0, 0, 0, 0}
+end
+local function block_state(blocks, key, now, argv, over)
+  if not over and blocks.read(key, now) then
+    blocks.hide(key, now)
+  end
+  blocks.write(key, now, now + tonumber(argv[1]))
+  return {1, 0, 0, 0, 0}
+end
+local function adjust_state(adjust, blocks, key, now, argv)
+  local until_, level = blocks.read(key, now)
+  local keep_until = nil
+  if until_ then
+    if level then
+      keep_until = now + math.max(0, redis.call('PTTL', key)) * 1000
+    end
+    blocks.hide(key, now)
+  end
+  adjust(key, now, argv)
+  if until_ and (until_ > now or level) then
+    blocks.write(key, now, until_, level, keep_until)
+  end
+  return {1, 0, 0, 0, 0}
+end
+local function reset_key(key)
+  return reset_state(key)
+end
+local function block_string_block_key(key, now, argv)
+  return block_state(string_block, key, now, argv)
+end
+local function block_zset_block_key(key, now, argv)
+  return block_state(zset_block, key, now, argv)
+end
+local function limiterRateLimit(key, now, argv)
+local max_permits = tonumber(argv[1])
+local interval = tonumber(argv[2])
+local expire = tonumber(argv[4])
+local permits = tonumber(argv[5])
+local timeout = tonumber(argv[6])
+local full_span = max_permits * interval
+local found = get_state(key)
+local empty_at
+if found then
+  empty_at = math.max(tonumber(found), now - full_span)
+else
+  empty_at = now - tonumber(argv[3]) * interval
+end
+local need = math.max(permits, 1)
+local earliest = math.max(now, empty_at + need * interval)
+local wait = earliest - now
+if timeout >= 0 and wait > timeout then
+  local until_full = empty_at + full_span - now
+  local retry_after = math.ceil(wait - timeout)
+  if need * interval - full_span > timeout then
+    retry_after = -1
+  elseif not found then
+    redis.call('SET', key, exact(math.ceil(empty_at)), 'PX', ttl_ms(math.max(expire, until_full)))
+  end
+  return {0, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), retry_after, 0}
+end
+if permits == 0 then
+  return {1, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(empty_at + full_span - now), 0, math.ceil(wait)}
+end
+empty_at = math.ceil(empty_at + permits * interval)
+local until_full = empty_at + full_span - now
+redis.call('SET', key, exact(empty_at), 'PX', ttl_ms(math.max(expire, until_full)))
+return {1, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), 0, math.ceil(wait)}
+end
+local function limiterRateLimitWithBlock(key, now, argv)
+  return blockable_acquire(limiterRateLimit, string_block, key, now, argv)
+end
+local function limiterRateLimitPeek(key, now, argv)
+  return peek_state(limiterRateLimitWithBlock, string_block, key, now, argv)
+end
+local function limiterRateLimitRefund(key, now, argv)
+local max_permits = tonumber(argv[1])
+local interval = tonumber(argv[2])
+local expire = tonumber(argv[4])
+local full_span = max_permits * interval
+local found = get_state(key)
+if not found then
+  return {1, 0, 0, 0, 0}
+end
+local empty_at = math.max(math.floor(tonumber(found) - tonumber(argv[5]) * interval), math.ceil(now - full_span))
+if empty_at <= now - full_span and tonumber(argv[3]) >= max_permits then
+  redis.call('DEL', key)
+else
+  redis.call('SET', key, exact(empty_at), 'PX', ttl_ms(math.max(expire, empty_at + full_span - now)))
+end
+return {1, 0, 0, 0, 0}
+end
+local function limiterRateLimitRefundWithBlock(key, now, argv)
+  return adjust_state(limiterRateLimitRefund, string_block, key, now, argv)
+end
+local function limiterRateLimitChargeWithBlock(key, now, argv)
+  return adjust_state(limiterRateLimit, string_block, key, now, argv)
+end
+local function limiterCountLimit(key, now, argv)
+local limit = tonumber(argv[1])
+local period_ms = tonumber(argv[2])
+local permits = tonumber(argv[3]) or 1
+local count = tonumber(get_state(key))
+local ttl = 0
+if count then
+  ttl = redis.call('PTTL', key)
+  if ttl < 0 then
+    redis.call('PEXPIRE', key, period_ms)
+    ttl = period_ms
+  end
+else
+  count = 0
+end
+local remaining = math.max(0, limit - count)
+if permits > limit then
+  return {0, remaining, ttl * 1000, -1, 0}
+end
+if count + math.max(permits, 1) > limit then
+  return {0, remaining, ttl * 1000, ttl * 1000, 0}
+end
+if permits == 0 then
+  return {1, remaining, ttl * 1000, 0, 0}
+end
+if count == 0 then
+  redis.call('SET', key, permits, 'PX', period_ms)
+  ttl = period_ms
+else
+  redis.call('INCRBY', key, permits)
+end
+return {1, limit - count - permits, ttl * 1000, 0, 0}
+end
+local function count_limit_incr(key, argv)
+  local limit = tonumber(argv[2])
+  local permits = tonumber(argv[4]) or 1
+  if argv[1] ~= '0' or permits < 1 or permits > limit then
+    return nil
+  end
+  local count = redis.pcall('INCRBY', key, permits)
+  if type(count) ~= 'number' then
+    return nil
+  end
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 then
+    ttl = tonumber(argv[3])
+    redis.call('PEXPIRE', key, ttl)
+  end
+  if count <= limit then
+    return {1, limit - count, ttl * 1000, 0, 0}
+  end
+  redis.call('INCRBY', key, -permits)
+  return {0, math.max(0, limit - count + permits), ttl * 1000, ttl * 1000, 0}
+end
+local function limiterCountLimitWithBlock(key, now, argv)
+  local reply = count_limit_incr(key, argv)
+  if reply then
+    return reply
+  end
+  return blockable_acquire(limiterCountLimit, string_block, key, now, argv)
+end
+local function limiterCountLimitPeek(key, now, argv)
+  return peek_state(limiterCountLimitWithBlock, string_block, key, now, argv)
+end
+local function limiterCountLimitRefund(key, now, argv)
+local period_ms = tonumber(argv[2])
+local count = tonumber(get_state(key))
+if not count then
+  return {1, 0, 0, 0, 0}
+end
+if argv[5] ~= '' then
+  local pttl = redis.call('PTTL', key)
+  if math.abs(pttl - tonumber(argv[5]) / 1000) * 2 >= period_ms then
+    return {1, 0, 0, 0, 0}
+  end
+end
+local left = count - tonumber(argv[3])
+if left <= 0 then
+  redis.call('DEL', key)
+else
+  redis.call('SET', key, left, 'KEEPTTL')
+end
+return {1, 0, 0, 0, 0}
+end
+local function limiterCountLimitRefundWithBlock(key, now, argv)
+  return adjust_state(limiterCountLimitRefund, string_block, key, now, argv)
+end
+local function limiterCountLimitCharge(key, now, argv)
+local period_ms = tonumber(argv[2])
+local permits = tonumber(argv[3])
+local count = tonumber(get_state(key))
+if not count then
+  redis.call('SET', key, permits, 'PX', period_ms)
+  return {1, 0, 0, 0, 0}
+end
+redis.call('INCRBY', key, permits)
+if redis.call('PTTL', key) < 0 then
+  redis.call('PEXPIRE', key, period_ms)
+end
+return {1, 0, 0, 0, 0}
+end
+local function limiterCountLimitChargeWithBlock(key, now, argv)
+  return adjust_state(limiterCountLimitCharge, string_block, key, now, argv)
+end
+local function limiterSlidingWindowLimit(key, now, argv)
+local limit = tonumber(argv[1])
+local window = tonumber(argv[2])
+local permits = tonumber(argv[4]) or 1
+local log = get_members(key)
+local first = drop_scored_up_to(key, log, now - window)
+local count = 0
+for i = first, #log, 2 do
+  count = count + member_weight(log[i])
+end
+local remaining = math.max(0, limit - count)
+local reset = 0
+if #log > first then
+  reset = tonumber(log[#log]) + window - now
+end
+if permits > limit then
+  return {0, remaining, reset, -1, 0}
+end
+local need = math.max(permits, 1)
+if count + need <= limit then
+  if permits == 0 then
+    return {1, remaining, reset, 0, 0}
+  end
+  redis.call('ZADD', key, exact(now), weighted_member(argv[3], permits))
+  redis.call('PEXPIRE', key, ttl_ms(window))
+  return {1, limit - count - permits, window, 0, 0}
+end
+local freed = 0
+for i = first, #log, 2 do
+  freed = freed + member_weight(log[i])
+  if count - freed + need <= limit then
+    return {0, remaining, reset, tonumber(log[i + 1]) + window - now, 0}
+  end
+end
+end
+local function limiterSlidingWindowLimitWithBlock(key, now, argv)
+  return blockable_acquire(limiterSlidingWindowLimit, zset_block, key, now, argv)
+end
+local function limiterSlidingWindowLimitPeek(key, now, argv)
+  return peek_state(limiterSlidingWindowLimitWithBlock, zset_block, key, now, argv)
+end
+local function limiterSlidingWindowLimitRefund(key, now, argv)
+local permits = tonumber(argv[3])
+if argv[4] ~= '' then
+  if redis.call('ZREM', key, weighted_member(argv[4], permits)) == 0 then
+    local log = get_members(key)
+    local at = member_index(log, 1, argv[4])
+    if at then
+      local weight = member_weight(log[at])
+      redis.call('ZREM', key, log[at])
+      if weight > permits then
+        redis.call('ZADD', key, log[at + 1], weighted_member(argv[4], weight - permits))
+      end
+    end
+  end
+  return {1, 0, 0, 0, 0}
+end
+redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(now - tonumber(argv[2])))
+local newest = redis.call('ZREVRANGEBYSCORE', key, exact(now), '-inf', 'WITHSCORES', 'LIMIT', 0, permits + 1)
+local left = permits
+for i = 1, #newest, 2 do
+  local member = newest[i]
+  if left > 0 and member ~= '#block' then
+    local weight = member_weight(member)
+    redis.call('ZREM', key, member)
+    if weight > left then
+      local id = string.match(member, '^(.*)%z%d+$')
+      redis.call('ZADD', key, newest[i + 1], weighted_member(id, weight - left))
+      left = 0
+    else
+      left = left - weight
+    end
+  end
+end
+return {1, 0, 0, 0, 0}
+end
+local function limiterSlidingWindowLimitRefundWithBlock(key, now, argv)
+  return adjust_state(limiterSlidingWindowLimitRefund, zset_block, key, now, argv)
+end
+local function limiterSlidingWindowLimitCharge(key, now, argv)
+local window = tonumber(argv[2])
+local id = argv[4] .. '+'
+if argv[4] == '' then
+  id = 'charge:' .. exact(now)
+end
+local log = get_members(key)
+local at = member_index(log, drop_scored_up_to(key, log, now - window), id)
+local weight = tonumber(argv[3])
+if at then
+  weight = weight + member_weight(log[at])
+  redis.call('ZREM', key, log[at])
+end
+redis.call('ZADD', key, exact(now), weighted_member(id, weight))
+redis.call('PEXPIRE', key, ttl_ms(window))
+return {1, 0, 0, 0, 0}
+end
+local function limiterSlidingWindowLimitChargeWithBlock(key, now, argv)
+  return adjust_state(limiterSlidingWindowLimitCharge, zset_block, key, now, argv)
+end
+local function limiterConcurrencyLimit(key, now, argv)
+local max = tonumber(argv[1])
+local lease = tonumber(argv[2])
+local permits = tonumber(argv[5]) or 1
+local member = weighted_member(argv[4], permits)
+local leases = get_members(key)
+local first = drop_scored_up_to(key, leases, now)
+local blocked_until, held_at, count = nil, nil, 0
+for i = first, #leases, 2 do
+  local name = leases[i]
+  if name == '#block' then
+    blocked_until = tonumber(leases[i + 1])
+  else
+    count = count + member_weight(name)
+    if name == member then
+      held_at = i
+    end
+  end
+end
+local function until_last_expiry(skip)
+  local i = #leases - 1
+  if i == skip then
+    i = i - 2
+  end
+  if i < first then
+    return 0
+  end
+  return tonumber(leases[i + 1]) - now
+end
+if argv[3] == 'release' then
+  if held_at then
+    redis.call('ZREM', key, member)
+    count = count - permits
+  end
+  return {1, max - count, until_last_expiry(held_at), 0, 0}
+end
+if blocked_until then
+  return {0, 0, until_last_expiry(), blocked_until - now, 0}
+end
+if permits > max then
+  return {0, math.max(0, max - count), until_last_expiry(), -1, 0}
+end
+local need = math.max(permits, 1)
+if held_at or count + need <= max then
+  if permits == 0 then
+    return {1, max - count, until_last_expiry(), 0, 0}
+  end
+  redis.call('ZADD', key, exact(now + lease), member)
+  local last = math.max(lease, until_last_expiry(held_at))
+  redis.call('PEXPIRE', key, ttl_ms(last))
+  if not held_at then
+    count = count + permits
+  end
+  return {1, max - count, last, 0, 0}
+end
+local freed = 0
+for i = first, #leases, 2 do
+  freed = freed + member_weight(leases[i])
+  if count - freed + need <= max then
+    return {0, math.max(0, max - count), until_last_expiry(), tonumber(leases[i + 1]) - now, 0}
+  end
+end
+end
+local function limiterConcurrencyLimitPeek(key, now, argv)
+  return peek_state(limiterConcurrencyLimit, zset_block, key, now, argv)
+end
+local function limiterConcurrencyLimitBlock(key, now, argv)
+  return block_state(zset_block, key, now, argv, true)
+end
+local function limiterLeakyBucketLimit(key, now, argv)
+local capacity = tonumber(argv[1])
+local interval = tonumber(argv[2])
+local permits = tonumber(argv[3]) or 1
+local tolerance = interval * capacity
+local tat = now
+local stored = get_state(key)
+if stored then
+  tat = math.max(now, tonumber(stored))
+end
+local function remaining_at(reset)
+  return math.max(0, math.floor((tolerance - reset) / interval))
+end
+if permits > capacity then
+  return {0, remaining_at(tat - now), exact(tat - now), -1, '0'}
+end
+local new_tat = tat + math.max(permits, 1) * interval
+local allow_at = new_tat - tolerance
+if now < allow_at then
+  return {0, remaining_at(tat - now), exact(tat - now), exact(allow_at - now), '0'}
+end
+if permits == 0 then
+  return {1, remaining_at(tat - now), exact(tat - now), '0', '0'}
+end
+local reset = new_tat - now
+redis.call('SET', key, exact(new_tat), 'PX', ttl_ms(reset))
+return {1, remaining_at(reset), exact(reset), '0', '0'}
+end
+local function limiterLeakyBucketLimitWithBlock(key, now, argv)
+  return blockable_acquire(limiterLeakyBucketLimit, string_block, key, now, argv)
+end
+local function limiterLeakyBucketLimitPeek(key, now, argv)
+  return peek_state(limiterLeakyBucketLimitWithBlock, string_block, key, now, argv)
+end
+local function limiterLeakyBucketLimitRefund(key, now, argv)
+local found = get_state(key)
+if not found then
+  return {1, 0, 0, 0, 0}
+end
+local tat = math.max(now, tonumber(found) - tonumber(argv[3]) * tonumber(argv[2]))
+if tat <= now then
+  redis.call('DEL', key)
+else
+  redis.call('SET', key, exact(tat), 'PX', ttl_ms(tat - now))
+end
+return {1, 0, 0, 0, 0}
+end
+local function limiterLeakyBucketLimitRefundWithBlock(key, now, argv)
+  return adjust_state(limiterLeakyBucketLimitRefund, string_block, key, now, argv)
+end
+local function limiterLeakyBucketLimitCharge(key, now, argv)
+local tat = now
+local found = get_state(key)
+if found then
+  tat = math.max(now, tonumber(found))
+end
+tat = tat + tonumber(argv[3]) * tonumber(argv[2])
+redis.call('SET', key, exact(tat), 'PX', ttl_ms(tat - now))
+return {1, 0, 0, 0, 0}
+end
+local function limiterLeakyBucketLimitChargeWithBlock(key, now, argv)
+  return adjust_state(limiterLeakyBucketLimitCharge, string_block, key, now, argv)
+end
+local function approximate_roll(key, now, window)
+  local index = math.floor(now / window)
+  local found = get_state(key)
+  if found then
+    local i, c, p = string.match(found, '^(%S+) (%S+) (%S+)$')
+    i, c, p = tonumber(i), tonumber(c), tonumber(p)
+    if i == index then
+      return index, c, p
+    elseif i == index - 1 then
+      return index, 0, c
+    end
+  end
+  return index, 0, 0
+end
+local function limiterApproximateSlidingWindowLimit(key, now, argv)
+local limit = tonumber(argv[1])
+local window = tonumber(argv[2])
+local permits = tonumber(argv[3])
+local index, curr, prev = approximate_roll(key, now, window)
+local elapsed = now - index * window
+local used = prev * (window - elapsed) + curr * window
+local function reset_as_is()
+  if curr > 0 then
+    return (index + 2) * window - now
+  elseif prev > 0 then
+    return (index + 1) * window - now
+  end
+  return 0
+end
+local remaining_as_is = math.max(0, math.floor((limit * window - used) / window))
+if permits > limit then
+  return {0, remaining_as_is, reset_as_is(), -1, 0}
+end
+if permits == 0 and used + window <= limit * window then
+  return {1, remaining_as_is, reset_as_is(), 0, 0}
+end
+permits = math.max(permits, 1)
+if used + permits * window <= limit * window then
+  local reset = (index + 2) * window - now
+  redis.call('SET', key, exact(index) .. ' ' .. exact(curr + permits) .. ' ' .. exact(prev),
+    'PX', ttl_ms(reset))
+  return {1, math.floor((limit * window - used - permits * window) / window), reset, 0, 0}
+end
+local function first_elapsed_with_room(weight, room)
+  if weight <= 0 then
+    return 0
+  end
+  local fits = room * window
+  local span = math.floor(fits / weight)
+  if span * weight > fits then
+    span = span - 1
+  end
+  return math.max(0, window - span)
+end
+local retry_after
+if curr + permits <= limit then
+  retry_after = first_elapsed_with_room(prev, limit - curr - permits) - elapsed
+else
+  retry_after = window - elapsed + first_elapsed_with_room(curr, limit - permits)
+end
+return {0, remaining_as_is, reset_as_is(), retry_after, 0}
+end
+local function limiterApproximateSlidingWindowLimitWithBlock(key, now, argv)
+  return blockable_acquire(limiterApproximateSlidingWindowLimit, string_block, key, now, argv)
+end
+local function limiterApproximateSlidingWindowLimitPeek(key, now, argv)
+  return peek_state(limiterApproximateSlidingWindowLimitWithBlock, string_block, key, now, argv)
+end
+local function limiterApproximateSlidingWindowLimitRefund(key, now, argv)
+local window = tonumber(argv[2])
+local permits = tonumber(argv[3])
+local found = get_state(key)
+if not found then
+  return {1, 0, 0, 0, 0}
+end
+local i, c, p = string.match(found, '^(%S+) (%S+) (%S+)$')
+i, c, p = tonumber(i), tonumber(c), tonumber(p)
+local index = math.floor(now / window)
+if argv[5] ~= '' then
+  index = math.floor((now + tonumber(argv[5])) / window + 0.5) - 2
+end
+if index == i then
+  c = math.max(0, c - permits)
+elseif index == i - 1 then
+  p = math.max(0, p - permits)
+else
+  return {1, 0, 0, 0, 0}
+end
+if c == 0 and p == 0 then
+  redis.call('DEL', key)
+else
+  redis.call('SET', key, exact(i) .. ' ' .. exact(c) .. ' ' .. exact(p), 'KEEPTTL')
+end
+return {1, 0, 0, 0, 0}
+end
+local function limiterApproximateSlidingWindowLimitRefundWithBlock(key, now, argv)
+  return adjust_state(limiterApproximateSlidingWindowLimitRefund, string_block, key, now, argv)
+end
+local function limiterApproximateSlidingWindowLimitCharge(key, now, argv)
+local window = tonumber(argv[2])
+local index, curr, prev = approximate_roll(key, now, window)
+curr = curr + tonumber(argv[3])
+redis.call('SET', key, exact(index) .. ' ' .. exact(curr) .. ' ' .. exact(prev),
+  'PX', ttl_ms((index + 2) * window - now))
+return {1, 0, 0, 0, 0}
+end
+local function limiterApproximateSlidingWindowLimitChargeWithBlock(key, now, argv)
+  return adjust_state(limiterApproximateSlidingWindowLimitCharge, string_block, key, now, argv)
+end
+local function coalesced_acquire(decide_all, one, blocks, key, now, argv)
+  local params = tonumber(argv[#argv]) - 1
+  local n = tonumber(argv[#argv - 1])
+  local requests, pos = {}, params + 2
+  for i = 1, n do
+    local count = tonumber(argv[pos])
+    local fields = {}
+    for j = 1, count do
+      fields[j] = argv[pos + j]
+    end
+    requests[i] = fields
+    pos = pos + count + 1
+  end
+  local function one_by_one()
+    local replies = {}
+    for i = 1, n do
+      local own = {}
+      for j = 1, params + 1 do
+        own[j] = argv[j]
+      end
+      for _, field in ipairs(requests[i]) do
+        own[#own + 1] = field
+      end
+      forget_state()
+      replies[i] = one(key, now, own)
+    end
+    return replies
+  end
+  local replies, stopped = {}, nil
+  local block = tonumber(argv[1])
+  local until_ = nil
+  if block then
+    until_ = blocks.read(key, now)
+  end
+  if until_ and now < until_ then
+    for i = 1, n do
+      replies[i] = {0, 0, until_ - now, until_ - now, 0}
+    end
+  elseif not block or until_ then
+    replies = one_by_one()
+  else
+    local own = {}
+    for j = 2, params + 1 do
+      own[j - 1] = argv[j]
+    end
+    replies, stopped = decide_all(key, now, own, requests, block > 0)
+    if not replies then
+      replies = one_by_one()
+    end
+  end
+  if stopped then
+    blocks.write(key, now, now + block)
+    local reply = replies[stopped]
+    replies[stopped] = {0, reply[2], math.max(tonumber(reply[3]), block), math.max(tonumber(reply[4]), block), 0}
+    for i = stopped + 1, n do
+      replies[i] = {0, 0, block, block, 0}
+    end
+  end
+  local out = {}
+  for i = 1, n do
+    local reply = replies[i]
+    out[i] = string.format('%d,%d,%d,%d,%d', reply[1], reply[2], reply[3], reply[4], reply[5])
+  end
+  return table.concat(out, '\0')
+end
+local function rate_limit_coalesced(key, now, argv, requests, stop)
+  local max_permits = tonumber(argv[1])
+  local interval = tonumber(argv[2])
+  local expire = tonumber(argv[4])
+  local full_span = max_permits * interval
+  local found = get_state(key)
+  local empty_at
+  if found then
+    empty_at = math.max(tonumber(found), now - full_span)
+  else
+    empty_at = now - tonumber(argv[3]) * interval
+  end
+  local written, written_ttl = nil, nil
+  local replies, stopped = {}, nil
+  for i = 1, #requests do
+    local permits = tonumber(requests[i][1])
+    local timeout = tonumber(requests[i][2])
+    local need = math.max(permits, 1)
+    local wait = math.max(now, empty_at + need * interval) - now
+    if timeout >= 0 and wait > timeout then
+      local until_full = empty_at + full_span - now
+      local retry_after = math.ceil(wait - timeout)
+      replies[i] = {0, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), retry_after, 0}
+      if need * interval - full_span > timeout then
+        replies[i][4] = -1
+      elseif not found then
+        found = true
+        written, written_ttl = math.ceil(empty_at), ttl_ms(math.max(expire, until_full))
+        empty_at = math.max(written, now - full_span)
+      end
+      if stop and replies[i][4] >= 0 then
+        stopped = i
+        break
+      end
+    elseif permits == 0 then
+      replies[i] = {1, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(empty_at + full_span - now), 0, math.ceil(wait)}
+    else
+      found = true
+      empty_at = math.ceil(empty_at + permits * interval)
+      local until_full = empty_at + full_span - now
+      written, written_ttl = empty_at, ttl_ms(math.max(expire, until_full))
+      replies[i] = {1, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), 0, math.ceil(wait)}
+      empty_at = math.max(empty_at, now - full_span)
+    end
+  end
+  if written then
+    redis.call('SET', key, exact(written), 'PX', written_ttl)
+  end
+  return replies, stopped
+end
+local function count_limit_coalesced(key, now, argv, requests, stop)
+  local limit = tonumber(argv[1])
+  local period_ms = tonumber(argv[2])
+  local count = tonumber(get_state(key))
+  local ttl = 0
+  if count then
+    ttl = redis.call('PTTL', key)
+    if ttl < 0 then
+      redis.call('PEXPIRE', key, period_ms)
+      ttl = period_ms
+    end
+  else
+    count = 0
+  end
+  local fresh, taken = count == 0, 0
+  local replies, stopped = {}, nil
+  for i = 1, #requests do
+    local permits = tonumber(requests[i][1]) or 1
+    local remaining = math.max(0, limit - count)
+    if permits > limit then
+      replies[i] = {0, remaining, ttl * 1000, -1, 0}
+    elseif count + math.max(permits, 1) > limit then
+      replies[i] = {0, remaining, ttl * 1000, ttl * 1000, 0}
+      if stop then
+        stopped = i
+        break
+      end
+    elseif permits == 0 then
+      replies[i] = {1, remaining, ttl * 1000, 0, 0}
+    else
+      if count == 0 then
+        ttl = period_ms
+      end
+      count = count + permits
+      taken = taken + permits
+      replies[i] = {1, limit - count, ttl * 1000, 0, 0}
+    end
+  end
+  if taken > 0 then
+    if fresh then
+      redis.call('SET', key, count, 'PX', period_ms)
+    else
+      redis.call('INCRBY', key, taken)
+    end
+  end
+  return replies, stopped
+end
+local function sliding_window_limit_coalesced(key, now, argv, requests, stop)
+  local limit = tonumber(argv[1])
+  local window = tonumber(argv[2])
+  local log = get_members(key)
+  local first = drop_scored_up_to(key, log, now - window)
+  local count = 0
+  local ids = {}
+  for i = first, #log, 2 do
+    count = count + member_weight(log[i])
+    ids[string.match(log[i], '^(.-)%z%d+$') or log[i]] = true
+  end
+  for i = 1, #requests do
+    local id = requests[i][1]
+    if ids[id] then
+      return nil
+    end
+    ids[id] = true
+  end
+  local reset = 0
+  if #log > first then
+    reset = tonumber(log[#log]) + window - now
+  end
+  local added = {}
+  local replies, stopped = {}, nil
+  for i = 1, #requests do
+    local permits = tonumber(requests[i][2]) or 1
+    local remaining = math.max(0, limit - count)
+    if permits > limit then
+      replies[i] = {0, remaining, reset, -1, 0}
+    elseif count + math.max(permits, 1) <= limit then
+      if permits == 0 then
+        replies[i] = {1, remaining, reset, 0, 0}
+      else
+        local member = weighted_member(requests[i][1], permits)
+        added[#added + 1] = exact(now)
+        added[#added + 1] = member
+        log[#log + 1] = member
+        log[#log + 1] = exact(now)
+        count = count + permits
+        reset = window
+        replies[i] = {1, limit - count, window, 0, 0}
+      end
+    else
+      local freed = 0
+      for j = first, #log, 2 do
+        freed = freed + member_weight(log[j])
+        if count - freed + math.max(permits, 1) <= limit then
+          replies[i] = {0, remaining, reset, tonumber(log[j + 1]) + window - now, 0}
+          break
+        end
+      end
+      if stop then
+        stopped = i
+        break
+      end
+    end
+  end
+  if #added > 0 then
+    redis.call('ZADD', key, unpack(added))
+    redis.call('PEXPIRE', key, ttl_ms(window))
+  end
+  return replies, stopped
+end
+local function leaky_bucket_limit_coalesced(key, now, argv, requests, stop)
+  local capacity = tonumber(argv[1])
+  local interval = tonumber(argv[2])
+  local tolerance = interval * capacity
+  local tat = now
+  local stored = get_state(key)
+  if stored then
+    tat = math.max(now, tonumber(stored))
+  end
+  local function permits_left(reset)
+    return math.max(0, math.floor((tolerance - reset) / interval))
+  end
+  local written = nil
+  local replies, stopped = {}, nil
+  for i = 1, #requests do
+    local permits = tonumber(requests[i][1]) or 1
+    local new_tat = tat + math.max(permits, 1) * interval
+    local allow_at = new_tat - tolerance
+    if permits > capacity then
+      replies[i] = {0, permits_left(tat - now), exact(tat - now), -1, '0'}
+    elseif now < allow_at then
+      replies[i] = {0, permits_left(tat - now), exact(tat - now), exact(allow_at - now), '0'}
+      if stop then
+        stopped = i
+        break
+      end
+    elseif permits == 0 then
+      replies[i] = {1, permits_left(tat - now), exact(tat - now), '0', '0'}
+    else
+      written = exact(new_tat)
+      replies[i] = {1, permits_left(new_tat - now), exact(new_tat - now), '0', '0'}
+      tat = math.max(now, tonumber(written))
+    end
+  end
+  if written then
+    redis.call('SET', key, written, 'PX', ttl_ms(tonumber(written) - now))
+  end
+  return replies, stopped
+end
+local function approximate_sliding_window_limit_coalesced(key, now, argv, requests, stop)
+  local limit = tonumber(argv[1])
+  local window = tonumber(argv[2])
+  local index, curr, prev = approximate_roll(key, now, window)
+  local elapsed = now - index * window
+  local reset = (index + 2) * window - now
+  local unwritten = false
+  local function write()
+    redis.call('SET', key, exact(index) .. ' ' .. exact(curr) .. ' ' .. exact(prev), 'PX', ttl_ms(reset))
+    unwritten = false
+  end
+  local answered = {}
+  local replies, stopped = {}, nil
+  for i = 1, #requests do
+    local permits = tonumber(requests[i][1])
+    local used = prev * (window - elapsed) + curr * window
+    if permits > 0 and permits <= limit and used + permits * window <= limit * window then
+      curr = curr + permits
+      unwritten = true
+      answered = {}
+      replies[i] = {1, math.floor((limit * window - used - permits * window) / window), reset, 0, 0}
+    else
+      if unwritten then
+        write()
+      end
+      local reply = answered[permits]
+      if not reply then
+        forget_state()
+        reply = limiterApproximateSlidingWindowLimit(key, now, {argv[1], argv[2], requests[i][1]})
+        answered[permits] = reply
+      end
+      replies[i] = reply
+      if stop and tonumber(reply[1]) == 0 and tonumber(reply[4]) >= 0 then
+        stopped = i
+        break
+      end
+    end
+  end
+  if unwritten then
+    write()
+  end
+  return replies, stopped
+end
+local function limiterRateLimitCoalesced(key, now, argv)
+  return coalesced_acquire(rate_limit_coalesced, limiterRateLimitWithBlock, string_block, key, now, argv)
+end
+local function limiterCountLimitCoalesced(key, now, argv)
+  return coalesced_acquire(count_limit_coalesced, limiterCountLimitWithBlock, string_block, key, now, argv)
+end
+local function limiterSlidingWindowLimitCoalesced(key, now, argv)
+  return coalesced_acquire(sliding_window_limit_coalesced, limiterSlidingWindowLimitWithBlock, zset_block, key, now, argv)
+end
+local function limiterLeakyBucketLimitCoalesced(key, now, argv)
+  return coalesced_acquire(leaky_bucket_limit_coalesced, limiterLeakyBucketLimitWithBlock, string_block, key, now, argv)
+end
+local function limiterApproximateSlidingWindowLimitCoalesced(key, now, argv)
+  return coalesced_acquire(approximate_sliding_window_limit_coalesced, limiterApproximateSlidingWindowLimitWithBlock, string_block, key, now, argv)
+end
+local algorithms = {
+  limiterRateLimitWithBlock,
+  limiterRateLimitPeek,
+  reset_key,
+  block_string_block_key,
+  limiterRateLimitRefundWithBlock,
+  limiterRateLimitChargeWithBlock,
+  limiterCountLimitWithBlock,
+  limiterCountLimitPeek,
+  limiterCountLimitRefundWithBlock,
+  limiterCountLimitChargeWithBlock,
+  limiterSlidingWindowLimitWithBlock,
+  limiterSlidingWindowLimitPeek,
+  block_zset_block_key,
+  limiterSlidingWindowLimitRefundWithBlock,
+  limiterSlidingWindowLimitChargeWithBlock,
+  limiterConcurrencyLimit,
+  limiterConcurrencyLimitPeek,
+  limiterConcurrencyLimitBlock,
+  limiterLeakyBucketLimitWithBlock,
+  limiterLeakyBucketLimitPeek,
+  limiterLeakyBucketLimitRefundWithBlock,
+  limiterLeakyBucketLimitChargeWithBlock,
+  limiterApproximateSlidingWindowLimitWithBlock,
+  limiterApproximateSlidingWindowLimitPeek,
+  limiterApproximateSlidingWindowLimitRefundWithBlock,
+  limiterApproximateSlidingWindowLimitChargeWithBlock,
+  limiterRateLimitCoalesced,
+  limiterCountLimitCoalesced,
+  limiterSlidingWindowLimitCoalesced,
+  limiterLeakyBucketLimitCoalesced,
+  limiterApproximateSlidingWindowLimitCoalesced,
+}
+local REPLY = '%d,%d,%d,%d,%d'
+local function failed(message)
+  return '-2,' .. string.gsub(message, '%z', ' ')
+end
+local function run(algorithm, key, now, argv)
+  local reply = algorithm(key, now, argv)
+  if type(reply) == 'string' then
+    return reply
+  end
+  return string.format(REPLY, reply[1], reply[2], reply[3], reply[4], reply[5]), reply[1]
+end
+local function engine(keys, args)
+  local find, sub = string.find, string.sub
+  local t = redis.call('TIME')
+  local redis_now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  local deadline = tonumber(args[1])
+  local expired = deadline ~= nil and redis_now > deadline
+  local out = {t[1] .. string.format('%06d', tonumber(t[2]))}
+  local group_first, group_last, group_saved, group_allowed, group_denied = 0, 0, nil, nil, false
+  local group_failed = nil
+  local packed = args[2] or ''
+  local pos = 1
+  for i = 1, #keys do
+    local stop = find(packed, '\0', pos, true)
+    local head = sub(packed, pos, stop - 1)
+    local index, size = tonumber(head), nil
+    if not index then
+      index, size = string.match(head, '^(%d+)/(%d+)$')
+    end
+    if size and not expired then
+      group_first, group_last = i, i + tonumber(size) - 1
+      group_saved, group_allowed, group_denied, group_failed = {}, {}, false, nil
+      for j = group_first, group_last do
+        local ok, saved = pcall(snapshot, keys[j])
+        if not ok then
+          group_failed = type(saved) == 'table' and saved.err or tostring(saved)
+          break
+        end
+        group_saved[j] = saved
+      end
+    end
+    local algorithm = algorithms[tonumber(index)]
+    pos = stop + 1
+    stop = find(packed, '\0', pos, true)
+    local time = sub(packed, pos, stop - 1)
+    pos = stop + 1
+    stop = find(packed, '\0', pos, true)
+    local count = tonumber(sub(packed, pos, stop - 1))
+    pos = stop + 1
+    local argv = {}
+    for j = 1, count do
+      stop = find(packed, '\0', pos, true)
+      argv[j] = sub(packed, pos, stop - 1)
+      pos = stop + 1
+    end
+    if expired then
+      out[i + 1] = '-1,0,0,0,0'
+    elseif group_failed and i <= group_last then
+      out[i + 1] = failed(group_failed)
+    else
+      local now = redis_now
+      if time ~= '' then
+        now = tonumber(time)
+      end
+      forget_state()
+      local ok, reply, allowed = pcall(run, algorithm, keys[i], now, argv)
+      if ok then
+        out[i + 1] = reply
+      else
+        out[i + 1] = failed(type(reply) == 'table' and reply.err or tostring(reply))
+      end
+      if i <= group_last then
+        allowed = ok and tonumber(allowed)
+        if allowed == 1 then
+          group_allowed[i] = true
+        elseif allowed == 0 then
+          group_denied = true
+        end
+        if i == group_last and group_denied then
+          for j = group_first, group_last do
+            if group_allowed[j] then
+              pcall(restore, keys[j], group_saved[j])
+            end
+          end
+        end
+      end
+    end
+  end
+  out[#out + 1] = ''
+  return table.concat(out, '\0')
+end
+local function engine_across_slots(_, argv)
+  local keys, args = {}, {}
+  local count = tonumber(argv[1])
+  for i = 1, count do
+    keys[i] = argv[1 + i]
+  end
+  for i = count + 2, #argv do
+    args[#args + 1] = argv[i]
+  end
+  return engine(keys, args)
+end
+redis.register_function('nestjs_limiter_90603a026044', engine)
+redis.register_function{
+  function_name = 'nestjs_limiter_90603a026044_across_slots',
+  callback = engine_across_slots,
+  flags = {'allow-cross-slot-keys'},
+}
