@@ -183,6 +183,9 @@ export class AdminService implements OnModuleInit, OnApplicationBootstrap, OnApp
   private applyOverrides(overrides: LimitOverride[]): void {
     try {
       this.explorer.applyOverrides(new Map(overrides.map((o) => [o.name, o.options])));
+      // The leases taken under the limits replaced: their permits go back now (a request
+      // under the new parameters waits for its key's, lease-book.ts).
+      void this.store.endLeases?.();
     } catch (error) {
       // Written by a server whose limits differ from ours: this one keeps its limits.
       this.logger.error(`Live overrides not applied: ${(error as Error)?.message ?? error}`);

@@ -1,7 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 
 /** The channel on which stores announce keys whose state an operation changed. */
 export const FORGET_CHANNEL = 'nestjs-limiter:forget';
+
+/**
+ * How a reset or a block (not a refund) is told on {@link FORGET_CHANNEL}, beside the key's
+ * own message: this prefix, the sender's id, a space, the key. Every other server forgets
+ * what it leased on the key. One channel, so the ACL the denials need is all it needs (a
+ * server of an older version forgets a key of this name, which no one uses).
+ */
+export const RESET_PREFIX = '\0reset ';
 
 /** What a store's remembered denials are told by the announcements. */
 export interface AnnouncementListener {
@@ -11,6 +20,8 @@ export interface AnnouncementListener {
   hearing(): void;
   /** Announcements are not heard: the connection is lost or was refused. */
   deaf(): void;
+  /** Another server reset or blocked the key: what this one leased on it is gone. */
+  reset?(key: string): void;
 }
 
 /**
@@ -20,7 +31,9 @@ export interface AnnouncementListener {
  * remembers denials listens, on a connection of its own opened when the store starts (or
  * with its first decision), and forgets that key. Until that connection has subscribed,
  * and whenever it is lost (or refused, say by an ACL without the channel), the listener is
- * deaf: no denial is remembered, so none can outlive a change nobody heard.
+ * deaf: no denial is remembered, so none can outlive a change nobody heard. A reset or
+ * block is also told as such ({@link RESET_PREFIX}): every other server ends its leases of
+ * the key (lease-book.ts), which serve only while this listener hears.
  */
 export class DenialBroadcast {
   private subscriber?: Redis | Cluster;
@@ -28,6 +41,8 @@ export class DenialBroadcast {
   private usable = false;
   /** Set by {@link close}: a late decision must not open a connection nobody closes. */
   private closed = false;
+  /** Tells this store's own reset announcements from other servers'. */
+  private readonly id = randomUUID();
 
   constructor(
     private readonly client: Redis | Cluster,
@@ -49,11 +64,32 @@ export class DenialBroadcast {
     if (this.client.status === 'end') this.close();
     const listener = this.listener;
     if (!listener || this.closed) return Promise.resolve();
-    this.subscribed ??= this.subscribe(listener);
+    this.subscribed ??= this.subscribe(listener).finally(() => (this.answered = true));
     return this.subscribed;
   }
 
+  /** Whether the first subscription was asked for and Redis has not answered it yet. */
+  get starting(): boolean {
+    return this.subscribed !== undefined && !this.answered && !this.closed;
+  }
+
   private subscribed?: Promise<void>;
+  private answered = false;
+
+  /**
+   * Whether announcements are heard, so a lease may serve (lease-book.ts); while the first
+   * subscription is under way, when that is known (a request's deadline waits no longer).
+   */
+  hearingBy(deadlineMs: number): boolean | Promise<unknown> {
+    const listening = this.listen();
+    if (this.usable || !this.starting) return this.usable;
+    const waitMs = deadlineMs - performance.now();
+    if (waitMs <= 0) return false;
+    if (waitMs === Infinity) return listening;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise((resolve) => (timer = setTimeout(resolve, waitMs)));
+    return Promise.race([listening, deadline]).finally(() => clearTimeout(timer));
+  }
 
   private subscribe(listener: AnnouncementListener): Promise<void> {
     // Resubscribing after a loss is done below, where its failure is caught: ioredis's own
@@ -80,7 +116,13 @@ export class DenialBroadcast {
         deaf();
         if (subscriber.status !== 'end') subscriber.disconnect();
       });
-    subscriber.on('message', (_channel: string, key: string) => listener.forget(key));
+    subscriber.on('message', (_channel: string, message: string) => {
+      if (!message.startsWith(RESET_PREFIX)) return listener.forget(message);
+      const space = message.indexOf(' ', RESET_PREFIX.length);
+      if (space > 0 && message.slice(RESET_PREFIX.length, space) !== this.id) {
+        listener.reset?.(message.slice(space + 1));
+      }
+    });
     // While the connection is away, changes go unheard.
     subscriber.on('close', deaf);
     // Back after a loss: heard again once Redis confirms the subscription.
@@ -102,6 +144,19 @@ export class DenialBroadcast {
    */
   announce(key: string): Promise<void> {
     return this.client.publish(FORGET_CHANNEL, key).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /**
+   * Tells every other server that `key` was reset or blocked: what they leased on it before
+   * is not theirs to hand out or give back. Resolves once Redis has passed it on (never
+   * rejects: a server that misses it is deaf, and its leases serve nothing, until its
+   * connection is back).
+   */
+  announceReset(key: string): Promise<void> {
+    return this.client.publish(FORGET_CHANNEL, `${RESET_PREFIX}${this.id} ${key}`).then(
       () => undefined,
       () => undefined,
     );

@@ -55,6 +55,13 @@ export abstract class LimiterStore {
     return 0;
   }
 
+  /**
+   * Ends every lease this server holds, what it did not use given back: a limit's
+   * parameters changed (a live override), and permits counted under the old ones must not
+   * be handed out under the new. Nothing for a store without leases.
+   */
+  async endLeases(): Promise<void> {}
+
   /** Releases what the store itself opened. Connections passed in by the user stay open. */
   async close(): Promise<void> {}
 }

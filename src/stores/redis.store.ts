@@ -13,6 +13,7 @@ import type { EndpointCompatibility } from './endpoint/endpoint-probe';
 import { LimiterStore, toMicros } from './limiter-store';
 import { FixedArguments, RedisDecision } from './redis-decision';
 import { LeaseBook } from './lease/lease-book';
+import { announcementsTo } from './lease/lease-announcements';
 
 /**
  * Most decisions in one engine script call. A bound, so that one call never holds Redis (and
@@ -74,20 +75,23 @@ export class RedisStore extends LimiterStore {
   private readonly engine: EngineClient;
   private readonly callMode: CallModeWatch;
   private readonly connection: ConnectionWatch;
-  /** This server's leases of hot keys' permits (`lease: n`). */
-  private readonly leases = new LeaseBook((call) => this.inRedis(call));
+  /** This server's leases of hot keys' permits (`lease: n`), ended by resets heard. */
+  private readonly leases = new LeaseBook(
+    (call) => this.inRedis(call),
+    (deadlineMs) => this.broadcast!.hearingBy(deadlineMs),
+  );
 
   constructor(options: RedisStoreOptions) {
     super();
     this.client = options.client;
     this.now = options.now;
     this.ownsClient = options.ownsClient ?? false;
-    // Every store announces its resets, refunds and blocks; only one that remembers
-    // denials listens for other servers' announcements.
+    // Every store announces its resets, refunds and blocks; one that remembers denials
+    // listens for other servers' announcements, and so does one that leases.
     if (options.cacheDenials !== false) {
       this.denials = new DenialCache(options.now ?? performance.now.bind(performance));
     }
-    this.broadcast = new DenialBroadcast(this.client, this.denials);
+    this.broadcast = new DenialBroadcast(this.client, announcementsTo(this.denials, this.leases));
     const maxBatchSize = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
     if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) {
       throw new RangeError(
@@ -107,9 +111,11 @@ export class RedisStore extends LimiterStore {
         ? undefined
         : this.leases.decide(algorithm, key, params, request, deadlineMs);
     if (leased) return leased;
-    // A reset or a block: what this server leased on the key is gone with its count.
-    if (algorithm.forgetsDenials && !givesBack(algorithm, request)) this.leases.drop(key);
-    return this.inRedis(call);
+    const decided = this.inRedis(call);
+    if (!algorithm.forgetsDenials || givesBack(algorithm, request)) return decided;
+    // A reset or a block: what every server leased on the key is gone with its count.
+    this.leases.drop(key);
+    return decided.then((decision) => this.broadcast!.announceReset(key).then(() => decision));
   }
 
   /** The decision in Redis (through the denial cache): the engine's entry. */
@@ -242,9 +248,13 @@ export class RedisStore extends LimiterStore {
     return this.leases.unusedOn(key);
   }
 
+  override endLeases(): Promise<void> {
+    return this.leases.endAll();
+  }
+
   override async close(): Promise<void> {
     // What this server leased and did not use goes back before the connection closes.
-    await this.leases.close();
+    await this.leases.endAll();
     this.callMode.stop();
     this.connection.stop();
     this.broadcast?.close();

@@ -9,7 +9,8 @@ export interface LeaseOptions {
    * For a very hot key: each server takes up to this many permits from Redis at once and
    * hands them out itself (a whole number >= 1). Redis counts them as taken, so the servers
    * together never admit more than the limit; the leases shrink near the limit, and what a
-   * server did not use goes back within a second, when the app closes, and on a reset. A
+   * server did not use goes back within a second, when the app closes, and on a live
+   * override; a reset or block on any server ends every server's lease of the key. A
    * server that dies keeps up to `lease` permits from the others until the window ends.
    * See docs/hot-keys.md.
    */

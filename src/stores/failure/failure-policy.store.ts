@@ -194,6 +194,10 @@ export class FailurePolicyStore extends LimiterStore {
     return this.primary.leasedOn?.(key) ?? 0;
   }
 
+  override endLeases(): Promise<void> {
+    return this.primary.endLeases?.() ?? Promise.resolve();
+  }
+
   override sleep(milliseconds: number): Promise<void> {
     return this.primary.sleep?.(milliseconds) ?? sleep(milliseconds);
   }

@@ -24,13 +24,23 @@ export type InRedis = (call: DecisionCall<any, any, any>) => Promise<Decision>;
  */
 export class LeaseBook {
   private readonly leases = new Map<unknown, Map<string, Lease>>();
+  /** Per key, the leases ended and still giving back what they did not use. */
+  private readonly ending = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly inRedis: InRedis) {}
+  constructor(
+    private readonly inRedis: InRedis,
+    /**
+     * Whether this server hears other servers' resets (denial-broadcast.ts), or when it will
+     * know; asking starts listening. While it does not, no lease serves: one could outlive a
+     * reset nobody heard.
+     */
+    private readonly hearsResets: (deadlineMs: number) => boolean | Promise<unknown>,
+  ) {}
 
   /**
    * The decision of a request a lease serves, or undefined for one that Redis must decide:
    * a limit without `lease`, a request that waits or peeks, a member of a group (all or
-   * nothing is decided in Redis).
+   * nothing is decided in Redis); and every request while this server does not hear resets.
    */
   decide(
     algorithm: LimiterAlgorithm<any, any, any>,
@@ -46,7 +56,17 @@ export class LeaseBook {
     const leasable = leasableOf(algorithm);
     const permits = leasedPermits(request);
     if (!leasable || permits === undefined) return undefined;
-    return this.leaseOf(algorithm, leasable, key, params, size).take(permits, request, deadlineMs);
+    const hearing = this.hearsResets(deadlineMs);
+    if (hearing === false) return undefined;
+    const take = () =>
+      this.leaseOf(algorithm, leasable, key, params, size).take(permits, request, deadlineMs);
+    if (hearing === true) return take();
+    // Once heard (or the deadline come), the lease serves, or Redis decides.
+    return hearing.then(() =>
+      this.hearsResets(-Infinity) === true
+        ? take()
+        : this.inRedis({ algorithm, key, params, request, deadlineMs }),
+    );
   }
 
   /** Forgets the key's leased permits: it was reset or blocked. */
@@ -54,13 +74,18 @@ export class LeaseBook {
     for (const byKey of this.leases.values()) byKey.get(key)?.drop();
   }
 
-  /** Ends every lease: what was not used goes back to Redis. */
-  async close(): Promise<void> {
-    const ending = [...this.leases.values()].flatMap((byKey) =>
-      [...byKey.values()].map((lease) => lease.end()),
-    );
+  /** Forgets every lease's permits: resets went unheard, any of them may be gone. */
+  dropAll(): void {
+    for (const byKey of this.leases.values()) for (const lease of byKey.values()) lease.drop();
+  }
+
+  /** Ends every lease: what was not used goes back to Redis (the app closes, an override). */
+  async endAll(): Promise<void> {
+    for (const byKey of this.leases.values()) {
+      for (const [key, lease] of byKey) this.retire(key, lease);
+    }
     this.leases.clear();
-    await Promise.all(ending);
+    await Promise.all(this.ending.values());
   }
 
   /** The permits this server holds on `key` and has not handed out. */
@@ -94,11 +119,36 @@ export class LeaseBook {
       };
       const forget = () => {
         if (byKey!.get(key) === lease) byKey!.delete(key);
-        if (byKey!.size === 0) this.leases.delete(params);
+        if (byKey!.size === 0 && this.leases.get(params) === byKey) this.leases.delete(params);
       };
-      lease = new Lease(size, redis, LEASE_LIFETIME_MS, leasable.endsWithWindow, forget);
+      const ready = this.retireOthersOn(key, params);
+      lease = new Lease(size, redis, LEASE_LIFETIME_MS, leasable.endsWithWindow, forget, ready);
       byKey.set(key, lease);
     }
     return lease;
+  }
+
+  /**
+   * Ends the key's leases made under other parameters (a live override replaced them):
+   * their permits were counted under the old limit. Resolves when they, and every lease of
+   * the key ended before, have given back what they did not use: a new lease waits for it.
+   */
+  private retireOthersOn(key: string, params: unknown): Promise<unknown> | undefined {
+    for (const [other, byKey] of this.leases) {
+      const lease = other === params ? undefined : byKey.get(key);
+      if (!lease) continue;
+      byKey.delete(key);
+      if (byKey.size === 0) this.leases.delete(other);
+      this.retire(key, lease);
+    }
+    return this.ending.get(key);
+  }
+
+  private retire(key: string, lease: Lease): void {
+    const ended = Promise.all([this.ending.get(key), lease.retire()]);
+    this.ending.set(key, ended);
+    void ended.then(() => {
+      if (this.ending.get(key) === ended) this.ending.delete(key);
+    });
   }
 }

@@ -37,6 +37,14 @@ export class Lease {
   private timer?: NodeJS.Timeout;
   private queue: Waiter[] = [];
   private fetching = false;
+  /** Counts the drops: permits fetched before the last one are not this lease's any more. */
+  private generation = 0;
+  /** Set by {@link retire}: nothing more is leased, what arrives goes back at once. */
+  private retired = false;
+  /** The permits asked for from Redis, until they are granted (or not). */
+  private asking?: Promise<unknown>;
+  /** What a retired lease's late permits left: given back as they arrived. */
+  private givingBack?: Promise<unknown>;
 
   constructor(
     private readonly size: number,
@@ -46,6 +54,8 @@ export class Lease {
     private readonly endsWithWindow: boolean,
     /** Told when the lease has ended with nothing left and no one waiting. */
     private readonly onIdle: () => void,
+    /** What must happen before the first permits are leased: the old limit's leases end. */
+    private ready?: Promise<unknown>,
   ) {}
 
   /** The leased permits not handed out yet. */
@@ -78,8 +88,24 @@ export class Lease {
     return this.redis.giveBack(unused, resetLeftMicros).catch(() => undefined);
   }
 
-  /** Forgets what is left, given back to no one: the key was reset or blocked. */
+  /**
+   * Ends the lease for good (the app closes, or the limit's parameters changed): what was
+   * not used goes back now, and so do the permits of a lease asked for before.
+   */
+  retire(): Promise<unknown> {
+    this.retired = true;
+    return Promise.all([this.end(), this.asking?.then(() => this.givingBack)]);
+  }
+
+  /**
+   * Forgets what is left, given back to no one: the key was reset or blocked (here or on
+   * another server). The reset freed every permit counted before it, those leased here
+   * included: given back after it, they would undo part of it. Permits asked for before
+   * the drop and granted after it are forgotten too (they may have been counted before the
+   * reset), and the requests that waited for them are decided in Redis.
+   */
   drop(): void {
+    this.generation++;
     this.stock = 0;
     clearTimeout(this.timer);
   }
@@ -99,6 +125,7 @@ export class Lease {
     if (this.fetching) return;
     this.serveFromStock();
     if (this.queue.length === 0) return;
+    if (this.ready || this.retired) return this.waitOrDecideInRedis();
     const head = this.queue[0];
     const permits = Math.max(head.permits, Math.min(this.size, Math.floor(this.remaining / 2)));
     this.fetching = true;
@@ -106,14 +133,40 @@ export class Lease {
     // entry (engine-coalescing.ts): each allowed while the key has a permit left.
     const one = withPermits(head.request, 1);
     const asked = Array.from({ length: permits }, () => this.redis.acquire(one, head.deadlineMs));
-    Promise.all(asked).then(
-      (decisions) => this.granted(decisions),
+    const generation = this.generation;
+    this.asking = Promise.all(asked).then(
+      (decisions) => (generation === this.generation ? this.granted(decisions) : this.dropped()),
       (error: unknown) => {
         this.fetching = false;
         for (const waiter of this.queue.splice(0)) waiter.reject(error);
         this.onIdleIfDone();
       },
     );
+  }
+
+  /** Waits for the old limit's leases to end; or, retired, sends the waiting requests to Redis. */
+  private waitOrDecideInRedis(): void {
+    if (this.retired) return this.decideInRedis();
+    this.fetching = true;
+    void this.ready!.then(() => {
+      this.ready = undefined;
+      this.fetching = false;
+      this.pump();
+    });
+  }
+
+  /** The permits asked for before a drop: forgotten, and their requests decided in Redis. */
+  private dropped(): void {
+    this.fetching = false;
+    this.decideInRedis();
+  }
+
+  /** Each request still waiting, decided in Redis, exactly. */
+  private decideInRedis(): void {
+    for (const waiter of this.queue.splice(0)) {
+      this.redis.acquire(waiter.request, waiter.deadlineMs).then(waiter.resolve, waiter.reject);
+    }
+    this.onIdleIfDone();
   }
 
   private granted(decisions: readonly Decision[]): void {
@@ -136,12 +189,11 @@ export class Lease {
       this.stock += granted;
     }
     this.serveFromStock();
-    if (granted === decisions.length) return this.pump();
+    // Retired while asking: what the waiting requests did not take goes back now.
+    if (this.retired) this.givingBack = this.end();
+    if (granted === decisions.length && !this.retired) return this.pump();
     // The key ran out: each request still waiting is decided in Redis, exactly.
-    for (const waiter of this.queue.splice(0)) {
-      this.redis.acquire(waiter.request, waiter.deadlineMs).then(waiter.resolve, waiter.reject);
-    }
-    this.onIdleIfDone();
+    this.decideInRedis();
   }
 
   /** Serves the waiting requests, in their order, while the lease has their permits. */
