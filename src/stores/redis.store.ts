@@ -2,7 +2,6 @@ import type { Cluster, Redis } from 'ioredis';
 import { Decision } from '../contracts/decision';
 import type { DecisionCall } from '../algorithms/decision-call';
 import { givesBack, LimiterAlgorithm } from '../algorithms/limiter-algorithm';
-import { coalescedAcquire } from '../algorithms/state-ops/coalesced';
 import { DenialBroadcast } from './denial-broadcast';
 import { DenialCache } from './denial-cache';
 import { EngineClient } from './engine/engine-client';
@@ -11,7 +10,8 @@ import { CallModeWatch } from './endpoint/call-mode-watch';
 import { ConnectionWatch } from './endpoint/connection-watch';
 import type { EndpointCompatibility } from './endpoint/endpoint-probe';
 import { LimiterStore, toMicros } from './limiter-store';
-import { FixedArguments, RedisDecision } from './redis-decision';
+import { RedisDecision } from './redis-decision';
+import { FixedArgumentsCache } from './fixed-arguments-cache';
 import { LeaseBook } from './lease/lease-book';
 import { announcementsTo } from './lease/lease-announcements';
 
@@ -64,14 +64,8 @@ export class RedisStore extends LimiterStore {
   private readonly ownsClient: boolean;
   readonly denials?: DenialCache;
   readonly broadcast?: DenialBroadcast;
-  /**
-   * Per params object: its arguments, or a map of them per algorithm once one limit's params
-   * serve several (its acquire and its operations).
-   */
-  private readonly argumentsByParams = new WeakMap<
-    object,
-    FixedArguments | Map<object, FixedArguments>
-  >();
+  /** Each limit's parameters, formatted for the engine once. */
+  private readonly arguments: FixedArgumentsCache;
   private readonly engine: EngineClient;
   private readonly callMode: CallModeWatch;
   private readonly connection: ConnectionWatch;
@@ -99,6 +93,7 @@ export class RedisStore extends LimiterStore {
       );
     }
     this.engine = new EngineClient(this.client, maxBatchSize);
+    this.arguments = new FixedArgumentsCache((algorithm) => this.engine.indexOf(algorithm));
     this.callMode = new CallModeWatch(this.client, this.engine, options.calls ?? 'auto');
     this.connection = new ConnectionWatch(this.client);
   }
@@ -122,7 +117,7 @@ export class RedisStore extends LimiterStore {
   private inRedis<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision> {
     const { algorithm, key, params, request, deadlineMs = Infinity, group, onSent } = call;
     return new Promise<Decision>((resolve, reject) => {
-      const fixed = this.fixedArguments(algorithm, params);
+      const fixed = this.arguments.of(algorithm, params);
       const scope = this.denials && algorithm.denialScope?.(request);
       if (scope !== undefined) {
         // Listening starts with the store (check()), or failing that with its first decision.
@@ -153,51 +148,6 @@ export class RedisStore extends LimiterStore {
       if (group?.deniedLocally) return decision.withdraw();
       this.engine.add(decision);
     });
-  }
-
-  /**
-   * A limit's parameters never change: format them for the script once per params object.
-   * A params object used by one algorithm (the usual case) keeps its arguments directly, one
-   * lookup per decision; one used by several keeps a map of them.
-   */
-  private fixedArguments<P>(
-    algorithm: LimiterAlgorithm<P, unknown, unknown>,
-    params: P,
-  ): FixedArguments {
-    const cacheable = typeof params === 'object' && params !== null;
-    const cached = cacheable ? this.argumentsByParams.get(params) : undefined;
-    if (cached !== undefined) {
-      if (!(cached instanceof Map)) {
-        if (cached.algorithm === algorithm) return cached;
-      } else {
-        const found = cached.get(algorithm);
-        if (found) return found;
-      }
-    }
-    const argv = algorithm.paramsArgv(params);
-    const coalesced = coalescedAcquire(algorithm);
-    const fixed: FixedArguments = {
-      algorithm,
-      argv,
-      limitId: `${algorithm.commandName} ${argv.join(' ')}`,
-      index: this.engine.indexOf(algorithm),
-      coalescedIndex: coalesced && this.engine.indexOf(coalesced),
-      // Packed on first use (engine-packing.ts); present from the start, one shape for all.
-      packedFields: undefined,
-      packedAlone: undefined,
-    };
-    if (!cacheable) return fixed;
-    if (cached === undefined) this.argumentsByParams.set(params, fixed);
-    else if (cached instanceof Map) cached.set(algorithm, fixed);
-    else
-      this.argumentsByParams.set(
-        params,
-        new Map([
-          [cached.algorithm, cached],
-          [algorithm, fixed],
-        ]),
-      );
-    return fixed;
   }
 
   /**
