@@ -63,7 +63,7 @@ export { SlidingWindowLimiter } from './algorithms/sliding-window-limit/sliding-
 export { ApproximateSlidingWindowLimiter } from './algorithms/approximate-sliding-window-limit/approximate-sliding-window-limit.definition';
 export { LeakyBucketLimiter } from './algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
 export { ConcurrencyLimiter } from './algorithms/concurrency-limit/concurrency-limit.definition';
-export type { ConcurrencySlot } from './algorithms/concurrency-limit/concurrency-limit.definition';
+export type { ConcurrencySlot } from './algorithms/concurrency-limit/concurrency-limit.model';
 export type { SlidingWindowLimiterOptions } from './algorithms/sliding-window-limit/sliding-window-limit.model';
 export type { ConcurrencyLimiterOptions } from './algorithms/concurrency-limit/concurrency-limit.model';
 export type { LeakyBucketLimiterOptions } from './algorithms/leaky-bucket-limit/leaky-bucket-limit.model';

@@ -1,12 +1,10 @@
 import {
   BadRequestException,
-  HttpException,
   Logger,
   NotFoundException,
   OnApplicationBootstrap,
   OnApplicationShutdown,
   OnModuleInit,
-  ServiceUnavailableException,
 } from '@nestjs/common';
 import type { HttpAdapterHost } from '@nestjs/core';
 import { LimitState, limitStateOf } from '../algorithms/state-ops/state-ops.model';
@@ -22,6 +20,8 @@ import { DeniedKey, DenialLog, LimitRef, memberOf } from './denial-log';
 import { DenialRecorder } from './denial-recorder';
 import { LimitOverride, LiveSettings, NetworkLists } from './live-settings';
 import { whenServing } from '../when-serving';
+import { fromStore } from './from-store';
+import { addedTo } from './live-networks';
 
 /** A key blocked now, and for how long. */
 export interface BlockedKey extends KeyRef {
@@ -223,32 +223,4 @@ export class AdminService implements OnModuleInit, OnApplicationBootstrap, OnApp
     );
     return limitStateOf(decision);
   }
-}
-
-/** A Redis error answers 503, as the store's own unavailability does (never a 500). */
-async function fromStore<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    if (error instanceof HttpException) throw error;
-    throw new ServiceUnavailableException('The rate-limit store is unavailable');
-  }
-}
-
-/**
- * Applies the lists kept in Redis on top of the ones `forRoot` gave: the configured networks
- * stay, the live ones are added, and a new live set replaces the previous live set.
- */
-function addedTo(networks: NetworkPolicy, logger: Logger): (live: NetworkLists) => void {
-  const configured = networks.lists;
-  return (live) => {
-    try {
-      networks.setLists({
-        allow: [...configured.allow, ...(live.allow ?? [])],
-        deny: [...configured.deny, ...(live.deny ?? [])],
-      });
-    } catch (error) {
-      logger.error(`Network lists from Redis not applied: ${(error as Error).message}`);
-    }
-  };
 }

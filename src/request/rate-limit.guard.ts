@@ -3,7 +3,6 @@ import {
   ExecutionContext,
   ForbiddenException,
   HttpException,
-  InternalServerErrorException,
   Inject,
   Injectable,
   Logger,
@@ -17,10 +16,7 @@ import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { OUTSIDE_DENY_LIST } from '../rate-limiter.constants';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
-import { CompiledLimit } from '../compile/compiled-limit';
-import { InvalidResolvedOptionError } from '../compile/resolvable-options';
 import { forContext } from '../context/context-exception';
-import { applicableLimits } from './applicable-limits';
 import { waitWhileConnected } from './client-presence';
 import { RequestLimitContext } from '../context/request-limit-context';
 import { LimitExplorer, LimitPlan } from '../compile/limit.explorer';
@@ -30,7 +26,6 @@ import { denialMessage } from './denial-message';
 import { reportOutcomes } from '../contracts/rate-limit-event';
 import { GuardedRequest, hasUser } from '../context/http-context';
 import { clientIp, readRequest } from '../context/request-facts';
-import { limiterMessages } from '../rate-limiter.messages';
 import { Taken } from './taken-permits';
 import { settleAfterHandler } from './settlement';
 import { RequestLedger } from './request-ledger';
@@ -38,6 +33,7 @@ import { interceptorBoundFor } from './rate-limit.interceptor';
 import { DecisionListeners } from './decision-listeners';
 import { LimitDecisions } from './limit-decisions';
 import { DecisionReports } from './decision-reports';
+import { PlanLimits } from './plan-limits';
 
 /** nginx's status for a request whose client closed the connection before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -56,6 +52,7 @@ export class RateLimitGuard implements CanActivate {
   private readonly logger = new Logger('RateLimiter');
   private readonly decisions: LimitDecisions;
   private readonly reports: DecisionReports;
+  private readonly planLimits: PlanLimits;
 
   constructor(
     private readonly explorer: LimitExplorer,
@@ -68,6 +65,7 @@ export class RateLimitGuard implements CanActivate {
     this.headers = options.headers ?? 'legacy';
     this.decisions = new LimitDecisions(store, this.logger);
     this.reports = new DecisionReports(store, options, this.logger, listeners);
+    this.planLimits = new PlanLimits(options, this.reports, this.logger);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -113,7 +111,7 @@ export class RateLimitGuard implements CanActivate {
     context: ExecutionContext,
     read: GuardedRequest,
   ): Promise<boolean> {
-    const limits = await this.limitsOf(plan, context, read);
+    const limits = await this.planLimits.of(plan, context, read);
     if (limits.length === 0) return true;
     const keys = keysOf(limits, read.facts, context, this.logger);
     const decided = await this.decisions.decide(limits, keys);
@@ -136,19 +134,6 @@ export class RateLimitGuard implements CanActivate {
     }
     if (denied.length > 0) return this.refuse(outcomes, denied, context, read.response);
     return this.admit(outcomes, enforced, context, read);
-  }
-
-  /** A dynamic plan's limits for this request; a plan that is not holds compiled limits only. */
-  private async limitsOf(
-    plan: LimitPlan,
-    context: ExecutionContext,
-    read: GuardedRequest,
-  ): Promise<readonly CompiledLimit[]> {
-    const limits = plan.dynamic
-      ? await this.applicable(plan, context, read)
-      : (plan as readonly CompiledLimit[]);
-    if (limits.length > 0 && plan.readsUser && !hasUser(read)) this.warnAnonymous(plan, context);
-    return limits;
   }
 
   /** A denied request: all or nothing, it keeps nothing any other limit gave it; then 429. */
@@ -200,33 +185,6 @@ export class RateLimitGuard implements CanActivate {
       return new RequestLimitContext(context, read.request, facts);
     });
     return true;
-  }
-
-  private readonly warnedAnonymous = new WeakSet<LimitPlan>();
-
-  /** A USER limit that found no user even after the app's guards: IP keys, said once. */
-  private warnAnonymous(plan: LimitPlan, context: ExecutionContext): void {
-    if (this.warnedAnonymous.has(plan)) return;
-    this.warnedAnonymous.add(plan);
-    const handler = `${context.getClass().name}.${context.getHandler().name}`;
-    this.logger.warn(limiterMessages.userFallback(handler));
-  }
-
-  /** A dynamic plan's limits for this request (skips applied, functions resolved). */
-  private async applicable(
-    plan: LimitPlan,
-    context: ExecutionContext,
-    read: GuardedRequest,
-  ): Promise<readonly CompiledLimit[]> {
-    const ctx = new RequestLimitContext(context, read.request, read.facts);
-    try {
-      return await applicableLimits(plan, ctx, this.options.skip, this.reports.skipped);
-    } catch (error) {
-      if (!(error instanceof InvalidResolvedOptionError)) throw error;
-      // Never allow on a value we cannot enforce: the app's mistake, answered as one.
-      this.logger.error(error.message);
-      throw this.answer(context, new InternalServerErrorException());
-    }
   }
 
   /**

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { LimiterConfigError, RateLimiterFactory, RedisStore } from '../../src';
-import { ConcurrencySlot } from '../../src/algorithms/concurrency-limit/concurrency-limit.definition';
+import { ConcurrencySlot } from '../../src/algorithms/concurrency-limit/concurrency-limit.model';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';
 
 describe('concurrencyLimit on real Redis', () => {

@@ -8,7 +8,7 @@ import { RedisServer, startRedisServer } from '../helpers/redis-server';
 import { eventually } from '../helpers/eventually';
 
 /**
- * What Redis skips past its deadline goes again while its callers wait (engine-client.ts):
+ * What Redis skips past its deadline goes again while its callers wait (skipped-resend.ts):
  * never counted twice, never for a caller that gave up, and a group stays all or nothing.
  * Redis is frozen (SIGSTOP) so that it runs the batch late, as a starved CPU would.
  */

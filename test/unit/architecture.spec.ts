@@ -8,6 +8,8 @@ import * as ts from 'typescript';
  * imports included (a type that points upward ties the floors together all the same).
  */
 const SRC = resolve(__dirname, '..', '..', 'src');
+/** The most lines a file of src/ may have. */
+const MAX_LINES = 250;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -71,6 +73,9 @@ function circles(graph: Map<string, string[]>): string[][] {
   for (const file of graph.keys()) if (!index.has(file)) visit(file);
   return found;
 }
+
+/** Lines as `wc -l` counts them, a last line without its newline included. */
+const lineCount = (text: string) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 
 const folderOf = (file: string) => (file.includes('/') ? file.split('/')[0] : file);
 
@@ -183,5 +188,19 @@ describe('imports run downward only (docs/design.md#layout)', () => {
       /redis\.call|redis\.pcall/.test(readFileSync(file, 'utf8')),
     );
     expect(withCommands.map((file) => relative(SRC, file))).toEqual([]);
+  });
+});
+
+describe('small files', () => {
+  it('no TypeScript file of src/ passes 250 lines: small files, each doing one thing', () => {
+    // Temporary: redis.store.ts is split after a merge that edits it; remove it from here then.
+    const exceptions = ['stores/redis.store.ts'];
+    const tooLong = sourceFiles(SRC)
+      .map((file) => relative(SRC, file))
+      .filter((file) => !exceptions.includes(file))
+      .map((file) => [file, lineCount(readFileSync(join(SRC, file), 'utf8'))] as const)
+      .filter(([, lines]) => lines > MAX_LINES)
+      .map(([file, lines]) => `${file}: ${lines} lines`);
+    expect(tooLong).toEqual([]);
   });
 });

@@ -5,11 +5,11 @@ import { defineAlgorithm } from '../define-algorithm';
 import { DecisionSource } from '../limit-kind';
 import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
 import { permitsArgv } from '../permits';
-import { ttlWithBlock } from '../state-ops/blockable';
 import { LimitState, limitStateOf, manualBlockMicros } from '../state-ops/state-ops.model';
-import { concurrencyLimitStep } from './concurrency-limit.memory';
+import { concurrencyLimitBlockStep, concurrencyLimitStep } from './concurrency-limit.memory';
 import {
   ConcurrencyLimiterOptions,
+  ConcurrencySlot,
   ConcurrencyLimitParams,
   concurrencyLimitParams,
   ConcurrencyLimitRequest,
@@ -96,31 +96,9 @@ function blockOf(
     // concurrency key keeps no levels).
     paramsArgv: () => [],
     requestArgv: (micros) => [String(micros)],
-    step: (state, now, _params, micros, expiresAt) => {
-      const until = now + micros;
-      return {
-        state: { leases: state?.leases ?? new Map(), blockedUntilMicros: until },
-        ttlMs: ttlWithBlock(expiresAt, until, now),
-        reply: [1, 0, 0, 0, 0],
-      };
-    },
+    step: concurrencyLimitBlockStep,
     limit: acquire.limit,
   };
-}
-
-/**
- * The slots held by one in-flight request. Give them back with {@link release} when the
- * work is done; slots never released (a crashed server) are freed when their lease ends.
- *
- * @publicApi
- */
-export interface ConcurrencySlot {
-  /** The request's id in the store. */
-  readonly id: string;
-  /** The decision that granted the slot. */
-  readonly decision: Decision;
-  /** Gives the slots back. Idempotent: a second call waits for the first and sends nothing. */
-  release(): Promise<void>;
 }
 
 /**

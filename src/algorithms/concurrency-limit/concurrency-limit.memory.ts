@@ -1,5 +1,6 @@
 import { NEVER_MICROS, RawReply } from '../../contracts/decision';
 import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
+import { ttlWithBlock } from '../state-ops/blockable';
 import { memberWeight, permitsOf, weightedMember } from '../permits';
 import {
   ConcurrencyLimitParams,
@@ -84,4 +85,23 @@ export function concurrencyLimitStep(
     }
   }
   throw new Error('unreachable: the slots held free enough room for a request within max');
+}
+
+/**
+ * The twin of engine-library.lua's limiterConcurrencyLimitBlock: the block (µs from now) is
+ * written over any earlier one (a concurrency key keeps no levels); the leases stay.
+ */
+export function concurrencyLimitBlockStep(
+  state: ConcurrencyLimitState | undefined,
+  now: number,
+  _params: ConcurrencyLimitParams,
+  micros: number,
+  expiresAt: number | undefined,
+): MemoryStep<ConcurrencyLimitState> {
+  const until = now + micros;
+  return {
+    state: { leases: state?.leases ?? new Map(), blockedUntilMicros: until },
+    ttlMs: ttlWithBlock(expiresAt, until, now),
+    reply: [1, 0, 0, 0, 0],
+  };
 }

@@ -49,6 +49,7 @@ import { integerAtLeastOne, secondsOption, timeInRange } from '../option-rules';
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
 import { Seconds } from '../duration';
+import { Decision } from '../../contracts/decision';
 import { checkPermits } from '../permits';
 
 /** Options of a concurrency limit, as `@ConcurrencyLimit` and `factory.concurrencyLimiter` take them. */
@@ -114,4 +115,19 @@ export function concurrencyLimitRequest(
     );
   }
   return permits === 1 ? { op, id } : { op, id, permits: checkPermits(permits, where) };
+}
+
+/**
+ * The slots held by one in-flight request. Give them back with {@link release} when the
+ * work is done; slots never released (a crashed server) are freed when their lease ends.
+ *
+ * @publicApi
+ */
+export interface ConcurrencySlot {
+  /** The request's id in the store. */
+  readonly id: string;
+  /** The decision that granted the slot. */
+  readonly decision: Decision;
+  /** Gives the slots back. Idempotent: a second call waits for the first and sends nothing. */
+  release(): Promise<void>;
 }

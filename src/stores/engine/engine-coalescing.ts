@@ -62,7 +62,7 @@ class CoalescedEntry implements EngineEntry {
   readonly requestArgv: readonly string[];
   readonly packedArgv: string;
   readonly width: number;
-  /** The earliest deadline of its members (engine-client.ts's args reads from + wait). */
+  /** The earliest deadline of its members (engine-deadlines.ts callArgs reads from + wait). */
   readonly waitFromMs: number;
   readonly waitMs = 0;
 

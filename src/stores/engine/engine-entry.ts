@@ -14,7 +14,7 @@ export interface EngineEntry {
   packedArgv?: string;
   /** `performance.now()` at the end of the entry's turn, if a call in flight held it then. */
   heldAtMs?: number;
-  /** When the entry's wait started (wanted): its send, or the end of its turn (heldAtMs). */
+  /** When its wait started (engine-deadlines.ts): its send, or the end of its turn (heldAtMs). */
   waitFromMs?: number;
   /** How long after it is sent the caller waits for the answer; Infinity for no limit. */
   waitMs: number;

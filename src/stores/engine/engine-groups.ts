@@ -68,3 +68,18 @@ export function groupsTogether<E extends GroupedEntry>(entries: E[]): E[] {
   }
   return ordered;
 }
+
+/** Counts a group's members as they are added: they arrive one after another. */
+export class GroupArrivals {
+  private group?: DecisionGroup;
+  private arrived = 0;
+
+  /** How many members of `group` were added since its first, this one included. */
+  count(group: DecisionGroup): number {
+    if (this.group !== group) {
+      this.group = group;
+      this.arrived = 0;
+    }
+    return ++this.arrived;
+  }
+}

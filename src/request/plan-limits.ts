@@ -1,0 +1,60 @@
+import { ExecutionContext, InternalServerErrorException, Logger } from '@nestjs/common';
+import { RateLimiterModuleOptions } from '../rate-limiter.options';
+import { CompiledLimit } from '../compile/compiled-limit';
+import { InvalidResolvedOptionError } from '../compile/resolvable-options';
+import { LimitPlan } from '../compile/limit.explorer';
+import { forContext } from '../context/context-exception';
+import { GuardedRequest, hasUser } from '../context/http-context';
+import { RequestLimitContext } from '../context/request-limit-context';
+import { limiterMessages } from '../rate-limiter.messages';
+import { applicableLimits } from './applicable-limits';
+import { DecisionReports } from './decision-reports';
+
+/** The limits of a handler's plan that apply to one request. */
+export class PlanLimits {
+  private readonly warnedAnonymous = new WeakSet<LimitPlan>();
+
+  constructor(
+    private readonly options: RateLimiterModuleOptions,
+    private readonly reports: DecisionReports,
+    private readonly logger: Logger,
+  ) {}
+
+  /** A dynamic plan's limits for this request; a plan that is not holds compiled limits only. */
+  async of(
+    plan: LimitPlan,
+    context: ExecutionContext,
+    read: GuardedRequest,
+  ): Promise<readonly CompiledLimit[]> {
+    const limits = plan.dynamic
+      ? await this.applicable(plan, context, read)
+      : (plan as readonly CompiledLimit[]);
+    if (limits.length > 0 && plan.readsUser && !hasUser(read)) this.warnAnonymous(plan, context);
+    return limits;
+  }
+
+  /** A USER limit that found no user even after the app's guards: IP keys, said once. */
+  private warnAnonymous(plan: LimitPlan, context: ExecutionContext): void {
+    if (this.warnedAnonymous.has(plan)) return;
+    this.warnedAnonymous.add(plan);
+    const handler = `${context.getClass().name}.${context.getHandler().name}`;
+    this.logger.warn(limiterMessages.userFallback(handler));
+  }
+
+  /** A dynamic plan's limits for this request (skips applied, functions resolved). */
+  private async applicable(
+    plan: LimitPlan,
+    context: ExecutionContext,
+    read: GuardedRequest,
+  ): Promise<readonly CompiledLimit[]> {
+    const ctx = new RequestLimitContext(context, read.request, read.facts);
+    try {
+      return await applicableLimits(plan, ctx, this.options.skip, this.reports.skipped);
+    } catch (error) {
+      if (!(error instanceof InvalidResolvedOptionError)) throw error;
+      // Never allow on a value we cannot enforce: the app's mistake, answered as one.
+      this.logger.error(error.message);
+      throw forContext(context, new InternalServerErrorException());
+    }
+  }
+}
