@@ -89,7 +89,9 @@ const count = (replies: HttpReply[], status: number) =>
  */
 describe.each(PLATFORMS)('all or nothing under the denial cache on %s', (platform) => {
   const Group = groupController(20);
-  const env = useAppOnRedis([Group], platform);
+  // Exact counts hold while Redis answers within storeTimeout; a generous one keeps a starved
+  // machine from failing open ('allow') in a test that is about the denial cache.
+  const env = useAppOnRedis([Group], platform, { storeTimeout: 2000 });
 
   it.each(['hit', 'tih'])(
     '/%s, 3 waves of 300 at once: 2 runs, the hourly counter at 2, Retry-After of the window',
