@@ -3,6 +3,7 @@ import { Test } from '@nestjs/testing';
 import { RateLimiterFactory, RateLimiterModule, StoreErrorPolicy } from '../../src';
 import { watchLateness } from '../helpers/lateness';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
+import { collectGarbage } from '../helpers/collect-garbage';
 
 const STORE_TIMEOUT_MS = 200;
 const CONCURRENCY = 2_000;
@@ -60,7 +61,7 @@ describe('2,000 callers against a frozen Redis', () => {
     const countersBefore = await admin.mget(
       ...Array.from({ length: 100 }, (_, i) => `countLimit:load:${i}`),
     );
-    global.gc?.();
+    collectGarbage();
     const before = process.memoryUsage();
     const callsBefore = await scriptCalls(redis);
 
@@ -81,7 +82,7 @@ describe('2,000 callers against a frozen Redis', () => {
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, (_, id) => caller(id)));
     lateness.stop();
-    global.gc?.();
+    collectGarbage();
     const after = process.memoryUsage();
     redis.thaw();
     await sleep(200);

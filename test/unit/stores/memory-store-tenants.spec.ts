@@ -1,6 +1,7 @@
 import { countLimit } from '../../../src/algorithms/count-limit/count-limit.definition';
 import { countLimitParams } from '../../../src/algorithms/count-limit/count-limit.model';
 import { MemoryStore } from '../../../src';
+import { collectGarbage } from '../../helpers/collect-garbage';
 
 /**
  * A limit per tenant (an option resolved per request from the customer's plan) is a limit of
@@ -13,7 +14,7 @@ describe('the memory store with a limit per tenant', () => {
     const limits = Array.from({ length: 300 }, (_, i) =>
       countLimitParams({ limit: 1000 + i, period: 60 }),
     );
-    global.gc?.();
+    collectGarbage();
     const before = process.memoryUsage().heapUsed;
     const decisions = await Promise.all(
       limits.map((params, i) =>
