@@ -36,20 +36,36 @@ export function packArgv(fixed: FixedFields, request: readonly string[] | undefi
 /**
  * A batch's entries as one string (engine.lua's layout), not ~7 arguments per decision:
  * for each, its algorithm (`<index>/<size>` for the first member of a group), its time,
- * then its packed argv (packArgv), each field ended by NUL.
+ * then its packed argv (packArgv), each field ended by NUL; or, for an entry that would
+ * repeat the one before it (one limit's decisions on other keys), a single empty field, so
+ * the engine reads a limit's fields once per run of its decisions.
  */
 export function packEntries(
   entries: readonly EngineEntry[],
   starts: ReadonlyMap<number, number>,
 ): string {
   let packed = '';
+  let previous: EngineEntry | undefined;
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
     const size = starts.size > 0 ? starts.get(i) : undefined;
-    const algorithm = size === undefined ? entry.algorithm : `${entry.algorithm}/${size}`;
-    packed += algorithm + END + entry.time + END + entry.packedArgv!;
+    if (size === undefined && previous !== undefined && repeats(entry, previous)) {
+      packed += END;
+    } else {
+      const algorithm = size === undefined ? entry.algorithm : `${entry.algorithm}/${size}`;
+      packed += algorithm + END + entry.time + END + entry.packedArgv!;
+    }
+    previous = entry;
   }
   return packed;
+}
+
+function repeats(entry: EngineEntry, previous: EngineEntry): boolean {
+  return (
+    entry.packedArgv === previous.packedArgv &&
+    entry.algorithm === previous.algorithm &&
+    entry.time === previous.time
+  );
 }
 
 /**

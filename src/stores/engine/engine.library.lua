@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_90603a026044
+#!lua name=nestjs_limiter_858d8c126ece
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -1120,7 +1120,7 @@ local function run(algorithm, key, now, argv)
   return string.format(REPLY, reply[1], reply[2], reply[3], reply[4], reply[5]), reply[1]
 end
 local function engine(keys, args)
-  local find, sub = string.find, string.sub
+  local find, sub, unpack = string.find, string.sub, unpack
   local t = redis.call('TIME')
   local redis_now = tonumber(t[1]) * 1000000 + tonumber(t[2])
   local deadline = tonumber(args[1])
@@ -1130,38 +1130,50 @@ local function engine(keys, args)
   local group_failed = nil
   local packed = args[2] or ''
   local pos = 1
+  local algorithm, time, fields = nil, nil, nil
   for i = 1, #keys do
     local stop = find(packed, '\0', pos, true)
     local head = sub(packed, pos, stop - 1)
-    local index, size = tonumber(head), nil
-    if not index then
-      index, size = string.match(head, '^(%d+)/(%d+)$')
-    end
-    if size and not expired then
-      group_first, group_last = i, i + tonumber(size) - 1
-      group_saved, group_allowed, group_denied, group_failed = {}, {}, false, nil
-      for j = group_first, group_last do
-        local ok, saved = pcall(snapshot, keys[j])
-        if not ok then
-          group_failed = type(saved) == 'table' and saved.err or tostring(saved)
-          break
+    pos = stop + 1
+    if head ~= '' then
+      local index, size = tonumber(head), nil
+      if not index then
+        index, size = string.match(head, '^(%d+)/(%d+)$')
+      end
+      if size and not expired then
+        group_first, group_last = i, i + tonumber(size) - 1
+        group_saved, group_allowed, group_denied, group_failed = {}, {}, false, nil
+        for j = group_first, group_last do
+          local ok, saved = pcall(snapshot, keys[j])
+          if not ok then
+            group_failed = type(saved) == 'table' and saved.err or tostring(saved)
+            break
+          end
+          group_saved[j] = saved
         end
-        group_saved[j] = saved
+      end
+      algorithm = algorithms[tonumber(index)]
+      stop = find(packed, '\0', pos, true)
+      time = sub(packed, pos, stop - 1)
+      pos = stop + 1
+      stop = find(packed, '\0', pos, true)
+      local count = tonumber(sub(packed, pos, stop - 1))
+      pos = stop + 1
+      fields = {}
+      for j = 1, count do
+        stop = find(packed, '\0', pos, true)
+        fields[j] = sub(packed, pos, stop - 1)
+        pos = stop + 1
       end
     end
-    local algorithm = algorithms[tonumber(index)]
-    pos = stop + 1
-    stop = find(packed, '\0', pos, true)
-    local time = sub(packed, pos, stop - 1)
-    pos = stop + 1
-    stop = find(packed, '\0', pos, true)
-    local count = tonumber(sub(packed, pos, stop - 1))
-    pos = stop + 1
-    local argv = {}
-    for j = 1, count do
-      stop = find(packed, '\0', pos, true)
-      argv[j] = sub(packed, pos, stop - 1)
-      pos = stop + 1
+    local argv
+    if #fields <= 64 then
+      argv = {unpack(fields)}
+    else
+      argv = {}
+      for j = 1, #fields do
+        argv[j] = fields[j]
+      end
     end
     if expired then
       out[i + 1] = '-1,0,0,0,0'
@@ -1210,9 +1222,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, args)
 end
-redis.register_function('nestjs_limiter_90603a026044', engine)
+redis.register_function('nestjs_limiter_858d8c126ece', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_90603a026044_across_slots',
+  function_name = 'nestjs_limiter_858d8c126ece_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }

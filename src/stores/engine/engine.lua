@@ -13,6 +13,9 @@
 --           time       the entry's time in µs, or '' for Redis TIME
 --           count      how many arguments follow
 --           arguments  the algorithm's argv: the limit's parameters, then the request's
+--           or one empty field for an entry with the same algorithm, time and arguments as
+--           the one before it (a batch's decisions of one limit on other keys): its fields
+--           are read once, not once per key
 -- Reply     one string (engine-packing.ts): the redis time in µs, then per entry one field,
 --           each ended by NUL: the algorithm's 5 values as integers, joined by ',' (as
 --           Redis would reply them: truncated toward zero), or '-1,0,0,0,0' for an entry
@@ -46,7 +49,7 @@ end
 
 -- Standard libraries are read when a call runs: a library's load sees none of them.
 local function engine(keys, args)
-  local find, sub = string.find, string.sub
+  local find, sub, unpack = string.find, string.sub, unpack
   local t = redis.call('TIME')
   local redis_now = tonumber(t[1]) * 1000000 + tonumber(t[2])
   local deadline = tonumber(args[1])
@@ -60,39 +63,54 @@ local function engine(keys, args)
   local group_failed = nil
   local packed = args[2] or ''
   local pos = 1
+  -- The last entry written in full: a repeat (an empty first field) runs it again on its key.
+  local algorithm, time, fields = nil, nil, nil
   for i = 1, #keys do
     local stop = find(packed, '\0', pos, true)
     local head = sub(packed, pos, stop - 1)
-    -- A plain index is a number: the pattern runs only for a group's first member.
-    local index, size = tonumber(head), nil
-    if not index then
-      index, size = string.match(head, '^(%d+)/(%d+)$')
-    end
-    if size and not expired then
-      group_first, group_last = i, i + tonumber(size) - 1
-      group_saved, group_allowed, group_denied, group_failed = {}, {}, false, nil
-      for j = group_first, group_last do
-        local ok, saved = pcall(snapshot, keys[j])
-        if not ok then
-          group_failed = type(saved) == 'table' and saved.err or tostring(saved)
-          break
+    pos = stop + 1
+    if head ~= '' then
+      -- A plain index is a number: the pattern runs only for a group's first member.
+      local index, size = tonumber(head), nil
+      if not index then
+        index, size = string.match(head, '^(%d+)/(%d+)$')
+      end
+      if size and not expired then
+        group_first, group_last = i, i + tonumber(size) - 1
+        group_saved, group_allowed, group_denied, group_failed = {}, {}, false, nil
+        for j = group_first, group_last do
+          local ok, saved = pcall(snapshot, keys[j])
+          if not ok then
+            group_failed = type(saved) == 'table' and saved.err or tostring(saved)
+            break
+          end
+          group_saved[j] = saved
         end
-        group_saved[j] = saved
+      end
+      algorithm = algorithms[tonumber(index)]
+      stop = find(packed, '\0', pos, true)
+      time = sub(packed, pos, stop - 1)
+      pos = stop + 1
+      stop = find(packed, '\0', pos, true)
+      local count = tonumber(sub(packed, pos, stop - 1))
+      pos = stop + 1
+      fields = {}
+      for j = 1, count do
+        stop = find(packed, '\0', pos, true)
+        fields[j] = sub(packed, pos, stop - 1)
+        pos = stop + 1
       end
     end
-    local algorithm = algorithms[tonumber(index)]
-    pos = stop + 1
-    stop = find(packed, '\0', pos, true)
-    local time = sub(packed, pos, stop - 1)
-    pos = stop + 1
-    stop = find(packed, '\0', pos, true)
-    local count = tonumber(sub(packed, pos, stop - 1))
-    pos = stop + 1
-    local argv = {}
-    for j = 1, count do
-      stop = find(packed, '\0', pos, true)
-      argv[j] = sub(packed, pos, stop - 1)
-      pos = stop + 1
+    -- The algorithms take arguments off their argv (blockable.lua): each entry has its own
+    -- copy, so that the fields stay as parsed for a repeat. Unpacked up to Lua's stack.
+    local argv
+    if #fields <= 64 then
+      argv = {unpack(fields)}
+    else
+      argv = {}
+      for j = 1, #fields do
+        argv[j] = fields[j]
+      end
     end
     if expired then
       out[i + 1] = '-1,0,0,0,0'
