@@ -13,7 +13,7 @@ import { Limiter, LIMITERS, NAMES, rlf } from './library';
 import { BenchRedis, redisCpuSeconds, standaloneRedis } from './redis';
 
 const BATCHES = [1, 10, 50, 200];
-const KEYS = Array.from({ length: 10_000 }, (_, i) => `bench:user:${i}`);
+export const KEYS = Array.from({ length: 10_000 }, (_, i) => `bench:user:${i}`);
 const SCRIPTS = new Set(['eval', 'evalsha', 'eval_ro', 'evalsha_ro', 'fcall', 'fcall_ro']);
 const OURS = new Set([
   'info',
@@ -24,7 +24,7 @@ const OURS = new Set([
   'function',
 ]);
 
-interface Measure {
+export interface Measure {
   /** µs of the redis-server process per decision. */
   cpuUs: number;
   /** µs inside script calls per decision, and inside the commands they ran. */
@@ -35,7 +35,7 @@ interface Measure {
   commands: Record<string, number>;
 }
 
-async function commandStats(
+export async function commandStats(
   admin: Redis,
 ): Promise<Record<string, { calls: number; usec: number }>> {
   const stats: Record<string, { calls: number; usec: number }> = {};
@@ -47,7 +47,7 @@ async function commandStats(
 }
 
 /** `total` decisions, `batch` of them sent in each event-loop turn, one turn after another. */
-async function measure(
+export async function measure(
   redis: BenchRedis,
   admin: Redis,
   decide: Decide,

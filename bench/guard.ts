@@ -1,8 +1,9 @@
 // The guard's own cost per request on the in-memory store, for a handler whose options are
 // all values and for the same limit with an option given as a function (issue 13: a
 // static plan must do no extra work), and per tenant: a function whose value cycles through
-// 10 or 10,000 distinct limits (a limit from each customer's plan). Calls canActivate
-// directly: no HTTP, no Redis.
+// 10 or 10,000 distinct limits (a limit from each customer's plan), beside one static limit
+// on the same 10,000 tenants' keys, which tells what 10,000 values cost from what 10,000 keys
+// cost. Calls canActivate directly: no HTTP, no Redis.
 import 'reflect-metadata';
 import { Controller, Get, INestApplicationContext, Module } from '@nestjs/common';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
@@ -29,6 +30,10 @@ class GuardBenchController {
   @Get('tenants10k')
   @CountLimit({ limit: tenantLimit, period: 60, key: 'tenant:#{query.tenant}' })
   tenants10k() {}
+
+  @Get('keys10k')
+  @CountLimit({ limit: LIMIT, period: 60, key: 'tenant:#{query.tenant}' })
+  keys10k() {}
 }
 
 /** Each tenant's limit, from its plan: a value of its own. */
@@ -37,9 +42,13 @@ function tenantLimit(ctx: LimitContext): number {
 }
 
 /** Distinct tenants each variant's requests come from, in turn. */
-const TENANTS: Partial<Record<GuardVariant, number>> = { tenants10: 10, tenants10k: 10_000 };
+const TENANTS: Partial<Record<GuardVariant, number>> = {
+  tenants10: 10,
+  tenants10k: 10_000,
+  keys10k: 10_000,
+};
 
-export const GUARD_VARIANTS = ['static', 'function', 'tenants10', 'tenants10k'] as const;
+export const GUARD_VARIANTS = ['static', 'function', 'tenants10', 'tenants10k', 'keys10k'] as const;
 export type GuardVariant = (typeof GUARD_VARIANTS)[number];
 export type GuardResults = Partial<Record<GuardVariant, number[]>> &
   Record<'static' | 'function', number[]>;
@@ -49,6 +58,7 @@ const HANDLERS: Record<GuardVariant, () => void> = {
   function: GuardBenchController.prototype.resolved,
   tenants10: GuardBenchController.prototype.tenants10,
   tenants10k: GuardBenchController.prototype.tenants10k,
+  keys10k: GuardBenchController.prototype.keys10k,
 };
 
 /** A request of its own per call: the guard decides a request once, and skips it after. */
@@ -80,7 +90,13 @@ export async function guardBench(rounds: number, calls: number): Promise<GuardRe
   moduleRef.useLogger(false);
   await moduleRef.init();
   const guard = moduleRef.get(RateLimitGuard);
-  const results: GuardResults = { static: [], function: [], tenants10: [], tenants10k: [] };
+  const results: GuardResults = {
+    static: [],
+    function: [],
+    tenants10: [],
+    tenants10k: [],
+    keys10k: [],
+  };
   try {
     for (const variant of GUARD_VARIANTS) await timeCalls(guard, variant, calls);
     for (let round = 1; round <= rounds; round++) {

@@ -68,6 +68,7 @@ const GUARD_LABELS: Record<GuardVariant, string> = {
   function: '`limit` as a function',
   tenants10: '`limit` per tenant, 10 distinct values',
   tenants10k: '`limit` per tenant, 10,000 distinct values',
+  keys10k: 'one static `limit`, the same 10,000 tenant keys',
 };
 
 /** The guard's own cost, static options against an option given as a function. */

@@ -5,12 +5,14 @@
 //   --library the library level on one Redis alone (5 rounds, or 1 with --quick), with each
 //             row's ratios to rate-limiter-flexible; writes bench/results/library.json only
 //   --engine-cost  Redis's side of a decision by algorithm and batch size (engine-cost.ts)
+//   --engine-floor what an engine entry costs beyond its commands (engine-floor.ts)
 //   --hot-key  one hot key, 1 and 3 processes, with and without coalescing and leases (hot-key.ts)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { engineCost } from './engine-cost';
+import { engineFloor } from './engine-floor';
 import { floodBench } from './flood';
 import { guardBench } from './guard';
 import { hotKeyBench } from './hot-key';
@@ -62,6 +64,7 @@ async function main(): Promise<void> {
   }
   if (process.argv.includes('--library')) return libraryOnly();
   if (process.argv.includes('--engine-cost')) return engineCost(log);
+  if (process.argv.includes('--engine-floor')) return engineFloor(log);
   if (process.argv.includes('--hot-key')) return void (await hotKeyBench(log));
   if (process.argv.includes('--guard')) return guardOnly();
   const started = Date.now();

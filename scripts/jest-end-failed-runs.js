@@ -23,17 +23,18 @@ function describeHandle(handle) {
 
 function describeOpenHandles() {
   const handles = process._getActiveHandles?.() ?? [];
-  return handles
+  const described = handles
     .filter((handle) => handle !== process.stdout && handle !== process.stderr)
     .filter((handle) => typeof handle.hasRef !== 'function' || handle.hasRef())
     .map(describeHandle);
+  // Timers and pending requests are not handles: Node lists them by kind only.
+  return [...described, `resources by kind: ${process.getActiveResourcesInfo().join(', ')}`];
 }
 
 class EndFailedRuns {
   onRunComplete(_contexts, results) {
     const failed =
-      results.numFailedTests + results.numFailedTestSuites + results.numRuntimeErrorTestSuites >
-      0;
+      results.numFailedTests + results.numFailedTestSuites + results.numRuntimeErrorTestSuites > 0;
     const timer = setTimeout(() => {
       if (failed) {
         process.stderr.write(
