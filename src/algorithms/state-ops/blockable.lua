@@ -4,6 +4,12 @@
 -- function, `blocks` where its state type keeps a block (string_block, zset_block); argv
 -- starts with the block (µs, or the steps joined by commas), then the algorithm's own.
 local function blockable_acquire(decide, blocks, key, now, argv)
+  -- A limit without blocks on a key that holds none (the usual decision): the state's one
+  -- read, then the algorithm, with nothing of the block's to check after it.
+  if argv[1] == '0' and blocks.unblocked and blocks.unblocked(key) then
+    table.remove(argv, 1)
+    return decide(key, now, argv)
+  end
   local block = tonumber(argv[1])
   local steps = nil
   if not block then

@@ -3,6 +3,8 @@
 --   string_block.read(key, now)   the block's end (µs), its level, the state's own expiry (µs);
 --                                 or nil; a value without a block is left for the
 --                                 algorithm's get_state (prelude.lua): one GET, not two
+--   string_block.unblocked(key)   whether the key holds no block (one GET); its value is left
+--                                 for the algorithm's get_state
 --   string_block.hide(key, now)   removes the block, leaving the algorithm's state alone in the
 --                                 key with its own TTL (kept, or for escalating blocks restored
 --                                 from the suffix)
@@ -41,6 +43,16 @@ function string_block.read(key)
     remember_state(key, found)
   end
   return until_, level, expires
+end
+
+function string_block.unblocked(key)
+  forget_state()
+  local found = redis.call('GET', key)
+  if found and string.find(found, '!', 1, true) then
+    return false
+  end
+  remember_state(key, found)
+  return true
 end
 
 function string_block.hide(key, now)

@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_858d8c126ece
+#!lua name=nestjs_limiter_7f6c4969d21b
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -106,6 +106,15 @@ function string_block.read(key)
   end
   return until_, level, expires
 end
+function string_block.unblocked(key)
+  forget_state()
+  local found = redis.call('GET', key)
+  if found and string.find(found, '!', 1, true) then
+    return false
+  end
+  remember_state(key, found)
+  return true
+end
 function string_block.hide(key, now)
   local inner, _, level, expires = split_block(redis.call('GET', key))
   if inner == '' or (level and expires and now >= expires) then
@@ -160,6 +169,10 @@ function zset_block.write(key, now, until_, level, keep_until)
   redis.call('PEXPIRE', key, math.max(pttl, ttl_ms((keep_until or until_) - now)))
 end
 local function blockable_acquire(decide, blocks, key, now, argv)
+  if argv[1] == '0' and blocks.unblocked and blocks.unblocked(key) then
+    table.remove(argv, 1)
+    return decide(key, now, argv)
+  end
   local block = tonumber(argv[1])
   local steps = nil
   if not block then
@@ -1222,9 +1235,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, args)
 end
-redis.register_function('nestjs_limiter_858d8c126ece', engine)
+redis.register_function('nestjs_limiter_7f6c4969d21b', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_858d8c126ece_across_slots',
+  function_name = 'nestjs_limiter_7f6c4969d21b_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }
