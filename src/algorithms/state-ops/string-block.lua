@@ -46,13 +46,9 @@ function string_block.read(key)
 end
 
 function string_block.unblocked(key)
-  forget_state()
   local found = redis.call('GET', key)
-  if found and string.find(found, '!', 1, true) then
-    return false
-  end
   remember_state(key, found)
-  return true
+  return not (found and string.find(found, '!', 1, true))
 end
 
 function string_block.hide(key, now)

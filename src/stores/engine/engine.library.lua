@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_7f6c4969d21b
+#!lua name=nestjs_limiter_f2070b81f359
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -107,13 +107,9 @@ function string_block.read(key)
   return until_, level, expires
 end
 function string_block.unblocked(key)
-  forget_state()
   local found = redis.call('GET', key)
-  if found and string.find(found, '!', 1, true) then
-    return false
-  end
   remember_state(key, found)
-  return true
+  return not (found and string.find(found, '!', 1, true))
 end
 function string_block.hide(key, now)
   local inner, _, level, expires = split_block(redis.call('GET', key))
@@ -1179,14 +1175,9 @@ local function engine(keys, args)
         pos = stop + 1
       end
     end
-    local argv
-    if #fields <= 64 then
-      argv = {unpack(fields)}
-    else
-      argv = {}
-      for j = 1, #fields do
-        argv[j] = fields[j]
-      end
+    local argv = {unpack(fields, 1, math.min(#fields, 64))}
+    for j = 65, #fields do
+      argv[j] = fields[j]
     end
     if expired then
       out[i + 1] = '-1,0,0,0,0'
@@ -1235,9 +1226,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, args)
 end
-redis.register_function('nestjs_limiter_7f6c4969d21b', engine)
+redis.register_function('nestjs_limiter_f2070b81f359', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_7f6c4969d21b_across_slots',
+  function_name = 'nestjs_limiter_f2070b81f359_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }

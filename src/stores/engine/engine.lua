@@ -102,15 +102,10 @@ local function engine(keys, args)
       end
     end
     -- The algorithms take arguments off their argv (blockable.lua): each entry has its own
-    -- copy, so that the fields stay as parsed for a repeat. Unpacked up to Lua's stack.
-    local argv
-    if #fields <= 64 then
-      argv = {unpack(fields)}
-    else
-      argv = {}
-      for j = 1, #fields do
-        argv[j] = fields[j]
-      end
+    -- copy, so that the fields stay as parsed for a repeat (Lua's stack bounds unpack).
+    local argv = {unpack(fields, 1, math.min(#fields, 64))}
+    for j = 65, #fields do
+      argv[j] = fields[j]
     end
     if expired then
       out[i + 1] = '-1,0,0,0,0'
