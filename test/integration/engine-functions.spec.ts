@@ -32,6 +32,19 @@ async function burst(factory: RateLimiterFactory, prefix: string): Promise<Map<s
   return allowed;
 }
 
+/**
+ * A store closed after its test. Closing its client is not enough: a client disconnected while
+ * it waits to reconnect (after the restart test) emits no 'end', so the store's announcements
+ * connection would go on reconnecting to a stopped server and keep jest alive.
+ */
+const stores: RedisStore[] = [];
+function storeOn(client: Redis): RedisStore {
+  const store = new RedisStore({ client });
+  stores.push(store);
+  return store;
+}
+afterEach(() => Promise.all(stores.splice(0).map((store) => store.close())));
+
 const fivePerKey = (prefix: string) =>
   new Map(Array.from({ length: 20 }, (_, i) => [`${prefix}${i}`, 5]));
 
@@ -57,7 +70,7 @@ withFunctions('the engine as a Redis Functions library (Redis 7)', () => {
 
   it('loads its versioned library at start-up, logs it once, and decides with FCALL', async () => {
     logs.length = 0;
-    const store = new RedisStore({ client: redis.client() });
+    const store = storeOn(redis.client());
     await store.check();
     expect(await libraries(admin)).toEqual([BUILT_IN_ENGINE.libraryName]);
     await admin.config('RESETSTAT');
@@ -76,7 +89,7 @@ withFunctions('the engine as a Redis Functions library (Redis 7)', () => {
       'nestjs_limiter_000000000000',
     );
     await admin.call('FUNCTION', 'LOAD', other);
-    const store = new RedisStore({ client: redis.client() });
+    const store = storeOn(redis.client());
     await store.check();
     expect(await burst(new RateLimiterFactory(store), 'side:')).toEqual(fivePerKey('side:'));
     expect((await libraries(admin)).sort()).toEqual(
@@ -86,7 +99,7 @@ withFunctions('the engine as a Redis Functions library (Redis 7)', () => {
   });
 
   it('loads the library again after FUNCTION FLUSH, deciding every request exactly meanwhile', async () => {
-    const store = new RedisStore({ client: redis.client() });
+    const store = storeOn(redis.client());
     await store.check();
     const factory = new RateLimiterFactory(store);
     await admin.config('RESETSTAT');
@@ -103,7 +116,7 @@ withFunctions('the engine as a Redis Functions library (Redis 7)', () => {
 
   it('loads the library again on a server restarted without persistence, no decision lost', async () => {
     const client = redis.client();
-    const store = new RedisStore({ client });
+    const store = storeOn(client);
     await store.check();
     const factory = new RateLimiterFactory(store);
     expect(await burst(factory, 'before:')).toEqual(fivePerKey('before:'));
@@ -131,7 +144,7 @@ describe('the engine where Redis refuses Functions (rename-command FUNCTION "")'
       logger.log(message);
     });
     try {
-      const store = new RedisStore({ client: redis.client() });
+      const store = storeOn(redis.client());
       await store.check();
       await admin.config('RESETSTAT');
       const factory = new RateLimiterFactory(store);
