@@ -11,15 +11,20 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { RateLimiterFactory, RedisStore } from 'nestjs-limiter';
-import { KEYS, Measure, measure } from './engine-cost';
+import { commandStats, KEYS, Measure, measure } from './engine-cost';
 import { Limiter, LIMITERS, NAMES } from './library';
 import { standaloneRedis } from './redis';
 
 const BATCH = 200;
 const LIBRARY = join(__dirname, '..', '..', '..', 'lib', 'stores', 'engine', 'engine.library.lua');
 
-/** Each measured algorithm: its entry function in the library, and its commands, bare. */
-const FLOORS: Partial<Record<Limiter, { entry: string; bare: string }>> = {
+/** A measured algorithm: its entry function in the library, and its commands, bare. */
+interface Floor {
+  entry: string;
+  bare: string;
+}
+
+const FLOORS: Partial<Record<Limiter, Floor>> = {
   counter: {
     entry: 'limiterCountLimitWithBlock',
     bare: `for i = 1, #KEYS do
@@ -52,8 +57,7 @@ async function bareLoop(admin: Redis, script: string, total: number): Promise<nu
     const keys = Array.from({ length: BATCH }, (_, j) => KEYS[(next + j) % KEYS.length]);
     await admin.eval(script, keys.length, ...keys);
   }
-  const info = await admin.info('commandstats');
-  return Number(/^cmdstat_eval:calls=\d+,usec=(\d+)/m.exec(info)?.[1]) / total;
+  return (await commandStats(admin)).eval.usec / total;
 }
 
 export async function engineFloor(log: (line: string) => void, total = 40_000): Promise<void> {
@@ -62,10 +66,7 @@ export async function engineFloor(log: (line: string) => void, total = 40_000): 
   const library = readFileSync(LIBRARY, 'utf8');
   const f = (n: number) => n.toFixed(2);
   try {
-    for (const [limiter, floor] of Object.entries(FLOORS) as [
-      Limiter,
-      { entry: string; bare: string },
-    ][]) {
+    for (const [limiter, floor] of Object.entries(FLOORS) as [Limiter, Floor][]) {
       const store = new RedisStore({ client: redis.client(false) });
       await store.check();
       const decide = LIMITERS[limiter](new RateLimiterFactory(store));

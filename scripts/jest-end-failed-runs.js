@@ -14,10 +14,6 @@ function describeHandle(handle) {
     return `${kind} local port ${handle.localPort ?? '-'} → ${remote}`;
   }
   if (kind === 'Server') return `server listening on ${JSON.stringify(handle.address())}`;
-  if (kind === 'Timeout') {
-    const source = handle._onTimeout?.toString().slice(0, 160).replace(/\s+/g, ' ');
-    return `timer of ${handle._idleTimeout} ms: ${source}`;
-  }
   return kind;
 }
 
