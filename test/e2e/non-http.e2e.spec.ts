@@ -6,6 +6,10 @@ import { firstValueFrom } from 'rxjs';
 import { ConcurrencyLimit, CountLimit, RateLimitGuard, RateLimiterModule } from '../../src';
 import { freePort } from '../helpers/free-port';
 
+/** Holds every 'export' until the test lets them finish, so two sent at once overlap however late either arrives. */
+let releaseExports: () => void = () => undefined;
+const exportsReleased = new Promise<void>((resolve) => (releaseExports = resolve));
+
 @Controller()
 class SmsHandlers {
   @MessagePattern('sms')
@@ -17,7 +21,7 @@ class SmsHandlers {
   @MessagePattern('export')
   @ConcurrencyLimit({ key: 'export', max: 1 })
   async export(n: number) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await exportsReleased;
     return n * 2;
   }
 
@@ -81,7 +85,11 @@ describe('non-HTTP contexts', () => {
   });
 
   it('gives a concurrency slot back after an RPC handler whose payload is a primitive', async () => {
-    const both = await Promise.allSettled([send('export', 1), send('export', 2)]);
+    const sent = [send('export', 1), send('export', 2)];
+    // The one that holds the slot waits for the release; the other is refused meanwhile.
+    await Promise.race(sent.map((call) => call.catch(() => undefined)));
+    releaseExports();
+    const both = await Promise.allSettled(sent);
     expect(both.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect(both.find((result) => result.status === 'rejected')).toMatchObject({
       reason: { statusCode: 429 },
