@@ -66,8 +66,8 @@ function httpTable({ runs }: HttpResults): string {
 const GUARD_LABELS: Record<GuardVariant, string> = {
   static: 'all values',
   function: '`limit` as a function',
-  tenants10: '`limit` per tenant, 10 distinct values',
-  tenants10k: '`limit` per tenant, 10,000 distinct values',
+  tenants10: '`limit` from 10 plans, 10,000 tenant keys',
+  tenants10k: '`limit` from 10,000 plans (one per tenant), the same keys',
   keys10k: 'one static `limit`, the same 10,000 tenant keys',
 };
 
@@ -80,9 +80,10 @@ function guardSection({ guard }: Results): string[] {
     '',
     '`RateLimitGuard.canActivate` called directly, one request after another, on the in-memory store',
     `(no HTTP, no Redis): \`@CountLimit({ limit: 1e9, period: 60 })\` against the same limit with`,
-    `\`limit: () => 1e9\`. ${rounds} interleaved rounds of 100,000 calls, medians. A handler whose options`,
-    'are all values runs its limit compiled at start-up; one with a function resolves it and finds its',
-    'compiled limit per request.',
+    `\`limit: () => 1e9\`, and a limit from each tenant's plan over 10,000 tenant keys. ${rounds}`,
+    'interleaved rounds of 100,000 calls, medians. A handler whose options are all values runs its',
+    'limit compiled at start-up; one with a function resolves it per request: its values are checked',
+    "and travel as the limit's arguments, and nothing is kept per value.",
     '',
     table(
       'options|µs per request|each round',

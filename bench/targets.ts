@@ -1,4 +1,4 @@
-// The targets of issues 12 and 23, judged from one run. A ratio of two contenders is judged on the
+// The targets of issues 12, 23 and 31, judged from one run. A ratio of two contenders is judged on the
 // estimator less kind to us (stats.ts); a missed target states this run's figures.
 import type { GuardResults } from './guard';
 import type { HttpMeasure, HttpResults } from './http';
@@ -194,6 +194,23 @@ function floodAndMemory(results: Results): Verdict[] {
   ];
 }
 
+/** Issue 31: values from the request travel as arguments, so 10,000 plans cost what 10 do. */
+function planTargets({ guard }: Results): Verdict[] {
+  if (!guard?.tenants10?.length || !guard.tenants10k?.length) return [];
+  const plans = compareRounds(guard.tenants10k, guard.tenants10);
+  return [
+    {
+      id: 'plans',
+      target: 'Guard: a limit from 10,000 plans costs ≤ 1.1× what 10 plans cost, per request',
+      measured: `${x(atMostJudged(plans))} (${estimators(plans, x)})`,
+      met: atMostJudged(plans) <= 1.1,
+      reason: `Medians: 10 plans ${us(median(guard.tenants10))}, 10,000 plans ${us(
+        median(guard.tenants10k),
+      )}, one static limit on the same keys ${us(median(guard.keys10k ?? [NaN]))}.`,
+    },
+  ];
+}
+
 export function evaluateTargets(results: Results): Verdict[] {
   const { standalone, cluster } = results;
   return [
@@ -203,5 +220,6 @@ export function evaluateTargets(results: Results): Verdict[] {
     ...httpTargets(results.http),
     versusPeer(cluster, 'counter', 1.5, 'cluster'),
     ...floodAndMemory(results),
+    ...planTargets(results),
   ];
 }
