@@ -57,7 +57,7 @@ describe.each(['memory', 'redis'] as const)('a limit from the plan, on %s', (sto
     expect(replies.filter((reply) => reply.status === 429)).toHaveLength(63);
   });
 
-  it('gives 300 tenants on 300 plans each its own limit', async () => {
+  it('gives each of 300 tenants the limit of its plan', async () => {
     for (let t = 1; t <= 300; t++) plans.set(`t${t}`, 1 + (t % 7));
     const allowed = new Map<string, number>();
     for (let t = 1; t <= 300; t++) {
