@@ -18,7 +18,7 @@ export const LEASE_LIFETIME_MS = 1000;
 /** How the book decides in Redis: the store's own evaluate, which no lease answers. */
 export type InRedis = (call: DecisionCall<any, any, any>) => Promise<Decision>;
 
-/** What identifies a limit's arguments (its engine arguments), whatever object carries them. */
+/** What identifies a limit by its engine arguments, whatever object carries them. */
 export type LimitIdentity = (
   algorithm: LimiterAlgorithm<any, any, any>,
   params: unknown,
@@ -26,7 +26,7 @@ export type LimitIdentity = (
 ) => string;
 
 /**
- * A store's leases (docs/hot-keys.md): one per limit (its arguments) and key, made on the
+ * A store's leases (docs/hot-keys.md): one per limit (its arguments and lease size) and key, made on the
  * first request a lease may serve, forgotten once it has ended with nothing left. A limit
  * is known by its arguments rather than its params object: a limit from the customer's plan
  * makes its params for each request, and a tenant's requests share its lease as long as its
@@ -64,7 +64,8 @@ export class LeaseBook {
     if (!leasable || permits === undefined) return undefined;
     const hearing = this.hearsResets(deadlineMs);
     if (hearing === false) return undefined;
-    const id = this.identify(algorithm, params, call.partition !== undefined);
+    // The lease's size is not among the engine's arguments: a new size is a new lease.
+    const id = `${this.identify(algorithm, params, call.partition !== undefined)} ${size}`;
     const take = () =>
       this.leaseOf(algorithm, leasable, key, params, id, size).take(permits, request, deadlineMs);
     if (hearing === true) return take();
