@@ -26,7 +26,7 @@ export const MISSING_KEY_VALUE = 'Missing a value this request is rate-limited b
  * Limits whose missing key value was logged, once each, not once per request: a limit
  * compiled for each request (options that are functions of it) by its partition.
  */
-const loggedMissing = new WeakSet<object>();
+const loggedMissing = new WeakSet<CompiledLimit | NonNullable<CompiledLimit['partition']>>();
 
 /**
  * Each limit's key for this request. A value the client sent that cannot make a key is a
