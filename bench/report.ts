@@ -1,5 +1,5 @@
 // BENCHMARKS.md from one run's results, with the hand-written analysis appended.
-import { GUARD_VARIANTS, GuardVariant } from './guard';
+import { GUARD_VARIANTS, GuardVariant, PLAN_VARIANTS } from './guard';
 import type { HttpMeasure, HttpResults } from './http';
 import type { HttpVariant } from './http-app';
 import type { Row } from './library';
@@ -85,16 +85,35 @@ function guardSection({ guard }: Results): string[] {
     'limit compiled at start-up; one with a function resolves it per request: its values are checked',
     "and travel as the limit's arguments, and nothing is kept per value.",
     '',
-    table(
-      'options|µs per request|each round',
-      GUARD_VARIANTS.filter((variant) => guard[variant]?.length).map((variant) => [
-        GUARD_LABELS[variant],
-        `**${us(median(guard[variant]!))}**`,
-        guard[variant]!.map((value) => value.toFixed(2)).join(', '),
-      ]),
-    ),
+    guardTable(guard, GUARD_VARIANTS),
     '',
+    ...(guard.onRedis
+      ? [
+          "The plans' rows on one Redis, 200 requests in flight: the Node CPU of each request",
+          '(`process.cpuUsage`), where its params, made for it, are formatted as the engine',
+          "call's arguments.",
+          '',
+          guardTable(guard.onRedis, PLAN_VARIANTS),
+          '',
+        ]
+      : []),
   ];
+}
+
+function guardTable(
+  rows: Partial<Record<GuardVariant, number[]>>,
+  variants: readonly GuardVariant[],
+): string {
+  return table(
+    'options|µs per request|each round',
+    variants
+      .filter((variant) => rows[variant]?.length)
+      .map((variant) => [
+        GUARD_LABELS[variant],
+        `**${us(median(rows[variant]!))}**`,
+        rows[variant]!.map((value) => value.toFixed(2)).join(', '),
+      ]),
+  );
 }
 
 export function renderMarkdown(results: Results, analysis: string): string {

@@ -196,19 +196,23 @@ function floodAndMemory(results: Results): Verdict[] {
 
 /** Issue 31: values from the request travel as arguments, so 10,000 plans cost what 10 do. */
 function planTargets({ guard }: Results): Verdict[] {
-  if (!guard?.tenants10?.length || !guard.tenants10k?.length) return [];
-  const plans = compareRounds(guard.tenants10k, guard.tenants10);
-  return [
-    {
-      id: 'plans',
-      target: 'Guard: a limit from 10,000 plans costs ≤ 1.1× what 10 plans cost, per request',
+  const stores = [
+    ['in memory', guard],
+    ['on Redis', guard?.onRedis],
+  ] as const;
+  return stores.flatMap(([where, rows]) => {
+    if (!rows?.tenants10?.length || !rows.tenants10k?.length) return [];
+    const plans = compareRounds(rows.tenants10k, rows.tenants10);
+    return {
+      id: `plans ${where}`,
+      target: `Guard ${where}: a limit from 10,000 plans costs ≤ 1.1× what 10 plans cost, per request`,
       measured: `${x(atMostJudged(plans))} (${estimators(plans, x)})`,
       met: atMostJudged(plans) <= 1.1,
-      reason: `Medians: 10 plans ${us(median(guard.tenants10))}, 10,000 plans ${us(
-        median(guard.tenants10k),
-      )}, one static limit on the same keys ${us(median(guard.keys10k ?? [NaN]))}.`,
-    },
-  ];
+      reason: `Medians: 10 plans ${us(median(rows.tenants10))}, 10,000 plans ${us(
+        median(rows.tenants10k),
+      )}, one static limit on the same keys ${us(median(rows.keys10k ?? [NaN]))}.`,
+    };
+  });
 }
 
 export function evaluateTargets(results: Results): Verdict[] {

@@ -154,4 +154,30 @@ describe('bench targets', () => {
     r.memory[0].bytes = 0;
     expect(verdict(r, 'token-bucket-bytes').met).toBe(false);
   });
+
+  it('judges 10,000 plans against 10 on each store, at most 1.1× on the less kind estimator', () => {
+    const r = results();
+    const plans = (ten: number[], tenThousand: number[]) => ({
+      tenants10: ten,
+      tenants10k: tenThousand,
+      keys10k: [1, 1, 1],
+    });
+    r.guard = {
+      static: [1, 1, 1],
+      function: [2, 2, 2],
+      ...plans([4, 4, 4], [4.4, 4.2, 4.2]),
+      onRedis: plans([6, 6, 6], [6, 9, 6.5]),
+    };
+    expect(verdict(r, 'plans in memory')).toMatchObject({
+      met: true,
+      measured: expect.stringMatching(/^1\.05×/),
+    });
+    // Per round 1.08× (6.5 / 6), of the medians 1.08×: one slow round alone does not miss.
+    expect(verdict(r, 'plans on Redis').met).toBe(true);
+    r.guard.onRedis = plans([6, 6, 6], [6.5, 7, 6.7]);
+    expect(verdict(r, 'plans on Redis')).toMatchObject({
+      met: false,
+      measured: expect.stringMatching(/^1\.12×/),
+    });
+  });
 });
