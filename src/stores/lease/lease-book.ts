@@ -26,11 +26,11 @@ export type LimitIdentity = (
 ) => string;
 
 /**
- * A store's leases (docs/hot-keys.md): one per limit (its arguments and lease size) and key, made on the
- * first request a lease may serve, forgotten once it has ended with nothing left. A limit
- * is known by its arguments rather than its params object: a limit from the customer's plan
- * makes its params for each request, and a tenant's requests share its lease as long as its
- * plan's values stay the same.
+ * A store's leases (docs/hot-keys.md): one per limit (its arguments and lease size) and key,
+ * made on the first request a lease may serve, forgotten once it has ended with nothing
+ * left. A limit is known by its arguments rather than its params object: a limit from the
+ * customer's plan makes its params for each request, and a tenant's requests share its
+ * lease as long as its plan's values stay the same.
  */
 export class LeaseBook {
   private readonly leases = new Map<string, Map<string, Lease>>();
