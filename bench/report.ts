@@ -2,10 +2,10 @@
 import { GUARD_VARIANTS, GuardVariant, PLAN_VARIANTS } from './guard';
 import type { HttpMeasure, HttpResults } from './http';
 import type { HttpVariant } from './http-app';
-import type { Row } from './library';
-import { LOAD } from './library';
-import { median } from './stats';
-import { evaluateTargets, int, Results, us } from './targets';
+import type { Limiter, Row } from './library';
+import { LOAD, NAMES } from './library';
+import { atMostJudged, compareRounds, median } from './stats';
+import { evaluateTargets, int, Results, us, x } from './targets';
 
 const ms = (n: number) => n.toFixed(2);
 
@@ -70,6 +70,33 @@ const GUARD_LABELS: Record<GuardVariant, string> = {
   tenants10k: '`limit` from 10,000 plans (one per tenant), the same keys',
   keys10k: 'one static `limit`, the same 10,000 tenant keys',
 };
+
+/** Redis CPU per decision at each count in flight, per algorithm, against the peer's. */
+function redisCpuSection({ engineCost }: Results): string[] {
+  if (!engineCost) return [];
+  const { batches, peer } = engineCost;
+  const shown = [1, 10, 200].map((inFlight) => batches.indexOf(inFlight)).filter((at) => at >= 0);
+  const cell = (cpu: number[], at: number) =>
+    `${us(median(cpu))} (${x(atMostJudged(compareRounds(cpu, peer[at])))})`;
+  return [
+    '## Redis CPU per decision, 1 to 200 in flight',
+    '',
+    '`npm run bench -- --engine-cost` as part of the run: for each algorithm, 20,000 decisions through the',
+    'public factory over 10,000 keys, all of one batch sent in one event-loop turn (one engine call), and',
+    'rate-limiter-flexible’s `consume` with as many in flight. The redis-server process’s CPU (`INFO cpu`)',
+    `per decision, medians of ${peer[0].length} runs, and in brackets the ratio to the peer's at as many in`,
+    'flight (the less favourable of the two estimators).',
+    '',
+    table(`algorithm|${shown.map((at) => `${batches[at]} in flight`).join('|')}`, [
+      ['rate-limiter-flexible', ...shown.map((at) => us(median(peer[at])))],
+      ...(Object.entries(engineCost.ours) as [Limiter, number[][]][]).map(([limiter, cpu]) => [
+        NAMES[limiter],
+        ...shown.map((at) => cell(cpu[at], at)),
+      ]),
+    ]),
+    '',
+  ];
+}
 
 /** The guard's own cost, static options against an option given as a function. */
 function guardSection({ guard }: Results): string[] {
@@ -163,6 +190,7 @@ export function renderMarkdown(results: Results, analysis: string): string {
     '',
     libraryTable(results.cluster),
     '',
+    ...redisCpuSection(results),
     '## HTTP level',
     '',
     `One Nest route on Express (\`GET /hello\`), each app in its own process, loaded by ${http.tool}`,

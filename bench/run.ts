@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { engineCost } from './engine-cost';
+import { engineCost, engineCostRounds } from './engine-cost';
 import { engineFloor } from './engine-floor';
 import { floodBench } from './flood';
 import { guardBench, GuardResults, plansOnRedisBench } from './guard';
@@ -108,6 +108,8 @@ async function main(): Promise<void> {
     partial.memory = await memoryBench(redis);
     log('HTTP level');
     partial.http = await httpBench(redis, { rounds: quick ? 1 : 12, duration: quick ? 2 : 3, log });
+    log('Redis CPU per decision, 1 to 200 in flight');
+    partial.engineCost = await engineCostRounds(redis, quick ? 1 : 3, quick ? 5_000 : 20_000);
     log('guard cost of plans, on Redis');
     onRedis = await plansOnRedisBench(redis.url, quick ? 2 : 10, quick ? 20_000 : 100_000);
   });
