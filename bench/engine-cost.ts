@@ -80,16 +80,62 @@ export async function measure(
 
 const f = (n: number) => n.toFixed(2);
 
+/** Per batch size (`batches`), the peer's measure and each of ours: the rows of one run. */
+export interface EngineCostRun {
+  batches: number[];
+  peer: Measure[];
+  ours: Partial<Record<Limiter, Measure[]>>;
+}
+
+/** Redis CPU µs per decision of several runs: per batch size, each run's figure. */
+export interface EngineCostResults {
+  batches: number[];
+  peer: number[][];
+  ours: Partial<Record<Limiter, number[][]>>;
+}
+
+/** `rounds` runs on `redis`, quietly: the bench of record's rows at 1 to 200 in flight. */
+export async function engineCostRounds(
+  redis: BenchRedis,
+  rounds: number,
+  total: number,
+): Promise<EngineCostResults> {
+  const results: EngineCostResults = { batches: BATCHES, peer: BATCHES.map(() => []), ours: {} };
+  for (let round = 0; round < rounds; round++) {
+    const run = await engineCostRun(redis, () => undefined, total);
+    run.peer.forEach((m, i) => results.peer[i].push(m.cpuUs));
+    for (const [limiter, byBatch] of Object.entries(run.ours) as [Limiter, Measure[]][]) {
+      const cpu = (results.ours[limiter] ??= BATCHES.map(() => []));
+      byBatch.forEach((m, i) => cpu[i].push(m.cpuUs));
+    }
+  }
+  return results;
+}
+
+/** `--engine-cost`: one run on a server of its own, logged. */
 export async function engineCost(log: (line: string) => void, total = 20_000): Promise<void> {
   const redis = await standaloneRedis();
+  try {
+    await engineCostRun(redis, log, total);
+  } finally {
+    await redis.stop();
+  }
+}
+
+/** Every batch size of the peer, then of each of our algorithms, on `redis`. */
+export async function engineCostRun(
+  redis: BenchRedis,
+  log: (line: string) => void,
+  total = 20_000,
+): Promise<EngineCostRun> {
   const admin = redis.client(false) as Redis;
+  const results: EngineCostRun = { batches: BATCHES, peer: [], ours: {} };
   try {
     const peer = rlf(false).make(redis.client(false));
     await measure(redis, admin, peer, 50, 2_000);
-    const peerByBatch: Measure[] = [];
     for (const batch of BATCHES) {
       const theirs = await measure(redis, admin, peer, batch, total);
-      peerByBatch.push(theirs);
+      results.peer.push(theirs);
       log(
         `rate-limiter-flexible, ${batch} in flight (one script call each): Redis CPU ` +
           `${f(theirs.cpuUs)} µs, script ${f(theirs.scriptUs)} µs of which commands ` +
@@ -102,28 +148,39 @@ export async function engineCost(log: (line: string) => void, total = 20_000): P
       await measure(redis, admin, decide, 50, 2_000);
       const byBatch: Measure[] = [];
       for (const batch of BATCHES) byBatch.push(await measure(redis, admin, decide, batch, total));
-      // script µs per decision = perCall / batch + perEntry, fitted on the smallest and largest.
-      const [one, most] = [byBatch[0], byBatch[byBatch.length - 1]];
-      const size = BATCHES[BATCHES.length - 1];
-      const perEntry = (one.scriptUs - most.scriptUs * size) / (1 - size);
-      const perCall = one.scriptUs - perEntry;
-      log(`${NAMES[limiter]}: commands per decision ${JSON.stringify(most.commands)}`);
-      log(
-        `  script cost per call ${f(perCall)} µs, per entry ${f(perEntry)} µs ` +
-          `(its commands ${f(most.commandsUs)} µs, Lua ${f(perEntry - most.commandsUs)} µs)`,
-      );
-      BATCHES.forEach((batch, i) => {
-        const m = byBatch[i];
-        log(
-          `  batch ${String(batch).padStart(3)}: Redis CPU ${f(m.cpuUs)} µs ` +
-            `(${f(m.cpuUs / peerByBatch[i].cpuUs)}× rate-limiter-flexible's at ${batch} in ` +
-            `flight), script ${f(m.scriptUs)} µs, ` +
-            `commands ${f(m.commandsUs)} µs, ${f(m.calls * batch)} calls per batch`,
-        );
-      });
+      results.ours[limiter] = byBatch;
+      logAlgorithm(log, limiter, byBatch, results.peer);
       await store.close();
     }
   } finally {
-    await redis.stop();
+    admin.disconnect();
   }
+  return results;
+}
+
+function logAlgorithm(
+  log: (line: string) => void,
+  limiter: Limiter,
+  byBatch: Measure[],
+  peer: Measure[],
+): void {
+  // script µs per decision = perCall / batch + perEntry, fitted on the smallest and largest.
+  const [one, most] = [byBatch[0], byBatch[byBatch.length - 1]];
+  const size = BATCHES[BATCHES.length - 1];
+  const perEntry = (one.scriptUs - most.scriptUs * size) / (1 - size);
+  const perCall = one.scriptUs - perEntry;
+  log(`${NAMES[limiter]}: commands per decision ${JSON.stringify(most.commands)}`);
+  log(
+    `  script cost per call ${f(perCall)} µs, per entry ${f(perEntry)} µs ` +
+      `(its commands ${f(most.commandsUs)} µs, Lua ${f(perEntry - most.commandsUs)} µs)`,
+  );
+  BATCHES.forEach((batch, i) => {
+    const m = byBatch[i];
+    log(
+      `  batch ${String(batch).padStart(3)}: Redis CPU ${f(m.cpuUs)} µs ` +
+        `(${f(m.cpuUs / peer[i].cpuUs)}× rate-limiter-flexible's at ${batch} in ` +
+        `flight), script ${f(m.scriptUs)} µs, ` +
+        `commands ${f(m.commandsUs)} µs, ${f(m.calls * batch)} calls per batch`,
+    );
+  });
 }

@@ -1,14 +1,20 @@
 // The guard's own cost per request on the in-memory store, for a handler whose options are
 // all values and for the same limit with an option given as a function (issue 13: a
-// static plan must do no extra work), and per tenant: a function whose value cycles through
-// 10 or 10,000 distinct limits (a limit from each customer's plan), beside one static limit
-// on the same 10,000 tenants' keys, which tells what 10,000 values cost from what 10,000 keys
-// cost. Calls canActivate directly: no HTTP, no Redis.
+// static plan must do no extra work), and per tenant: 10,000 tenants' keys with a limit from
+// each tenant's plan, the plans 10 or 10,000 distinct values, beside one static limit on the
+// same keys. Values travel as arguments, so 10,000 plans must cost what 10 do; the static
+// row tells what the values cost at all. Calls canActivate directly: no HTTP, no Redis.
 import 'reflect-metadata';
 import { Controller, Get, INestApplicationContext, Module } from '@nestjs/common';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { Test } from '@nestjs/testing';
-import { CountLimit, LimitContext, RateLimitGuard, RateLimiterModule } from 'nestjs-limiter';
+import {
+  CountLimit,
+  LimitContext,
+  RateLimitGuard,
+  RateLimiterModule,
+  RateLimiterModuleOptions,
+} from 'nestjs-limiter';
 import { inRoundOrder } from './stats';
 
 const LIMIT = 1e9;
@@ -24,11 +30,11 @@ class GuardBenchController {
   resolved() {}
 
   @Get('tenants10')
-  @CountLimit({ limit: tenantLimit, period: 60, key: 'tenant:#{query.tenant}' })
+  @CountLimit({ limit: planOf(10), period: 60, key: 'tenant:#{query.tenant}' })
   tenants10() {}
 
   @Get('tenants10k')
-  @CountLimit({ limit: tenantLimit, period: 60, key: 'tenant:#{query.tenant}' })
+  @CountLimit({ limit: planOf(10_000), period: 60, key: 'tenant:#{query.tenant}' })
   tenants10k() {}
 
   @Get('keys10k')
@@ -36,14 +42,15 @@ class GuardBenchController {
   keys10k() {}
 }
 
-/** Each tenant's limit, from its plan: a value of its own. */
-function tenantLimit(ctx: LimitContext): number {
-  return LIMIT - Number((ctx.request as { query: { tenant: string } }).query.tenant);
+/** Each tenant's limit, from its plan: one of `plans` distinct values. */
+function planOf(plans: number) {
+  return (ctx: LimitContext): number =>
+    LIMIT - (Number((ctx.request as { query: { tenant: string } }).query.tenant) % plans);
 }
 
 /** Distinct tenants each variant's requests come from, in turn. */
 const TENANTS: Partial<Record<GuardVariant, number>> = {
-  tenants10: 10,
+  tenants10: 10_000,
   tenants10k: 10_000,
   keys10k: 10_000,
 };
@@ -51,7 +58,12 @@ const TENANTS: Partial<Record<GuardVariant, number>> = {
 export const GUARD_VARIANTS = ['static', 'function', 'tenants10', 'tenants10k', 'keys10k'] as const;
 export type GuardVariant = (typeof GUARD_VARIANTS)[number];
 export type GuardResults = Partial<Record<GuardVariant, number[]>> &
-  Record<'static' | 'function', number[]>;
+  Record<'static' | 'function', number[]> & {
+    /** The plans' rows on Redis, as Node CPU µs per request; absent from earlier runs. */
+    onRedis?: Partial<Record<GuardVariant, number[]>>;
+  };
+/** The rows that compare 10 plans with 10,000 on the same keys. */
+export const PLAN_VARIANTS = ['tenants10', 'tenants10k', 'keys10k'] as const;
 
 const HANDLERS: Record<GuardVariant, () => void> = {
   static: GuardBenchController.prototype.static,
@@ -70,17 +82,45 @@ function contextOf(variant: GuardVariant, i: number) {
   return context;
 }
 
+/** Requests made ahead of each timed stretch: few, so that each dies soon, as a served one does. */
+const CHUNK = 500;
+/** Decisions in flight on Redis: what a busy server sends in one engine call. */
+const IN_FLIGHT = 200;
+
 /** µs per canActivate over `calls` sequential calls (each one decision of the memory store). */
 async function timeCalls(guard: RateLimitGuard, variant: GuardVariant, calls: number) {
-  const contexts = Array.from({ length: calls }, (_, i) => contextOf(variant, i));
-  const started = process.hrtime.bigint();
-  for (const context of contexts) await guard.canActivate(context);
-  return Number(process.hrtime.bigint() - started) / 1000 / calls;
+  let elapsed = 0n;
+  for (let first = 0; first < calls; first += CHUNK) {
+    const contexts = Array.from({ length: CHUNK }, (_, i) => contextOf(variant, first + i));
+    const started = process.hrtime.bigint();
+    for (const context of contexts) await guard.canActivate(context);
+    elapsed += process.hrtime.bigint() - started;
+  }
+  return Number(elapsed) / 1000 / calls;
 }
 
-export async function guardBench(rounds: number, calls: number): Promise<GuardResults> {
+/** Node CPU µs per canActivate on Redis, `IN_FLIGHT` at a time: waiting on Redis costs no CPU. */
+async function cpuOfCalls(guard: RateLimitGuard, variant: GuardVariant, calls: number) {
+  const before = process.cpuUsage();
+  for (let first = 0; first < calls; first += IN_FLIGHT) {
+    const contexts = Array.from({ length: IN_FLIGHT }, (_, i) => contextOf(variant, first + i));
+    await Promise.all(contexts.map((context) => guard.canActivate(context)));
+  }
+  const { user, system } = process.cpuUsage(before);
+  return (user + system) / calls;
+}
+
+type Measure = (guard: RateLimitGuard, variant: GuardVariant, calls: number) => Promise<number>;
+
+/** Each variant once to warm up, then `rounds` interleaved rounds of `calls` each. */
+async function measureRounds(
+  options: RateLimiterModuleOptions,
+  variants: readonly GuardVariant[],
+  measure: Measure,
+  { rounds, calls }: { rounds: number; calls: number },
+): Promise<Partial<Record<GuardVariant, number[]>>> {
   @Module({
-    imports: [RateLimiterModule.forRoot({ headers: false })],
+    imports: [RateLimiterModule.forRoot({ ...options, headers: false })],
     controllers: [GuardBenchController],
   })
   class GuardBenchModule {}
@@ -90,22 +130,33 @@ export async function guardBench(rounds: number, calls: number): Promise<GuardRe
   moduleRef.useLogger(false);
   await moduleRef.init();
   const guard = moduleRef.get(RateLimitGuard);
-  const results: GuardResults = {
-    static: [],
-    function: [],
-    tenants10: [],
-    tenants10k: [],
-    keys10k: [],
-  };
+  const results = Object.fromEntries(variants.map((variant) => [variant, [] as number[]]));
   try {
-    for (const variant of GUARD_VARIANTS) await timeCalls(guard, variant, calls);
+    for (const variant of variants) await measure(guard, variant, calls);
     for (let round = 1; round <= rounds; round++) {
-      for (const variant of inRoundOrder(GUARD_VARIANTS, round)) {
-        results[variant]!.push(await timeCalls(guard, variant, calls));
+      for (const variant of inRoundOrder(variants, round)) {
+        results[variant].push(await measure(guard, variant, calls));
       }
     }
   } finally {
     await moduleRef.close();
   }
   return results;
+}
+
+export async function guardBench(
+  rounds: number,
+  calls: number,
+): Promise<Omit<GuardResults, 'onRedis'>> {
+  const inMemory = await measureRounds({}, GUARD_VARIANTS, timeCalls, { rounds, calls });
+  return inMemory as Omit<GuardResults, 'onRedis'>;
+}
+
+/** The plans' rows on Redis: Node CPU per request, where the params made per request are formatted. */
+export function plansOnRedisBench(
+  url: string,
+  rounds: number,
+  calls: number,
+): Promise<Partial<Record<GuardVariant, number[]>>> {
+  return measureRounds({ redis: url }, PLAN_VARIANTS, cpuOfCalls, { rounds, calls });
 }

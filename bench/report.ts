@@ -1,11 +1,11 @@
 // BENCHMARKS.md from one run's results, with the hand-written analysis appended.
-import { GUARD_VARIANTS, GuardVariant } from './guard';
+import { GUARD_VARIANTS, GuardVariant, PLAN_VARIANTS } from './guard';
 import type { HttpMeasure, HttpResults } from './http';
 import type { HttpVariant } from './http-app';
-import type { Row } from './library';
-import { LOAD } from './library';
-import { median } from './stats';
-import { evaluateTargets, int, Results, us } from './targets';
+import type { Limiter, Row } from './library';
+import { LOAD, NAMES } from './library';
+import { atMostJudged, compareRounds, median } from './stats';
+import { evaluateTargets, int, Results, us, x } from './targets';
 
 const ms = (n: number) => n.toFixed(2);
 
@@ -66,10 +66,37 @@ function httpTable({ runs }: HttpResults): string {
 const GUARD_LABELS: Record<GuardVariant, string> = {
   static: 'all values',
   function: '`limit` as a function',
-  tenants10: '`limit` per tenant, 10 distinct values',
-  tenants10k: '`limit` per tenant, 10,000 distinct values',
+  tenants10: '`limit` from 10 plans, 10,000 tenant keys',
+  tenants10k: '`limit` from 10,000 plans (one per tenant), the same keys',
   keys10k: 'one static `limit`, the same 10,000 tenant keys',
 };
+
+/** Redis CPU per decision at each count in flight, per algorithm, against the peer's. */
+function redisCpuSection({ engineCost }: Results): string[] {
+  if (!engineCost) return [];
+  const { batches, peer } = engineCost;
+  const shown = [1, 10, 200].map((inFlight) => batches.indexOf(inFlight)).filter((at) => at >= 0);
+  const cell = (cpu: number[], at: number) =>
+    `${us(median(cpu))} (${x(atMostJudged(compareRounds(cpu, peer[at])))})`;
+  return [
+    '## Redis CPU per decision, 1 to 200 in flight',
+    '',
+    '`npm run bench -- --engine-cost` as part of the run: for each algorithm, 20,000 decisions through the',
+    'public factory over 10,000 keys, all of one batch sent in one event-loop turn (one engine call), and',
+    'rate-limiter-flexible’s `consume` with as many in flight. The redis-server process’s CPU (`INFO cpu`)',
+    `per decision, medians of ${peer[0].length} runs, and in brackets the ratio to the peer's at as many in`,
+    'flight (the less favourable of the two estimators).',
+    '',
+    table(`algorithm|${shown.map((at) => `${batches[at]} in flight`).join('|')}`, [
+      ['rate-limiter-flexible', ...shown.map((at) => us(median(peer[at])))],
+      ...(Object.entries(engineCost.ours) as [Limiter, number[][]][]).map(([limiter, cpu]) => [
+        NAMES[limiter],
+        ...shown.map((at) => cell(cpu[at], at)),
+      ]),
+    ]),
+    '',
+  ];
+}
 
 /** The guard's own cost, static options against an option given as a function. */
 function guardSection({ guard }: Results): string[] {
@@ -80,20 +107,40 @@ function guardSection({ guard }: Results): string[] {
     '',
     '`RateLimitGuard.canActivate` called directly, one request after another, on the in-memory store',
     `(no HTTP, no Redis): \`@CountLimit({ limit: 1e9, period: 60 })\` against the same limit with`,
-    `\`limit: () => 1e9\`. ${rounds} interleaved rounds of 100,000 calls, medians. A handler whose options`,
-    'are all values runs its limit compiled at start-up; one with a function resolves it and finds its',
-    'compiled limit per request.',
+    `\`limit: () => 1e9\`, and a limit from each tenant's plan over 10,000 tenant keys. ${rounds}`,
+    'interleaved rounds of 100,000 calls, medians. A handler whose options are all values runs its',
+    'limit compiled at start-up; one with a function resolves it per request: its values are checked',
+    "and travel as the limit's arguments, and nothing is kept per value.",
     '',
-    table(
-      'options|µs per request|each round',
-      GUARD_VARIANTS.filter((variant) => guard[variant]?.length).map((variant) => [
-        GUARD_LABELS[variant],
-        `**${us(median(guard[variant]!))}**`,
-        guard[variant]!.map((value) => value.toFixed(2)).join(', '),
-      ]),
-    ),
+    guardTable(guard, GUARD_VARIANTS),
     '',
+    ...(guard.onRedis
+      ? [
+          "The plans' rows on one Redis, 200 requests in flight: the Node CPU of each request",
+          '(`process.cpuUsage`), where its params, made for it, are formatted as the engine',
+          "call's arguments.",
+          '',
+          guardTable(guard.onRedis, PLAN_VARIANTS),
+          '',
+        ]
+      : []),
   ];
+}
+
+function guardTable(
+  rows: Partial<Record<GuardVariant, number[]>>,
+  variants: readonly GuardVariant[],
+): string {
+  return table(
+    'options|µs per request|each round',
+    variants
+      .filter((variant) => rows[variant]?.length)
+      .map((variant) => [
+        GUARD_LABELS[variant],
+        `**${us(median(rows[variant]!))}**`,
+        rows[variant]!.map((value) => value.toFixed(2)).join(', '),
+      ]),
+  );
 }
 
 export function renderMarkdown(results: Results, analysis: string): string {
@@ -143,6 +190,7 @@ export function renderMarkdown(results: Results, analysis: string): string {
     '',
     libraryTable(results.cluster),
     '',
+    ...redisCpuSection(results),
     '## HTTP level',
     '',
     `One Nest route on Express (\`GET /hello\`), each app in its own process, loaded by ${http.tool}`,

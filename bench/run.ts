@@ -11,10 +11,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { engineCost } from './engine-cost';
+import { engineCost, engineCostRounds } from './engine-cost';
 import { engineFloor } from './engine-floor';
 import { floodBench } from './flood';
-import { guardBench } from './guard';
+import { guardBench, GuardResults, plansOnRedisBench } from './guard';
 import { hotKeyBench } from './hot-key';
 import { httpBench } from './http';
 import { CLUSTER, libraryBench, Row, STANDALONE } from './library';
@@ -48,12 +48,20 @@ async function withRedis<T>(start: () => Promise<BenchRedis>, run: (r: BenchRedi
   }
 }
 
-/** The guard's cost per request alone (`--guard`): medians per variant. */
+/** The guard's cost per request alone (`--guard`): medians per variant, in memory and on Redis. */
 async function guardOnly(): Promise<void> {
-  const guard = await guardBench(quick ? 2 : 5, quick ? 20_000 : 50_000);
-  for (const [variant, values] of Object.entries(guard)) {
-    const sorted = [...values].sort((a, b) => a - b);
-    log(`${variant}: ${sorted[Math.floor(sorted.length / 2)].toFixed(2)} µs per request`);
+  const [rounds, calls] = [quick ? 2 : 5, quick ? 20_000 : 50_000];
+  const inMemory = await guardBench(rounds, calls);
+  const plans = await withRedis(standaloneRedis, (redis) =>
+    plansOnRedisBench(redis.url, rounds, calls),
+  );
+  for (const [where, rows] of [
+    ['in memory', inMemory],
+    ['on Redis, Node CPU', plans],
+  ] as const) {
+    for (const [variant, values] of Object.entries(rows)) {
+      log(`${variant} ${where}: ${median(values).toFixed(2)} µs per request`);
+    }
   }
 }
 
@@ -70,6 +78,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   const rounds = quick ? 1 : 10;
   const total = quick ? 20_000 : 100_000;
+  let onRedis: GuardResults['onRedis'];
   const partial: Partial<Results> = {
     startedAt: new Date(started).toISOString(),
     quick,
@@ -99,9 +108,13 @@ async function main(): Promise<void> {
     partial.memory = await memoryBench(redis);
     log('HTTP level');
     partial.http = await httpBench(redis, { rounds: quick ? 1 : 12, duration: quick ? 2 : 3, log });
+    log('Redis CPU per decision, 1 to 200 in flight');
+    partial.engineCost = await engineCostRounds(redis, quick ? 1 : 3, quick ? 5_000 : 20_000);
+    log('guard cost of plans, on Redis');
+    onRedis = await plansOnRedisBench(redis.url, quick ? 2 : 10, quick ? 20_000 : 100_000);
   });
   log('guard cost, in memory');
-  partial.guard = await guardBench(quick ? 2 : 10, quick ? 20_000 : 100_000);
+  partial.guard = { ...(await guardBench(quick ? 2 : 10, quick ? 20_000 : 100_000)), onRedis };
   log('library level, Redis Cluster');
   // Fewer and shorter rounds: ioredis's Cluster client is about 3 times slower per decision.
   const cluster = { rounds: quick ? 1 : 6, total: total / 2, log };

@@ -1,8 +1,9 @@
-// The targets of issues 12 and 23, judged from one run. A ratio of two contenders is judged on the
+// The targets of issues 12, 23 and 31, judged from one run. A ratio of two contenders is judged on the
 // estimator less kind to us (stats.ts); a missed target states this run's figures.
+import type { EngineCostResults } from './engine-cost';
 import type { GuardResults } from './guard';
 import type { HttpMeasure, HttpResults } from './http';
-import type { Row } from './library';
+import type { Limiter, Row } from './library';
 import type { MemoryRow } from './memory';
 import { atLeastJudged, atMostJudged, Comparison, compareRounds, median } from './stats';
 
@@ -18,6 +19,8 @@ export interface Results {
   memory: MemoryRow[];
   /** Absent from runs made before this section existed. */
   guard?: GuardResults;
+  /** Redis CPU per decision at 1 to 200 in flight, per algorithm; absent from earlier runs. */
+  engineCost?: EngineCostResults;
 }
 
 export interface Verdict {
@@ -194,6 +197,55 @@ function floodAndMemory(results: Results): Verdict[] {
   ];
 }
 
+/** Issue 31: values from the request travel as arguments, so 10,000 plans cost what 10 do. */
+function planTargets({ guard }: Results): Verdict[] {
+  const stores = [
+    ['in memory', guard],
+    ['on Redis', guard?.onRedis],
+  ] as const;
+  return stores.flatMap(([where, rows]) => {
+    if (!rows?.tenants10?.length || !rows.tenants10k?.length) return [];
+    const plans = compareRounds(rows.tenants10k, rows.tenants10);
+    return {
+      id: `plans ${where}`,
+      target: `Guard ${where}: a limit from 10,000 plans costs ≤ 1.1× what 10 plans cost, per request`,
+      measured: `${x(atMostJudged(plans))} (${estimators(plans, x)})`,
+      met: atMostJudged(plans) <= 1.1,
+      reason: `Medians: 10 plans ${us(median(rows.tenants10))}, 10,000 plans ${us(
+        median(rows.tenants10k),
+      )}, one static limit on the same keys ${us(median(rows.keys10k ?? [NaN]))}.`,
+    };
+  });
+}
+
+/** Issue 31's Redis CPU targets: [algorithm, its name, decisions in flight, most ratio to the peer]. */
+const REDIS_CPU_TARGETS: readonly [Limiter, string, number, number][] = [
+  ['counter', 'counter', 1, 1.0],
+  ['tokenBucket', 'token bucket', 1, 1.0],
+  ['slidingLog', 'sliding log', 1, 1.5],
+  ['concurrency', 'concurrency', 1, 1.5],
+  ['counter', 'counter', 200, 0.5],
+  ['tokenBucket', 'token bucket', 200, 0.6],
+];
+
+/** Redis CPU per decision against the peer's with as many in flight (the engine-cost rows). */
+function redisCpuTargets({ engineCost }: Results): Verdict[] {
+  if (!engineCost) return [];
+  return REDIS_CPU_TARGETS.flatMap(([limiter, name, inFlight, most]) => {
+    const at = engineCost.batches.indexOf(inFlight);
+    const ours = engineCost.ours[limiter]?.[at];
+    if (at < 0 || !ours) return [];
+    const ratio = compareRounds(ours, engineCost.peer[at]);
+    return {
+      id: `redis-cpu ${limiter} ${inFlight}`,
+      target: `Redis CPU per decision, ${name} at ${inFlight} in flight ≤ ${x(most)} rate-limiter-flexible's`,
+      measured: `${x(atMostJudged(ratio))} (${estimators(ratio, x)})`,
+      met: atMostJudged(ratio) <= most,
+      reason: `Medians: ours ${us(median(ours))}, rate-limiter-flexible ${us(median(engineCost.peer[at]))} per decision.`,
+    };
+  });
+}
+
 export function evaluateTargets(results: Results): Verdict[] {
   const { standalone, cluster } = results;
   return [
@@ -203,5 +255,7 @@ export function evaluateTargets(results: Results): Verdict[] {
     ...httpTargets(results.http),
     versusPeer(cluster, 'counter', 1.5, 'cluster'),
     ...floodAndMemory(results),
+    ...planTargets(results),
+    ...redisCpuTargets(results),
   ];
 }

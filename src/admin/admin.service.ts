@@ -145,6 +145,7 @@ export class AdminService implements OnModuleInit, OnApplicationBootstrap, OnApp
         algorithm: reset,
         key: ref.key,
         params: compiled.params,
+        partition: compiled.partition,
         request: undefined,
       }),
     );
@@ -218,6 +219,7 @@ export class AdminService implements OnModuleInit, OnApplicationBootstrap, OnApp
         algorithm: limit.ops!.peek,
         key,
         params: limit.params,
+        partition: limit.partition,
         request: limit.newRequest(0),
       }),
     );

@@ -13,6 +13,14 @@ export interface DecisionCall<P, R, S> {
   key: string;
   /** The limit's parameters, fixed per limit. */
   params: P;
+  /**
+   * Stands for the limit across requests when `params` is made for each request (a limit
+   * whose options are functions of the request, such as a limit from the customer's plan):
+   * a store that keeps each limit's keys together (memory) finds them by it, and one that
+   * caches what it makes of a params object does not keep one per request. Absent: the
+   * params object stands for the limit.
+   */
+  partition?: object;
   /** The request's own arguments (its permits, its id...). */
   request: R;
   /**

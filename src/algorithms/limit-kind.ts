@@ -40,6 +40,11 @@ export interface CompiledAlgorithm {
    * frees whenever any request ends, long before its lease would.
    */
   retryAfterMs?(decision: Decision): number;
+  /**
+   * Set when the params were made for one request (options resolved from it): what stands
+   * for the limit across requests, passed on as `DecisionCall.partition`.
+   */
+  partition?: object;
 }
 
 /**

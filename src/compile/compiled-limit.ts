@@ -172,15 +172,31 @@ export function compileLimit(
   // A run unknown at start-up (its probe refused) may need it: bound, to be safe.
   const afterHandler = (run: CompiledAlgorithm | undefined): boolean =>
     base.readsUser || settle !== undefined || !run || !!run.holdsSlot || run.count !== undefined;
-  const finish = (run: CompiledAlgorithm): CompiledLimit =>
-    Object.freeze({ ...base, ...run, afterHandler: afterHandler(run) });
   // Values only, the usual case: compiled once, here. Functions of the request are resolved
   // per request (resolvable-options.ts).
   if (!kind.optionNames.some((option) => typeof options[option] === 'function')) {
-    return finish(kind.compile(options, where));
+    const run = kind.compile(options, where);
+    return Object.freeze({ ...base, ...run, afterHandler: afterHandler(run) });
   }
-  const { resolve, probe } = resolverOf(kind, options, where, finish);
+  const { resolve, probe } = resolverOf(kind, options, where, (run) =>
+    limitForRequest(base, run, afterHandler(run)),
+  );
   return { ...base, resolve, afterHandler: afterHandler(probe) };
+}
+
+/**
+ * A limit compiled for one request: the run's fields over the limit's base, which it
+ * inherits rather than copies, since one is made for every request and V8 builds an object
+ * spread from several others slowly.
+ */
+function limitForRequest(
+  base: Omit<LimitBase, 'afterHandler'>,
+  run: CompiledAlgorithm,
+  afterHandler: boolean,
+): CompiledLimit {
+  const limit = Object.assign(Object.create(base) as CompiledLimit, run);
+  limit.afterHandler = afterHandler;
+  return limit;
 }
 
 /**

@@ -1,5 +1,3 @@
-import { LRUCache } from 'lru-cache';
-import { parseDuration } from '../algorithms/option-rules';
 import { CompiledAlgorithm, LimitKind } from '../algorithms/limit-kind';
 import { checkPermits } from '../algorithms/permits';
 import { LimiterConfigError } from '../errors/limiter-config.error';
@@ -19,27 +17,22 @@ export class InvalidResolvedOptionError extends Error {
  * refused for itself (permits against rate * burst passes whatever the rate will be).
  */
 const PROBE = 1_000_000;
-/**
- * Distinct resolved combinations kept compiled, least recently used dropped first: enough for
- * a value per tenant (a limit from each customer's plan), so a request finds its limit
- * compiled rather than compiling it again; a compiled limit costs well under a kilobyte.
- */
-const CACHE_MAX = 10_000;
 
 /**
  * A limit whose options include functions of the request (a limit of values only is
- * compiled once, by compiled-limit.ts): the statics are checked now, and each request
- * resolves the functions and compiles through the same `kind.compile` (the algorithm's own
- * validation), with the result cached per combination of values: the store caches script
- * arguments per params object, so a tier keeps one. A `permits` function is the request's
- * cost, not a parameter of the limit: resolved on every request and checked alone (an
- * integer >= 0), it changes only the request the run makes.
+ * compiled once, by compiled-limit.ts): the statics are checked now, and each request's
+ * values become its params through the same `kind.compile` (the algorithm's own
+ * validation). The values travel as arguments: nothing is kept per value, so a limit from
+ * each customer's plan costs the same with 10,000 plans as with 10, and the runs of one
+ * limit share a `partition` that stands for it in the stores. A `permits` function is the
+ * request's cost, not a parameter of the limit: resolved on every request and checked
+ * alone (an integer >= 0), it changes only the request the run makes.
  */
 export function resolverOf<T>(
   kind: LimitKind,
   options: Record<string, unknown>,
   where: string,
-  /** Turns a run into what the caller keeps (the limit), once per combination. */
+  /** Turns a run into what the caller keeps: the limit for the request. */
   finish: (run: CompiledAlgorithm) => T,
 ): { resolve: Resolver<T>; probe?: CompiledAlgorithm } {
   const cost =
@@ -60,13 +53,7 @@ export function resolverOf<T>(
     probe = checkStatics(kind, options, where, dynamic);
     runFor = resolvingRun(kind, options, where, dynamic);
   }
-  const finished = new WeakMap<CompiledAlgorithm, T>();
-  const finishOnce = (run: CompiledAlgorithm): T => {
-    let limit = finished.get(run);
-    if (limit === undefined) finished.set(run, (limit = finish(run)));
-    return limit;
-  };
-  if (!cost) return { resolve: async (ctx) => finishOnce(await runFor(ctx)), probe };
+  if (!cost) return { resolve: async (ctx) => finish(await runFor(ctx)), probe };
   return {
     probe,
     resolve: async (ctx) => {
@@ -75,12 +62,6 @@ export function resolverOf<T>(
     },
   };
 }
-
-/** Numbers and duration strings (no comma, no quote), or arrays of them: their list spells one combination. */
-const isScalar = (value: unknown) =>
-  typeof value === 'number' || (typeof value === 'string' && parseDuration(value) !== undefined);
-const isCacheable = (value: unknown) =>
-  isScalar(value) || (Array.isArray(value) && value.every(isScalar));
 
 /** A `permits` function's value for this request: an integer >= 0, else the guard's 500. */
 async function resolvedPermits(
@@ -100,22 +81,19 @@ async function resolvedPermits(
   }
 }
 
-/** The run for the values the functions return for a request, compiled once per combination. */
+/** The run for the values the functions return for a request: its params, made for it. */
 function resolvingRun(
   kind: LimitKind,
   options: Record<string, unknown>,
   where: string,
   dynamic: readonly string[],
 ): Resolver<CompiledAlgorithm> {
-  const cache = new LRUCache<string, CompiledAlgorithm>({ max: CACHE_MAX });
+  // Stands for the limit in the stores whatever the values: its keys stay together.
+  const partition = Object.freeze({ where });
   return async (ctx) => {
     const returned = dynamic.map((name) => (options[name] as (ctx: LimitContext) => unknown)(ctx));
     // Await only what is a promise: a sync function costs no extra turn per value.
     const values = returned.some(isThenable) ? await Promise.all(returned) : returned;
-    // Numbers, duration strings, or arrays of them (escalating blocks), apart by `;`.
-    const id = values.every(isCacheable) ? values.map(show).join(';') : undefined;
-    const cached = id === undefined ? undefined : cache.get(id);
-    if (cached) return cached;
     const resolved = { ...options };
     dynamic.forEach((name, i) => (resolved[name] = values[i]));
     let run: CompiledAlgorithm;
@@ -128,7 +106,7 @@ function resolvingRun(
         `${error.message} (resolved for this request: ${shown.join(', ')})`,
       );
     }
-    if (id !== undefined) cache.set(id, run);
+    run.partition = partition;
     return run;
   };
 }

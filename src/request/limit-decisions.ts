@@ -81,6 +81,7 @@ export class LimitDecisions {
       algorithm: limit.algorithm,
       key,
       params: limit.params,
+      partition: limit.partition,
       request,
       label: limit.where,
       onLateAnswer,
@@ -114,6 +115,7 @@ export class LimitDecisions {
       algorithm: outcome.limit.algorithm,
       key: outcome.key,
       params: outcome.limit.params,
+      partition: outcome.limit.partition,
       request: release,
     });
   }

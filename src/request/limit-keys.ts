@@ -22,8 +22,11 @@ import { forContext } from '../context/context-exception';
  */
 export const MISSING_KEY_VALUE = 'Missing a value this request is rate-limited by';
 
-/** Limits whose missing key value was logged: once each, not once per request. */
-const loggedMissing = new WeakSet<CompiledLimit>();
+/**
+ * Limits whose missing key value was logged, once each, not once per request: a limit
+ * compiled for each request (options that are functions of it) by its partition.
+ */
+const loggedMissing = new WeakSet<CompiledLimit | NonNullable<CompiledLimit['partition']>>();
 
 /**
  * Each limit's key for this request. A value the client sent that cannot make a key is a
@@ -52,8 +55,9 @@ export function keysOf(
 /** The answer to a key that could not be built: 400 for the client's value, 500 for the app's. */
 function answerTo(error: unknown, limit: CompiledLimit, logger: Logger): HttpException | undefined {
   if (error instanceof KeyValueMissingError) {
-    if (!loggedMissing.has(limit)) {
-      loggedMissing.add(limit);
+    const id = limit.partition ?? limit;
+    if (!loggedMissing.has(id)) {
+      loggedMissing.add(id);
       logger.warn(`${limit.where}: ${error.message}: answered 400 (logged once per limit)`);
     }
     return new BadRequestException(MISSING_KEY_VALUE);

@@ -86,7 +86,10 @@ interface ItemParts {
   policyTail: string;
 }
 
-/** Per limit, built on first use: limits are as many as the app declares (and resolves). */
+/**
+ * Per limit, built on first use: limits are as many as the app declares. A limit compiled
+ * for one request (its options resolved from it) is not kept: it is one of many.
+ */
 const itemParts = new WeakMap<CompiledLimit, ItemParts>();
 
 function itemPartsOf(limit: CompiledLimit): ItemParts {
@@ -96,7 +99,7 @@ function itemPartsOf(limit: CompiledLimit): ItemParts {
       limit.windowSeconds === undefined ? '' : `;w=${Math.max(1, Math.ceil(limit.windowSeconds))}`;
     const unit = limit.holdsSlot ? ';qu="concurrent-requests"' : '';
     parts = { name: sfString(limit.name), policyTail: window + unit };
-    itemParts.set(limit, parts);
+    if (!limit.partition) itemParts.set(limit, parts);
   }
   return parts;
 }

@@ -88,14 +88,14 @@ export async function correctTaken(
     const difference = kept[i] - reservedPermits(t);
     const op = difference < 0 ? t.limit.ops?.refund : t.limit.ops?.charge;
     if (difference === 0 || !op) return;
-    const { algorithm, params, windowSeconds } = t.limit;
+    const { algorithm, params, windowSeconds, partition } = t.limit;
     const permits =
       difference < 0
         ? -difference
         : Math.min(difference, maxCharge(algorithm.limit(params), windowSeconds));
     const request = refundRequestFor(t, nowMs, permits);
     corrections.push(
-      store.decide({ algorithm: op, key: t.key, params: t.limit.params, request }).then((done) => {
+      store.decide({ algorithm: op, key: t.key, params, partition, request }).then((done) => {
         const what = difference < 0 ? 'give back' : 'charge';
         if (!done)
           logger.warn(`Could not ${what} ${request.permits} of ${t.limit.where} for ${t.key}`);

@@ -8,7 +8,8 @@ type AnyAlgorithm = LimiterAlgorithm<any, any, any>;
  * A limit's parameters never change: they are formatted for the engine once per params
  * object. A params object used by one algorithm (the usual case) keeps its arguments
  * directly, one lookup per decision; one used by several (an acquire and its operations)
- * keeps a map of them.
+ * keeps a map of them. Params made for one request (a decision with a `partition`) are
+ * formatted each time and kept by nobody: a cache of them would hold a value per tenant.
  */
 export class FixedArgumentsCache {
   private readonly byParams = new WeakMap<object, FixedArguments | Map<object, FixedArguments>>();
@@ -16,8 +17,12 @@ export class FixedArgumentsCache {
   /** `indexOf`: the engine's index of an algorithm (engine-script.ts). */
   constructor(private readonly indexOf: (algorithm: AnyAlgorithm) => string) {}
 
-  of<P>(algorithm: LimiterAlgorithm<P, unknown, unknown>, params: P): FixedArguments {
-    const cacheable = typeof params === 'object' && params !== null;
+  of<P>(
+    algorithm: LimiterAlgorithm<P, unknown, unknown>,
+    params: P,
+    perRequest = false,
+  ): FixedArguments {
+    const cacheable = !perRequest && typeof params === 'object' && params !== null;
     const cached = cacheable ? this.byParams.get(params) : undefined;
     if (cached !== undefined) {
       if (!(cached instanceof Map)) {

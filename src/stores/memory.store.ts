@@ -61,6 +61,8 @@ export class MemoryStore extends LimiterStore {
   private readonly partitions = new Map<string, MemoryPartition>();
   private readonly partitionIds = new WeakMap<object, string>();
   private keyCount = 0;
+  /** Partitions of limits whose params are made per request, numbered apart. */
+  private partitionsMade = 0;
   private nextSweepMicros = 0;
   private groupRun?: MemoryGroupRun<Snapshot>;
 
@@ -76,7 +78,7 @@ export class MemoryStore extends LimiterStore {
     const { algorithm, key, params, request, group } = call;
     const nowMicros = toMicros(this.now());
     if (nowMicros >= this.nextSweepMicros) this.sweep(nowMicros);
-    const partition = this.partitionOf(algorithm, params);
+    const partition = this.partitionOf(algorithm, params, call.partition);
     const entry = partition.get(key);
     // Anything but the next member of the open group ends it: its members are given back
     // by the caller instead.
@@ -120,18 +122,27 @@ export class MemoryStore extends LimiterStore {
     }
   }
 
-  /** The limit's own keys: found by the algorithm and its script arguments, once per params object. */
+  /**
+   * The limit's own keys: found by the algorithm and its script arguments, once per params
+   * object; or, for params made per request, by the object that stands for the limit
+   * (`DecisionCall.partition`): every tenant of a limit from the customer's plan in one
+   * partition, and a tenant whose plan changes keeps its state, as it does in Redis.
+   */
   private partitionOf<P>(
     algorithm: LimiterAlgorithm<P, unknown, unknown>,
     params: P,
+    limit?: object,
   ): MemoryPartition {
-    const cacheable = typeof params === 'object' && params !== null;
-    let id = cacheable ? this.partitionIds.get(params) : undefined;
+    const identity = limit ?? params;
+    const cacheable = typeof identity === 'object' && identity !== null;
+    let id = cacheable ? this.partitionIds.get(identity) : undefined;
     if (id === undefined) {
       // Peek, reset, refund and block act on the keys of the algorithm they belong to.
       const owner = algorithm.stateOf ?? algorithm;
-      id = `${owner.commandName} ${owner.paramsArgv(params).join(' ')}`;
-      if (cacheable) this.partitionIds.set(params, id);
+      id = limit
+        ? `${owner.commandName} #${++this.partitionsMade}`
+        : `${owner.commandName} ${owner.paramsArgv(params).join(' ')}`;
+      if (cacheable) this.partitionIds.set(identity, id);
     }
     let partition = this.partitions.get(id);
     if (!partition) {

@@ -12,8 +12,6 @@ export interface FixedArguments extends FixedFields {
   /** The algorithm they were made for. */
   algorithm: object;
   argv: readonly string[];
-  /** Script and parameters: what a remembered denial must match. */
-  limitId: string;
   /** The algorithm's index in the engine script (stable once given). */
   index: string;
 }

@@ -73,6 +73,7 @@ export class RedisStore extends LimiterStore {
   private readonly leases = new LeaseBook(
     (call) => this.inRedis(call),
     (deadlineMs) => this.broadcast!.hearingBy(deadlineMs),
+    (algorithm, params, perRequest) => this.arguments.of(algorithm, params, perRequest).limitId,
   );
 
   constructor(options: RedisStoreOptions) {
@@ -99,12 +100,9 @@ export class RedisStore extends LimiterStore {
   }
 
   evaluate<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision> {
-    const { algorithm, key, params, request, deadlineMs = Infinity, group } = call;
+    const { algorithm, key, request, group } = call;
     // A limit with `lease`: its permits leased by this server, outside all-or-nothing groups.
-    const leased =
-      group && group.size > 1
-        ? undefined
-        : this.leases.decide(algorithm, key, params, request, deadlineMs);
+    const leased = group && group.size > 1 ? undefined : this.leases.decide(call);
     if (leased) return leased;
     const decided = this.inRedis(call);
     if (!algorithm.forgetsDenials || givesBack(algorithm, request)) return decided;
@@ -117,7 +115,7 @@ export class RedisStore extends LimiterStore {
   private inRedis<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision> {
     const { algorithm, key, params, request, deadlineMs = Infinity, group, onSent } = call;
     return new Promise<Decision>((resolve, reject) => {
-      const fixed = this.arguments.of(algorithm, params);
+      const fixed = this.arguments.of(algorithm, params, call.partition !== undefined);
       const scope = this.denials && algorithm.denialScope?.(request);
       if (scope !== undefined) {
         // Listening starts with the store (check()), or failing that with its first decision.

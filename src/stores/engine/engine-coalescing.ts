@@ -40,12 +40,13 @@ export function coalesced(entries: EngineEntry[]): EngineEntry[] {
 
 /**
  * Whether `entry` may be decided with `previous`, the last entry before it on its key: the
- * same limit (one FixedFields object per limit and algorithm), the same time (an injected
- * clock may move between entries of one call), and neither in a group.
+ * same limit (one FixedFields object per limit and algorithm, or, for params made per
+ * request, the same arguments), the same time (an injected clock may move between entries
+ * of one call), and neither in a group.
  */
 function joins(previous: EngineEntry, entry: EngineEntry): boolean {
   return (
-    previous.fixed === entry.fixed &&
+    (previous.fixed === entry.fixed || previous.fixed.limitId === entry.fixed.limitId) &&
     entry.fixed.coalescedIndex !== undefined &&
     previous.time === entry.time &&
     !previous.group &&

@@ -41,6 +41,11 @@ export interface EngineEntry {
  */
 export interface FixedFields {
   argv: readonly string[];
+  /**
+   * The algorithm's name and the arguments: the limit whatever object carries it (params
+   * made per request give one of these per request).
+   */
+  limitId: string;
   /** The fields packed, each ended by NUL. */
   packedFields?: string;
   /** The whole packed argv of a request without fields of its own (the usual one). */

@@ -12,7 +12,7 @@ import { InsuranceStore } from './insurance-store';
 import { StoreErrorLog } from './store-error-log';
 import { StoreHealth, storeHealth } from './store-health';
 import { DecisionListener } from '../../contracts/rate-limit-event';
-import { PolicyCall, StoreErrorListener } from './policy-call';
+import { PolicyCall, StoreErrorListener, storeCallOf } from './policy-call';
 
 /** Who a store error of a direct `evaluate` is reported as (the store's public API). */
 const DIRECT_CALLER_LABEL = 'RateLimiterFactory';
@@ -92,7 +92,7 @@ export class FailurePolicyStore extends LimiterStore {
    * rejects, whatever the store throws.
    */
   decide<P, R, S>(call: PolicyCall<P, R, S>): Promise<Decision | null> {
-    const { algorithm, key, params, request, group, onLateAnswer } = call;
+    const { onLateAnswer } = call;
     // What memory handed out goes back to memory, never to Redis, which never counted it.
     const takenBack = this.insurance?.takeBack(call);
     if (takenBack) return takenBack;
@@ -114,9 +114,7 @@ export class FailurePolicyStore extends LimiterStore {
       sentAtMs = performance.now();
       const deadlineMs = sentAtMs + this.timeoutMs;
       // Promise.resolve: a custom store that answers without a promise still counts.
-      pending = Promise.resolve(
-        this.primary.evaluate({ algorithm, key, params, request, deadlineMs, group, onSent: sent }),
-      );
+      pending = Promise.resolve(this.primary.evaluate(storeCallOf(call, deadlineMs, sent)));
     } catch (thrown) {
       return this.unavailable(thrown, call);
     }
@@ -161,9 +159,9 @@ export class FailurePolicyStore extends LimiterStore {
    * takes the module's store) has its store errors reported under the factory's label.
    */
   async evaluate<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision> {
-    const { algorithm, key, params, request, group } = call;
+    const { algorithm, key, params, request, group, partition } = call;
     const label = DIRECT_CALLER_LABEL;
-    const decided = await this.decide({ algorithm, key, params, request, group, label });
+    const decided = await this.decide({ algorithm, key, params, request, group, partition, label });
     return this.answer(decided, algorithm, params);
   }
 

@@ -5,7 +5,10 @@ import { MemoryStore } from '../memory.store';
 import { FallbackLedger } from './fallback-ledger';
 
 /** What the insurance store needs of a decision: no deadline, no group, nothing to send. */
-type InsuredCall<P, R, S> = Pick<DecisionCall<P, R, S>, 'algorithm' | 'key' | 'params' | 'request'>;
+type InsuredCall<P, R, S> = Pick<
+  DecisionCall<P, R, S>,
+  'algorithm' | 'key' | 'params' | 'request' | 'partition'
+>;
 
 /**
  * The in-memory store of `onStoreError: 'fallback'`: it decides what the primary store
@@ -38,8 +41,8 @@ export class InsuranceStore {
 
   private async evaluate<P, R, S>(call: InsuredCall<P, R, S>): Promise<Decision | null> {
     try {
-      const { algorithm, key, params, request } = call;
-      return await this.memory.evaluate({ algorithm, key, params, request });
+      const { algorithm, key, params, request, partition } = call;
+      return await this.memory.evaluate({ algorithm, key, params, request, partition });
     } catch {
       // The insurance store failing too (a custom algorithm that throws) leaves the policy's
       // answer without a decision: never a rejection, which callers do not expect.

@@ -28,3 +28,13 @@ export interface PolicyCall<P, R, S> extends Omit<DecisionCall<P, R, S>, 'deadli
   /** The limit's name, in store-error events (metrics count by it). */
   name?: string;
 }
+
+/** The store's call for a policy call: its decision, with the deadline and the send hook. */
+export function storeCallOf<P, R, S>(
+  call: PolicyCall<P, R, S>,
+  deadlineMs: number,
+  onSent: (sentAtMs: number) => boolean,
+): DecisionCall<P, R, S> {
+  const { algorithm, key, params, request, group, partition } = call;
+  return { algorithm, key, params, request, group, partition, deadlineMs, onSent };
+}

@@ -18,12 +18,22 @@ export const LEASE_LIFETIME_MS = 1000;
 /** How the book decides in Redis: the store's own evaluate, which no lease answers. */
 export type InRedis = (call: DecisionCall<any, any, any>) => Promise<Decision>;
 
+/** What identifies a limit by its engine arguments, whatever object carries them. */
+export type LimitIdentity = (
+  algorithm: LimiterAlgorithm<any, any, any>,
+  params: unknown,
+  perRequest: boolean,
+) => string;
+
 /**
- * A store's leases (docs/hot-keys.md): one per limit (its parameters object) and key, made
- * on the first request a lease may serve, forgotten once it has ended with nothing left.
+ * A store's leases (docs/hot-keys.md): one per limit (its arguments and lease size) and key,
+ * made on the first request a lease may serve, forgotten once it has ended with nothing
+ * left. A limit is known by its arguments rather than its params object: a limit from the
+ * customer's plan makes its params for each request, and a tenant's requests share its
+ * lease as long as its plan's values stay the same.
  */
 export class LeaseBook {
-  private readonly leases = new Map<unknown, Map<string, Lease>>();
+  private readonly leases = new Map<string, Map<string, Lease>>();
   /** Per key, the leases ended and still giving back what they did not use. */
   private readonly ending = new Map<string, Promise<unknown>>();
 
@@ -35,6 +45,7 @@ export class LeaseBook {
      * reset nobody heard.
      */
     private readonly hearsResets: (deadlineMs: number) => boolean | Promise<unknown>,
+    private readonly identify: LimitIdentity,
   ) {}
 
   /**
@@ -42,13 +53,8 @@ export class LeaseBook {
    * a limit without `lease`, a request that waits or peeks, a member of a group (all or
    * nothing is decided in Redis); and every request while this server does not hear resets.
    */
-  decide(
-    algorithm: LimiterAlgorithm<any, any, any>,
-    key: string,
-    params: unknown,
-    request: unknown,
-    deadlineMs: number,
-  ): Promise<Decision> | undefined {
+  decide(call: DecisionCall<any, any, any>): Promise<Decision> | undefined {
+    const { algorithm, key, params, request, deadlineMs = Infinity } = call;
     const { leasePermits: size, blockMicros, blockStepsMicros } = (params ?? {}) as LeasedParams;
     // A lease asks for more than its requests take: a block would start on a denial no
     // request met, so a limit with blocks decides each request in Redis.
@@ -58,14 +64,16 @@ export class LeaseBook {
     if (!leasable || permits === undefined) return undefined;
     const hearing = this.hearsResets(deadlineMs);
     if (hearing === false) return undefined;
+    // The lease's size is not among the engine's arguments: a new size is a new lease.
+    const id = `${this.identify(algorithm, params, call.partition !== undefined)} ${size}`;
     const take = () =>
-      this.leaseOf(algorithm, leasable, key, params, size).take(permits, request, deadlineMs);
+      this.leaseOf(algorithm, leasable, key, params, id, size).take(permits, request, deadlineMs);
     if (hearing === true) return take();
     // Once heard (or the deadline come), the lease serves, or Redis decides.
     return hearing.then(() =>
       this.hearsResets(-Infinity) === true
         ? take()
-        : this.inRedis({ algorithm, key, params, request, deadlineMs }),
+        : this.inRedis({ algorithm, key, params, request, deadlineMs, partition: call.partition }),
     );
   }
 
@@ -100,10 +108,11 @@ export class LeaseBook {
     leasable: Leasable,
     key: string,
     params: unknown,
+    id: string,
     size: number,
   ): Lease {
-    let byKey = this.leases.get(params);
-    if (!byKey) this.leases.set(params, (byKey = new Map()));
+    let byKey = this.leases.get(id);
+    if (!byKey) this.leases.set(id, (byKey = new Map()));
     let lease = byKey.get(key);
     if (!lease) {
       const redis: LeaseRedis = {
@@ -119,9 +128,9 @@ export class LeaseBook {
       };
       const forget = () => {
         if (byKey!.get(key) === lease) byKey!.delete(key);
-        if (byKey!.size === 0 && this.leases.get(params) === byKey) this.leases.delete(params);
+        if (byKey!.size === 0 && this.leases.get(id) === byKey) this.leases.delete(id);
       };
-      const ready = this.retireOthersOn(key, params);
+      const ready = this.retireOthersOn(key, id);
       lease = new Lease(size, redis, LEASE_LIFETIME_MS, leasable.endsWithWindow, forget, ready);
       byKey.set(key, lease);
     }
@@ -133,9 +142,9 @@ export class LeaseBook {
    * their permits were counted under the old limit. Resolves when they, and every lease of
    * the key ended before, have given back what they did not use: a new lease waits for it.
    */
-  private retireOthersOn(key: string, params: unknown): Promise<unknown> | undefined {
+  private retireOthersOn(key: string, id: string): Promise<unknown> | undefined {
     for (const [other, byKey] of this.leases) {
-      const lease = other === params ? undefined : byKey.get(key);
+      const lease = other === id ? undefined : byKey.get(key);
       if (!lease) continue;
       byKey.delete(key);
       if (byKey.size === 0) this.leases.delete(other);

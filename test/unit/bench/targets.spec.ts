@@ -154,4 +154,49 @@ describe('bench targets', () => {
     r.memory[0].bytes = 0;
     expect(verdict(r, 'token-bucket-bytes').met).toBe(false);
   });
+
+  it('judges Redis CPU per decision against the peer at as many in flight, per algorithm', () => {
+    const r = results();
+    const runs = (...figures: number[]) => figures.map((figure) => [figure, figure, figure]);
+    r.engineCost = {
+      batches: [1, 10, 50, 200],
+      peer: runs(4, 3, 3, 2),
+      ours: { counter: runs(4.4, 2, 1.5, 0.9), tokenBucket: runs(3.9, 3, 2, 1.3) },
+    };
+    const met = (id: string) => verdict(r, id).met;
+    expect([met('redis-cpu counter 1'), met('redis-cpu counter 200')]).toEqual([false, true]);
+    expect([met('redis-cpu tokenBucket 1'), met('redis-cpu tokenBucket 200')]).toEqual([
+      true,
+      false,
+    ]);
+    expect(verdict(r, 'redis-cpu counter 1').measured).toMatch(/^1\.10×/);
+    // No rows for an algorithm: no verdict rather than a miss.
+    expect(evaluateTargets(r).some((v) => v.id.startsWith('redis-cpu slidingLog'))).toBe(false);
+  });
+
+  it('judges 10,000 plans against 10 on each store, at most 1.1× on the less kind estimator', () => {
+    const r = results();
+    const plans = (ten: number[], tenThousand: number[]) => ({
+      tenants10: ten,
+      tenants10k: tenThousand,
+      keys10k: [1, 1, 1],
+    });
+    r.guard = {
+      static: [1, 1, 1],
+      function: [2, 2, 2],
+      ...plans([4, 4, 4], [4.4, 4.2, 4.2]),
+      onRedis: plans([6, 6, 6], [6, 9, 6.5]),
+    };
+    expect(verdict(r, 'plans in memory')).toMatchObject({
+      met: true,
+      measured: expect.stringMatching(/^1\.05×/),
+    });
+    // Per round 1.08× (6.5 / 6), of the medians 1.08×: one slow round alone does not miss.
+    expect(verdict(r, 'plans on Redis').met).toBe(true);
+    r.guard.onRedis = plans([6, 6, 6], [6.5, 7, 6.7]);
+    expect(verdict(r, 'plans on Redis')).toMatchObject({
+      met: false,
+      measured: expect.stringMatching(/^1\.12×/),
+    });
+  });
 });

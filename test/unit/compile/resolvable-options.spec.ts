@@ -117,25 +117,31 @@ describe('static values next to functions are still checked at start-up', () => 
     );
   });
 
-  it('caches one compiled run per combination of values', async () => {
+  it('makes each request its own params from its values, under one partition for every value', async () => {
     const limit = compile('countLimit', {
       limit: (c: LimitContext) => c.user.n,
     }) as ResolvableLimit;
     const of = (n: number) => limit.resolve({ ...ctx, user: { n } });
-    expect(await of(2)).toBe(await of(2));
-    expect(await of(2)).not.toBe(await of(3));
+    const [two, twoAgain, three] = [await of(2), await of(2), await of(3)];
+    expect([two.params, twoAgain.params, three.params]).toMatchObject([
+      { limit: 2 },
+      { limit: 2 },
+      { limit: 3 },
+    ]);
+    // Nothing is kept per value: a second request with the same value gets params of its own.
+    expect(twoAgain.params).not.toBe(two.params);
+    expect(two.partition).toBeDefined();
+    expect(twoAgain.partition).toBe(two.partition);
+    expect(three.partition).toBe(two.partition);
   });
 
-  it('keeps a compiled run per tenant for 10,000 tenants: a request compiles nothing again', async () => {
-    const limit = compile('countLimit', {
-      limit: (c: LimitContext) => c.user.n,
-    }) as ResolvableLimit;
-    const of = (n: number) => limit.resolve({ ...ctx, user: { n } });
-    const first: unknown[] = [];
-    for (let n = 1; n <= 10_000; n++) first.push(await of(n));
-    const again: unknown[] = [];
-    for (let n = 1; n <= 10_000; n++) again.push(await of(n));
-    expect(again.filter((run, i) => run !== first[i])).toEqual([]);
+  it('gives a limit of values only no partition: its params object stands for it', async () => {
+    const limit = compile('countLimit', { limit: 3, period: 7 }) as CompiledLimit;
+    expect(limit.partition).toBeUndefined();
+    const costOnly = compile('countLimit', { limit: 3, permits: () => 1 }) as ResolvableLimit;
+    const [first, second] = [await costOnly.resolve(ctx), await costOnly.resolve(ctx)];
+    expect(first.partition).toBeUndefined();
+    expect(second.params).toBe(first.params);
   });
 });
 

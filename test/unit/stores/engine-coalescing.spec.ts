@@ -3,9 +3,14 @@ import type { EngineEntry, FixedFields } from '../../../src/stores/engine/engine
 import { unpackReply } from '../../../src/stores/engine/engine-packing';
 import { DecisionGroup } from '../../../src/contracts/decision-group';
 
-const limit: FixedFields = { argv: ['0', '5', '60000'], coalescedIndex: '40' };
-const other: FixedFields = { argv: ['0', '9', '60000'], coalescedIndex: '40' };
-const log: FixedFields = { argv: ['0', '5', '60000'] };
+const fields = (argv: string[], coalescedIndex?: string): FixedFields => ({
+  argv,
+  limitId: `limiterCountLimit ${argv.join(' ')}`,
+  coalescedIndex,
+});
+const limit = fields(['0', '5', '60000'], '40');
+const other = fields(['0', '9', '60000'], '40');
+const log: FixedFields = { ...fields(['0', '5', '60000']), limitId: 'limiterSlidingWindowLimit' };
 
 /** An entry that records what it was answered. */
 function entry(key: string, fixed = limit, time = '', group?: DecisionGroup) {
@@ -36,6 +41,16 @@ describe('coalescing the entries of one engine call', () => {
     ]);
     // Each request's fields counted, then n, then the count of the limit's own fields.
     expect(sent[0].requestArgv).toEqual(['0', '0', '0', '3', '3']);
+  });
+
+  it('joins the entries of one limit whose params were made per request: the same arguments', () => {
+    // A limit from each tenant's plan: every request formats its own fields.
+    const [a, b, c] = [entry('k', limit), entry('k', { ...limit }), entry('k', { ...other })];
+    const sent = coalesced([a.made, b.made, c.made]);
+    expect(sent.map((e) => [e.key, e.algorithm, e.width ?? 1])).toEqual([
+      ['k', '40', 2],
+      ['k', '1', 1],
+    ]);
   });
 
   it('keeps apart other limits, other times, groups, algorithms that cannot, and what stands between', () => {

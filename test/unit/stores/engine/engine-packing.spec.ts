@@ -17,8 +17,8 @@ function entry(algorithm: string, fixed: FixedFields, request?: string[], time =
 }
 
 describe('packEntries', () => {
-  const limitA: FixedFields = { argv: ['0', '10', '60000'] };
-  const limitB: FixedFields = { argv: ['0', '20', '1000'] };
+  const limitA: FixedFields = { argv: ['0', '10', '60000'], limitId: 'a' };
+  const limitB: FixedFields = { argv: ['0', '20', '1000'], limitId: 'b' };
 
   it('writes an entry that repeats the one before it (algorithm, time, arguments) as one empty field', () => {
     const packed = packEntries(

@@ -54,6 +54,7 @@ describe('a decision call is one object, from the failure policy to the store', 
       'key',
       'onSent',
       'params',
+      'partition',
       'request',
     ]);
     expect([call.algorithm, call.key, call.params, call.request, call.group]).toEqual([
