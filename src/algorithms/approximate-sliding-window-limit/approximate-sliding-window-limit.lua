@@ -9,9 +9,8 @@
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; retryAfter -1 for a
 --          request above the limit (it can never pass)
 -- TTL      until the end of the next window, set when allowed; a denial or a peek writes nothing
-local limit = tonumber(argv[1])
-local window = tonumber(argv[2])
-local permits = tonumber(argv[3])
+local n = numeric(argv)
+local limit, window, permits = n[1], n[2], n[3]
 local index, curr, prev = approximate_roll(key, now, window)
 local elapsed = now - index * window
 local used = prev * (window - elapsed) + curr * window

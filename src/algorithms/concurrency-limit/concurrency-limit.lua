@@ -15,9 +15,7 @@
 --          (and an emptied zset is deleted by Redis)
 -- Block    a member '#block' scored by the block's end (factory `block(seconds)`): acquires
 --          are denied until then, releases still run; dropped with the expired leases
-local max = tonumber(argv[1])
-local lease = tonumber(argv[2])
-local permits = tonumber(argv[5]) or 1
+local max, lease, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[5]) or 1
 local member = weighted_member(argv[4], permits)
 
 -- One read of every member: the leases still running (at most `max`, each holding at least

@@ -9,9 +9,8 @@
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; retryAfter -1 for a
 --          quantity above the capacity (it can never pass)
 -- TTL      newTat - now after an allowed request; a denial or a peek writes nothing
-local capacity = tonumber(argv[1])
-local interval = tonumber(argv[2])
-local permits = tonumber(argv[3]) or 1
+local n = numeric(argv)
+local capacity, interval, permits = n[1], n[2], n[3] or 1
 local tolerance = interval * capacity
 
 local tat = now

@@ -14,11 +14,8 @@
 --          favour; retryAfter -1 when even a full bucket could not serve the permits
 --          within the timeout (it can never pass)
 -- TTL      max(expire, time until full with nothing reserved)
-local max_permits = tonumber(argv[1])
-local interval = tonumber(argv[2])
-local expire = tonumber(argv[4])
-local permits = tonumber(argv[5])
-local timeout = tonumber(argv[6])
+local n = numeric(argv)
+local max_permits, interval, expire, permits, timeout = n[1], n[2], n[4], n[5], n[6]
 local full_span = max_permits * interval
 
 local found = get_state(key)
@@ -26,7 +23,7 @@ local empty_at
 if found then
   empty_at = math.max(tonumber(found), now - full_span)
 else
-  empty_at = now - tonumber(argv[3]) * interval
+  empty_at = now - n[3] * interval
 end
 -- A request of 0 passes only where one of 1 would (it takes nothing).
 local need = math.max(permits, 1)

@@ -11,9 +11,7 @@
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; retryAfter -1 for a
 --          request above the limit (it can never pass)
 -- TTL      window, set on each allowed request; a denial or a peek keeps it
-local limit = tonumber(argv[1])
-local window = tonumber(argv[2])
-local permits = tonumber(argv[4]) or 1
+local limit, window, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[4]) or 1
 
 -- At most `limit` members in the window (each weighs at least 1): reading them all is
 -- O(limit); those that left the window are dropped.

@@ -3,12 +3,24 @@
 -- with escalating steps for the step after the last block's. `decide` is the algorithm's
 -- function, `blocks` where its state type keeps a block (string_block, zset_block); argv
 -- starts with the block (µs, or the steps joined by commas), then the algorithm's own.
+-- The algorithm's own arguments, past the block: made once for a run of one limit's entries,
+-- whose argv is one table that nothing writes (engine.lua).
+local own_of, own = nil, nil
+local function own_args(argv)
+  if argv ~= own_of then
+    own_of, own = argv, {}
+    for j = 2, #argv do
+      own[j - 1] = argv[j]
+    end
+  end
+  return own
+end
+
 local function blockable_acquire(decide, blocks, key, now, argv)
   -- A limit without blocks on a key that holds none (the usual decision): the state's one
   -- read, then the algorithm, with nothing of the block's to check after it.
   if argv[1] == '0' and blocks.unblocked and blocks.unblocked(key) then
-    table.remove(argv, 1)
-    return decide(key, now, argv)
+    return decide(key, now, own_args(argv))
   end
   local block = tonumber(argv[1])
   local steps = nil
@@ -30,9 +42,7 @@ local function blockable_acquire(decide, blocks, key, now, argv)
       level = nil
     end
   end
-  -- The algorithm's own arguments: the block's taken off in place (a copy costs more).
-  table.remove(argv, 1)
-  local reply = decide(key, now, argv)
+  local reply = decide(key, now, own_args(argv))
   -- A request that can never pass (retry -1: a cost above the limit) says nothing of the
   -- key's rate: it blocks nothing.
   if tonumber(reply[1]) == 0 and block > 0 and tonumber(reply[4]) >= 0 then

@@ -1,6 +1,16 @@
-#!lua name=nestjs_limiter_f2070b81f359
+#!lua name=nestjs_limiter_3ebf693624eb
 local function exact(x)
   return string.format('%.17g', x)
+end
+local numbers_of, numbers = nil, nil
+local function numeric(argv)
+  if argv ~= numbers_of then
+    numbers_of, numbers = argv, {}
+    for j = 1, #argv do
+      numbers[j] = tonumber(argv[j])
+    end
+  end
+  return numbers
 end
 local function ttl_ms(micros)
   return math.max(1, math.ceil(micros / 1000))
@@ -164,10 +174,19 @@ function zset_block.write(key, now, until_, level, keep_until)
   end
   redis.call('PEXPIRE', key, math.max(pttl, ttl_ms((keep_until or until_) - now)))
 end
+local own_of, own = nil, nil
+local function own_args(argv)
+  if argv ~= own_of then
+    own_of, own = argv, {}
+    for j = 2, #argv do
+      own[j - 1] = argv[j]
+    end
+  end
+  return own
+end
 local function blockable_acquire(decide, blocks, key, now, argv)
   if argv[1] == '0' and blocks.unblocked and blocks.unblocked(key) then
-    table.remove(argv, 1)
-    return decide(key, now, argv)
+    return decide(key, now, own_args(argv))
   end
   local block = tonumber(argv[1])
   local steps = nil
@@ -188,8 +207,7 @@ local function blockable_acquire(decide, blocks, key, now, argv)
       level = nil
     end
   end
-  table.remove(argv, 1)
-  local reply = decide(key, now, argv)
+  local reply = decide(key, now, own_args(argv))
   if tonumber(reply[1]) == 0 and block > 0 and tonumber(reply[4]) >= 0 then
     local keep_until = nil
     if steps then
@@ -255,18 +273,15 @@ local function block_zset_block_key(key, now, argv)
   return block_state(zset_block, key, now, argv)
 end
 local function limiterRateLimit(key, now, argv)
-local max_permits = tonumber(argv[1])
-local interval = tonumber(argv[2])
-local expire = tonumber(argv[4])
-local permits = tonumber(argv[5])
-local timeout = tonumber(argv[6])
+local n = numeric(argv)
+local max_permits, interval, expire, permits, timeout = n[1], n[2], n[4], n[5], n[6]
 local full_span = max_permits * interval
 local found = get_state(key)
 local empty_at
 if found then
   empty_at = math.max(tonumber(found), now - full_span)
 else
-  empty_at = now - tonumber(argv[3]) * interval
+  empty_at = now - n[3] * interval
 end
 local need = math.max(permits, 1)
 local earliest = math.max(now, empty_at + need * interval)
@@ -296,9 +311,7 @@ local function limiterRateLimitPeek(key, now, argv)
   return peek_state(limiterRateLimitWithBlock, string_block, key, now, argv)
 end
 local function limiterRateLimitRefund(key, now, argv)
-local max_permits = tonumber(argv[1])
-local interval = tonumber(argv[2])
-local expire = tonumber(argv[4])
+local max_permits, interval, expire = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[4])
 local full_span = max_permits * interval
 local found = get_state(key)
 if not found then
@@ -319,9 +332,8 @@ local function limiterRateLimitChargeWithBlock(key, now, argv)
   return adjust_state(limiterRateLimit, string_block, key, now, argv)
 end
 local function limiterCountLimit(key, now, argv)
-local limit = tonumber(argv[1])
-local period_ms = tonumber(argv[2])
-local permits = tonumber(argv[3]) or 1
+local n = numeric(argv)
+local limit, period_ms, permits = n[1], n[2], n[3] or 1
 local count = tonumber(get_state(key))
 local ttl = 0
 if count then
@@ -352,8 +364,8 @@ end
 return {1, limit - count - permits, ttl * 1000, 0, 0}
 end
 local function count_limit_incr(key, argv)
-  local limit = tonumber(argv[2])
-  local permits = tonumber(argv[4]) or 1
+  local n = numeric(argv)
+  local limit, permits = n[2], n[4] or 1
   if argv[1] ~= '0' or permits < 1 or permits > limit then
     return nil
   end
@@ -363,7 +375,7 @@ local function count_limit_incr(key, argv)
   end
   local ttl = redis.call('PTTL', key)
   if ttl < 0 then
-    ttl = tonumber(argv[3])
+    ttl = n[3]
     redis.call('PEXPIRE', key, ttl)
   end
   if count <= limit then
@@ -406,8 +418,7 @@ local function limiterCountLimitRefundWithBlock(key, now, argv)
   return adjust_state(limiterCountLimitRefund, string_block, key, now, argv)
 end
 local function limiterCountLimitCharge(key, now, argv)
-local period_ms = tonumber(argv[2])
-local permits = tonumber(argv[3])
+local period_ms, permits = tonumber(argv[2]), tonumber(argv[3])
 local count = tonumber(get_state(key))
 if not count then
   redis.call('SET', key, permits, 'PX', period_ms)
@@ -423,9 +434,7 @@ local function limiterCountLimitChargeWithBlock(key, now, argv)
   return adjust_state(limiterCountLimitCharge, string_block, key, now, argv)
 end
 local function limiterSlidingWindowLimit(key, now, argv)
-local limit = tonumber(argv[1])
-local window = tonumber(argv[2])
-local permits = tonumber(argv[4]) or 1
+local limit, window, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[4]) or 1
 local log = get_members(key)
 local first = drop_scored_up_to(key, log, now - window)
 local count = 0
@@ -522,9 +531,7 @@ local function limiterSlidingWindowLimitChargeWithBlock(key, now, argv)
   return adjust_state(limiterSlidingWindowLimitCharge, zset_block, key, now, argv)
 end
 local function limiterConcurrencyLimit(key, now, argv)
-local max = tonumber(argv[1])
-local lease = tonumber(argv[2])
-local permits = tonumber(argv[5]) or 1
+local max, lease, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[5]) or 1
 local member = weighted_member(argv[4], permits)
 local leases = get_members(key)
 local first = drop_scored_up_to(key, leases, now)
@@ -591,9 +598,8 @@ local function limiterConcurrencyLimitBlock(key, now, argv)
   return block_state(zset_block, key, now, argv, true)
 end
 local function limiterLeakyBucketLimit(key, now, argv)
-local capacity = tonumber(argv[1])
-local interval = tonumber(argv[2])
-local permits = tonumber(argv[3]) or 1
+local n = numeric(argv)
+local capacity, interval, permits = n[1], n[2], n[3] or 1
 local tolerance = interval * capacity
 local tat = now
 local stored = get_state(key)
@@ -668,9 +674,8 @@ local function approximate_roll(key, now, window)
   return index, 0, 0
 end
 local function limiterApproximateSlidingWindowLimit(key, now, argv)
-local limit = tonumber(argv[1])
-local window = tonumber(argv[2])
-local permits = tonumber(argv[3])
+local n = numeric(argv)
+local limit, window, permits = n[1], n[2], n[3]
 local index, curr, prev = approximate_roll(key, now, window)
 local elapsed = now - index * window
 local used = prev * (window - elapsed) + curr * window
@@ -722,8 +727,7 @@ local function limiterApproximateSlidingWindowLimitPeek(key, now, argv)
   return peek_state(limiterApproximateSlidingWindowLimitWithBlock, string_block, key, now, argv)
 end
 local function limiterApproximateSlidingWindowLimitRefund(key, now, argv)
-local window = tonumber(argv[2])
-local permits = tonumber(argv[3])
+local window, permits = tonumber(argv[2]), tonumber(argv[3])
 local found = get_state(key)
 if not found then
   return {1, 0, 0, 0, 0}
@@ -1129,7 +1133,7 @@ local function run(algorithm, key, now, argv)
   return string.format(REPLY, reply[1], reply[2], reply[3], reply[4], reply[5]), reply[1]
 end
 local function engine(keys, args)
-  local find, sub, unpack = string.find, string.sub, unpack
+  local find, sub = string.find, string.sub
   local t = redis.call('TIME')
   local redis_now = tonumber(t[1]) * 1000000 + tonumber(t[2])
   local deadline = tonumber(args[1])
@@ -1175,10 +1179,6 @@ local function engine(keys, args)
         pos = stop + 1
       end
     end
-    local argv = {unpack(fields, 1, math.min(#fields, 64))}
-    for j = 65, #fields do
-      argv[j] = fields[j]
-    end
     if expired then
       out[i + 1] = '-1,0,0,0,0'
     elseif group_failed and i <= group_last then
@@ -1189,7 +1189,7 @@ local function engine(keys, args)
         now = tonumber(time)
       end
       forget_state()
-      local ok, reply, allowed = pcall(run, algorithm, keys[i], now, argv)
+      local ok, reply, allowed = pcall(run, algorithm, keys[i], now, fields)
       if ok then
         out[i + 1] = reply
       else
@@ -1226,9 +1226,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, args)
 end
-redis.register_function('nestjs_limiter_f2070b81f359', engine)
+redis.register_function('nestjs_limiter_3ebf693624eb', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_f2070b81f359_across_slots',
+  function_name = 'nestjs_limiter_3ebf693624eb_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }

@@ -49,7 +49,7 @@ end
 
 -- Standard libraries are read when a call runs: a library's load sees none of them.
 local function engine(keys, args)
-  local find, sub, unpack = string.find, string.sub, unpack
+  local find, sub = string.find, string.sub
   local t = redis.call('TIME')
   local redis_now = tonumber(t[1]) * 1000000 + tonumber(t[2])
   local deadline = tonumber(args[1])
@@ -63,7 +63,8 @@ local function engine(keys, args)
   local group_failed = nil
   local packed = args[2] or ''
   local pos = 1
-  -- The last entry written in full: a repeat (an empty first field) runs it again on its key.
+  -- The last entry written in full: a repeat (an empty first field) runs it again on its key,
+  -- with the same argv table (no algorithm writes its argv: numeric() in prelude.lua).
   local algorithm, time, fields = nil, nil, nil
   for i = 1, #keys do
     local stop = find(packed, '\0', pos, true)
@@ -101,12 +102,6 @@ local function engine(keys, args)
         pos = stop + 1
       end
     end
-    -- The algorithms take arguments off their argv (blockable.lua): each entry has its own
-    -- copy, so that the fields stay as parsed for a repeat (Lua's stack bounds unpack).
-    local argv = {unpack(fields, 1, math.min(#fields, 64))}
-    for j = 65, #fields do
-      argv[j] = fields[j]
-    end
     if expired then
       out[i + 1] = '-1,0,0,0,0'
     elseif group_failed and i <= group_last then
@@ -117,7 +112,7 @@ local function engine(keys, args)
         now = tonumber(time)
       end
       forget_state()
-      local ok, reply, allowed = pcall(run, algorithm, keys[i], now, argv)
+      local ok, reply, allowed = pcall(run, algorithm, keys[i], now, fields)
       if ok then
         out[i + 1] = reply
       else
