@@ -36,7 +36,7 @@ if count + need <= limit then
   if permits == 0 then
     return {1, remaining, reset, 0, 0}
   end
-  redis.call('ZADD', key, exact(now), weighted_member(argv[3], permits))
+  redis.call('ZADD', key, string.format('%d', now), weighted_member(argv[3], permits))
   redis.call('PEXPIRE', key, ttl_ms(window))
   return {1, limit - count - permits, window, 0, 0}
 end
