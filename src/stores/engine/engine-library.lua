@@ -10,9 +10,7 @@
 --- @include "../../algorithms/state-ops/state-ops.lua"
 
 -- Operations every algorithm shares.
-local function reset_key(key)
-  return reset_state(key)
-end
+local reset_key = reset_state
 
 local function block_string_block_key(key, now, argv)
   return block_state(string_block, key, now, argv)

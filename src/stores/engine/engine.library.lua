@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_561d30b1a9a9
+#!lua name=nestjs_limiter_294b1cc8a3ab
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -277,9 +277,7 @@ local function adjust_state(adjust, blocks, key, now, argv)
   end
   return {1, 0, 0, 0, 0}
 end
-local function reset_key(key)
-  return reset_state(key)
-end
+local reset_key = reset_state
 local function block_string_block_key(key, now, argv)
   return block_state(string_block, key, now, argv)
 end
@@ -456,6 +454,11 @@ local count = 0
 for i = first, #log, 2 do
   count = count + member_weight(log[i])
 end
+if permits > 0 and count + permits <= limit then
+  redis.call('ZADD', key, string.format('%d', now), weighted_member(argv[3], permits))
+  redis.call('PEXPIRE', key, math.ceil(window / 1000))
+  return {1, limit - count - permits, window, 0, 0}
+end
 local remaining = math.max(0, limit - count)
 local reset = 0
 if #log > first then
@@ -465,13 +468,8 @@ if permits > limit then
   return {0, remaining, reset, -1, 0}
 end
 local need = math.max(permits, 1)
-if count + need <= limit then
-  if permits == 0 then
-    return {1, remaining, reset, 0, 0}
-  end
-  redis.call('ZADD', key, string.format('%d', now), weighted_member(argv[3], permits))
-  redis.call('PEXPIRE', key, ttl_ms(window))
-  return {1, limit - count - permits, window, 0, 0}
+if permits == 0 and count + need <= limit then
+  return {1, remaining, reset, 0, 0}
 end
 local freed = 0
 for i = first, #log, 2 do
@@ -1216,19 +1214,16 @@ local function engine(keys, args)
   return table.concat(out, '\0')
 end
 local function engine_across_slots(_, argv)
-  local keys, args = {}, {}
+  local keys = {}
   local count = tonumber(argv[1])
   for i = 1, count do
     keys[i] = argv[1 + i]
   end
-  for i = count + 2, #argv do
-    args[#args + 1] = argv[i]
-  end
-  return engine(keys, args)
+  return engine(keys, {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_561d30b1a9a9', engine)
+redis.register_function('nestjs_limiter_294b1cc8a3ab', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_561d30b1a9a9_across_slots',
+  function_name = 'nestjs_limiter_294b1cc8a3ab_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }

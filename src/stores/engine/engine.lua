@@ -156,13 +156,10 @@ end
 -- touch keys of other slots of its node: a Cluster call declares its first key, and passes
 -- the count of keys and every key at the head of ARGV.
 local function engine_across_slots(_, argv)
-  local keys, args = {}, {}
+  local keys = {}
   local count = tonumber(argv[1])
   for i = 1, count do
     keys[i] = argv[1 + i]
   end
-  for i = count + 2, #argv do
-    args[#args + 1] = argv[i]
-  end
-  return engine(keys, args)
+  return engine(keys, {argv[count + 2], argv[count + 3]})
 end
