@@ -38,23 +38,10 @@ end
 -- A request of 0 without room for one is denied as one of 1 would be (it takes nothing).
 permits = math.max(permits, 1)
 
--- The model's firstElapsedWithRoom: a closed form, checked once in whole numbers.
-local function first_elapsed_with_room(weight, room)
-  if weight <= 0 then
-    return 0
-  end
-  local fits = room * window
-  local span = math.floor(fits / weight)
-  if span * weight > fits then
-    span = span - 1
-  end
-  return math.max(0, window - span)
-end
-
 local retry_after
 if curr + permits <= limit then
-  retry_after = first_elapsed_with_room(prev, limit - curr - permits) - elapsed
+  retry_after = first_elapsed_with_room(prev, limit - curr - permits, window) - elapsed
 else
-  retry_after = window - elapsed + first_elapsed_with_room(curr, limit - permits)
+  retry_after = window - elapsed + first_elapsed_with_room(curr, limit - permits, window)
 end
 return {0, remaining_as_is, reset_as_is, retry_after, 0}

@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_294b1cc8a3ab
+#!lua name=nestjs_limiter_12932c0fc5cf
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -669,6 +669,17 @@ local function approximate_roll(key, now, window)
   end
   return index, 0, 0
 end
+local function first_elapsed_with_room(weight, room, window)
+  if weight <= 0 then
+    return 0
+  end
+  local fits = room * window
+  local span = math.floor(fits / weight)
+  if span * weight > fits then
+    span = span - 1
+  end
+  return math.max(0, window - span)
+end
 local function limiterApproximateSlidingWindowLimit(key, now, argv)
 local n = numeric(argv)
 local limit, window, permits = n[1], n[2], n[3]
@@ -694,22 +705,11 @@ if permits == 0 and used + window <= limit * window then
   return {1, remaining_as_is, reset_as_is, 0, 0}
 end
 permits = math.max(permits, 1)
-local function first_elapsed_with_room(weight, room)
-  if weight <= 0 then
-    return 0
-  end
-  local fits = room * window
-  local span = math.floor(fits / weight)
-  if span * weight > fits then
-    span = span - 1
-  end
-  return math.max(0, window - span)
-end
 local retry_after
 if curr + permits <= limit then
-  retry_after = first_elapsed_with_room(prev, limit - curr - permits) - elapsed
+  retry_after = first_elapsed_with_room(prev, limit - curr - permits, window) - elapsed
 else
-  retry_after = window - elapsed + first_elapsed_with_room(curr, limit - permits)
+  retry_after = window - elapsed + first_elapsed_with_room(curr, limit - permits, window)
 end
 return {0, remaining_as_is, reset_as_is, retry_after, 0}
 end
@@ -1221,9 +1221,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_294b1cc8a3ab', engine)
+redis.register_function('nestjs_limiter_12932c0fc5cf', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_294b1cc8a3ab_across_slots',
+  function_name = 'nestjs_limiter_12932c0fc5cf_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }
