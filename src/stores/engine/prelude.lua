@@ -2,7 +2,7 @@
 
 -- tostring keeps 14 significant digits and Redis truncates numbers in replies to
 -- integers: '%.17g' round-trips every double exactly. A whole number (a state in whole µs)
--- is written with '%d', which reads back the same and formats in half the time.
+-- is written with '%d': the same digits below 1e17, and a cheaper conversion.
 local function exact(x)
   return string.format('%.17g', x)
 end
