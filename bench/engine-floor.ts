@@ -2,8 +2,8 @@
 // batches of 200, Redis's script µs per decision of
 //   - the engine as it runs;
 //   - the engine with the algorithm's function answering a constant reply, running no
-//     command: what the engine itself costs per entry (reading the entry's fields, its argv
-//     table, the protected call, formatting the reply);
+//     command: what the engine itself costs per entry (reading the entry's fields, the
+//     protected call, formatting the reply);
 //   - a bare Lua loop that runs the algorithm's commands on the same keys and nothing else:
 //     the commands as Lua can run them at all (each redis.call crosses the Lua–Redis bridge,
 //     which INFO commandstats does not count in the command's own time).
