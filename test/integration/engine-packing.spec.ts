@@ -17,6 +17,16 @@ return {1, tonumber(argv[1]), tonumber(argv[2]), 0, 3.7}`,
   limit: () => 1,
 };
 
+/** A custom algorithm that takes its first argument off its argv, and answers the next. */
+const shift: LimiterAlgorithm<{ first: string; second: string }, undefined, never> = {
+  commandName: 'shiftFirst',
+  lua: `table.remove(argv, 1)
+return {1, tonumber(argv[1]), 0, 0, 0}`,
+  paramsArgv: (params) => [params.first, params.second],
+  step: () => ({ state: undefined, ttlMs: null, reply: [1, 0, 0, 0, 0] }),
+  limit: () => 1,
+};
+
 /** The arguments of the last EVALSHA Redis logged: SLOWLOG keeps 32, then says how many more. */
 async function lastScriptArguments(admin: Redis): Promise<number> {
   const entries = (await admin.call('SLOWLOG', 'GET', '100')) as [
@@ -102,6 +112,21 @@ describe('a batch packed in a few arguments, its reply in one value', () => {
       status: 'fulfilled',
       value: expect.objectContaining({ remaining: 0, resetMs: -5 / 1000 }),
     });
+  });
+
+  it("gives an app's algorithm its own argv to write: one limit's run on other keys answers alike", async () => {
+    // The engine passes such a run one argv table, which its own algorithms never write.
+    const decisions = await Promise.all(
+      ['a', 'b', 'c'].map((key) =>
+        store.evaluate({
+          algorithm: shift,
+          key: `shift:${key}`,
+          params: { first: '7', second: '5' },
+          request: undefined,
+        }),
+      ),
+    );
+    expect(decisions.map((decision) => decision.remaining)).toEqual([5, 5, 5]);
   });
 
   it('fails only the decision whose argument holds a NUL; the others of its turn are decided', async () => {

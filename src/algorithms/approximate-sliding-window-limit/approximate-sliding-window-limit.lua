@@ -9,55 +9,39 @@
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; retryAfter -1 for a
 --          request above the limit (it can never pass)
 -- TTL      until the end of the next window, set when allowed; a denial or a peek writes nothing
-local limit = tonumber(argv[1])
-local window = tonumber(argv[2])
-local permits = tonumber(argv[3])
+local n = numeric(argv)
+local limit, window, permits = n[1], n[2], n[3]
 local index, curr, prev = approximate_roll(key, now, window)
 local elapsed = now - index * window
 local used = prev * (window - elapsed) + curr * window
+-- The usual decision first: a request that fits (one above the limit never does).
+if permits > 0 and used + permits * window <= limit * window then
+  local reset = (index + 2) * window - now
+  -- ttl_ms without its floor of 1: the next window's end is at least a window away.
+  redis.call('SET', key, string.format('%d %d %d', index, curr + permits, prev), 'PX', math.ceil(reset / 1000))
+  return {1, math.floor((limit * window - used - permits * window) / window), reset, 0, 0}
+end
 -- The reset of a decision that writes nothing: when the counts stop weighing.
-local function reset_as_is()
-  if curr > 0 then
-    return (index + 2) * window - now
-  elseif prev > 0 then
-    return (index + 1) * window - now
-  end
-  return 0
+local reset_as_is = 0
+if curr > 0 then
+  reset_as_is = (index + 2) * window - now
+elseif prev > 0 then
+  reset_as_is = (index + 1) * window - now
 end
 local remaining_as_is = math.max(0, math.floor((limit * window - used) / window))
-
 if permits > limit then
-  return {0, remaining_as_is, reset_as_is(), -1, 0}
+  return {0, remaining_as_is, reset_as_is, -1, 0}
 end
 if permits == 0 and used + window <= limit * window then
-  return {1, remaining_as_is, reset_as_is(), 0, 0}
+  return {1, remaining_as_is, reset_as_is, 0, 0}
 end
 -- A request of 0 without room for one is denied as one of 1 would be (it takes nothing).
 permits = math.max(permits, 1)
-if used + permits * window <= limit * window then
-  local reset = (index + 2) * window - now
-  redis.call('SET', key, exact(index) .. ' ' .. exact(curr + permits) .. ' ' .. exact(prev),
-    'PX', ttl_ms(reset))
-  return {1, math.floor((limit * window - used - permits * window) / window), reset, 0, 0}
-end
-
--- The model's firstElapsedWithRoom: a closed form, checked once in whole numbers.
-local function first_elapsed_with_room(weight, room)
-  if weight <= 0 then
-    return 0
-  end
-  local fits = room * window
-  local span = math.floor(fits / weight)
-  if span * weight > fits then
-    span = span - 1
-  end
-  return math.max(0, window - span)
-end
 
 local retry_after
 if curr + permits <= limit then
-  retry_after = first_elapsed_with_room(prev, limit - curr - permits) - elapsed
+  retry_after = first_elapsed_with_room(prev, limit - curr - permits, window) - elapsed
 else
-  retry_after = window - elapsed + first_elapsed_with_room(curr, limit - permits)
+  retry_after = window - elapsed + first_elapsed_with_room(curr, limit - permits, window)
 end
-return {0, remaining_as_is, reset_as_is(), retry_after, 0}
+return {0, remaining_as_is, reset_as_is, retry_after, 0}

@@ -4,8 +4,7 @@
 -- argv[1] limit, argv[2] windowMicros, argv[3] permits, argv[4] unused, argv[5] the
 -- acquire's reset minus the time since, in µs, or '' for the current window. An allowed
 -- acquire's reset is the end of the window after its own, hence the - 2.
-local window = tonumber(argv[2])
-local permits = tonumber(argv[3])
+local window, permits = tonumber(argv[2]), tonumber(argv[3])
 local found = get_state(key)
 if not found then
   return {1, 0, 0, 0, 0}

@@ -16,3 +16,17 @@ local function approximate_roll(key, now, window)
   end
   return index, 0, 0
 end
+
+-- The model's firstElapsedWithRoom, for the acquire's denial: a closed form, checked once in
+-- whole numbers (a function of its own, not a closure made on each denial).
+local function first_elapsed_with_room(weight, room, window)
+  if weight <= 0 then
+    return 0
+  end
+  local fits = room * window
+  local span = math.floor(fits / weight)
+  if span * weight > fits then
+    span = span - 1
+  end
+  return math.max(0, window - span)
+end

@@ -15,9 +15,7 @@
 --          (and an emptied zset is deleted by Redis)
 -- Block    a member '#block' scored by the block's end (factory `block(seconds)`): acquires
 --          are denied until then, releases still run; dropped with the expired leases
-local max = tonumber(argv[1])
-local lease = tonumber(argv[2])
-local permits = tonumber(argv[5]) or 1
+local max, lease, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[5]) or 1
 local member = weighted_member(argv[4], permits)
 
 -- One read of every member: the leases still running (at most `max`, each holding at least
@@ -37,41 +35,29 @@ for i = first, #leases, 2 do
   end
 end
 
--- Until the last member's score (a lease's end, or a block's), leaving out the one at `skip`.
-local function until_last_expiry(skip)
-  local i = #leases - 1
-  if i == skip then
-    i = i - 2
-  end
-  if i < first then
-    return 0
-  end
-  return tonumber(leases[i + 1]) - now
-end
-
 if argv[3] == 'release' then
   if held_at then
     redis.call('ZREM', key, member)
     count = count - permits
   end
-  return {1, max - count, until_last_expiry(held_at), 0, 0}
+  return {1, max - count, until_last_score(leases, first, held_at, now), 0, 0}
 end
 
 if blocked_until then
-  return {0, 0, until_last_expiry(), blocked_until - now, 0}
+  return {0, 0, until_last_score(leases, first, nil, now), blocked_until - now, 0}
 end
 
 if permits > max then
-  return {0, math.max(0, max - count), until_last_expiry(), -1, 0}
+  return {0, math.max(0, max - count), until_last_score(leases, first, nil, now), -1, 0}
 end
 -- A request of 0 passes only where one of 1 would (it takes nothing).
 local need = math.max(permits, 1)
 if held_at or count + need <= max then
   if permits == 0 then
-    return {1, max - count, until_last_expiry(), 0, 0}
+    return {1, max - count, until_last_score(leases, first, nil, now), 0, 0}
   end
-  redis.call('ZADD', key, exact(now + lease), member)
-  local last = math.max(lease, until_last_expiry(held_at))
+  redis.call('ZADD', key, string.format('%d', now + lease), member)
+  local last = math.max(lease, until_last_score(leases, first, held_at, now))
   redis.call('PEXPIRE', key, ttl_ms(last))
   if not held_at then
     count = count + permits
@@ -85,6 +71,6 @@ local freed = 0
 for i = first, #leases, 2 do
   freed = freed + member_weight(leases[i])
   if count - freed + need <= max then
-    return {0, math.max(0, max - count), until_last_expiry(), tonumber(leases[i + 1]) - now, 0}
+    return {0, math.max(0, max - count), until_last_score(leases, first, nil, now), tonumber(leases[i + 1]) - now, 0}
   end
 end

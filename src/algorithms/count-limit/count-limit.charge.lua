@@ -2,8 +2,7 @@
 -- settled cost above what was reserved), keeping the window's TTL. A count
 -- above the limit is the debt: requests are denied until the window ends and repays it.
 -- The body of function(key, now, argv): argv[1] limit, argv[2] periodMs, argv[3] permits.
-local period_ms = tonumber(argv[2])
-local permits = tonumber(argv[3])
+local period_ms, permits = tonumber(argv[2]), tonumber(argv[3])
 local count = tonumber(get_state(key))
 if not count then
   redis.call('SET', key, permits, 'PX', period_ms)

@@ -8,8 +8,8 @@
 -- TTL      one period from the window's first request: INCRBY made the key, PTTL finds none
 -- Denial   takes its permits back (INCRBY -permits): a denial keeps nothing, as count-limit.lua's
 local function count_limit_incr(key, argv)
-  local limit = tonumber(argv[2])
-  local permits = tonumber(argv[4]) or 1
+  local n = numeric(argv)
+  local limit, permits = n[2], n[4] or 1
   if argv[1] ~= '0' or permits < 1 or permits > limit then
     return nil
   end
@@ -21,7 +21,7 @@ local function count_limit_incr(key, argv)
   if ttl < 0 then
     -- The window's first request, or a counter without a TTL (a manual SET, a restore):
     -- self-healing, one period.
-    ttl = tonumber(argv[3])
+    ttl = n[3]
     redis.call('PEXPIRE', key, ttl)
   end
   if count <= limit then

@@ -8,9 +8,8 @@
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; retryAfter -1 for a
 --          request above the limit (it can never pass)
 -- TTL      one period from the window's first request; a denial or a peek writes no count
-local limit = tonumber(argv[1])
-local period_ms = tonumber(argv[2])
-local permits = tonumber(argv[3]) or 1
+local n = numeric(argv)
+local limit, period_ms, permits = n[1], n[2], n[3] or 1
 local count = tonumber(get_state(key))
 local ttl = 0
 if count then

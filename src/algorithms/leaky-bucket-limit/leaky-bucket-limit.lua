@@ -9,9 +9,8 @@
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; retryAfter -1 for a
 --          quantity above the capacity (it can never pass)
 -- TTL      newTat - now after an allowed request; a denial or a peek writes nothing
-local capacity = tonumber(argv[1])
-local interval = tonumber(argv[2])
-local permits = tonumber(argv[3]) or 1
+local n = numeric(argv)
+local capacity, interval, permits = n[1], n[2], n[3] or 1
 local tolerance = interval * capacity
 
 local tat = now
@@ -19,23 +18,20 @@ local stored = get_state(key)
 if stored then
   tat = math.max(now, tonumber(stored))
 end
-local function remaining_at(reset)
-  return math.max(0, math.floor((tolerance - reset) / interval))
-end
 
 if permits > capacity then
-  return {0, remaining_at(tat - now), exact(tat - now), -1, '0'}
+  return {0, permits_in(tolerance - (tat - now), interval), tat - now, -1, 0}
 end
 -- A request of 0 passes only where one of 1 would (it takes nothing).
 local new_tat = tat + math.max(permits, 1) * interval
 local allow_at = new_tat - tolerance
 if now < allow_at then
-  return {0, remaining_at(tat - now), exact(tat - now), exact(allow_at - now), '0'}
+  return {0, permits_in(tolerance - (tat - now), interval), tat - now, allow_at - now, 0}
 end
 if permits == 0 then
-  return {1, remaining_at(tat - now), exact(tat - now), '0', '0'}
+  return {1, permits_in(tolerance - (tat - now), interval), tat - now, 0, 0}
 end
 
 local reset = new_tat - now
-redis.call('SET', key, exact(new_tat), 'PX', ttl_ms(reset))
-return {1, remaining_at(reset), exact(reset), '0', '0'}
+redis.call('SET', key, string.format('%d', new_tat), 'PX', ttl_ms(reset))
+return {1, permits_in(tolerance - reset, interval), reset, 0, 0}

@@ -14,24 +14,27 @@
 --          favour; retryAfter -1 when even a full bucket could not serve the permits
 --          within the timeout (it can never pass)
 -- TTL      max(expire, time until full with nothing reserved)
-local max_permits = tonumber(argv[1])
-local interval = tonumber(argv[2])
-local expire = tonumber(argv[4])
-local permits = tonumber(argv[5])
-local timeout = tonumber(argv[6])
+local n = numeric(argv)
+local max_permits, interval, expire, permits, timeout = n[1], n[2], n[4], n[5], n[6]
 local full_span = max_permits * interval
 
+-- On the path every request takes, comparisons where math.max would do: a call each less.
 local found = get_state(key)
-local empty_at
+local empty_at = now - full_span
 if found then
-  empty_at = math.max(tonumber(found), now - full_span)
+  local stored = tonumber(found)
+  if stored > empty_at then
+    empty_at = stored
+  end
 else
-  empty_at = now - tonumber(argv[3]) * interval
+  empty_at = now - n[3] * interval
 end
 -- A request of 0 passes only where one of 1 would (it takes nothing).
-local need = math.max(permits, 1)
-local earliest = math.max(now, empty_at + need * interval)
-local wait = earliest - now
+local need = permits > 1 and permits or 1
+local wait = empty_at + need * interval - now
+if wait < 0 then
+  wait = 0
+end
 
 if timeout >= 0 and wait > timeout then
   local until_full = empty_at + full_span - now
@@ -40,7 +43,7 @@ if timeout >= 0 and wait > timeout then
     retry_after = -1
   elseif not found then
     -- A new bucket's refill clock must start now, or one that starts empty never fills.
-    redis.call('SET', key, exact(math.ceil(empty_at)), 'PX', ttl_ms(math.max(expire, until_full)))
+    redis.call('SET', key, string.format('%d', math.ceil(empty_at)), 'PX', ttl_ms(math.max(expire, until_full)))
   end
   return {0, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), retry_after, 0}
 end
@@ -50,5 +53,6 @@ end
 
 empty_at = math.ceil(empty_at + permits * interval)
 local until_full = empty_at + full_span - now
-redis.call('SET', key, exact(empty_at), 'PX', ttl_ms(math.max(expire, until_full)))
-return {1, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), 0, math.ceil(wait)}
+redis.call('SET', key, string.format('%d', empty_at), 'PX', ttl_ms(expire > until_full and expire or until_full))
+local left = (now - empty_at) / interval
+return {1, left > 0 and math.floor(left) or 0, math.ceil(until_full), 0, wait > 0 and math.ceil(wait) or 0}

@@ -3,9 +3,7 @@
 -- argv[5] permits. E moves back by permits * interval, never before now - full_span (a
 -- full bucket); rounded down, which at most undoes the acquire's rounding up.
 -- A bucket back to full is deleted when a new bucket starts full: it decides the same.
-local max_permits = tonumber(argv[1])
-local interval = tonumber(argv[2])
-local expire = tonumber(argv[4])
+local max_permits, interval, expire = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[4])
 local full_span = max_permits * interval
 local found = get_state(key)
 if not found then

@@ -11,9 +11,7 @@
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; retryAfter -1 for a
 --          request above the limit (it can never pass)
 -- TTL      window, set on each allowed request; a denial or a peek keeps it
-local limit = tonumber(argv[1])
-local window = tonumber(argv[2])
-local permits = tonumber(argv[4]) or 1
+local limit, window, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[4]) or 1
 
 -- At most `limit` members in the window (each weighs at least 1): reading them all is
 -- O(limit); those that left the window are dropped.
@@ -23,24 +21,25 @@ local count = 0
 for i = first, #log, 2 do
   count = count + member_weight(log[i])
 end
+-- The usual decision first: a request that fits (one above the limit never does). ttl_ms
+-- without its floor of 1: a window is at least 1 µs.
+if permits > 0 and count + permits <= limit then
+  redis.call('ZADD', key, string.format('%d', now), weighted_member(argv[3], permits))
+  redis.call('PEXPIRE', key, math.ceil(window / 1000))
+  return {1, limit - count - permits, window, 0, 0}
+end
 local remaining = math.max(0, limit - count)
 local reset = 0
 if #log > first then
   reset = tonumber(log[#log]) + window - now
 end
-
 if permits > limit then
   return {0, remaining, reset, -1, 0}
 end
 -- A request of 0 passes only where one of 1 would (it takes nothing).
 local need = math.max(permits, 1)
-if count + need <= limit then
-  if permits == 0 then
-    return {1, remaining, reset, 0, 0}
-  end
-  redis.call('ZADD', key, exact(now), weighted_member(argv[3], permits))
-  redis.call('PEXPIRE', key, ttl_ms(window))
-  return {1, limit - count - permits, window, 0, 0}
+if permits == 0 and count + need <= limit then
+  return {1, remaining, reset, 0, 0}
 end
 
 -- The request that must leave before this one fits: oldest first, until enough weight has

@@ -34,20 +34,16 @@ end
 function string_block.read(key)
   forget_state()
   local found = redis.call('GET', key)
-  if not found then
-    remember_state(key, found)
-    return nil
-  end
-  local _, until_, level, expires = split_block(found)
+  local _, until_, level, expires = split_block(found or '')
   if not until_ then
-    remember_state(key, found)
+    read_key, read_value = key, found
   end
   return until_, level, expires
 end
 
 function string_block.unblocked(key)
   local found = redis.call('GET', key)
-  remember_state(key, found)
+  read_key, read_value = key, found
   return not (found and string.find(found, '!', 1, true))
 end
 

@@ -20,10 +20,15 @@ function zset_block.read(key)
     end
   end
   if not until_ then
-    remember_state(key, members)
+    read_key, read_value = key, members
     return nil
   end
   return until_, level
+end
+
+-- Whether the key holds no block: its read, whose members are left for get_members.
+function zset_block.unblocked(key)
+  return not zset_block.read(key)
 end
 
 function zset_block.hide(key)

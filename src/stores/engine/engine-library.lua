@@ -10,9 +10,7 @@
 --- @include "../../algorithms/state-ops/state-ops.lua"
 
 -- Operations every algorithm shares.
-local function reset_key(key)
-  return reset_state(key)
-end
+local reset_key = reset_state
 
 local function block_string_block_key(key, now, argv)
   return block_state(string_block, key, now, argv)
@@ -27,9 +25,7 @@ local function limiterRateLimit(key, now, argv)
 --- @include "../../algorithms/rate-limit/rate-limit.lua"
 end
 
-local function limiterRateLimitWithBlock(key, now, argv)
-  return blockable_acquire(limiterRateLimit, string_block, key, now, argv)
-end
+local limiterRateLimitWithBlock = blockable_acquire(limiterRateLimit, string_block)
 
 local function limiterRateLimitPeek(key, now, argv)
   return peek_state(limiterRateLimitWithBlock, string_block, key, now, argv)
@@ -54,12 +50,10 @@ end
 
 --- @include "../../algorithms/count-limit/count-limit.incr.lua"
 
+local count_limit_long_way = blockable_acquire(limiterCountLimit, string_block)
+
 local function limiterCountLimitWithBlock(key, now, argv)
-  local reply = count_limit_incr(key, argv)
-  if reply then
-    return reply
-  end
-  return blockable_acquire(limiterCountLimit, string_block, key, now, argv)
+  return count_limit_incr(key, argv) or count_limit_long_way(key, now, argv)
 end
 
 local function limiterCountLimitPeek(key, now, argv)
@@ -87,9 +81,7 @@ local function limiterSlidingWindowLimit(key, now, argv)
 --- @include "../../algorithms/sliding-window-limit/sliding-window-limit.lua"
 end
 
-local function limiterSlidingWindowLimitWithBlock(key, now, argv)
-  return blockable_acquire(limiterSlidingWindowLimit, zset_block, key, now, argv)
-end
+local limiterSlidingWindowLimitWithBlock = blockable_acquire(limiterSlidingWindowLimit, zset_block)
 
 local function limiterSlidingWindowLimitPeek(key, now, argv)
   return peek_state(limiterSlidingWindowLimitWithBlock, zset_block, key, now, argv)
@@ -130,9 +122,7 @@ local function limiterLeakyBucketLimit(key, now, argv)
 --- @include "../../algorithms/leaky-bucket-limit/leaky-bucket-limit.lua"
 end
 
-local function limiterLeakyBucketLimitWithBlock(key, now, argv)
-  return blockable_acquire(limiterLeakyBucketLimit, string_block, key, now, argv)
-end
+local limiterLeakyBucketLimitWithBlock = blockable_acquire(limiterLeakyBucketLimit, string_block)
 
 local function limiterLeakyBucketLimitPeek(key, now, argv)
   return peek_state(limiterLeakyBucketLimitWithBlock, string_block, key, now, argv)
@@ -160,9 +150,7 @@ local function limiterApproximateSlidingWindowLimit(key, now, argv)
 --- @include "../../algorithms/approximate-sliding-window-limit/approximate-sliding-window-limit.lua"
 end
 
-local function limiterApproximateSlidingWindowLimitWithBlock(key, now, argv)
-  return blockable_acquire(limiterApproximateSlidingWindowLimit, string_block, key, now, argv)
-end
+local limiterApproximateSlidingWindowLimitWithBlock = blockable_acquire(limiterApproximateSlidingWindowLimit, string_block)
 
 local function limiterApproximateSlidingWindowLimitPeek(key, now, argv)
   return peek_state(limiterApproximateSlidingWindowLimitWithBlock, string_block, key, now, argv)

@@ -1,14 +1,24 @@
-#!lua name=nestjs_limiter_f2070b81f359
+#!lua name=nestjs_limiter_12932c0fc5cf
 local function exact(x)
   return string.format('%.17g', x)
+end
+local function permits_in(span, interval)
+  return math.max(0, math.floor(span / interval))
+end
+local numbers_of, numbers = nil, nil
+local function numeric(argv)
+  if argv ~= numbers_of then
+    numbers_of, numbers = argv, {}
+    for j = 1, #argv do
+      numbers[j] = tonumber(argv[j])
+    end
+  end
+  return numbers
 end
 local function ttl_ms(micros)
   return math.max(1, math.ceil(micros / 1000))
 end
 local read_key, read_value = nil, nil
-local function remember_state(key, value)
-  read_key, read_value = key, value
-end
 local function forget_state()
   read_key = nil
 end
@@ -36,6 +46,16 @@ local function drop_scored_up_to(key, members, after)
   end
   return first
 end
+local function until_last_score(members, first, skip, now)
+  local i = #members - 1
+  if i == skip then
+    i = i - 2
+  end
+  if i < first then
+    return 0
+  end
+  return tonumber(members[i + 1]) - now
+end
 local function weighted_member(id, weight)
   if weight == 1 then
     return id
@@ -43,7 +63,7 @@ local function weighted_member(id, weight)
   return id .. '\0' .. weight
 end
 local function member_weight(member)
-  local weight = string.match(member, '%z(%d+)$')
+  local weight = string.find(member, '\0', 1, true) and string.match(member, '%z(%d+)$')
   if weight then
     return tonumber(weight)
   end
@@ -96,19 +116,15 @@ end
 function string_block.read(key)
   forget_state()
   local found = redis.call('GET', key)
-  if not found then
-    remember_state(key, found)
-    return nil
-  end
-  local _, until_, level, expires = split_block(found)
+  local _, until_, level, expires = split_block(found or '')
   if not until_ then
-    remember_state(key, found)
+    read_key, read_value = key, found
   end
   return until_, level, expires
 end
 function string_block.unblocked(key)
   local found = redis.call('GET', key)
-  remember_state(key, found)
+  read_key, read_value = key, found
   return not (found and string.find(found, '!', 1, true))
 end
 function string_block.hide(key, now)
@@ -148,10 +164,13 @@ function zset_block.read(key)
     end
   end
   if not until_ then
-    remember_state(key, members)
+    read_key, read_value = key, members
     return nil
   end
   return until_, level
+end
+function zset_block.unblocked(key)
+  return not zset_block.read(key)
 end
 function zset_block.hide(key)
   redis.call('ZREM', key, '#block', '#level')
@@ -164,46 +183,59 @@ function zset_block.write(key, now, until_, level, keep_until)
   end
   redis.call('PEXPIRE', key, math.max(pttl, ttl_ms((keep_until or until_) - now)))
 end
-local function blockable_acquire(decide, blocks, key, now, argv)
-  if argv[1] == '0' and blocks.unblocked and blocks.unblocked(key) then
-    table.remove(argv, 1)
-    return decide(key, now, argv)
-  end
-  local block = tonumber(argv[1])
-  local steps = nil
-  if not block then
-    steps = {}
-    for step in string.gmatch(argv[1], '[^,]+') do
-      steps[#steps + 1] = tonumber(step)
-    end
-    block = steps[1]
-  end
-  local until_, level = blocks.read(key, now)
-  if until_ then
-    if now < until_ then
-      return {0, 0, until_ - now, until_ - now, 0}
-    end
-    blocks.hide(key, now)
-    if not steps or (level and now >= until_ + steps[#steps]) then
-      level = nil
+local own_of, own = nil, nil
+local function own_args(argv)
+  if argv ~= own_of then
+    own_of, own = argv, {}
+    for j = 2, #argv do
+      own[j - 1] = argv[j]
     end
   end
-  table.remove(argv, 1)
-  local reply = decide(key, now, argv)
-  if tonumber(reply[1]) == 0 and block > 0 and tonumber(reply[4]) >= 0 then
-    local keep_until = nil
-    if steps then
-      level = math.min((level or 0) + 1, #steps)
-      block = steps[level]
-      keep_until = now + block + steps[#steps]
+  return own
+end
+local function blockable_acquire(decide, blocks)
+  return function(key, now, argv)
+    if argv[1] == '0' and blocks.unblocked(key) then
+      if argv ~= own_of then
+        own_args(argv)
+      end
+      return decide(key, now, own)
     end
-    blocks.write(key, now, now + block, level, keep_until)
-    return {0, reply[2], math.max(tonumber(reply[3]), block), math.max(tonumber(reply[4]), block), 0}
+    local block = tonumber(argv[1])
+    local steps = nil
+    if not block then
+      steps = {}
+      for step in string.gmatch(argv[1], '[^,]+') do
+        steps[#steps + 1] = tonumber(step)
+      end
+      block = steps[1]
+    end
+    local until_, level = blocks.read(key, now)
+    if until_ then
+      if now < until_ then
+        return {0, 0, until_ - now, until_ - now, 0}
+      end
+      blocks.hide(key, now)
+      if not steps or (level and now >= until_ + steps[#steps]) then
+        level = nil
+      end
+    end
+    local reply = decide(key, now, own_args(argv))
+    if tonumber(reply[1]) == 0 and block > 0 and tonumber(reply[4]) >= 0 then
+      local keep_until = nil
+      if steps then
+        level = math.min((level or 0) + 1, #steps)
+        block = steps[level]
+        keep_until = now + block + steps[#steps]
+      end
+      blocks.write(key, now, now + block, level, keep_until)
+      return {0, reply[2], math.max(tonumber(reply[3]), block), math.max(tonumber(reply[4]), block), 0}
+    end
+    if level then
+      blocks.write(key, now, until_, level, until_ + steps[#steps])
+    end
+    return reply
   end
-  if level then
-    blocks.write(key, now, until_, level, until_ + steps[#steps])
-  end
-  return reply
 end
 local function peek_state(decide, blocks, key, now, argv)
   local until_ = blocks.read(key, now)
@@ -245,9 +277,7 @@ local function adjust_state(adjust, blocks, key, now, argv)
   end
   return {1, 0, 0, 0, 0}
 end
-local function reset_key(key)
-  return reset_state(key)
-end
+local reset_key = reset_state
 local function block_string_block_key(key, now, argv)
   return block_state(string_block, key, now, argv)
 end
@@ -255,29 +285,31 @@ local function block_zset_block_key(key, now, argv)
   return block_state(zset_block, key, now, argv)
 end
 local function limiterRateLimit(key, now, argv)
-local max_permits = tonumber(argv[1])
-local interval = tonumber(argv[2])
-local expire = tonumber(argv[4])
-local permits = tonumber(argv[5])
-local timeout = tonumber(argv[6])
+local n = numeric(argv)
+local max_permits, interval, expire, permits, timeout = n[1], n[2], n[4], n[5], n[6]
 local full_span = max_permits * interval
 local found = get_state(key)
-local empty_at
+local empty_at = now - full_span
 if found then
-  empty_at = math.max(tonumber(found), now - full_span)
+  local stored = tonumber(found)
+  if stored > empty_at then
+    empty_at = stored
+  end
 else
-  empty_at = now - tonumber(argv[3]) * interval
+  empty_at = now - n[3] * interval
 end
-local need = math.max(permits, 1)
-local earliest = math.max(now, empty_at + need * interval)
-local wait = earliest - now
+local need = permits > 1 and permits or 1
+local wait = empty_at + need * interval - now
+if wait < 0 then
+  wait = 0
+end
 if timeout >= 0 and wait > timeout then
   local until_full = empty_at + full_span - now
   local retry_after = math.ceil(wait - timeout)
   if need * interval - full_span > timeout then
     retry_after = -1
   elseif not found then
-    redis.call('SET', key, exact(math.ceil(empty_at)), 'PX', ttl_ms(math.max(expire, until_full)))
+    redis.call('SET', key, string.format('%d', math.ceil(empty_at)), 'PX', ttl_ms(math.max(expire, until_full)))
   end
   return {0, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), retry_after, 0}
 end
@@ -286,19 +318,16 @@ if permits == 0 then
 end
 empty_at = math.ceil(empty_at + permits * interval)
 local until_full = empty_at + full_span - now
-redis.call('SET', key, exact(empty_at), 'PX', ttl_ms(math.max(expire, until_full)))
-return {1, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), 0, math.ceil(wait)}
+redis.call('SET', key, string.format('%d', empty_at), 'PX', ttl_ms(expire > until_full and expire or until_full))
+local left = (now - empty_at) / interval
+return {1, left > 0 and math.floor(left) or 0, math.ceil(until_full), 0, wait > 0 and math.ceil(wait) or 0}
 end
-local function limiterRateLimitWithBlock(key, now, argv)
-  return blockable_acquire(limiterRateLimit, string_block, key, now, argv)
-end
+local limiterRateLimitWithBlock = blockable_acquire(limiterRateLimit, string_block)
 local function limiterRateLimitPeek(key, now, argv)
   return peek_state(limiterRateLimitWithBlock, string_block, key, now, argv)
 end
 local function limiterRateLimitRefund(key, now, argv)
-local max_permits = tonumber(argv[1])
-local interval = tonumber(argv[2])
-local expire = tonumber(argv[4])
+local max_permits, interval, expire = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[4])
 local full_span = max_permits * interval
 local found = get_state(key)
 if not found then
@@ -319,9 +348,8 @@ local function limiterRateLimitChargeWithBlock(key, now, argv)
   return adjust_state(limiterRateLimit, string_block, key, now, argv)
 end
 local function limiterCountLimit(key, now, argv)
-local limit = tonumber(argv[1])
-local period_ms = tonumber(argv[2])
-local permits = tonumber(argv[3]) or 1
+local n = numeric(argv)
+local limit, period_ms, permits = n[1], n[2], n[3] or 1
 local count = tonumber(get_state(key))
 local ttl = 0
 if count then
@@ -352,8 +380,8 @@ end
 return {1, limit - count - permits, ttl * 1000, 0, 0}
 end
 local function count_limit_incr(key, argv)
-  local limit = tonumber(argv[2])
-  local permits = tonumber(argv[4]) or 1
+  local n = numeric(argv)
+  local limit, permits = n[2], n[4] or 1
   if argv[1] ~= '0' or permits < 1 or permits > limit then
     return nil
   end
@@ -363,7 +391,7 @@ local function count_limit_incr(key, argv)
   end
   local ttl = redis.call('PTTL', key)
   if ttl < 0 then
-    ttl = tonumber(argv[3])
+    ttl = n[3]
     redis.call('PEXPIRE', key, ttl)
   end
   if count <= limit then
@@ -372,12 +400,9 @@ local function count_limit_incr(key, argv)
   redis.call('INCRBY', key, -permits)
   return {0, math.max(0, limit - count + permits), ttl * 1000, ttl * 1000, 0}
 end
+local count_limit_long_way = blockable_acquire(limiterCountLimit, string_block)
 local function limiterCountLimitWithBlock(key, now, argv)
-  local reply = count_limit_incr(key, argv)
-  if reply then
-    return reply
-  end
-  return blockable_acquire(limiterCountLimit, string_block, key, now, argv)
+  return count_limit_incr(key, argv) or count_limit_long_way(key, now, argv)
 end
 local function limiterCountLimitPeek(key, now, argv)
   return peek_state(limiterCountLimitWithBlock, string_block, key, now, argv)
@@ -406,8 +431,7 @@ local function limiterCountLimitRefundWithBlock(key, now, argv)
   return adjust_state(limiterCountLimitRefund, string_block, key, now, argv)
 end
 local function limiterCountLimitCharge(key, now, argv)
-local period_ms = tonumber(argv[2])
-local permits = tonumber(argv[3])
+local period_ms, permits = tonumber(argv[2]), tonumber(argv[3])
 local count = tonumber(get_state(key))
 if not count then
   redis.call('SET', key, permits, 'PX', period_ms)
@@ -423,14 +447,17 @@ local function limiterCountLimitChargeWithBlock(key, now, argv)
   return adjust_state(limiterCountLimitCharge, string_block, key, now, argv)
 end
 local function limiterSlidingWindowLimit(key, now, argv)
-local limit = tonumber(argv[1])
-local window = tonumber(argv[2])
-local permits = tonumber(argv[4]) or 1
+local limit, window, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[4]) or 1
 local log = get_members(key)
 local first = drop_scored_up_to(key, log, now - window)
 local count = 0
 for i = first, #log, 2 do
   count = count + member_weight(log[i])
+end
+if permits > 0 and count + permits <= limit then
+  redis.call('ZADD', key, string.format('%d', now), weighted_member(argv[3], permits))
+  redis.call('PEXPIRE', key, math.ceil(window / 1000))
+  return {1, limit - count - permits, window, 0, 0}
 end
 local remaining = math.max(0, limit - count)
 local reset = 0
@@ -441,13 +468,8 @@ if permits > limit then
   return {0, remaining, reset, -1, 0}
 end
 local need = math.max(permits, 1)
-if count + need <= limit then
-  if permits == 0 then
-    return {1, remaining, reset, 0, 0}
-  end
-  redis.call('ZADD', key, exact(now), weighted_member(argv[3], permits))
-  redis.call('PEXPIRE', key, ttl_ms(window))
-  return {1, limit - count - permits, window, 0, 0}
+if permits == 0 and count + need <= limit then
+  return {1, remaining, reset, 0, 0}
 end
 local freed = 0
 for i = first, #log, 2 do
@@ -457,9 +479,7 @@ for i = first, #log, 2 do
   end
 end
 end
-local function limiterSlidingWindowLimitWithBlock(key, now, argv)
-  return blockable_acquire(limiterSlidingWindowLimit, zset_block, key, now, argv)
-end
+local limiterSlidingWindowLimitWithBlock = blockable_acquire(limiterSlidingWindowLimit, zset_block)
 local function limiterSlidingWindowLimitPeek(key, now, argv)
   return peek_state(limiterSlidingWindowLimitWithBlock, zset_block, key, now, argv)
 end
@@ -522,9 +542,7 @@ local function limiterSlidingWindowLimitChargeWithBlock(key, now, argv)
   return adjust_state(limiterSlidingWindowLimitCharge, zset_block, key, now, argv)
 end
 local function limiterConcurrencyLimit(key, now, argv)
-local max = tonumber(argv[1])
-local lease = tonumber(argv[2])
-local permits = tonumber(argv[5]) or 1
+local max, lease, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[5]) or 1
 local member = weighted_member(argv[4], permits)
 local leases = get_members(key)
 local first = drop_scored_up_to(key, leases, now)
@@ -540,36 +558,26 @@ for i = first, #leases, 2 do
     end
   end
 end
-local function until_last_expiry(skip)
-  local i = #leases - 1
-  if i == skip then
-    i = i - 2
-  end
-  if i < first then
-    return 0
-  end
-  return tonumber(leases[i + 1]) - now
-end
 if argv[3] == 'release' then
   if held_at then
     redis.call('ZREM', key, member)
     count = count - permits
   end
-  return {1, max - count, until_last_expiry(held_at), 0, 0}
+  return {1, max - count, until_last_score(leases, first, held_at, now), 0, 0}
 end
 if blocked_until then
-  return {0, 0, until_last_expiry(), blocked_until - now, 0}
+  return {0, 0, until_last_score(leases, first, nil, now), blocked_until - now, 0}
 end
 if permits > max then
-  return {0, math.max(0, max - count), until_last_expiry(), -1, 0}
+  return {0, math.max(0, max - count), until_last_score(leases, first, nil, now), -1, 0}
 end
 local need = math.max(permits, 1)
 if held_at or count + need <= max then
   if permits == 0 then
-    return {1, max - count, until_last_expiry(), 0, 0}
+    return {1, max - count, until_last_score(leases, first, nil, now), 0, 0}
   end
-  redis.call('ZADD', key, exact(now + lease), member)
-  local last = math.max(lease, until_last_expiry(held_at))
+  redis.call('ZADD', key, string.format('%d', now + lease), member)
+  local last = math.max(lease, until_last_score(leases, first, held_at, now))
   redis.call('PEXPIRE', key, ttl_ms(last))
   if not held_at then
     count = count + permits
@@ -580,7 +588,7 @@ local freed = 0
 for i = first, #leases, 2 do
   freed = freed + member_weight(leases[i])
   if count - freed + need <= max then
-    return {0, math.max(0, max - count), until_last_expiry(), tonumber(leases[i + 1]) - now, 0}
+    return {0, math.max(0, max - count), until_last_score(leases, first, nil, now), tonumber(leases[i + 1]) - now, 0}
   end
 end
 end
@@ -591,36 +599,30 @@ local function limiterConcurrencyLimitBlock(key, now, argv)
   return block_state(zset_block, key, now, argv, true)
 end
 local function limiterLeakyBucketLimit(key, now, argv)
-local capacity = tonumber(argv[1])
-local interval = tonumber(argv[2])
-local permits = tonumber(argv[3]) or 1
+local n = numeric(argv)
+local capacity, interval, permits = n[1], n[2], n[3] or 1
 local tolerance = interval * capacity
 local tat = now
 local stored = get_state(key)
 if stored then
   tat = math.max(now, tonumber(stored))
 end
-local function remaining_at(reset)
-  return math.max(0, math.floor((tolerance - reset) / interval))
-end
 if permits > capacity then
-  return {0, remaining_at(tat - now), exact(tat - now), -1, '0'}
+  return {0, permits_in(tolerance - (tat - now), interval), tat - now, -1, 0}
 end
 local new_tat = tat + math.max(permits, 1) * interval
 local allow_at = new_tat - tolerance
 if now < allow_at then
-  return {0, remaining_at(tat - now), exact(tat - now), exact(allow_at - now), '0'}
+  return {0, permits_in(tolerance - (tat - now), interval), tat - now, allow_at - now, 0}
 end
 if permits == 0 then
-  return {1, remaining_at(tat - now), exact(tat - now), '0', '0'}
+  return {1, permits_in(tolerance - (tat - now), interval), tat - now, 0, 0}
 end
 local reset = new_tat - now
-redis.call('SET', key, exact(new_tat), 'PX', ttl_ms(reset))
-return {1, remaining_at(reset), exact(reset), '0', '0'}
+redis.call('SET', key, string.format('%d', new_tat), 'PX', ttl_ms(reset))
+return {1, permits_in(tolerance - reset, interval), reset, 0, 0}
 end
-local function limiterLeakyBucketLimitWithBlock(key, now, argv)
-  return blockable_acquire(limiterLeakyBucketLimit, string_block, key, now, argv)
-end
+local limiterLeakyBucketLimitWithBlock = blockable_acquire(limiterLeakyBucketLimit, string_block)
 local function limiterLeakyBucketLimitPeek(key, now, argv)
   return peek_state(limiterLeakyBucketLimitWithBlock, string_block, key, now, argv)
 end
@@ -667,36 +669,7 @@ local function approximate_roll(key, now, window)
   end
   return index, 0, 0
 end
-local function limiterApproximateSlidingWindowLimit(key, now, argv)
-local limit = tonumber(argv[1])
-local window = tonumber(argv[2])
-local permits = tonumber(argv[3])
-local index, curr, prev = approximate_roll(key, now, window)
-local elapsed = now - index * window
-local used = prev * (window - elapsed) + curr * window
-local function reset_as_is()
-  if curr > 0 then
-    return (index + 2) * window - now
-  elseif prev > 0 then
-    return (index + 1) * window - now
-  end
-  return 0
-end
-local remaining_as_is = math.max(0, math.floor((limit * window - used) / window))
-if permits > limit then
-  return {0, remaining_as_is, reset_as_is(), -1, 0}
-end
-if permits == 0 and used + window <= limit * window then
-  return {1, remaining_as_is, reset_as_is(), 0, 0}
-end
-permits = math.max(permits, 1)
-if used + permits * window <= limit * window then
-  local reset = (index + 2) * window - now
-  redis.call('SET', key, exact(index) .. ' ' .. exact(curr + permits) .. ' ' .. exact(prev),
-    'PX', ttl_ms(reset))
-  return {1, math.floor((limit * window - used - permits * window) / window), reset, 0, 0}
-end
-local function first_elapsed_with_room(weight, room)
+local function first_elapsed_with_room(weight, room, window)
   if weight <= 0 then
     return 0
   end
@@ -707,23 +680,45 @@ local function first_elapsed_with_room(weight, room)
   end
   return math.max(0, window - span)
 end
+local function limiterApproximateSlidingWindowLimit(key, now, argv)
+local n = numeric(argv)
+local limit, window, permits = n[1], n[2], n[3]
+local index, curr, prev = approximate_roll(key, now, window)
+local elapsed = now - index * window
+local used = prev * (window - elapsed) + curr * window
+if permits > 0 and used + permits * window <= limit * window then
+  local reset = (index + 2) * window - now
+  redis.call('SET', key, string.format('%d %d %d', index, curr + permits, prev), 'PX', math.ceil(reset / 1000))
+  return {1, math.floor((limit * window - used - permits * window) / window), reset, 0, 0}
+end
+local reset_as_is = 0
+if curr > 0 then
+  reset_as_is = (index + 2) * window - now
+elseif prev > 0 then
+  reset_as_is = (index + 1) * window - now
+end
+local remaining_as_is = math.max(0, math.floor((limit * window - used) / window))
+if permits > limit then
+  return {0, remaining_as_is, reset_as_is, -1, 0}
+end
+if permits == 0 and used + window <= limit * window then
+  return {1, remaining_as_is, reset_as_is, 0, 0}
+end
+permits = math.max(permits, 1)
 local retry_after
 if curr + permits <= limit then
-  retry_after = first_elapsed_with_room(prev, limit - curr - permits) - elapsed
+  retry_after = first_elapsed_with_room(prev, limit - curr - permits, window) - elapsed
 else
-  retry_after = window - elapsed + first_elapsed_with_room(curr, limit - permits)
+  retry_after = window - elapsed + first_elapsed_with_room(curr, limit - permits, window)
 end
-return {0, remaining_as_is, reset_as_is(), retry_after, 0}
+return {0, remaining_as_is, reset_as_is, retry_after, 0}
 end
-local function limiterApproximateSlidingWindowLimitWithBlock(key, now, argv)
-  return blockable_acquire(limiterApproximateSlidingWindowLimit, string_block, key, now, argv)
-end
+local limiterApproximateSlidingWindowLimitWithBlock = blockable_acquire(limiterApproximateSlidingWindowLimit, string_block)
 local function limiterApproximateSlidingWindowLimitPeek(key, now, argv)
   return peek_state(limiterApproximateSlidingWindowLimitWithBlock, string_block, key, now, argv)
 end
 local function limiterApproximateSlidingWindowLimitRefund(key, now, argv)
-local window = tonumber(argv[2])
-local permits = tonumber(argv[3])
+local window, permits = tonumber(argv[2]), tonumber(argv[3])
 local found = get_state(key)
 if not found then
   return {1, 0, 0, 0, 0}
@@ -1118,18 +1113,23 @@ local algorithms = {
   limiterApproximateSlidingWindowLimitCoalesced,
 }
 local REPLY = '%d,%d,%d,%d,%d'
+local ALLOWED = '1,%d,%d,0,0'
 local function failed(message)
   return '-2,' .. string.gsub(message, '%z', ' ')
 end
 local function run(algorithm, key, now, argv)
   local reply = algorithm(key, now, argv)
+  local allowed = reply[1]
+  if allowed == 1 and reply[4] == 0 and reply[5] == 0 then
+    return string.format(ALLOWED, reply[2], reply[3]), 1
+  end
   if type(reply) == 'string' then
     return reply
   end
-  return string.format(REPLY, reply[1], reply[2], reply[3], reply[4], reply[5]), reply[1]
+  return string.format(REPLY, allowed, reply[2], reply[3], reply[4], reply[5]), allowed
 end
 local function engine(keys, args)
-  local find, sub, unpack = string.find, string.sub, unpack
+  local find, sub, byte = string.find, string.sub, string.byte
   local t = redis.call('TIME')
   local redis_now = tonumber(t[1]) * 1000000 + tonumber(t[2])
   local deadline = tonumber(args[1])
@@ -1141,10 +1141,12 @@ local function engine(keys, args)
   local pos = 1
   local algorithm, time, fields = nil, nil, nil
   for i = 1, #keys do
-    local stop = find(packed, '\0', pos, true)
-    local head = sub(packed, pos, stop - 1)
-    pos = stop + 1
-    if head ~= '' then
+    if byte(packed, pos) == 0 then
+      pos = pos + 1
+    else
+      local stop = find(packed, '\0', pos, true)
+      local head = sub(packed, pos, stop - 1)
+      pos = stop + 1
       local index, size = tonumber(head), nil
       if not index then
         index, size = string.match(head, '^(%d+)/(%d+)$')
@@ -1175,10 +1177,6 @@ local function engine(keys, args)
         pos = stop + 1
       end
     end
-    local argv = {unpack(fields, 1, math.min(#fields, 64))}
-    for j = 65, #fields do
-      argv[j] = fields[j]
-    end
     if expired then
       out[i + 1] = '-1,0,0,0,0'
     elseif group_failed and i <= group_last then
@@ -1188,8 +1186,8 @@ local function engine(keys, args)
       if time ~= '' then
         now = tonumber(time)
       end
-      forget_state()
-      local ok, reply, allowed = pcall(run, algorithm, keys[i], now, argv)
+      read_key = nil
+      local ok, reply, allowed = pcall(run, algorithm, keys[i], now, fields)
       if ok then
         out[i + 1] = reply
       else
@@ -1216,19 +1214,16 @@ local function engine(keys, args)
   return table.concat(out, '\0')
 end
 local function engine_across_slots(_, argv)
-  local keys, args = {}, {}
+  local keys = {}
   local count = tonumber(argv[1])
   for i = 1, count do
     keys[i] = argv[1 + i]
   end
-  for i = count + 2, #argv do
-    args[#args + 1] = argv[i]
-  end
-  return engine(keys, args)
+  return engine(keys, {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_f2070b81f359', engine)
+redis.register_function('nestjs_limiter_12932c0fc5cf', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_f2070b81f359_across_slots',
+  function_name = 'nestjs_limiter_12932c0fc5cf_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }

@@ -1,9 +1,28 @@
 -- Helpers shared by every algorithm's function, written once at the top of the engine script.
 
 -- tostring keeps 14 significant digits and Redis truncates numbers in replies to
--- integers: '%.17g' round-trips every double exactly.
+-- integers: '%.17g' round-trips every double exactly. A whole number (a state in whole µs)
+-- is written with '%d': the same digits below 1e17, and a cheaper conversion.
 local function exact(x)
   return string.format('%.17g', x)
+end
+
+-- Whole permits in `span` µs at one per `interval` µs, none below 0.
+local function permits_in(span, interval)
+  return math.max(0, math.floor(span / interval))
+end
+
+-- argv's fields as numbers (nil where one is none), read once for a run of one limit's
+-- entries: the engine passes the run one argv table, which nothing writes.
+local numbers_of, numbers = nil, nil
+local function numeric(argv)
+  if argv ~= numbers_of then
+    numbers_of, numbers = argv, {}
+    for j = 1, #argv do
+      numbers[j] = tonumber(argv[j])
+    end
+  end
+  return numbers
 end
 
 -- PEXPIRE takes whole milliseconds, at least 1.
@@ -13,13 +32,11 @@ end
 
 -- A state as the block's read found it without a block (string_block.read: the value;
 -- zset_block.read: every member with its score), so the algorithm's own read of that key in
--- the same entry costs no second command: nothing writes the key between the two. Taken once; the engine forgets it before each entry, so a value read by an
--- operation that then writes the key (block, adjust) never reaches another entry.
+-- the same entry costs no second command: nothing writes the key between the two. The reads
+-- set it themselves, a call less on every entry's path. Taken once; the engine forgets it
+-- before each entry, so a value read by an operation that then writes the key (block,
+-- adjust) never reaches another entry.
 local read_key, read_value = nil, nil
-
-local function remember_state(key, value)
-  read_key, read_value = key, value
-end
 
 local function forget_state()
   read_key = nil
@@ -57,6 +74,19 @@ local function drop_scored_up_to(key, members, after)
   return first
 end
 
+-- µs from `now` until the last score of `members` (ZRANGE ... WITHSCORES) from `first`,
+-- leaving out the member at `skip`: the end of the last lease or block.
+local function until_last_score(members, first, skip, now)
+  local i = #members - 1
+  if i == skip then
+    i = i - 2
+  end
+  if i < first then
+    return 0
+  end
+  return tonumber(members[i + 1]) - now
+end
+
 -- A member of a sliding log or of the in-flight set: the request's id, then NUL and its
 -- weight when it takes more than one permit (ids never contain NUL), so one member per
 -- request carries its cost and a weight-1 member is the id alone.
@@ -68,7 +98,8 @@ local function weighted_member(id, weight)
 end
 
 local function member_weight(member)
-  local weight = string.match(member, '%z(%d+)$')
+  -- Most members are an id alone: a plain find spares them the pattern.
+  local weight = string.find(member, '\0', 1, true) and string.match(member, '%z(%d+)$')
   if weight then
     return tonumber(weight)
   end
