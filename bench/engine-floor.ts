@@ -94,13 +94,19 @@ async function bareLoop(admin: Redis, script: string, total: number): Promise<nu
   return (await commandStats(admin)).eval.usec / total;
 }
 
-export async function engineFloor(log: (line: string) => void, total = 40_000): Promise<void> {
+/** Every algorithm, or those named in `only`. */
+export async function engineFloor(
+  log: (line: string) => void,
+  only: readonly string[] = [],
+  total = 40_000,
+): Promise<void> {
   const redis = await standaloneRedis();
   const admin = redis.client(false) as Redis;
   const library = readFileSync(LIBRARY, 'utf8');
   const f = (n: number) => n.toFixed(2);
   try {
     for (const [limiter, floor] of Object.entries(FLOORS) as [Limiter, Floor][]) {
+      if (only.length > 0 && !only.includes(limiter)) continue;
       const store = new RedisStore({ client: redis.client(false) });
       await store.check();
       const factory = new RateLimiterFactory(store);

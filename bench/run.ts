@@ -5,7 +5,8 @@
 //   --library the library level on one Redis alone (5 rounds, or 1 with --quick), with each
 //             row's ratios to rate-limiter-flexible; writes bench/results/library.json only
 //   --engine-cost  Redis's side of a decision by algorithm and batch size (engine-cost.ts)
-//   --engine-floor what an engine entry costs beyond its commands (engine-floor.ts)
+//   --engine-floor what an engine entry costs beyond its commands (engine-floor.ts); names
+//             after it (counter, tokenBucket...) measure those algorithms alone
 //   --hot-key  one hot key, 1 and 3 processes, with and without coalescing and leases (hot-key.ts)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -72,7 +73,11 @@ async function main(): Promise<void> {
   }
   if (process.argv.includes('--library')) return libraryOnly();
   if (process.argv.includes('--engine-cost')) return engineCost(log);
-  if (process.argv.includes('--engine-floor')) return engineFloor(log);
+  if (process.argv.includes('--engine-floor'))
+    return engineFloor(
+      log,
+      process.argv.slice(2).filter((arg) => !arg.startsWith('--')),
+    );
   if (process.argv.includes('--hot-key')) return void (await hotKeyBench(log));
   if (process.argv.includes('--guard')) return guardOnly();
   const started = Date.now();

@@ -6,12 +6,13 @@ local function approximate_roll(key, now, window)
   local index = math.floor(now / window)
   local found = get_state(key)
   if found then
-    local i, c, p = string.match(found, '^(%S+) (%S+) (%S+)$')
-    i, c, p = tonumber(i), tonumber(c), tonumber(p)
-    if i == index then
-      return index, c, p
-    elseif i == index - 1 then
-      return index, 0, c
+    -- Whole numbers only (a state is never written otherwise): arithmetic converts each,
+    -- cheaper than three calls of tonumber, and no other text gets that far.
+    local i, c, p = string.match(found, '^(%d+) (%d+) (%d+)$')
+    if i and i + 0 == index then
+      return index, c + 0, p + 0
+    elseif i and i + 1 == index then
+      return index, 0, c + 0
     end
   end
   return index, 0, 0

@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_12932c0fc5cf
+#!lua name=nestjs_limiter_ad119bfa56d4
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -659,12 +659,11 @@ local function approximate_roll(key, now, window)
   local index = math.floor(now / window)
   local found = get_state(key)
   if found then
-    local i, c, p = string.match(found, '^(%S+) (%S+) (%S+)$')
-    i, c, p = tonumber(i), tonumber(c), tonumber(p)
-    if i == index then
-      return index, c, p
-    elseif i == index - 1 then
-      return index, 0, c
+    local i, c, p = string.match(found, '^(%d+) (%d+) (%d+)$')
+    if i and i + 0 == index then
+      return index, c + 0, p + 0
+    elseif i and i + 1 == index then
+      return index, 0, c + 0
     end
   end
   return index, 0, 0
@@ -1221,9 +1220,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_12932c0fc5cf', engine)
+redis.register_function('nestjs_limiter_ad119bfa56d4', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_12932c0fc5cf_across_slots',
+  function_name = 'nestjs_limiter_ad119bfa56d4_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }
