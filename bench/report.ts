@@ -161,7 +161,7 @@ export function renderMarkdown(results: Results, analysis: string): string {
     'comparing two of them is judged on the less favourable of two estimators: the median of the',
     'per-round ratios and the ratio of the medians.',
     '',
-    '## Targets (issue 12)',
+    '## Targets (issues 12, 23 and 31)',
     '',
     table(
       'target|measured|verdict',
