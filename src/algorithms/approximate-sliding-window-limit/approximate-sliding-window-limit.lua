@@ -11,14 +11,14 @@
 -- TTL      until the end of the next window, set when allowed; a denial or a peek writes nothing
 local n = numeric(argv)
 local limit, window, permits = n[1], n[2], n[3]
-local index, curr, prev = approximate_roll(key, now, window)
+local index, curr, prev, index_text, prev_text = approximate_roll(key, now, window)
 local elapsed = now - index * window
 local used = prev * (window - elapsed) + curr * window
 -- The usual decision first: a request that fits (one above the limit never does).
 if permits > 0 and used + permits * window <= limit * window then
   local reset = (index + 2) * window - now
-  -- ttl_ms without its floor of 1: the next window's end is at least a window away.
-  redis.call('SET', key, string.format('%d %d %d', index, curr + permits, prev), 'PX', math.ceil(reset / 1000))
+  -- The roll's TTL: ttl_ms without its floor of 1 (the next window's end is a window away).
+  redis.call('SET', key, string.format('%s %d %s', index_text, curr + permits, prev_text), 'PX', roll_ttl)
   return {1, math.floor((limit * window - used - permits * window) / window), reset, 0, 0}
 end
 -- The reset of a decision that writes nothing: when the counts stop weighing.

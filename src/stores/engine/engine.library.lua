@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_ad119bfa56d4
+#!lua name=nestjs_limiter_0be9d25af5e9
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -655,18 +655,23 @@ end
 local function limiterLeakyBucketLimitChargeWithBlock(key, now, argv)
   return adjust_state(limiterLeakyBucketLimitCharge, string_block, key, now, argv)
 end
+local roll_now, roll_window, roll_index, roll_text, roll_ttl = nil, nil, nil, nil, nil
 local function approximate_roll(key, now, window)
-  local index = math.floor(now / window)
+  if now ~= roll_now or window ~= roll_window then
+    roll_now, roll_window, roll_index = now, window, math.floor(now / window)
+    roll_text = string.format('%d', roll_index)
+    roll_ttl = string.format('%d', math.ceil(((roll_index + 2) * window - now) / 1000))
+  end
   local found = get_state(key)
   if found then
     local i, c, p = string.match(found, '^(%d+) (%d+) (%d+)$')
-    if i and i + 0 == index then
-      return index, c + 0, p + 0
-    elseif i and i + 1 == index then
-      return index, 0, c + 0
+    if i == roll_text then
+      return roll_index, c + 0, p + 0, roll_text, p
+    elseif i and i + 1 == roll_index then
+      return roll_index, 0, c + 0, roll_text, c
     end
   end
-  return index, 0, 0
+  return roll_index, 0, 0, roll_text, '0'
 end
 local function first_elapsed_with_room(weight, room, window)
   if weight <= 0 then
@@ -682,12 +687,12 @@ end
 local function limiterApproximateSlidingWindowLimit(key, now, argv)
 local n = numeric(argv)
 local limit, window, permits = n[1], n[2], n[3]
-local index, curr, prev = approximate_roll(key, now, window)
+local index, curr, prev, index_text, prev_text = approximate_roll(key, now, window)
 local elapsed = now - index * window
 local used = prev * (window - elapsed) + curr * window
 if permits > 0 and used + permits * window <= limit * window then
   local reset = (index + 2) * window - now
-  redis.call('SET', key, string.format('%d %d %d', index, curr + permits, prev), 'PX', math.ceil(reset / 1000))
+  redis.call('SET', key, string.format('%s %d %s', index_text, curr + permits, prev_text), 'PX', roll_ttl)
   return {1, math.floor((limit * window - used - permits * window) / window), reset, 0, 0}
 end
 local reset_as_is = 0
@@ -1220,9 +1225,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_ad119bfa56d4', engine)
+redis.register_function('nestjs_limiter_0be9d25af5e9', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_ad119bfa56d4_across_slots',
+  function_name = 'nestjs_limiter_0be9d25af5e9_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }

@@ -49,9 +49,10 @@ describe('the engine library', () => {
   });
 
   it('rolls the approximate window in one function, which the acquire, the charge and the coalesced acquire call', () => {
-    const call = 'local index, curr, prev = approximate_roll(key, now, window)';
+    // The acquire also takes the texts its write reuses.
+    const call = /local index, curr, prev(, \w+)* = approximate_roll\(key, now, window\)/g;
     expect(lua.split('local function approximate_roll(').length - 1).toBe(1);
-    expect(lua.split(call).length - 1).toBe(3);
+    expect(lua.match(call)).toHaveLength(3);
   });
 
   it.each([
