@@ -14,11 +14,11 @@ export interface DecisionCall<P, R, S> {
   /** The limit's parameters, fixed per limit. */
   params: P;
   /**
-   * Stands for the limit across requests when `params` is made for each request (a limit
-   * whose options are functions of the request, such as a limit from the customer's plan):
-   * a store that keeps each limit's keys together (memory) finds them by it, and one that
-   * caches what it makes of a params object does not keep one per request. Absent: the
-   * params object stands for the limit.
+   * Set when `params` is made for each request (a limit whose options are functions of the
+   * request, such as a limit from the customer's plan): an object that stays the same across
+   * requests, plans, handlers and recompiles (one per algorithm). A store that keeps keys
+   * apart by limit (memory) finds them by it, and one that caches what it makes of a params
+   * object keeps nothing for these. Absent: the params object stands for the limit.
    */
   partition?: object;
   /** The request's own arguments (its permits, its id...). */

@@ -23,8 +23,8 @@ const PROBE = 1_000_000;
  * compiled once, by compiled-limit.ts): the statics are checked now, and each request's
  * values become its params through the same `kind.compile` (the algorithm's own
  * validation). The values travel as arguments: nothing is kept per value, so a limit from
- * each customer's plan costs the same with 10,000 plans as with 10, and the runs of one
- * limit share a `partition` that stands for it in the stores. A `permits` function is the
+ * each customer's plan costs the same with 10,000 plans as with 10, and the runs of every
+ * such limit of the algorithm share a `partition` the stores know them by. A `permits` function is the
  * request's cost, not a parameter of the limit: resolved on every request and checked
  * alone (an integer >= 0), it changes only the request the run makes.
  */
@@ -88,8 +88,7 @@ function resolvingRun(
   where: string,
   dynamic: readonly string[],
 ): Resolver<CompiledAlgorithm> {
-  // Stands for the limit in the stores whatever the values: its keys stay together.
-  const partition = Object.freeze({ where });
+  const partition = partitionOf(kind);
   return async (ctx) => {
     const returned = dynamic.map((name) => (options[name] as (ctx: LimitContext) => unknown)(ctx));
     // Await only what is a promise: a sync function costs no extra turn per value.
@@ -109,6 +108,19 @@ function resolvingRun(
     run.partition = partition;
     return run;
   };
+}
+
+/**
+ * One per algorithm, for every limit of it whose params are made per request: it must not
+ * change when the plan is compiled again (a live override recompiles every handler) nor
+ * differ between two handlers whose limits build the same key, as a partition per limit
+ * did; a key is one key in Redis, whatever its plan or handler.
+ */
+const partitions = new Map<LimitKind, object>();
+function partitionOf(kind: LimitKind): object {
+  let partition = partitions.get(kind);
+  if (!partition) partitions.set(kind, (partition = Object.freeze({ kind: kind.name })));
+  return partition;
 }
 
 const isThenable = (value: unknown) => typeof (value as Promise<unknown>)?.then === 'function';

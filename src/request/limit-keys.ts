@@ -23,10 +23,11 @@ import { forContext } from '../context/context-exception';
 export const MISSING_KEY_VALUE = 'Missing a value this request is rate-limited by';
 
 /**
- * Limits whose missing key value was logged, once each, not once per request: a limit
- * compiled for each request (options that are functions of it) by its partition.
+ * Limits whose missing key value was logged, once each, not once per request: by their key
+ * function, which a limit compiled for each request (options that are functions of it)
+ * shares with every other run of it.
  */
-const loggedMissing = new WeakSet<CompiledLimit | NonNullable<CompiledLimit['partition']>>();
+const loggedMissing = new WeakSet<CompiledLimit['key']>();
 
 /**
  * Each limit's key for this request. A value the client sent that cannot make a key is a
@@ -55,7 +56,7 @@ export function keysOf(
 /** The answer to a key that could not be built: 400 for the client's value, 500 for the app's. */
 function answerTo(error: unknown, limit: CompiledLimit, logger: Logger): HttpException | undefined {
   if (error instanceof KeyValueMissingError) {
-    const id = limit.partition ?? limit;
+    const id = limit.key;
     if (!loggedMissing.has(id)) {
       loggedMissing.add(id);
       logger.warn(`${limit.where}: ${error.message}: answered 400 (logged once per limit)`);

@@ -1,6 +1,6 @@
 import { ExecutionContext } from '@nestjs/common';
 import { LIMIT_KINDS } from '../../../src/algorithms/registry';
-import { LimitContext } from '../../../src';
+import { LimitContext, MemoryStore } from '../../../src';
 import { CompiledLimit, compileLimit, ResolvableLimit } from '../../../src/compile/compiled-limit';
 
 /** Valid values of every numeric option, per algorithm (a new algorithm must add its own). */
@@ -133,6 +133,30 @@ describe('static values next to functions are still checked at start-up', () => 
     expect(two.partition).toBeDefined();
     expect(twoAgain.partition).toBe(two.partition);
     expect(three.partition).toBe(two.partition);
+  });
+
+  it('keeps a tenant’s count on the memory store when the plan is compiled again or another handler shares its key', async () => {
+    const definition = {
+      kind: 'countLimit',
+      decorator: '@CountLimit',
+      options: { limit: (c: LimitContext) => c.user.plan, period: 600 },
+    };
+    const store = new MemoryStore();
+    const decide = async (handler: string) => {
+      // A live override compiles every handler again; a module default is one per handler.
+      const run = await (compileLimit(definition, handler, '') as ResolvableLimit).resolve({
+        ...ctx,
+        user: { plan: 3 },
+      });
+      const { algorithm, params, partition } = run;
+      const request = run.newRequest();
+      return (await store.evaluate({ algorithm, key: 'tenant:acme', params, partition, request }))
+        .allowed;
+    };
+    const allowed = [];
+    for (const handler of ['C.m', 'C.m', 'C.other', 'C.m']) allowed.push(await decide(handler));
+    // One key, one count, as in Redis: the fourth request is over the plan of 3.
+    expect(allowed).toEqual([true, true, true, false]);
   });
 
   it('gives a limit of values only no partition: its params object stands for it', async () => {
