@@ -41,8 +41,8 @@ export interface CompiledAlgorithm {
    */
   retryAfterMs?(decision: Decision): number;
   /**
-   * Set when the params were made for one request (options resolved from it): what stands
-   * for the limit across requests, passed on as `DecisionCall.partition`.
+   * Set when the params were made for one request (options resolved from it): the object,
+   * one per algorithm, passed on as `DecisionCall.partition`.
    */
   partition?: object;
 }

@@ -124,22 +124,22 @@ export class MemoryStore extends LimiterStore {
 
   /**
    * The limit's own keys: found by the algorithm and its script arguments, once per params
-   * object; or, for params made per request, by the object that stands for the limit
-   * (`DecisionCall.partition`): every tenant of a limit from the customer's plan in one
-   * partition, and a tenant whose plan changes keeps its state, as it does in Redis.
+   * object; or, for params made per request, by the call's `partition` (one per algorithm):
+   * a key is one key whatever its plan, so a tenant whose plan changes keeps its state, as
+   * it does in Redis.
    */
   private partitionOf<P>(
     algorithm: LimiterAlgorithm<P, unknown, unknown>,
     params: P,
-    limit?: object,
+    shared?: object,
   ): MemoryPartition {
-    const identity = limit ?? params;
+    const identity = shared ?? params;
     const cacheable = typeof identity === 'object' && identity !== null;
     let id = cacheable ? this.partitionIds.get(identity) : undefined;
     if (id === undefined) {
       // Peek, reset, refund and block act on the keys of the algorithm they belong to.
       const owner = algorithm.stateOf ?? algorithm;
-      id = limit
+      id = shared
         ? `${owner.commandName} #${++this.partitionsMade}`
         : `${owner.commandName} ${owner.paramsArgv(params).join(' ')}`;
       if (cacheable) this.partitionIds.set(identity, id);
