@@ -13,8 +13,9 @@ import { dirname, join } from 'node:path';
 
 /**
  * The package as a user gets it, as the README's Install says: `npm pack` on a checkout
- * without `lib/` (its `prepare` script builds it), installed from the tarball into a fresh app whose other dependencies are links to
- * this repository's node_modules, so no network is needed. The app compiles against the
+ * without `lib/` (its `prepack` script builds it), installed from the tarball, scripts
+ * allowed, into a fresh app whose other dependencies are links to this repository's
+ * node_modules, so no network is needed. The app compiles against the
  * published typings (root and `nestjs-limiter/testing`, with both module resolutions) and
  * runs a guarded route.
  */
@@ -87,13 +88,14 @@ function run(command: string, args: string[], cwd: string): string {
 describe('the packed package in a fresh app', () => {
   let dir: string;
   let app: string;
+  let installOutput: string;
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'nestjs-limiter-pack-'));
     app = join(dir, 'app');
     rmSync(join(ROOT, 'lib'), { recursive: true, force: true });
     const output = run('npm', ['pack', '--json', '--pack-destination', dir], ROOT);
-    // `prepare` prints the build's own output before the JSON.
+    // `prepack` prints the build's own output before the JSON.
     const [packed] = JSON.parse(output.slice(output.indexOf('[\n')));
     mkdirSync(join(app, 'node_modules', '@nestjs'), { recursive: true });
     mkdirSync(join(app, 'node_modules', '@types'), { recursive: true });
@@ -107,19 +109,16 @@ describe('the packed package in a fresh app', () => {
       join(app, 'package.json'),
       JSON.stringify({ name: 'app', version: '1.0.0', private: true, dependencies }),
     );
-    // The links already satisfy every dependency: npm only unpacks the tarball, offline.
-    run(
-      'npm',
+    // The links already satisfy every dependency: npm only unpacks the tarball, offline. No
+    // --ignore-scripts: a script of the package would run here, and be warned about.
+    installOutput = execFileSync(
+      'bash',
       [
-        'install',
-        '--offline',
-        '--no-audit',
-        '--no-fund',
-        '--ignore-scripts',
-        '--legacy-peer-deps',
+        '-c',
+        `npm install --offline --no-audit --no-fund --legacy-peer-deps "$0" 2>&1`,
         join(dir, packed.filename),
       ],
-      app,
+      { cwd: app, encoding: 'utf8' },
     );
     mkdirSync(join(app, 'src'));
     writeFileSync(join(app, 'src', 'main.ts'), MAIN);
@@ -132,6 +131,36 @@ describe('the packed package in a fresh app', () => {
     const files = run('find', ['.', '-type', 'f'], installed).split('\n');
     expect(files).toEqual(expect.arrayContaining(['./lib/index.js', './lib/testing/index.d.ts']));
     expect(files.filter((file) => /^\.\/(src|test)\//.test(file))).toEqual([]);
+  });
+
+  it('installs without running or announcing a script: the shipped package.json has none', () => {
+    const installed = join(app, 'node_modules', 'nestjs-limiter');
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+    const source = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    const repositoryOnly = /^(scripts|devDependencies|overrides)$/;
+    expect(Object.keys(manifest).filter((field) => repositoryOnly.test(field))).toEqual([]);
+    // What a consumer reads is there as the repository has it.
+    for (const field of ['name', 'version', 'main', 'types', 'exports', 'typesVersions'])
+      expect([field, manifest[field]]).toEqual([field, source[field]]);
+    expect(manifest.dependencies).toEqual(source.dependencies);
+    expect(manifest.peerDependencies).toEqual(source.peerDependencies);
+    expect(installOutput).not.toMatch(/install-scripts|prepare|postinstall/);
+    // The checkout's own package.json is put back after the pack.
+    expect(source.scripts.prepack).toMatch(/npm run build/);
+  });
+
+  it('ships every file the README links to, so the links work in the installed package', () => {
+    const installed = join(app, 'node_modules', 'nestjs-limiter');
+    const readme = readFileSync(join(installed, 'README.md'), 'utf8').replace(
+      /^```\w*\n[\s\S]*?^```$/gm,
+      '',
+    );
+    const targets = [...readme.matchAll(/\]\(([^)\s]+)\)/g)]
+      .map((match) => match[1].split('#')[0])
+      .filter((target) => target !== '' && !/^[a-z]+:/.test(target));
+    expect(targets).toEqual(expect.arrayContaining(['docs/options.md', 'LICENSE']));
+    const files = new Set(run('find', ['.', '-type', 'f'], installed).split('\n'));
+    expect(targets.filter((target) => !files.has(`./${target}`))).toEqual([]);
   });
 
   it.each(['node16', 'node10'])(
