@@ -15,7 +15,8 @@ npx changeset version
 version=$(node -p "require('./package.json').version")
 git add package.json package-lock.json CHANGELOG.md .changeset
 git commit -m "chore: release $version"
-# npm publish (its prepare script builds lib/) and the tag v$version on the release commit.
+# npm publish (its prepack script builds lib/ and strips package.json) and the tag v$version on the
+# release commit.
 npx changeset publish
 if [ -n "$(git remote)" ]; then
   git push --follow-tags

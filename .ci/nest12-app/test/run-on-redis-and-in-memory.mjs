@@ -3,6 +3,9 @@
 // limits in memory. Exits non-zero, saying what differed, when an answer is not the expected.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createRequire } from 'node:module';
+import * as imported from 'nestjs-limiter';
+import * as importedTesting from 'nestjs-limiter/testing';
 
 function start(env) {
   // A variable set to undefined is left out: an app without REDIS_URL limits in memory.
@@ -46,6 +49,19 @@ function expectEqual(what, actual, expected) {
   console.log(`${ok ? 'ok' : 'FAILED'}: ${what}: ${JSON.stringify(actual)}`);
   if (!ok) failures.push(`${what}: expected ${JSON.stringify(expected)}`);
 }
+
+// One build serves import and require: an ES module and a CommonJS one in the same process
+// get the same classes, so the guard's metadata and the store token are one.
+const require = createRequire(import.meta.url);
+expectEqual(
+  'import and require give one RateLimiterModule, LimiterStore and ManualClock',
+  [
+    imported.RateLimiterModule === require('nestjs-limiter').RateLimiterModule,
+    imported.LimiterStore === require('nestjs-limiter').LimiterStore,
+    importedTesting.ManualClock === require('nestjs-limiter/testing').ManualClock,
+  ],
+  [true, true, true],
+);
 
 const prefix = `run-${process.pid}-${Date.now()}:`;
 const a = start({ REDIS_URL: process.env.REDIS_URL, KEY_PREFIX: prefix });
