@@ -13,9 +13,9 @@ import { dirname, join } from 'node:path';
 
 /**
  * The package as a user gets it, as the README's Install says: `npm pack` on a checkout
- * without `lib/` (its `prepack` script builds it), installed from the tarball, scripts
- * allowed, into a fresh app whose other dependencies are links to this repository's
- * node_modules, so no network is needed. The app compiles against the
+ * without `lib/` (its `prepack` script builds it), installed from the tarball into a fresh
+ * app whose other dependencies are links to this repository's node_modules, so no network
+ * is needed. The app compiles against the
  * published typings (root and `nestjs-limiter/testing`, with both module resolutions) and
  * runs a guarded route.
  */
@@ -88,7 +88,6 @@ function run(command: string, args: string[], cwd: string): string {
 describe('the packed package in a fresh app', () => {
   let dir: string;
   let app: string;
-  let installOutput: string;
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'nestjs-limiter-pack-'));
@@ -109,16 +108,21 @@ describe('the packed package in a fresh app', () => {
       join(app, 'package.json'),
       JSON.stringify({ name: 'app', version: '1.0.0', private: true, dependencies }),
     );
-    // The links already satisfy every dependency: npm only unpacks the tarball, offline. No
-    // --ignore-scripts: a script of the package would run here, and be warned about.
-    installOutput = execFileSync(
-      'bash',
+    // The links already satisfy every dependency: npm only unpacks the tarball, offline.
+    // Scripts stay off here, or npm would run the linked checkouts' own; a real install, with
+    // scripts on, is .ci/nest12/run's, and nothing of the package may run or warn there.
+    run(
+      'npm',
       [
-        '-c',
-        `npm install --offline --no-audit --no-fund --legacy-peer-deps "$0" 2>&1`,
+        'install',
+        '--offline',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        '--legacy-peer-deps',
         join(dir, packed.filename),
       ],
-      { cwd: app, encoding: 'utf8' },
+      app,
     );
     mkdirSync(join(app, 'src'));
     writeFileSync(join(app, 'src', 'main.ts'), MAIN);
@@ -133,7 +137,7 @@ describe('the packed package in a fresh app', () => {
     expect(files.filter((file) => /^\.\/(src|test)\//.test(file))).toEqual([]);
   });
 
-  it('installs without running or announcing a script: the shipped package.json has none', () => {
+  it('ships a package.json with no scripts, so installing it runs and announces none', () => {
     const installed = join(app, 'node_modules', 'nestjs-limiter');
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
     const source = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -144,7 +148,6 @@ describe('the packed package in a fresh app', () => {
       expect([field, manifest[field]]).toEqual([field, source[field]]);
     expect(manifest.dependencies).toEqual(source.dependencies);
     expect(manifest.peerDependencies).toEqual(source.peerDependencies);
-    expect(installOutput).not.toMatch(/install-scripts|prepare|postinstall/);
     // The checkout's own package.json is put back after the pack.
     expect(source.scripts.prepack).toMatch(/npm run build/);
   });

@@ -23,7 +23,9 @@ describe('exports, on Vitest', () => {
 
   it('the second export waits its minute on the manual clock', async () => {
     await request(app.getHttpServer()).get('/export').expect(200);
-    const second = request(app.getHttpServer()).get('/export').then((reply) => reply.status);
+    const second = request(app.getHttpServer())
+      .get('/export')
+      .then((reply) => reply.status);
     await clock.whenWaiting(1);
     clock.advance(59_999);
     expect(clock.pendingWaits).toBe(1); // one millisecond early: still waiting
