@@ -36,7 +36,7 @@ class HealthController {
   }
 }
 
-/** 11 in `npm test`, 10 in CI's Nest 10 run (.ci/nest10). */
+/** 11 in `npm test`, 10 and 12 in CI's runs (.ci/nest10, .ci/nest12). */
 const terminus = JSON.parse(readFileSync(require.resolve('@nestjs/terminus/package.json'), 'utf8'));
 const terminusMajor = Number(terminus.version.split('.')[0]);
 
