@@ -1,36 +1,41 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as ts from 'typescript';
 import { ROOT } from './readme-blocks';
 
 /**
- * Every key of `RateLimiterModuleOptions` (its inherited ones included), read from the type
- * itself so that an option added to the interface fails here until docs/options.md has a row
- * for it.
+ * Every key of `RateLimiterModuleOptions`, those of the interfaces it extends included, read
+ * from the source (parsed, not type-checked, so it costs milliseconds), so that an option
+ * added to the interface fails here until docs/options.md has a row for it.
  */
-function moduleOptionKeys(): string[] {
-  const file = join(ROOT, 'src', 'rate-limiter.options.ts');
-  const program = ts.createProgram([file], {
-    strict: true,
-    skipLibCheck: true,
-    noEmit: true,
-    experimentalDecorators: true,
-    types: [],
-  });
-  const checker = program.getTypeChecker();
-  const declaration = program
-    .getSourceFile(file)!
-    .statements.find(
-      (statement): statement is ts.InterfaceDeclaration =>
-        ts.isInterfaceDeclaration(statement) && statement.name.text === 'RateLimiterModuleOptions',
-    );
-  if (!declaration)
-    throw new Error('src/rate-limiter.options.ts declares no RateLimiterModuleOptions');
-  return checker
-    .getPropertiesOfType(checker.getTypeAtLocation(declaration.name))
-    .map((property) => property.name)
-    .sort();
+function interfaceKeys(file: string, name: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
+  const declaration = source.statements.find(
+    (statement): statement is ts.InterfaceDeclaration =>
+      ts.isInterfaceDeclaration(statement) && statement.name.text === name,
+  );
+  if (!declaration) throw new Error(`${file} declares no interface ${name}`);
+  const own = declaration.members.flatMap((member) =>
+    ts.isPropertySignature(member) && ts.isIdentifier(member.name) ? [member.name.text] : [],
+  );
+  const inherited = (declaration.heritageClauses ?? [])
+    .flatMap((clause) => clause.types)
+    .flatMap((base) => {
+      const baseName = base.expression.getText(source);
+      const from = source.statements.find(
+        (statement): statement is ts.ImportDeclaration =>
+          ts.isImportDeclaration(statement) &&
+          (statement.importClause?.getText(source) ?? '').includes(baseName),
+      );
+      if (!from) return interfaceKeys(file, baseName);
+      const path = (from.moduleSpecifier as ts.StringLiteral).text;
+      return interfaceKeys(join(dirname(file), `${path}.ts`), baseName);
+    });
+  return [...own, ...inherited];
 }
+
+const moduleOptionKeys = () =>
+  interfaceKeys(join(ROOT, 'src', 'rate-limiter.options.ts'), 'RateLimiterModuleOptions').sort();
 
 /** The first column of the table under docs/options.md's "Module options" heading. */
 function documentedModuleOptions(): string[] {
