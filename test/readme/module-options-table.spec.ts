@@ -5,7 +5,7 @@ import { ROOT } from './readme-blocks';
 
 /**
  * Every key of `RateLimiterModuleOptions`, those of the interfaces it extends included, read
- * from the source (parsed, not type-checked, so it costs milliseconds), so that an option
+ * from the source (parsed, not type-checked: cheap enough for the fast loop), so that an option
  * added to the interface fails here until docs/options.md has a row for it.
  */
 function interfaceKeys(file: string, name: string): string[] {
