@@ -71,8 +71,20 @@ export const limiterMessages = {
     `${handler}: @SkipRateLimit('${name}') names no limit of this handler, so it skips nothing: did you mean '${near}'?`,
   duplicateName: (where: string, name: string): string =>
     `${where}: the name '${name}' is given to two limits of this handler; each limit's name must be unique on its handler`,
-  looksLikeMilliseconds: (where: string, option: string, value: number, meant: string): string =>
-    `${where}: ${option} ${value} is in seconds (${hours(value)}); if you meant ${value} milliseconds, write ${option}: '${meant}'. Time options take seconds or a duration string ('500ms', '30s', '1m', '1h', '1d')`,
+  looksLikeMilliseconds: (
+    where: string,
+    option: string,
+    value: number,
+    readings: { milliseconds: string; seconds: string },
+  ): string =>
+    `${where}: ${option} ${value} is in seconds (${hours(value)}); if you meant ${value} milliseconds, write ${option}: '${readings.milliseconds}', and if you meant seconds, ${option}: '${readings.seconds}' says so. Time options take seconds or a duration string ('500ms', '30s', '1m', '1h', '1d')`,
+  bareDuration: (
+    where: string,
+    option: string,
+    value: number,
+    readings: { milliseconds: string; seconds: string },
+  ): string =>
+    `${where}: option '${option}' is a bare number of seconds from 1000 up (${value}: ${hours(value)}), which strictDurations refuses: write '${readings.milliseconds}' for ${value} milliseconds or '${readings.seconds}' for ${value} seconds`,
   settleUnsupported: (where: string): string =>
     `${where}: option 'settle' needs a limit that can both give permits back and take more after the handler; this one cannot (a concurrency slot is always given back whole when the work ends)`,
   duplicateDefaultName: (where: string, name: string): string =>

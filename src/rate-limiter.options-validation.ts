@@ -39,6 +39,7 @@ const MODULE_OPTIONS: { readonly [name in keyof Required<RateLimiterModuleOption
   defaults: true,
   errorMessage: true,
   redisCalls: true,
+  strictDurations: true,
 };
 const MODULE_OPTION_NAMES = Object.keys(MODULE_OPTIONS);
 
@@ -90,6 +91,10 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
     fail('keyPrefix', keyPrefix, 'a string');
   }
   if (global !== undefined && typeof global !== 'boolean') fail('global', global, 'a boolean');
+  const { strictDurations } = options;
+  if (strictDurations !== undefined && typeof strictDurations !== 'boolean') {
+    fail('strictDurations', strictDurations, 'a boolean');
+  }
   const { shadow, problemDetails } = options;
   if (shadow !== undefined && typeof shadow !== 'boolean') fail('shadow', shadow, 'a boolean');
   if (problemDetails !== undefined && typeof problemDetails !== 'boolean') {

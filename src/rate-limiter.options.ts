@@ -148,6 +148,13 @@ export interface RateLimiterModuleOptions extends RequestReadingOptions {
   allow?: readonly string[];
   /** Networks refused with 403 before any limit is counted, in CIDR; `deny` wins over `allow`. */
   deny?: readonly string[];
+  /**
+   * A time option given as a bare number from 1,000 up (`period: 60000`, `block: 3600`) fails
+   * start-up naming the class, method and option, instead of the warning it logs by default:
+   * such numbers are seconds here, and more often meant as milliseconds. `'1m'`, `'1h'`
+   * and `'1d'` still say long times plainly. Default false.
+   */
+  strictDurations?: boolean;
 }
 
 export const DEFAULT_STORE_TIMEOUT_MS = 200;

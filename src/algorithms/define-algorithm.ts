@@ -46,6 +46,8 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
    * decorator's only, as a programmatic limiter takes them per call.
    */
   requestOptions: readonly string[];
+  /** Those of {@link options} that are times in seconds (or duration strings); `block` is one too. */
+  durations?: readonly string[];
   /** Set when another kind's decorator selects this one by a truthy option. */
   variant?: { of: string; when: string };
   /** Where a block is kept in its key. */
@@ -157,6 +159,7 @@ export function defineAlgorithm<O, P, R, S, L>(
   const kind: LimitKind<O, L> = {
     ...commonKindParts(definition),
     optionNames: [...definition.options, ...STATE_OPTION_NAMES],
+    durationOptions: [...(definition.durations ?? []), 'block'],
     ops,
     algorithm,
     variant: definition.variant,

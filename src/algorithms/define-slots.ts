@@ -30,6 +30,8 @@ export interface SlotsDefinition<O, P, R, L> {
   prefix: string;
   options: readonly string[];
   requestOptions: readonly string[];
+  /** Those of {@link options} that are times in seconds (or duration strings). */
+  durations?: readonly string[];
   stateType: StateType;
   params(options: O, where: string): P;
   permitRequest?(permits: number): R;
@@ -91,13 +93,19 @@ export function commonKindParts<O, P, R, L>(
   definition: SlotsDefinition<O, P, R, L>,
 ): Pick<
   LimitKind<O, L>,
-  'name' | 'decorator' | 'defaultPrefix' | 'factoryOptionNames' | 'createLimiter'
+  | 'name'
+  | 'decorator'
+  | 'defaultPrefix'
+  | 'factoryOptionNames'
+  | 'durationOptions'
+  | 'createLimiter'
 > {
   const { options, requestOptions } = definition;
   return {
     name: definition.name,
     decorator: definition.decorator,
     defaultPrefix: definition.prefix,
+    durationOptions: definition.durations ?? [],
     factoryOptionNames: [
       ...FACTORY_KEY_OPTIONS,
       ...options.filter((option) => !requestOptions.includes(option)),

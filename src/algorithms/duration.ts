@@ -1,14 +1,12 @@
 export type { Duration, Seconds } from '../contracts/duration';
 
 /**
- * Milliseconds written where seconds belong are whole seconds of ms: 1000, 60000, 3600000. A
- * window of 1,000 s or more that is a multiple of 1,000, with a limit under 1,000, is far more
- * often that than a real window (@nestjs/throttler's `ttl: 1000` is one second); 900, 3600 or
- * 86400 (a quarter, an hour, a day in seconds) are not.
+ * Milliseconds written where seconds belong: @nestjs/throttler's `ttl: 60000` is a minute,
+ * the same `period: 60000` here is 16.7 hours, and `period: 1500` meant as 1.5 s is 25
+ * minutes. Any bare number from 1,000 up on a time option is suspect, whatever the limit: a
+ * window of 1,000 s or more reads as plainly in a duration string ('1h', '1d').
  */
 const SUSPECT_MIN_SECONDS = 1000;
-const SUSPECT_MAX_LIMIT = 1000;
-const WINDOW_OPTIONS = ['period', 'window'] as const;
 
 /** The shortest duration string for whole milliseconds: 60000 -> '1m', 1500 -> '1500ms'. */
 export function durationOfMilliseconds(milliseconds: number): string {
@@ -24,23 +22,30 @@ export function durationOfMilliseconds(milliseconds: number): string {
   return `${milliseconds}ms`;
 }
 
+/** A time option given as a bare number that looks like milliseconds. */
+export interface MillisecondsSuspect {
+  /** The option as written: `period`, or `block[1]` for a step of escalating blocks. */
+  option: string;
+  value: number;
+}
+
 /**
- * The window option whose plain number looks like milliseconds (`period: 60000`, which
- * @nestjs/throttler's `ttl` would mean as a minute, is 16 hours here; its one-second `ttl:
- * 1000` is 16.7 minutes): a whole thousand of seconds, which windows in seconds rarely are
- * (60, 900, 3600, 86400), under a limit that a window of milliseconds would carry. Undefined
- * when nothing looks so.
+ * The options among `durations` given as a bare number of 1,000 or more (each step of an
+ * array, as `block` takes): numbers that are more often milliseconds than seconds. A function
+ * of the request or a duration string is never suspect.
  */
-export function millisecondsSuspect(
+export function millisecondsSuspects(
   options: Readonly<Record<string, unknown>>,
-): { option: string; value: number } | undefined {
-  const { limit } = options;
-  if (typeof limit !== 'number' || limit >= SUSPECT_MAX_LIMIT) return undefined;
-  for (const option of WINDOW_OPTIONS) {
+  durations: readonly string[],
+): MillisecondsSuspect[] {
+  const found: MillisecondsSuspect[] = [];
+  const look = (option: string, value: unknown) => {
+    if (typeof value === 'number' && value >= SUSPECT_MIN_SECONDS) found.push({ option, value });
+  };
+  for (const option of durations) {
     const value = options[option];
-    if (typeof value === 'number' && value >= SUSPECT_MIN_SECONDS && value % 1000 === 0) {
-      return { option, value };
-    }
+    if (Array.isArray(value)) value.forEach((step, i) => look(`${option}[${i}]`, step));
+    else look(option, value);
   }
-  return undefined;
+  return found;
 }

@@ -71,6 +71,11 @@ export interface LimitKind<Options = any, Limiter = unknown> {
    * `count`) are not among them.
    */
   readonly factoryOptionNames: readonly string[];
+  /**
+   * Its options that are times in seconds (`period`, `lease`, `block`…): a bare number of
+   * 1,000 or more there is more often milliseconds than seconds (handler-definitions.ts).
+   */
+  readonly durationOptions: readonly string[];
   /** The script and memory twin this kind runs. */
   readonly algorithm: LimiterAlgorithm<any, any, any>;
   /** The operations on its keys besides acquiring (state-ops/): their scripts are built in too. */

@@ -9,6 +9,7 @@ import { resolverOf, Resolver } from './resolvable-options';
 import { refuseUnknownOptions } from '../algorithms/option-rules';
 import { compileKey, limitTypeOf, RequestFacts } from '../keys/compile-key';
 import { KeyForm } from '../keys/key-form';
+import { StoreErrorPolicy } from '../contracts/store-error-policy';
 
 /** What every limit of a handler has, whether its options are values or functions. */
 interface LimitBase {
@@ -27,6 +28,8 @@ interface LimitBase {
   skip?: SkipPredicate;
   /** Counted but never enforced (the decorator's `shadow`, else the module's). */
   shadow: boolean;
+  /** What a decision the store could not make does (the decorator's; absent: the module's). */
+  onStoreError?: StoreErrorPolicy;
   /** The request's real cost once its handler has finished (the decorator's `settle`). */
   settle?: SettleFunction;
   /** Its key depends on the user (USER, or a template that reads `user`). */
@@ -53,7 +56,17 @@ export interface ResolvableLimit extends LimitBase {
 /** A limit as the plan holds it. */
 export type PlannedLimit = CompiledLimit | ResolvableLimit;
 
-const KEY_OPTION_NAMES = ['name', 'key', 'prefix', 'limitType', 'skip', 'shadow', 'settle'];
+const KEY_OPTION_NAMES = [
+  'name',
+  'key',
+  'prefix',
+  'limitType',
+  'skip',
+  'shadow',
+  'settle',
+  'onStoreError',
+];
+const STORE_ERROR_POLICIES: readonly StoreErrorPolicy[] = ['allow', 'deny', 'fallback'];
 
 /**
  * What decides a limit's keys: two limits of one kind with the same spec on one handler
@@ -147,6 +160,12 @@ export function compileLimit(
     );
   }
   const settle = settleOption(options.settle, kind, where);
+  const { onStoreError } = options;
+  if (onStoreError !== undefined && !STORE_ERROR_POLICIES.includes(onStoreError)) {
+    throw new LimiterConfigError(
+      limiterMessages.invalidChoice(where, 'onStoreError', onStoreError, STORE_ERROR_POLICIES),
+    );
+  }
   const { name = derivedName } = options;
   if (typeof name !== 'string' || name === '') {
     throw new LimiterConfigError(
@@ -157,6 +176,7 @@ export function compileLimit(
     skip,
     shadow,
     settle,
+    onStoreError,
     where,
     name,
     kind: kind.name,

@@ -2,8 +2,8 @@ import { LimitDefinition } from '../contracts/limit-definition';
 import { readClassLimits, readMethodLimits, readSkip } from '../decorators/limit-metadata.accessor';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { limiterMessages } from '../rate-limiter.messages';
-import { compileLimit, defaultNameOf, keySpecOf, PlannedLimit } from './compiled-limit';
-import { durationOfMilliseconds, millisecondsSuspect } from '../algorithms/duration';
+import { compileLimit, defaultNameOf, keySpecOf, kindOf, PlannedLimit } from './compiled-limit';
+import { durationOfMilliseconds, millisecondsSuspects } from '../algorithms/duration';
 import { LimitOverrides } from './limit-overrides';
 import { overridden, replacing } from './replaced-limit';
 import { didYouMean } from '../did-you-mean';
@@ -81,6 +81,8 @@ export interface HandlerCompile {
   warn?: (message: string) => void;
   /** Limits whose units were looked at: a class's limit is checked once, not per handler. */
   unitsChecked: WeakSet<LimitDefinition>;
+  /** A bare time of 1,000 s or more fails the compile instead of warning (`strictDurations`). */
+  strictDurations?: boolean;
 }
 
 /**
@@ -103,7 +105,7 @@ export function handlerLimits(
     const spec = keySpecOf(definition);
     const occurrence = (occurrences.get(spec) ?? 0) + 1;
     occurrences.set(spec, occurrence);
-    if (warn) checkUnits(definition, handlerName, warn, settings.unitsChecked);
+    if (warn || settings.strictDurations) checkUnits(definition, handlerName, settings);
     return Object.freeze(
       compileLimit(
         definition,
@@ -118,25 +120,27 @@ export function handlerLimits(
   });
 }
 
-/** `period: 60000` meant as a minute is 16 hours: said once per limit, at start-up. */
-function checkUnits(
-  definition: LimitDefinition,
-  handlerName: string,
-  warn: (message: string) => void,
-  checked: WeakSet<LimitDefinition>,
-): void {
-  if (checked.has(definition)) return;
-  checked.add(definition);
-  const suspect = millisecondsSuspect(definition.options);
-  if (!suspect) return;
-  warn(
-    limiterMessages.looksLikeMilliseconds(
-      `${definition.decorator} on ${handlerName}`,
-      suspect.option,
-      suspect.value,
-      durationOfMilliseconds(suspect.value),
-    ),
-  );
+/**
+ * `period: 60000` meant as a minute is 16.7 hours: said once per limit, at start-up, for every
+ * time option given as a bare number from 1,000 up; with `strictDurations`, refused (a live
+ * override's throwaway compile included, so the admin refuses it too).
+ */
+function checkUnits(definition: LimitDefinition, handlerName: string, settings: HandlerCompile) {
+  const { unitsChecked, strictDurations, warn } = settings;
+  if (!strictDurations && unitsChecked.has(definition)) return;
+  unitsChecked.add(definition);
+  const suspects = millisecondsSuspects(definition.options, kindOf(definition).durationOptions);
+  const where = handlerName ? `${definition.decorator} on ${handlerName}` : definition.decorator;
+  for (const { option, value } of suspects) {
+    const readings = {
+      milliseconds: durationOfMilliseconds(value),
+      seconds: durationOfMilliseconds(value * 1000),
+    };
+    if (strictDurations) {
+      throw new LimiterConfigError(limiterMessages.bareDuration(where, option, value, readings));
+    }
+    warn?.(limiterMessages.looksLikeMilliseconds(where, option, value, readings));
+  }
 }
 
 /**

@@ -208,6 +208,7 @@ export class LimitExplorer implements OnModuleInit {
       shadowByDefault: this.options.shadow ?? false,
       warn: quiet ? undefined : (message) => this.logger.warn(message),
       unitsChecked: this.unitsChecked,
+      strictDurations: this.options.strictDurations === true,
     };
     const handlerName = `${controller.name}.${methodName}`;
     if (isConnectionHandler(controller, methodName)) {

@@ -1,5 +1,6 @@
 import type { Resolvable, SkipPredicate } from './limit-context';
 import { LimitType } from './limit-type.enum';
+import type { StoreErrorPolicy } from './store-error-policy';
 
 /** Options every limit decorator shares: where its key comes from, and when it applies. */
 export interface KeyOptions {
@@ -22,6 +23,12 @@ export interface KeyOptions {
   skip?: SkipPredicate;
   /** Evaluate and count, but never refuse or delay; report `shadow-denied` instead. */
   shadow?: boolean;
+  /**
+   * When the store cannot decide this limit (down, or slower than `storeTimeout`): 'allow'
+   * lets the request through, 'deny' answers 503, 'fallback' limits it in memory. Default
+   * the module's `onStoreError`. A login's brute-force limit may deny while the rest allow.
+   */
+  onStoreError?: StoreErrorPolicy;
 }
 
 /** What one request costs, on every limit decorator (docs/design.md#state-and-cost). */

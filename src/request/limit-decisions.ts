@@ -87,6 +87,7 @@ export class LimitDecisions {
       onLateAnswer,
       group,
       name: limit.name,
+      policy: limit.onStoreError,
     });
     return decision ? { limit, key, request, decision, atMs: performance.now(), group } : null;
   }

@@ -116,9 +116,15 @@ export class RateLimitGuard implements CanActivate {
     const keys = keysOf(limits, read.facts, context, this.logger);
     const decided = await this.decisions.decide(limits, keys);
     const outcomes = decided.filter((outcome): outcome is Taken => outcome !== null);
-    // A shadow limit never refuses: not even when its store is unavailable under 'deny'.
-    const unanswered = decided.some((outcome, i) => outcome === null && !limits[i].shadow);
-    if (unanswered && this.store.policy === 'deny') {
+    // A shadow limit never refuses: not even when its store is unavailable under 'deny'. A
+    // limit's own policy wins over the module's.
+    const unanswered = decided.some(
+      (outcome, i) =>
+        outcome === null &&
+        !limits[i].shadow &&
+        (limits[i].onStoreError ?? this.store.policy) === 'deny',
+    );
+    if (unanswered) {
       reportOutcomes(this.reports.report, outcomes, true);
       await this.decisions.giveBack(outcomes);
       throw this.answer(context, new ServiceUnavailableException('Rate limiting is unavailable'));

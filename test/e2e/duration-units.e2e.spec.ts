@@ -1,6 +1,7 @@
 import { Controller, Get, INestApplication, Module } from '@nestjs/common';
 import { initApp } from '../helpers/init-app';
 import {
+  ConcurrencyLimit,
   CountLimit,
   RateLimit,
   RateLimiterFactory,
@@ -178,6 +179,12 @@ describe('time options at start-up', () => {
     );
   });
 
+  const secondsWarnings = (logger: CaptureLogger) =>
+    logger.lines
+      .filter((line) => line.level === 'warn' && line.message.includes('is in seconds'))
+      .map((line) => line.message);
+  const UNITS = "Time options take seconds or a duration string ('500ms', '30s', '1m', '1h', '1d')";
+
   it('a period that looks like milliseconds (from a ttl of 1000 up) warns once, naming both readings', async () => {
     @CountLimit({ limit: 10, period: 60_000 })
     @Controller()
@@ -190,22 +197,120 @@ describe('time options at start-up', () => {
       @Get('b')
       @SlidingWindowLimit({ limit: 5, window: 3_600_000 })
       @CountLimit({ name: 'short', limit: 3, period: 1000 })
-      @CountLimit({ limit: 5, period: 3600, key: 'hourly' })
+      @CountLimit({ limit: 5, period: 900, key: 'quarter' })
       b() {
         return 'ok';
       }
     }
     const logger = new CaptureLogger();
     const app = await boot(ThrottlerStyleController, logger);
-    expect(
-      logger.lines
-        .filter((line) => line.level === 'warn' && line.message.includes('is in seconds'))
-        .map((line) => line.message),
-    ).toEqual([
-      "@CountLimit on ThrottlerStyleController.a: period 60000 is in seconds (16.7 hours); if you meant 60000 milliseconds, write period: '1m'. Time options take seconds or a duration string ('500ms', '30s', '1m', '1h', '1d')",
-      "@CountLimit on ThrottlerStyleController.b: period 1000 is in seconds (16.7 minutes); if you meant 1000 milliseconds, write period: '1s'. Time options take seconds or a duration string ('500ms', '30s', '1m', '1h', '1d')",
-      "@SlidingWindowLimit on ThrottlerStyleController.b: window 3600000 is in seconds (41.7 days); if you meant 3600000 milliseconds, write window: '1h'. Time options take seconds or a duration string ('500ms', '30s', '1m', '1h', '1d')",
+    expect(secondsWarnings(logger)).toEqual([
+      `@CountLimit on ThrottlerStyleController.a: period 60000 is in seconds (16.7 hours); if you meant 60000 milliseconds, write period: '1m', and if you meant seconds, period: '1000m' says so. ${UNITS}`,
+      `@CountLimit on ThrottlerStyleController.b: period 1000 is in seconds (16.7 minutes); if you meant 1000 milliseconds, write period: '1s', and if you meant seconds, period: '1000s' says so. ${UNITS}`,
+      `@SlidingWindowLimit on ThrottlerStyleController.b: window 3600000 is in seconds (41.7 days); if you meant 3600000 milliseconds, write window: '1h', and if you meant seconds, window: '1000h' says so. ${UNITS}`,
     ]);
     await app.close();
+  });
+
+  @Controller()
+  class EveryTimeController {
+    // Throttler's "1,000 a minute": the limit is no excuse.
+    @Get('a')
+    @CountLimit({ limit: 1000, period: 60_000 })
+    a() {
+      return 'ok';
+    }
+
+    @Get('b')
+    @CountLimit({ limit: 10, period: 1500, block: [60, 3600] })
+    @RateLimit({ rate: 1, burst: 2000, timeout: 1000, expire: 86_400 })
+    b() {
+      return 'ok';
+    }
+
+    @Get('c')
+    @ConcurrencyLimit({ max: 2, lease: 5000 })
+    @SlidingWindowLimit({ limit: 5000, window: '1h', block: 1000 })
+    c() {
+      return 'ok';
+    }
+  }
+
+  it('every time option given as a bare number from 1,000 up warns, whatever the limit', async () => {
+    const logger = new CaptureLogger();
+    const app = await boot(EveryTimeController, logger);
+    const said = secondsWarnings(logger).map((message) => message.split(' is in seconds')[0]);
+    expect(said).toEqual([
+      '@CountLimit on EveryTimeController.a: period 60000',
+      '@RateLimit on EveryTimeController.b: burst 2000',
+      '@RateLimit on EveryTimeController.b: timeout 1000',
+      '@RateLimit on EveryTimeController.b: expire 86400',
+      '@CountLimit on EveryTimeController.b: period 1500',
+      '@CountLimit on EveryTimeController.b: block[1] 3600',
+      '@SlidingWindowLimit on EveryTimeController.c: block 1000',
+      '@ConcurrencyLimit on EveryTimeController.c: lease 5000',
+    ]);
+    expect(secondsWarnings(logger)[4]).toBe(
+      `@CountLimit on EveryTimeController.b: period 1500 is in seconds (25 minutes); if you meant 1500 milliseconds, write period: '1500ms', and if you meant seconds, period: '25m' says so. ${UNITS}`,
+    );
+    await app.close();
+  });
+
+  it('a default with a bare time warns too, naming the handler', async () => {
+    @Controller()
+    class PlainController {
+      @Get()
+      handle() {
+        return 'ok';
+      }
+    }
+    @Module({
+      imports: [
+        RateLimiterModule.forRoot({
+          defaults: [{ name: 'minute', algorithm: 'countLimit', limit: 1000, period: 60_000 }],
+        }),
+      ],
+      controllers: [PlainController],
+    })
+    class DefaultsModule {}
+    const logger = new CaptureLogger();
+    const app = await initApp(DefaultsModule, logger);
+    expect(secondsWarnings(logger).map((message) => message.split(' is in')[0])).toEqual([
+      'defaults[0] on PlainController.handle: period 60000',
+    ]);
+    await app.close();
+  });
+
+  it('strictDurations refuses a bare time from 1,000 up at start-up, naming class, method and option', async () => {
+    const strict = (controller: Function) => {
+      @Module({
+        imports: [RateLimiterModule.forRoot({ strictDurations: true })],
+        controllers: [controller as never],
+      })
+      class StrictModule {}
+      return initApp(StrictModule, new CaptureLogger());
+    };
+    await expect(strict(EveryTimeController)).rejects.toThrow(
+      "@CountLimit on EveryTimeController.a: option 'period' is a bare number of seconds from 1000 up (60000: 16.7 hours), which strictDurations refuses: write '1m' for 60000 milliseconds or '1000m' for 60000 seconds",
+    );
+    @Controller()
+    class StringsController {
+      @Get()
+      @CountLimit({ limit: 1000, period: '1m', block: ['1h', 60] })
+      @ConcurrencyLimit({ max: 2, lease: 999 })
+      handle() {
+        return 'ok';
+      }
+    }
+    const app = await strict(StringsController);
+    await app.close();
+  });
+
+  it('strictDurations must be a boolean', async () => {
+    @Module({ imports: [RateLimiterModule.forRoot({ strictDurations: 'yes' as never })] })
+    class WrongModule {}
+    await expect(initApp(WrongModule, new CaptureLogger())).rejects.toThrow(
+      "RateLimiterModule: option 'strictDurations' must be a boolean, got 'yes'",
+    );
   });
 });

@@ -228,7 +228,7 @@ describe('start-up validation', () => {
       @Get() @CountLimit({ limit: 1, perod: 5 } as any) handler() {}
     }
     await expect(init(Typo)).rejects.toThrow(
-      "@CountLimit on Typo.handler: unknown option 'perod' (did you mean 'period'?); the options are name, key, prefix, limitType, skip, shadow, settle, limit, period, permits, lease, block, count",
+      "@CountLimit on Typo.handler: unknown option 'perod' (did you mean 'period'?); the options are name, key, prefix, limitType, skip, shadow, settle, onStoreError, limit, period, permits, lease, block, count",
     );
   });
 

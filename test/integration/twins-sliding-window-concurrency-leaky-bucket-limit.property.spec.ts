@@ -66,9 +66,11 @@ describe('Lua and memory twins agree step by step: slidingWindowLimit, concurren
     key: string,
     params: P,
     request: R,
+    /** One key's state whatever its params (options resolved per request), as the guard's. */
+    partition?: object,
   ): Promise<void> {
     const fromLua: Decision = await twins.redis.evaluate({ algorithm, key, params, request });
-    const fromMemory = await twins.memory.evaluate({ algorithm, key, params, request });
+    const fromMemory = await twins.memory.evaluate({ algorithm, key, params, request, partition });
     expect(fromMemory).toEqual(fromLua);
     seen[fromLua.allowed ? 'allowed' : 'denied']++;
   }
@@ -123,6 +125,42 @@ describe('Lua and memory twins agree step by step: slidingWindowLimit, concurren
             else if (kind === 'release') request = { op: 'release', ...known };
             else request = { op: 'release', id: 'never-acquired' };
             await both(concurrencyLimit, key, params, request);
+          }
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+
+  it('concurrency limit whose lease changes between decisions (state under older options)', async () => {
+    const op = fc.record({
+      advance: advanceMs,
+      kind: fc.constantFrom('acquire', 'acquire', 'renew', 'release'),
+      pick: fc.nat(),
+      volume,
+      long: fc.boolean(),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 4 }),
+        fc.array(op, { minLength: 1, maxLength: 40 }),
+        async (max, ops) => {
+          const key = `twin:cc-lease:${++run}`;
+          // Two leases on one key, one 3600 times the other: the longer leases are cut.
+          const short = concurrencyLimitParams({ max, lease: 1 * TIME_SCALE });
+          const long = concurrencyLimitParams({ max, lease: 3600 * TIME_SCALE });
+          const partition = {};
+          const ids: { id: string; permits: number }[] = [];
+          for (const { advance, kind, pick, volume: slots, long: isLong } of ops) {
+            twins.nowMs += advance;
+            const known = ids.length ? ids[pick % ids.length] : { id: 'none', permits: 1 };
+            let request: ConcurrencyLimitRequest;
+            if (kind === 'acquire') {
+              ids.push({ id: `id${ids.length}`, permits: volumeOf(slots, max) });
+              request = { op: 'acquire', ...ids[ids.length - 1] };
+            } else if (kind === 'renew') request = { op: 'acquire', ...known };
+            else request = { op: 'release', ...known };
+            await both(concurrencyLimit, key, isLong ? long : short, request, partition);
           }
         },
       ),

@@ -52,7 +52,7 @@ describe('unknown options are reported all at once', () => {
     const compile = (options: Record<string, unknown>) => () =>
       compileLimit({ kind: 'countLimit', decorator: '@CountLimit', options }, 'Api.list', '');
     expect(compile({ limt: 5, perod: 60, ttl: 1 })).toThrow(
-      "@CountLimit on Api.list: unknown options 'limt' (did you mean 'limit'?), 'perod' (did you mean 'period'?), 'ttl'; the options are name, key, prefix, limitType, skip, shadow, settle, limit, period, permits, lease, block, count",
+      "@CountLimit on Api.list: unknown options 'limt' (did you mean 'limit'?), 'perod' (did you mean 'period'?), 'ttl'; the options are name, key, prefix, limitType, skip, shadow, settle, onStoreError, limit, period, permits, lease, block, count",
     );
   });
 });

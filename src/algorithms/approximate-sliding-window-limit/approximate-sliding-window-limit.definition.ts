@@ -19,6 +19,7 @@ export const approximateSlidingWindowLimitDefinition = defineAlgorithm({
   prefix: 'slidingWindowApprox:',
   options: ['limit', 'window', 'approximate', 'permits'],
   requestOptions: ['permits'],
+  durations: ['window'],
   variant: { of: 'slidingWindowLimit', when: 'approximate' },
   folder: __dirname,
   stateType: 'string',

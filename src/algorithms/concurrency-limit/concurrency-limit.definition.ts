@@ -36,6 +36,7 @@ export const concurrencyLimitDefinition = defineAlgorithm<
   prefix: 'concurrency:',
   options: ['max', 'lease', 'permits'],
   requestOptions: ['permits'],
+  durations: ['lease'],
   folder: __dirname,
   stateType: 'zset',
   limiter: (source, key, params) => new ConcurrencyLimiter(source, key, params),

@@ -12,7 +12,8 @@
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; a release is allowed;
 --          retryAfter -1 for more slots than max (it can never pass)
 -- TTL      until the last lease expires: lease after an acquire; a release keeps it
---          (and an emptied zset is deleted by Redis)
+--          (and an emptied zset is deleted by Redis); a lease written under a longer
+--          `lease` is cut to end one lease from now, and the TTL with it
 -- Block    a member '#block' scored by the block's end (factory `block(seconds)`): acquires
 --          are denied until then, releases still run; dropped with the expired leases
 local max, lease, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[5]) or 1
@@ -22,6 +23,19 @@ local member = weighted_member(argv[4], permits)
 -- one slot), a block, the request's own lease; expired leases (and a past block) dropped.
 local leases = get_members(key)
 local first = drop_scored_up_to(key, leases, now)
+-- Scores run up: only the last tells of a lease written under a longer `lease` (before a
+-- restart or an override). Such leases end one lease from now, so they never outlive the
+-- options, and the TTL follows; a block keeps its end (while one outlasts every lease, the
+-- leases are cut once it has ended).
+if #leases > first and leases[#leases - 1] ~= '#block' and tonumber(leases[#leases]) > now + lease then
+  for i = first, #leases, 2 do
+    if leases[i] ~= '#block' and tonumber(leases[i + 1]) > now + lease then
+      redis.call('ZADD', key, 'XX', exact(now + lease), leases[i])
+    end
+  end
+  leases, first = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES'), 1
+  redis.call('PEXPIRE', key, ttl_ms(tonumber(leases[#leases]) - now))
+end
 local blocked_until, held_at, count = nil, nil, 0
 for i = first, #leases, 2 do
   local name = leases[i]

@@ -19,14 +19,20 @@ export function concurrencyLimitStep(
   const permits = permitsOf(request);
   const member = weightedMember(request.id, permits);
   const leases = new Map<string, number>();
+  let lastLease = -Infinity;
   for (const [id, expiry] of state ? state.leases : []) {
     if (expiry > now) leases.set(id, expiry);
+    lastLease = Math.max(lastLease, expiry);
   }
   // A block past its end goes with the expired leases, as the Lua's ZREMRANGEBYSCORE drops it.
   const blockedUntil =
     state?.blockedUntilMicros !== undefined && state.blockedUntilMicros > now
       ? state.blockedUntilMicros
       : undefined;
+  // A lease written under a longer `lease` ends one lease from now, as the Lua cuts it: unless
+  // a block outlasts every lease (the Lua's last member), until it has ended.
+  const cut = lastLease > now + lease && !(blockedUntil !== undefined && blockedUntil > lastLease);
+  if (cut) for (const [id, expiry] of leases) leases.set(id, Math.min(expiry, now + lease));
   const untilLastExpiry = (): number => {
     let last = Math.max(now, blockedUntil ?? now);
     for (const expiry of leases.values()) last = Math.max(last, expiry);
@@ -39,6 +45,11 @@ export function concurrencyLimitStep(
   };
   const next = (): ConcurrencyLimitState =>
     blockedUntil === undefined ? { leases } : { leases, blockedUntilMicros: blockedUntil };
+  /** A decision that takes nothing: the state as found, or as cut (the Lua writes the cut). */
+  const unchanged = (reply: RawReply): MemoryStep<ConcurrencyLimitState> =>
+    cut
+      ? { state: next(), ttlMs: ttlMsFromMicros(untilLastExpiry()), reply }
+      : { state, ttlMs: null, reply };
 
   if (request.op === 'release') {
     leases.delete(member);
@@ -51,20 +62,19 @@ export function concurrencyLimitStep(
   }
 
   if (blockedUntil !== undefined) {
-    return { state, ttlMs: null, reply: [0, 0, untilLastExpiry(), blockedUntil - now, 0] };
+    return unchanged([0, 0, untilLastExpiry(), blockedUntil - now, 0]);
   }
 
   let count = slotsHeld();
   const remaining = Math.max(0, max - count);
   if (permits > max) {
-    return { state, ttlMs: null, reply: [0, remaining, untilLastExpiry(), NEVER_MICROS, 0] };
+    return unchanged([0, remaining, untilLastExpiry(), NEVER_MICROS, 0]);
   }
   const holding = leases.has(member);
   // A request of 0 passes only where one of 1 would (it takes nothing).
   const need = Math.max(permits, 1);
   if (holding || count + need <= max) {
-    if (permits === 0)
-      return { state, ttlMs: null, reply: [1, max - count, untilLastExpiry(), 0, 0] };
+    if (permits === 0) return unchanged([1, max - count, untilLastExpiry(), 0, 0]);
     leases.set(member, now + lease);
     if (!holding) count += permits;
     const untilLast = untilLastExpiry();
@@ -81,7 +91,7 @@ export function concurrencyLimitStep(
   for (const [id, expiry] of earliestFirst) {
     freed += memberWeight(id);
     if (count - freed + need <= max) {
-      return { state, ttlMs: null, reply: [0, remaining, untilLastExpiry(), expiry - now, 0] };
+      return unchanged([0, remaining, untilLastExpiry(), expiry - now, 0]);
     }
   }
   throw new Error('unreachable: the slots held free enough room for a request within max');

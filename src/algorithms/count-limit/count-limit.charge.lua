@@ -9,8 +9,10 @@ if not count then
   return {1, 0, 0, 0, 0}
 end
 redis.call('INCRBY', key, permits)
-if redis.call('PTTL', key) < 0 then
-  -- Self-healing, as the acquire does: a counter without a TTL gets one period.
+local pttl = redis.call('PTTL', key)
+if pttl < 0 or pttl > period_ms then
+  -- Self-healing, as the acquire does: a counter without a TTL gets one period, and one of a
+  -- longer period is cut to this one.
   redis.call('PEXPIRE', key, period_ms)
 end
 return {1, 0, 0, 0, 0}

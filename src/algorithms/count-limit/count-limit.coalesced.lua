@@ -12,7 +12,8 @@ local function count_limit_coalesced(key, now, argv, requests, stop)
   local ttl = 0
   if count then
     ttl = redis.call('PTTL', key)
-    if ttl < 0 then
+    -- No TTL, or one of a longer period than this one: one period, as count-limit.lua.
+    if ttl < 0 or ttl > period_ms then
       redis.call('PEXPIRE', key, period_ms)
       ttl = period_ms
     end

@@ -11,6 +11,7 @@ export const countLimitDefinition = defineAlgorithm({
   prefix: 'countLimit:',
   options: ['limit', 'period', 'permits', 'lease'],
   requestOptions: ['permits'],
+  durations: ['period'],
   folder: __dirname,
   stateType: 'string',
   coalesces: true,

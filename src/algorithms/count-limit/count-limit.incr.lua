@@ -18,9 +18,9 @@ local function count_limit_incr(key, argv)
     return nil
   end
   local ttl = redis.call('PTTL', key)
-  if ttl < 0 then
+  if ttl < 0 or ttl > n[3] then
     -- The window's first request, or a counter without a TTL (a manual SET, a restore):
-    -- self-healing, one period.
+    -- self-healing, one period; one written under a longer period is cut to this one.
     ttl = n[3]
     redis.call('PEXPIRE', key, ttl)
   end

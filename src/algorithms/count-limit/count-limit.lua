@@ -7,15 +7,17 @@
 -- argv[3]  permits   taken by this request (integer >= 0; 0 peeks; absent: 1)
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; retryAfter -1 for a
 --          request above the limit (it can never pass)
--- TTL      one period from the window's first request; a denial or a peek writes no count
+-- TTL      one period from the window's first request; a denial or a peek writes no count;
+--          a window longer than one period (written under a longer `period`) is cut to one
 local n = numeric(argv)
 local limit, period_ms, permits = n[1], n[2], n[3] or 1
 local count = tonumber(get_state(key))
 local ttl = 0
 if count then
   ttl = redis.call('PTTL', key)
-  if ttl < 0 then
-    -- Self-healing: a counter without a TTL (a manual SET, a restore) gets one period.
+  if ttl < 0 or ttl > period_ms then
+    -- Self-healing: a counter without a TTL (a manual SET, a restore) gets one period, and
+    -- one written under a longer period is cut to this one: state never outlives its options.
     redis.call('PEXPIRE', key, period_ms)
     ttl = period_ms
   end

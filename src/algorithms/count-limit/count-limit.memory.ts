@@ -9,25 +9,28 @@ type Adjustment = AdjustmentStep<CountLimitParams, CountLimitState>;
 
 /** The TypeScript twin of count-limit.lua; the memory store drops the state at window end. */
 export function countLimitStep(
-  state: CountLimitState | undefined,
+  found: CountLimitState | undefined,
   now: number,
   params: CountLimitParams,
   request: PermitsRequest | undefined,
 ): MemoryStep<CountLimitState> {
   const { limit, periodMs } = params;
   const permits = permitsOf(request);
+  const state = withinPeriod(found, now, periodMs);
+  // What the Lua writes even when it decides nothing: the cut TTL (its PEXPIRE).
+  const kept = state === found ? null : periodMs;
   const count = state ? state.count : 0;
   // Whole milliseconds left, as PTTL reports them.
   const ttlMs = state ? Math.max(0, Math.round((state.windowEndMicros - now) / 1000)) : 0;
   const remaining = Math.max(0, limit - count);
   if (permits > limit) {
-    return { state, ttlMs: null, reply: [0, remaining, ttlMs * 1000, NEVER_MICROS, 0] };
+    return { state, ttlMs: kept, reply: [0, remaining, ttlMs * 1000, NEVER_MICROS, 0] };
   }
   // A request of 0 passes only where one of 1 would (it takes nothing).
   if (count + Math.max(permits, 1) > limit) {
-    return { state, ttlMs: null, reply: [0, remaining, ttlMs * 1000, ttlMs * 1000, 0] };
+    return { state, ttlMs: kept, reply: [0, remaining, ttlMs * 1000, ttlMs * 1000, 0] };
   }
-  if (permits === 0) return { state, ttlMs: null, reply: [1, remaining, ttlMs * 1000, 0, 0] };
+  if (permits === 0) return { state, ttlMs: kept, reply: [1, remaining, ttlMs * 1000, 0, 0] };
   if (count === 0) {
     return {
       state: { count: permits, windowEndMicros: now + periodMs * 1000 },
@@ -61,9 +64,23 @@ export const countLimitRefundStep: Adjustment = (state, now, params, request) =>
   return { state: { ...state, count: left }, ttlMs, reply: done };
 };
 
+/**
+ * A window written under a longer period, cut to one period from now, as the Lua's PEXPIRE
+ * cuts a PTTL above it: state never outlives the options it is decided with.
+ */
+function withinPeriod(
+  state: CountLimitState | undefined,
+  now: number,
+  periodMs: number,
+): CountLimitState | undefined {
+  if (!state || Math.round((state.windowEndMicros - now) / 1000) <= periodMs) return state;
+  return { count: state.count, windowEndMicros: now + periodMs * 1000 };
+}
+
 /** The twin of count-limit.charge.lua: adds permits to the count, into debt if need be. */
-export const countLimitChargeStep: Adjustment = (state, now, params, request) => {
+export const countLimitChargeStep: Adjustment = (given, now, params, request) => {
   const done = [1, 0, 0, 0, 0] as const;
+  const state = withinPeriod(given, now, params.periodMs);
   if (!state) {
     const windowEndMicros = now + params.periodMs * 1000;
     return {

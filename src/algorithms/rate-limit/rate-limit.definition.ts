@@ -45,6 +45,7 @@ export const rateLimitDefinition = defineAlgorithm({
   prefix: 'rateLimit:',
   options: ['rate', 'burst', 'capacity', 'permits', 'timeout', 'expire', 'initialPermits', 'lease'],
   requestOptions: ['permits', 'timeout'],
+  durations: ['burst', 'timeout', 'expire'],
   folder: __dirname,
   stateType: 'string',
   coalesces: true,

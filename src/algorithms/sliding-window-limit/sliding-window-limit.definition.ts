@@ -23,6 +23,7 @@ export const slidingWindowLimitDefinition = defineAlgorithm({
   prefix: 'slidingWindow:',
   options: ['limit', 'window', 'permits'],
   requestOptions: ['permits'],
+  durations: ['window'],
   folder: __dirname,
   stateType: 'zset',
   coalesces: true,

@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_0be9d25af5e9
+#!lua name=nestjs_limiter_d86aca6a8380
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -354,7 +354,7 @@ local count = tonumber(get_state(key))
 local ttl = 0
 if count then
   ttl = redis.call('PTTL', key)
-  if ttl < 0 then
+  if ttl < 0 or ttl > period_ms then
     redis.call('PEXPIRE', key, period_ms)
     ttl = period_ms
   end
@@ -390,7 +390,7 @@ local function count_limit_incr(key, argv)
     return nil
   end
   local ttl = redis.call('PTTL', key)
-  if ttl < 0 then
+  if ttl < 0 or ttl > n[3] then
     ttl = n[3]
     redis.call('PEXPIRE', key, ttl)
   end
@@ -438,7 +438,8 @@ if not count then
   return {1, 0, 0, 0, 0}
 end
 redis.call('INCRBY', key, permits)
-if redis.call('PTTL', key) < 0 then
+local pttl = redis.call('PTTL', key)
+if pttl < 0 or pttl > period_ms then
   redis.call('PEXPIRE', key, period_ms)
 end
 return {1, 0, 0, 0, 0}
@@ -546,6 +547,15 @@ local max, lease, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[
 local member = weighted_member(argv[4], permits)
 local leases = get_members(key)
 local first = drop_scored_up_to(key, leases, now)
+if #leases > first and leases[#leases - 1] ~= '#block' and tonumber(leases[#leases]) > now + lease then
+  for i = first, #leases, 2 do
+    if leases[i] ~= '#block' and tonumber(leases[i + 1]) > now + lease then
+      redis.call('ZADD', key, 'XX', exact(now + lease), leases[i])
+    end
+  end
+  leases, first = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES'), 1
+  redis.call('PEXPIRE', key, ttl_ms(tonumber(leases[#leases]) - now))
+end
 local blocked_until, held_at, count = nil, nil, 0
 for i = first, #leases, 2 do
   local name = leases[i]
@@ -883,7 +893,7 @@ local function count_limit_coalesced(key, now, argv, requests, stop)
   local ttl = 0
   if count then
     ttl = redis.call('PTTL', key)
-    if ttl < 0 then
+    if ttl < 0 or ttl > period_ms then
       redis.call('PEXPIRE', key, period_ms)
       ttl = period_ms
     end
@@ -1225,9 +1235,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_0be9d25af5e9', engine)
+redis.register_function('nestjs_limiter_d86aca6a8380', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_0be9d25af5e9_across_slots',
+  function_name = 'nestjs_limiter_d86aca6a8380_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }

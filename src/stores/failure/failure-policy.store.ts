@@ -34,7 +34,8 @@ export const MAX_IN_FLIGHT = 10_000;
  * a Redis error reply (a key of the wrong type), must not turn into a 500.
  */
 export class FailurePolicyStore extends LimiterStore {
-  private readonly insurance?: InsuranceStore;
+  /** The memory that decides under 'fallback': made when the module or a limit first needs it. */
+  private insurance?: InsuranceStore;
   private readonly deadlines: DeadlineQueue;
   private readonly breaker = new CircuitBreaker();
   private readonly log: StoreErrorLog;
@@ -229,7 +230,8 @@ export class FailurePolicyStore extends LimiterStore {
         : new StoreUnavailableError('the store failed', thrown);
     this.log.failed(error);
     this.notifyError(error, call.key, call.label ?? '', call.name);
-    if (!this.insurance) return null;
+    if ((call.policy ?? this.policy) !== 'fallback') return null;
+    this.insurance ??= new InsuranceStore();
     try {
       return await this.insurance.decide(call);
     } catch {

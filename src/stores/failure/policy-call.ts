@@ -1,6 +1,7 @@
 import { Decision } from '../../contracts/decision';
 import type { DecisionCall } from '../../algorithms/decision-call';
 import { StoreUnavailableError } from '../../errors/store-unavailable.error';
+import type { StoreErrorPolicy } from '../../contracts/store-error-policy';
 
 /**
  * Told of every decision the store could not make, for the `onDecision` hook; `name` is
@@ -27,6 +28,8 @@ export interface PolicyCall<P, R, S> extends Omit<DecisionCall<P, R, S>, 'deadli
   onLateAnswer?: (decision: Decision) => void;
   /** The limit's name, in store-error events (metrics count by it). */
   name?: string;
+  /** The limit's own `onStoreError`, where it has one: it wins over the store's policy. */
+  policy?: StoreErrorPolicy;
 }
 
 /** The store's call for a policy call: its decision, with the deadline and the send hook. */

@@ -1,4 +1,4 @@
-import { durationOfMilliseconds, millisecondsSuspect } from '../../../src/algorithms/duration';
+import { durationOfMilliseconds, millisecondsSuspects } from '../../../src/algorithms/duration';
 import { blockOption, parseDuration, secondsOption } from '../../../src/algorithms/option-rules';
 import { concurrencyLimitParams } from '../../../src/algorithms/concurrency-limit/concurrency-limit.model';
 import { countLimitParams } from '../../../src/algorithms/count-limit/count-limit.model';
@@ -156,36 +156,30 @@ describe('capacity, the alternative to burst', () => {
 });
 
 describe('numbers that look like milliseconds', () => {
-  it('suspects a window of whole thousands from 1,000 up, with a limit under 1,000', () => {
-    expect(millisecondsSuspect({ limit: 10, period: 60_000 })).toEqual({
-      option: 'period',
-      value: 60_000,
-    });
-    expect(millisecondsSuspect({ limit: 999, window: 3_600_000 })).toEqual({
-      option: 'window',
-      value: 3_600_000,
-    });
-    expect(millisecondsSuspect({ limit: 10, period: 10_000 })).toEqual({
-      option: 'period',
-      value: 10_000,
-    });
-    expect(millisecondsSuspect({ limit: 1000, period: 60_000 })).toBeUndefined();
-    // An hour and a day in seconds are what they say.
-    expect(millisecondsSuspect({ limit: 10, period: 3600 })).toBeUndefined();
-    expect(millisecondsSuspect({ limit: 10, period: 86_400 })).toBeUndefined();
-    // @nestjs/throttler's one second (ttl: 1000) and any whole thousand of seconds.
-    expect(millisecondsSuspect({ limit: 3, period: 1000 })).toEqual({
-      option: 'period',
-      value: 1000,
-    });
-    expect(millisecondsSuspect({ limit: 10, period: 9000 })).toEqual({
-      option: 'period',
-      value: 9000,
-    });
-    expect(millisecondsSuspect({ limit: 10, period: 900 })).toBeUndefined();
-    expect(millisecondsSuspect({ limit: 10, period: 1500 })).toBeUndefined();
-    expect(millisecondsSuspect({ limit: 10, period: '1d' })).toBeUndefined();
-    expect(millisecondsSuspect({ limit: () => 10, period: 60_000 })).toBeUndefined();
+  const WINDOW = ['period', 'window', 'block'];
+
+  it('suspects any bare number from 1,000 up on a time option, whatever the limit', () => {
+    expect(millisecondsSuspects({ limit: 1000, period: 60_000 }, WINDOW)).toEqual([
+      { option: 'period', value: 60_000 },
+    ]);
+    expect(millisecondsSuspects({ limit: 10, period: 1500 }, WINDOW)).toEqual([
+      { option: 'period', value: 1500 },
+    ]);
+    expect(millisecondsSuspects({ limit: 5, window: 1000, block: 3600 }, WINDOW)).toEqual([
+      { option: 'window', value: 1000 },
+      { option: 'block', value: 3600 },
+    ]);
+    expect(millisecondsSuspects({ period: 1, block: [60, 300, 86_400] }, WINDOW)).toEqual([
+      { option: 'block[2]', value: 86_400 },
+    ]);
+  });
+
+  it('leaves numbers under 1,000, strings, functions and other options alone', () => {
+    expect(millisecondsSuspects({ limit: 10, period: 999.9 }, WINDOW)).toEqual([]);
+    expect(millisecondsSuspects({ limit: 10, period: '1d' }, WINDOW)).toEqual([]);
+    expect(millisecondsSuspects({ limit: 10, period: () => 60_000 }, WINDOW)).toEqual([]);
+    // `lease` is a count of permits on a counter: only the kind's own times are looked at.
+    expect(millisecondsSuspects({ limit: 5000, lease: 1000, period: 60 }, WINDOW)).toEqual([]);
   });
 
   it.each([

@@ -47,7 +47,7 @@ describe('block and count options', () => {
 
   it('has no block or count on @ConcurrencyLimit', () => {
     expect(() => compile('concurrencyLimit', '@ConcurrencyLimit', { max: 1, block: 5 })).toThrow(
-      "unknown option 'block'; the options are name, key, prefix, limitType, skip, shadow, settle, max, lease, permits",
+      "unknown option 'block'; the options are name, key, prefix, limitType, skip, shadow, settle, onStoreError, max, lease, permits",
     );
   });
 
