@@ -12,6 +12,7 @@ import { limiterMessages } from './rate-limiter.messages';
 import { checkStartUpConnection } from './stores/endpoint/start-up-connection';
 import { describeEndpoint } from './stores/endpoint/endpoint-description';
 import { withoutPassword } from './stores/endpoint/redis-url';
+import { startUpDecisionRefusal } from './stores/redis-start-up-decision';
 
 /**
  * Options of the connections the module creates itself. One retry per command bounds the
@@ -63,10 +64,12 @@ export function storeFromOptions(options: RateLimiterModuleOptions, logger: Logg
 
 /**
  * Fails start-up when the Redis connection cannot work (a wrong password, a database that
- * does not exist, a TLS mismatch), naming the option and the cause: such a Redis would
- * otherwise let every request through, logged as an outage. One connection beside the
- * store's, closed at once (for a client passed in, one with its options); an endpoint that is
- * only unreachable lets the app start. A Cluster client is not checked here.
+ * does not exist, a TLS mismatch, `maxclients` reached), or it can connect but not decide (a
+ * read-only replica, an ACL user without the scripts' permissions), naming the option and the
+ * cause: such a Redis would otherwise let every request through, logged as an outage. A PING,
+ * then one real decision (a write), each on a connection beside the store's, closed at once
+ * (for a client passed in, one with its options); an endpoint that is only unreachable lets
+ * the app start. A Cluster client is not checked here.
  */
 export async function checkRedisConnection(
   store: LimiterStore,
@@ -77,11 +80,19 @@ export async function checkRedisConnection(
   const client = store.client as Redis;
   if (typeof client.duplicate !== 'function') return;
   const finding = await checkStartUpConnection(client);
-  if (finding.kind !== 'misconfigured') return;
+  if (finding.kind === 'unreachable') return;
+  const cause =
+    finding.kind === 'misconfigured'
+      ? finding.cause
+      : await startUpDecisionRefusal(client, {
+          keyPrefix: options.keyPrefix,
+          calls: options.redisCalls,
+        });
+  if (cause === undefined) return;
   const shown =
     typeof redis === 'string' ? `'${withoutPassword(redis)}'` : describeEndpoint(client.options);
   throw new LimiterConfigError(
-    limiterMessages.redisMisconfigured('RateLimiterModule', shown, finding.cause),
+    limiterMessages.redisMisconfigured('RateLimiterModule', shown, cause),
   );
 }
 
