@@ -68,8 +68,8 @@ export async function startUpDecisionRefusal(
   const key = `${options.keyPrefix ?? ''}${countLimitKind.defaultPrefix}start-up-probe:${randomUUID()}`;
   const decided = (async () => {
     try {
-      // The check loads the library and finds whether FCALL may run, as the store's does.
-      await store.check();
+      // Loads the library and finds whether FCALL may run, as the store's own check does.
+      await store.checkEngine();
       await store.evaluate({
         algorithm: countLimit,
         key,

@@ -58,7 +58,7 @@ export class CallModeWatch {
   }
 
   private async probe(): Promise<void> {
-    const found = await probeEndpoint(this.client);
+    const found = await probeEndpoint(this.client, this.mode === 'auto');
     this.engine.followFunctions(found.functions);
     if (this.mode !== 'auto') return;
     this.compatibility = found;

@@ -64,15 +64,22 @@ function both(a: boolean | undefined, b: boolean | undefined): boolean | undefin
   return a === false || b === false ? false : a && b;
 }
 
-/** Asks the endpoint each question once; reads and writes no key of the limits. */
-export async function probeEndpoint(client: Redis | Cluster): Promise<EndpointCompatibility> {
+/**
+ * Asks the endpoint each question once; reads and writes no key of the limits. Without
+ * `callForms` (a call mode set in the options), no script is sent: Functions and CONFIG only.
+ */
+export async function probeEndpoint(
+  client: Redis | Cluster,
+  callForms = true,
+): Promise<EndpointCompatibility> {
   const cluster = client.isCluster;
+  const script = (ask: () => Promise<unknown>) => (callForms ? accepted(ask, true) : undefined);
   const [stats, fcall, crossSlotKeys, undeclaredKeys, scriptFlags, config] = await Promise.all([
     accepted(() => client.call('FUNCTION', 'STATS')),
     fcallAnswers(client),
-    cluster ? undefined : accepted(() => client.eval(KEYS_OF_TWO_SLOTS, 2, ...TWO_SLOTS), true),
-    accepted(() => client.eval(UNDECLARED_KEY, 1, ONE_SLOT[0], ONE_SLOT[1]), true),
-    accepted(() => client.eval(SCRIPT_FLAGS, 0), true),
+    cluster ? undefined : script(() => client.eval(KEYS_OF_TWO_SLOTS, 2, ...TWO_SLOTS)),
+    script(() => client.eval(UNDECLARED_KEY, 1, ONE_SLOT[0], ONE_SLOT[1])),
+    script(() => client.eval(SCRIPT_FLAGS, 0)),
     accepted(() => client.config('GET', 'maxmemory-policy')),
   ]);
   return { functions: both(stats, fcall), crossSlotKeys, undeclaredKeys, scriptFlags, config };
