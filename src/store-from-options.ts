@@ -41,16 +41,41 @@ function isClient(value: unknown): value is Redis | Cluster {
   return typeof (value as { defineCommand?: unknown })?.defineCommand === 'function';
 }
 
+/**
+ * A `redis` option written but empty (`redis: process.env.REDIS_ULR`, an unset variable): in
+ * production, start-up stops rather than limit each process apart, unless `inMemory` says so.
+ */
+function memoryStore(options: RateLimiterModuleOptions, logger: Logger): MemoryStore {
+  const empty = 'redis' in options;
+  if (empty && !options.inMemory && process.env.NODE_ENV === 'production') {
+    throw new LimiterConfigError(
+      limiterMessages.emptyRedisInProduction('RateLimiterModule', String(options.redis)),
+    );
+  }
+  if (!options.inMemory) {
+    logger.warn(
+      (empty ? `Option 'redis' is ${String(options.redis)}: ` : 'No redis configured: ') +
+        'rate limits are kept in memory and apply per process. Pass { redis } to share them across servers.',
+    );
+  }
+  return new MemoryStore();
+}
+
 /** Resolves `store` / `redis` / neither into the store, remembering whether we own the client. */
 export function storeFromOptions(options: RateLimiterModuleOptions, logger: Logger): LimiterStore {
-  if (options.store) return options.store;
-  const { redis } = options;
-  if (redis === undefined) {
-    logger.warn(
-      'No redis configured: rate limits are kept in memory and apply per process. Pass { redis } to share them across servers.',
+  const { redis, inMemory } = options;
+  if (inMemory !== undefined && typeof inMemory !== 'boolean') {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption('RateLimiterModule', 'inMemory', inMemory, 'a boolean'),
     );
-    return new MemoryStore();
   }
+  if (options.store) return options.store;
+  if (redis !== undefined && redis !== null && options.inMemory) {
+    throw new LimiterConfigError(
+      limiterMessages.conflictingOptions('RateLimiterModule', 'redis', 'inMemory'),
+    );
+  }
+  if (redis === undefined || redis === null) return memoryStore(options, logger);
   const calls = options.redisCalls;
   if (isClient(redis)) return new RedisStore({ client: redis, calls });
   const client =
