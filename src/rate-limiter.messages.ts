@@ -42,6 +42,11 @@ export const limiterMessages = {
   invalidChoice: (where: string, option: string, value: unknown, choices: readonly unknown[]) =>
     `${where}: option '${option}' must be one of ${choices.map(show).join(', ')}, got ${show(value)}` +
     (typeof value === 'string' ? suggest(value, choices.filter(isString)) : ''),
+  emptyRedisInProduction: (where: string, value: string): string =>
+    `${where}: option 'redis' is ${value} with NODE_ENV=production (an environment variable ` +
+    `unset or misspelt?): limits would be kept in memory, each process apart, so N servers ` +
+    `would allow N times each limit. Set it, or pass inMemory: true if one process's memory ` +
+    `is meant`,
   conflictingOptions: (where: string, first: string, second: string): string =>
     `${where}: options '${first}' and '${second}' exclude each other; pass only one`,
   unguardedGateway: (handler: string): string =>

@@ -40,6 +40,7 @@ const MODULE_OPTIONS: { readonly [name in keyof Required<RateLimiterModuleOption
   errorMessage: true,
   redisCalls: true,
   strictDurations: true,
+  inMemory: true,
 };
 const MODULE_OPTION_NAMES = Object.keys(MODULE_OPTIONS);
 

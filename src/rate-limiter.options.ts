@@ -68,6 +68,14 @@ export interface RateLimiterModuleOptions extends RequestReadingOptions {
    */
   redis?: string | RedisOptions | Redis | Cluster;
   /**
+   * The in-memory store is meant (one process, or limits per process on purpose): with it, a
+   * `redis` option that is present but empty (`redis: process.env.REDIS_URL` with the variable
+   * unset) starts under `NODE_ENV=production`, which otherwise stops start-up, and no warning
+   * is logged. Not together with a `redis` that is set.
+   * @see docs/options.md
+   */
+  inMemory?: boolean;
+  /**
    * How scripts are sent to Redis: `'auto'` (default: one call per connection, or one per
    * hash slot where the endpoint refuses keys of several slots in one script, as found at
    * start-up, after each reconnect and by any refusal), `'per-slot'` (always one per hash slot,

@@ -12,6 +12,7 @@ import { limiterMessages } from './rate-limiter.messages';
 import { checkStartUpConnection } from './stores/endpoint/start-up-connection';
 import { describeEndpoint } from './stores/endpoint/endpoint-description';
 import { withoutPassword } from './stores/endpoint/redis-url';
+import { startUpDecisionRefusal } from './stores/redis-start-up-decision';
 
 /**
  * Options of the connections the module creates itself. One retry per command bounds the
@@ -40,16 +41,41 @@ function isClient(value: unknown): value is Redis | Cluster {
   return typeof (value as { defineCommand?: unknown })?.defineCommand === 'function';
 }
 
+/**
+ * A `redis` option written but empty (`redis: process.env.REDIS_ULR`, an unset variable): in
+ * production, start-up stops rather than limit each process apart, unless `inMemory` says so.
+ */
+function memoryStore(options: RateLimiterModuleOptions, logger: Logger): MemoryStore {
+  const empty = 'redis' in options;
+  if (empty && !options.inMemory && process.env.NODE_ENV === 'production') {
+    throw new LimiterConfigError(
+      limiterMessages.emptyRedisInProduction('RateLimiterModule', String(options.redis)),
+    );
+  }
+  if (!options.inMemory) {
+    logger.warn(
+      (empty ? `Option 'redis' is ${String(options.redis)}: ` : 'No redis configured: ') +
+        'rate limits are kept in memory and apply per process. Pass { redis } to share them across servers.',
+    );
+  }
+  return new MemoryStore();
+}
+
 /** Resolves `store` / `redis` / neither into the store, remembering whether we own the client. */
 export function storeFromOptions(options: RateLimiterModuleOptions, logger: Logger): LimiterStore {
-  if (options.store) return options.store;
-  const { redis } = options;
-  if (redis === undefined) {
-    logger.warn(
-      'No redis configured: rate limits are kept in memory and apply per process. Pass { redis } to share them across servers.',
+  const { redis, inMemory } = options;
+  if (inMemory !== undefined && typeof inMemory !== 'boolean') {
+    throw new LimiterConfigError(
+      limiterMessages.invalidOption('RateLimiterModule', 'inMemory', inMemory, 'a boolean'),
     );
-    return new MemoryStore();
   }
+  if (options.store) return options.store;
+  if (redis !== undefined && redis !== null && options.inMemory) {
+    throw new LimiterConfigError(
+      limiterMessages.conflictingOptions('RateLimiterModule', 'redis', 'inMemory'),
+    );
+  }
+  if (redis === undefined || redis === null) return memoryStore(options, logger);
   const calls = options.redisCalls;
   if (isClient(redis)) return new RedisStore({ client: redis, calls });
   const client =
@@ -63,10 +89,12 @@ export function storeFromOptions(options: RateLimiterModuleOptions, logger: Logg
 
 /**
  * Fails start-up when the Redis connection cannot work (a wrong password, a database that
- * does not exist, a TLS mismatch), naming the option and the cause: such a Redis would
- * otherwise let every request through, logged as an outage. One connection beside the
- * store's, closed at once (for a client passed in, one with its options); an endpoint that is
- * only unreachable lets the app start. A Cluster client is not checked here.
+ * does not exist, a TLS mismatch, `maxclients` reached), or it can connect but not decide (a
+ * read-only replica, an ACL user without the scripts' permissions), naming the option and the
+ * cause: such a Redis would otherwise let every request through, logged as an outage. A PING,
+ * then one real decision (a write), each on a connection beside the store's, closed at once
+ * (for a client passed in, one with its options); an endpoint that is only unreachable lets
+ * the app start. A Cluster client is not checked here.
  */
 export async function checkRedisConnection(
   store: LimiterStore,
@@ -77,11 +105,19 @@ export async function checkRedisConnection(
   const client = store.client as Redis;
   if (typeof client.duplicate !== 'function') return;
   const finding = await checkStartUpConnection(client);
-  if (finding.kind !== 'misconfigured') return;
+  if (finding.kind === 'unreachable') return;
+  const cause =
+    finding.kind === 'misconfigured'
+      ? finding.cause
+      : await startUpDecisionRefusal(client, {
+          keyPrefix: options.keyPrefix,
+          calls: options.redisCalls,
+        });
+  if (cause === undefined) return;
   const shown =
     typeof redis === 'string' ? `'${withoutPassword(redis)}'` : describeEndpoint(client.options);
   throw new LimiterConfigError(
-    limiterMessages.redisMisconfigured('RateLimiterModule', shown, finding.cause),
+    limiterMessages.redisMisconfigured('RateLimiterModule', shown, cause),
   );
 }
 

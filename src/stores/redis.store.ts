@@ -8,6 +8,8 @@ import { EngineClient } from './engine/engine-client';
 import { RedisCallMode } from './engine/call-mode';
 import { CallModeWatch } from './endpoint/call-mode-watch';
 import { ConnectionWatch } from './endpoint/connection-watch';
+import { ClusterCoverage } from './endpoint/cluster-coverage';
+import { StoreUnavailableError } from '../errors/store-unavailable.error';
 import type { EndpointCompatibility } from './endpoint/endpoint-probe';
 import { LimiterStore, toMicros } from './limiter-store';
 import { RedisDecision } from './redis-decision';
@@ -69,6 +71,8 @@ export class RedisStore extends LimiterStore {
   private readonly engine: EngineClient;
   private readonly callMode: CallModeWatch;
   private readonly connection: ConnectionWatch;
+  /** On a Cluster: whether every slot has a master that answers (health). */
+  private readonly coverage?: ClusterCoverage;
   /** This server's leases of hot keys' permits (`lease: n`), ended by resets heard. */
   private readonly leases = new LeaseBook(
     (call) => this.inRedis(call),
@@ -97,6 +101,7 @@ export class RedisStore extends LimiterStore {
     this.arguments = new FixedArgumentsCache((algorithm) => this.engine.indexOf(algorithm));
     this.callMode = new CallModeWatch(this.client, this.engine, options.calls ?? 'auto');
     this.connection = new ConnectionWatch(this.client);
+    if (this.client.isCluster) this.coverage = new ClusterCoverage(this.client as Cluster);
   }
 
   evaluate<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision> {
@@ -164,7 +169,8 @@ export class RedisStore extends LimiterStore {
   }
 
   /**
-   * Runs the engine script on no decisions: rejects with NOPERM if the ACL user lacks it.
+   * Runs the engine script on no decisions: rejects with NOPERM if the ACL user lacks it, and
+   * on a Cluster when some slots have no master that answers (cluster-coverage.ts).
    * Starts listening to other servers' announcements, before any denial is remembered, and
    * resolves once that has begun (or was refused).
    */
@@ -172,9 +178,22 @@ export class RedisStore extends LimiterStore {
     const listening = this.denials ? this.broadcast?.listen() : undefined;
     // Both listen before the check below opens the connection; the probe is not waited for.
     this.connection.start();
+    this.coverage?.start();
     void this.callMode.start();
     await this.engine.check();
     await listening;
+    // On a Cluster, one node answering says nothing of the slots of another.
+    const uncovered = await this.coverage?.uncovered();
+    if (uncovered) throw new StoreUnavailableError(uncovered);
+  }
+
+  /**
+   * The engine run on no decisions alone (its library loaded, FCALL tried), without what
+   * {@link check} starts besides: for a store that lives for one decision (the start-up check).
+   * @internal
+   */
+  checkEngine(): Promise<void> {
+    return this.engine.check();
   }
 
   /** A connection that was lost and is being retried; a first connection is waited for. */
@@ -205,6 +224,7 @@ export class RedisStore extends LimiterStore {
     await this.leases.endAll();
     this.callMode.stop();
     this.connection.stop();
+    this.coverage?.stop();
     this.broadcast?.close();
     if (!this.ownsClient) return;
     try {

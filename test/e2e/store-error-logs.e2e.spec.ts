@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Controller, Get, INestApplication, Module } from '@nestjs/common';
 import Redis from 'ioredis';
-import { CountLimit, RateLimiterModule } from '../../src';
+import { CountLimit, RateLimiterModule, RedisStore } from '../../src';
 import { CaptureLogger } from '../helpers/capture-logger';
 import { call, startApp } from '../helpers/http';
 import {
@@ -35,9 +35,10 @@ function blockRedis(admin: Redis, ms: number): Promise<unknown> {
   return admin.eval(script, 0, String(ms * 1000));
 }
 
-function appModule(redis: string) {
+function appModule(redis: string | RedisStore) {
+  const store = typeof redis === 'string' ? { redis } : { store: redis };
   @Module({
-    imports: [RateLimiterModule.forRoot({ redis, storeTimeout: 200 })],
+    imports: [RateLimiterModule.forRoot({ ...store, storeTimeout: 200 })],
     controllers: [LoggedController],
   })
   class LoggedModule {}
@@ -102,10 +103,17 @@ describe('an ACL user that may not run scripts', () => {
   });
   afterAll(() => redis.stop());
 
-  it('logs NOPERM naming the permission at start-up, and errors (not outages) per request', async () => {
-    const logger = new CaptureLogger();
+  it('as the redis option: start-up stops, naming the permission', async () => {
     const url = `redis://no-scripts:secret@127.0.0.1:${redis.port}`;
-    const { app, port } = await startApp(appModule(url), 'express', logger);
+    await expect(startApp(appModule(url), 'express')).rejects.toThrow(
+      /may not run the limiter's decisions \(NOPERM .*'eval(sha)?' command\)/,
+    );
+  });
+
+  it('in a store of its own (not checked before start-up): logs NOPERM naming the permission once serving, and errors (not outages) per request', async () => {
+    const logger = new CaptureLogger();
+    const client = redis.client({ username: 'no-scripts', password: 'secret' });
+    const { app, port } = await startApp(appModule(new RedisStore({ client })), 'express', logger);
     try {
       const started = Date.now();
       while (logger.count('error', /cannot run its scripts/) === 0 && Date.now() - started < 2000) {

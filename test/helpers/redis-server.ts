@@ -14,7 +14,8 @@ export interface RedisServer {
   client(options?: RedisOptions): Redis;
   /** Kills the process (SIGKILL), as a crash would. `start()` brings a new, empty one up. */
   kill(): Promise<void>;
-  start(): Promise<void>;
+  /** `args`: the new process's options instead of the first's (a server replaced by another). */
+  start(args?: string[]): Promise<void>;
   /** Freezes the process (SIGSTOP): its connections stay open, nothing answers. */
   freeze(): void;
   /** Resumes a frozen process (SIGCONT). */
@@ -114,8 +115,8 @@ export async function startRedisServer(extraArgs: string[] = []): Promise<RedisS
       clients.push(client);
       return client;
     },
-    async start() {
-      child = spawnRedis(port, dir, extraArgs);
+    async start(args = extraArgs) {
+      child = spawnRedis(port, dir, args);
       await waitForPing(port);
     },
     async kill() {

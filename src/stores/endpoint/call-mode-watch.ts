@@ -17,8 +17,9 @@ function refusals(found: EndpointCompatibility): string {
 
 /**
  * Keeps the engine calling Redis the way the endpoint accepts: probes it once connected and
- * after each reconnect (an endpoint may change behind one address), and logs each change of
- * mode, and a refusal at run time, once.
+ * after each reconnect (an endpoint may change behind one address: a failover, a new ACL), and
+ * logs each change of mode, and a refusal at run time, once. FCALL or EVALSHA follows every
+ * probe, both ways; one call per connection or per slot follows it under `redisCalls: 'auto'`.
  */
 export class CallModeWatch {
   /** What the last probe found; undefined before it answered, or with a mode set in options. */
@@ -41,9 +42,12 @@ export class CallModeWatch {
       );
   }
 
-  /** Probes now if connected, and on every (re)connection; once only. */
+  /**
+   * Probes now if connected, and on every (re)connection; once only. Whatever `redisCalls`
+   * says, FCALL or EVALSHA follows what each probe finds of Functions.
+   */
   start(): Promise<void> | undefined {
-    if (this.mode !== 'auto' || this.started) return undefined;
+    if (this.started) return undefined;
     this.started = true;
     this.client.on('ready', this.onReady);
     return this.client.status === 'ready' ? this.probe() : undefined;
@@ -54,7 +58,9 @@ export class CallModeWatch {
   }
 
   private async probe(): Promise<void> {
-    const found = await probeEndpoint(this.client);
+    const found = await probeEndpoint(this.client, this.mode === 'auto');
+    this.engine.followFunctions(found.functions);
+    if (this.mode !== 'auto') return;
     this.compatibility = found;
     const perSlot = needsPerSlotCalls(found, this.client.isCluster);
     if (perSlot === undefined || perSlot === this.engine.perSlot) return;

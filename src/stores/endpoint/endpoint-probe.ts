@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Cluster, Redis } from 'ioredis';
 import { refusesCallForm } from '../engine/call-mode';
+import { FUNCTION_NOT_FOUND } from '../engine/engine-functions';
 
 const lua = (name: string) => readFileSync(join(__dirname, name), 'utf8');
 const KEYS_OF_TWO_SLOTS = lua('probe-keys.lua');
@@ -18,7 +19,10 @@ const ONE_SLOT = ['{limiter-probe}:declared', '{limiter-probe}:undeclared'];
  * connection was lost meanwhile) or does not apply (keys of two slots, on a Cluster).
  */
 export interface EndpointCompatibility {
-  /** `FUNCTION` answers (Redis >= 7; not Redis 6, KeyDB, Dragonfly). */
+  /**
+   * `FUNCTION` and `FCALL` answer (Redis >= 7; not Redis 6, KeyDB, Dragonfly, nor an ACL user
+   * without one of them).
+   */
   functions?: boolean;
   /** One script may declare keys of several hash slots (a standalone Redis; not a proxy). */
   crossSlotKeys?: boolean;
@@ -44,17 +48,41 @@ async function accepted(ask: () => Promise<unknown>, script = false): Promise<bo
   }
 }
 
-/** Asks the endpoint each question once; reads and writes no key of the limits. */
-export async function probeEndpoint(client: Redis | Cluster): Promise<EndpointCompatibility> {
+/** FCALL of a function no library has: "not found" when FCALL itself may run. */
+async function fcallAnswers(client: Redis | Cluster): Promise<boolean | undefined> {
+  try {
+    await client.call('FCALL', 'limiter_probe_absent', '0');
+    return true;
+  } catch (error) {
+    if (FUNCTION_NOT_FOUND.test((error as Error | undefined)?.message ?? '')) return true;
+    return (error as Error | undefined)?.name === 'ReplyError' ? false : undefined;
+  }
+}
+
+/** Both answers true: true; either refused: false; else undefined. */
+function both(a: boolean | undefined, b: boolean | undefined): boolean | undefined {
+  return a === false || b === false ? false : a && b;
+}
+
+/**
+ * Asks the endpoint each question once; reads and writes no key of the limits. Without
+ * `callForms` (a call mode set in the options), no script is sent: Functions and CONFIG only.
+ */
+export async function probeEndpoint(
+  client: Redis | Cluster,
+  callForms = true,
+): Promise<EndpointCompatibility> {
   const cluster = client.isCluster;
-  const [functions, crossSlotKeys, undeclaredKeys, scriptFlags, config] = await Promise.all([
+  const script = (ask: () => Promise<unknown>) => (callForms ? accepted(ask, true) : undefined);
+  const [stats, fcall, crossSlotKeys, undeclaredKeys, scriptFlags, config] = await Promise.all([
     accepted(() => client.call('FUNCTION', 'STATS')),
-    cluster ? undefined : accepted(() => client.eval(KEYS_OF_TWO_SLOTS, 2, ...TWO_SLOTS), true),
-    accepted(() => client.eval(UNDECLARED_KEY, 1, ONE_SLOT[0], ONE_SLOT[1]), true),
-    accepted(() => client.eval(SCRIPT_FLAGS, 0), true),
+    fcallAnswers(client),
+    cluster ? undefined : script(() => client.eval(KEYS_OF_TWO_SLOTS, 2, ...TWO_SLOTS)),
+    script(() => client.eval(UNDECLARED_KEY, 1, ONE_SLOT[0], ONE_SLOT[1])),
+    script(() => client.eval(SCRIPT_FLAGS, 0)),
     accepted(() => client.config('GET', 'maxmemory-policy')),
   ]);
-  return { functions, crossSlotKeys, undeclaredKeys, scriptFlags, config };
+  return { functions: both(stats, fcall), crossSlotKeys, undeclaredKeys, scriptFlags, config };
 }
 
 /**

@@ -14,7 +14,7 @@ export type StartUpFinding =
   | { kind: 'unreachable'; cause: string };
 
 /** One connection that tries once, reports every error and queues nothing. */
-const ONE_TRY: RedisOptions = {
+export const ONE_TRY: RedisOptions = {
   lazyConnect: true,
   enableOfflineQueue: true,
   maxRetriesPerRequest: 0,
@@ -48,6 +48,9 @@ function misconfiguration(error: Error, options: RedisOptions): string | undefin
   }
   if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) {
     return `the server's TLS certificate was refused (${message})`;
+  }
+  if (/max number of clients reached/i.test(message)) {
+    return `Redis refuses new connections: its maxclients is reached (${message})`;
   }
   if (/Unknown RESP type|Protocol error/i.test(message)) {
     return `the server at ${describeEndpoint(options)} does not speak the Redis protocol (${message})`;
@@ -84,6 +87,44 @@ async function tryOnce(client: Redis, overrides: RedisOptions, timeoutMs: number
 }
 
 /**
+ * A connection that sends nothing, for what the server says before any command: a Redis at
+ * its `maxclients` answers a new connection with an error and closes it, so the first
+ * command written (AUTH, the ready check) only meets a closed socket (EPIPE, ECONNRESET) and
+ * the error is never read. The error reply heard, if any.
+ */
+async function greeting(client: Redis, timeoutMs: number): Promise<Error | undefined> {
+  const silent = client.duplicate({
+    ...ONE_TRY,
+    connectTimeout: timeoutMs,
+    enableReadyCheck: false,
+    disableClientInfo: true,
+    ...{ password: undefined, username: undefined, db: 0, connectionName: undefined },
+    readOnly: false,
+  });
+  let heard: Error | undefined;
+  silent.on('error', (error: Error) => {
+    if (error.name === 'ReplyError') heard ??= error;
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const closed = new Promise<void>((resolve) => {
+    // A server that keeps the connection has nothing to say: no need to wait long.
+    timer = setTimeout(resolve, Math.min(timeoutMs, GREETING_WAIT_MS));
+    silent.once('close', () => resolve());
+  });
+  await silent.connect().catch(() => undefined);
+  await closed;
+  clearTimeout(timer);
+  if (silent.status !== 'end') silent.disconnect();
+  return heard;
+}
+
+/** The longest wait for a server's first words on a connection that said nothing yet. */
+const GREETING_WAIT_MS = 500;
+
+/** Errors that say the server closed the connection, not what it said when it did. */
+const CLOSED_BY_SERVER = /EPIPE|ECONNRESET|Connection is closed/;
+
+/**
  * Connects once, beside the store's own connection (still closed), and says what it found: a
  * wrong password, a database that does not exist or a TLS mismatch must stop start-up rather
  * than let every request through; an endpoint that is only away does not.
@@ -100,6 +141,11 @@ export async function checkStartUpConnection(
     if (cause) return { kind: 'misconfigured', cause };
   }
   if (pinged) return { kind: 'ok' };
+  if (errors.some((error) => CLOSED_BY_SERVER.test(error.message))) {
+    const said = await greeting(client, bound);
+    const cause = said && misconfiguration(said, options);
+    if (cause) return { kind: 'misconfigured', cause };
+  }
   const cause = errors.map(firstLine).join('; ') || 'no answer';
   if (!options.tls && errors.some((error) => hasCode(error, 'ECONNRESET'))) {
     // A TLS server resets a connection that does not start with a handshake.

@@ -1,7 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { EngineEntry } from './engine-entry';
 import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
-import { FUNCTION_NOT_FOUND } from './engine-functions';
 import { EngineCommands } from './engine-commands';
 import { TickBatcher } from './tick-batcher';
 import { GroupArrivals, groupStarts, groupsTogether, withoutWithdrawn } from './engine-groups';
@@ -109,6 +108,11 @@ export class EngineClient {
     return this.commands.indexOf(algorithm);
   }
 
+  /** What a probe found of Functions (FUNCTION and FCALL answered): FCALL or EVALSHA follows. */
+  followFunctions(functions: boolean | undefined): void {
+    this.commands.functions.follow(functions);
+  }
+
   /** Throws for an entry whose fields cannot be packed (a NUL in them): it alone fails. */
   add(entry: EngineEntry): void {
     entry.packedArgv = packArgv(entry.fixed, entry.requestArgv);
@@ -190,8 +194,8 @@ export class EngineClient {
           calls.forEach((entries, i) => {
             this.observe(sentAtMs, decisionsOf(entries));
             const [error, reply] = results?.[i] ?? [new Error('no reply in the pipeline'), null];
-            if (fcall && FUNCTION_NOT_FOUND.test(error?.message ?? '')) {
-              this.commands.functions.lost(engine);
+            // The library missing, or FCALL refused: nothing ran, it goes again as it can.
+            if (fcall && error && this.commands.functions.ranNothing(error, engine)) {
               pending.push(
                 this.call(target, entries).catch((e: unknown) => this.replies.fail(entries, e)),
               );

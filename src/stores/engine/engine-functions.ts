@@ -5,6 +5,13 @@ import type { EngineScript } from './engine-script';
 /** How Redis answers FCALL of a function it lacks: after FUNCTION FLUSH, a restart, a new node. */
 export const FUNCTION_NOT_FOUND = /Function not found/i;
 
+/**
+ * How Redis refuses FCALL itself, whatever the function: an ACL user without the `fcall`
+ * permission (one that may still load libraries), or a server with the command renamed away.
+ * Nothing of the call ran, so it goes again as a script.
+ */
+export const FCALL_REFUSED = /^NOPERM .*'fcall'|^ERR unknown command .?fcall/i;
+
 /** What this process has logged of the engine's call path: each choice once, not per store. */
 const LOGGED = new Set<string>();
 
@@ -72,10 +79,44 @@ export class EngineFunctions {
   ): Promise<unknown> {
     if (!this.uses(engine)) return script();
     return target.call('FCALL', engine.functionName, ...args).catch((error: unknown) => {
-      if (!FUNCTION_NOT_FOUND.test((error as Error | undefined)?.message ?? '')) throw error;
-      this.lost(engine);
+      if (!this.ranNothing(error, engine)) throw error;
       return script();
     });
+  }
+
+  /**
+   * Whether an FCALL's error says it ran nothing and the call may go again as a script: the
+   * library missing (loaded again meanwhile) or FCALL refused (scripts from now on).
+   */
+  ranNothing(error: unknown, engine: EngineScript): boolean {
+    const message = (error as Error | undefined)?.message ?? '';
+    if (FUNCTION_NOT_FOUND.test(message)) {
+      this.lost(engine);
+      return true;
+    }
+    if (!FCALL_REFUSED.test(message)) return false;
+    this.follow(false, message.split('\n')[0].replace(/, with args beginning with.*$/, ''));
+    return true;
+  }
+
+  /**
+   * Follows what the endpoint was found to take, at each probe (after every reconnect: a
+   * failover may land on a server, or a user, without Functions) and when FCALL is refused:
+   * without Functions, scripts at once; with them again, the library is loaded again and
+   * batches go as FCALL once it answers.
+   */
+  follow(functions: boolean | undefined, cause = 'the probe found no Functions'): void {
+    if (functions === false && this.mode !== 'scripts') {
+      const was = this.mode;
+      this.mode = 'scripts';
+      // Before any FCALL, the load's outcome says it (load below).
+      if (was === 'functions') {
+        this.logger.warn(`Redis refused FCALL (${cause}): decisions run as scripts (EVALSHA)`);
+      }
+    } else if (functions === true && this.mode === 'scripts') {
+      this.mode = 'unknown';
+      this.logger.log('Redis takes FCALL again: the engine library is loaded again');
+    }
   }
 
   /** A call found the library missing: batches go as scripts until it is loaded again. */
@@ -92,6 +133,12 @@ export class EngineFunctions {
     if (masters.length === 0) return;
     try {
       await Promise.all(masters.map((node) => this.loadOn(node as Redis)));
+      // A probe found FCALL refused while the library loaded (a user that may load it only).
+      if (this.mode === 'scripts') {
+        return this.logOnce(
+          `Redis refused FCALL (${engine.libraryName} loaded): decisions run as scripts (EVALSHA)`,
+        );
+      }
       this.mode = 'functions';
       this.logOnce(`Redis Functions library ${engine.libraryName} loaded: decisions run as FCALL`);
     } catch (error) {
