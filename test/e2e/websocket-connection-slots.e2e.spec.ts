@@ -6,22 +6,28 @@ import {
   SubscribeMessage,
   WebSocketGateway,
 } from '@nestjs/websockets';
-import { ConcurrencyLimit, RateLimiterModule, RateLimiterModuleOptions } from '../../src';
+import {
+  ConcurrencyLimit,
+  RateLimiterFactory,
+  RateLimiterModule,
+  RateLimiterModuleOptions,
+} from '../../src';
 import { Attempt, attempt } from '../helpers/connection-attempts';
 import { ChildApp, startChildApp } from '../helpers/child-app';
 import { eventually } from '../helpers/eventually';
 import { WS_ADAPTER_NAMES, WS_ADAPTERS, WsAdapterName } from '../helpers/gateway-on-redis';
 import { watchLateness } from '../helpers/lateness';
+import { TestClient } from '../helpers/ws-clients';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
 /**
  * The slot's lease, short so the test runs in seconds: long enough that its renewals (a
  * third of it apart) land in time on a busy machine, and the test checks that they did.
  */
-const LEASE_SECONDS = 3;
+const LEASE_SECONDS = 4;
 const MAX = 3;
 
-/** Three sockets open at once, each slot held 3 s unless renewed; it counts what is open. */
+/** Three sockets open at once, each slot held 4 s unless renewed; it counts what is open. */
 @WebSocketGateway()
 class SocketsGateway implements OnGatewayConnection, OnGatewayDisconnect {
   open = 0;
@@ -128,7 +134,24 @@ describe.each(CASES)(
       expect(gateway.mostOpen).toBe(MAX);
       closeAll(open);
       expect(await eventually(async () => gateway.open, 0)).toBe(0);
-    }, 30_000);
+    }, 40_000);
+
+    if (store === 'Redis') {
+      it('closes the sockets whose renewal the store refuses (the key blocked)', async () => {
+        const limiter = app
+          .get(RateLimiterFactory)
+          .concurrencyLimiter({ key: 'sockets', max: MAX, lease: LEASE_SECONDS });
+        const clients: TestClient[] = [];
+        for (let i = 0; i < MAX; i++) clients.push(await WS_ADAPTERS[adapter].client(port));
+        expect(clients.map((client) => client.isOpen())).toEqual([true, true, true]);
+        await limiter.block(60);
+        // The next renewal, a third of a lease later, is refused: the sockets go.
+        const open = async () => clients.filter((client) => client.isOpen()).length;
+        expect(await eventually(open, 0, LEASE_SECONDS * 1000)).toBe(0);
+        expect(await eventually(async () => app.get(SocketsGateway).open, 0)).toBe(0);
+        await limiter.reset();
+      }, 20_000);
+    }
   },
 );
 
