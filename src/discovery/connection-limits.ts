@@ -34,8 +34,9 @@ const SLOT_LOST = JSON.stringify({ statusCode: 429, message: 'Connection slot lo
 
 /**
  * Limits on a gateway's `handleConnection` limit its handshakes: `@CountLimit` how many per
- * period, `@ConcurrencyLimit` how many sockets are open at once (the slot is renewed while the
- * socket is open and comes back when it disconnects, a client that vanished included). Nest runs no guard there, so the
+ * period, `@ConcurrencyLimit` how many sockets are open at once (the slot is renewed while
+ * the socket is open, connection-slots.ts, and comes back when it disconnects, a client that
+ * vanished included). Nest runs no guard there, so the
  * module decides with the guard at connection time and refuses the socket as its adapter
  * can: a socket.io middleware (the client gets `connect_error`, `data` holding the body a
  * denied message gets), or, on `ws`, a close with 1013 (try again later) and the body as
