@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, NestApplicationOptions } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 
@@ -8,8 +8,11 @@ import { AppModule } from './app.module';
  * instance; without it they are in memory), PORT (default 3000) and HOST (default every
  * interface; `127.0.0.1` keeps it on this machine, a container wants `0.0.0.0`).
  */
-export async function bootstrap(env: NodeJS.ProcessEnv = process.env): Promise<INestApplication> {
-  const app = await NestFactory.create(AppModule.register({ redis: env.REDIS_URL }));
+export async function bootstrap(
+  env: NodeJS.ProcessEnv = process.env,
+  options?: NestApplicationOptions,
+): Promise<INestApplication> {
+  const app = await NestFactory.create(AppModule.register({ redis: env.REDIS_URL }), options);
   app.enableShutdownHooks();
   const port = Number(env.PORT ?? 3000);
   if (env.HOST) await app.listen(port, env.HOST);

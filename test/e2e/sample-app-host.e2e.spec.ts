@@ -22,7 +22,7 @@ describe('the sample app', () => {
   afterAll(() => jest.restoreAllMocks());
 
   it('listens on HOST and PORT', async () => {
-    app = await bootstrap({ HOST: '127.0.0.2', PORT: '0' });
+    app = await bootstrap({ HOST: '127.0.0.2', PORT: '0' }, { logger: false });
     const address = app.getHttpServer().address();
     expect(address.address).toBe('127.0.0.2');
     expect(await statusAt('127.0.0.2', address.port, '/limiter/rate')).toBe(200);
@@ -32,7 +32,7 @@ describe('the sample app', () => {
   });
 
   it('listens on every interface without HOST', async () => {
-    app = await bootstrap({ PORT: '0' });
+    app = await bootstrap({ PORT: '0' }, { logger: false });
     expect(['::', '0.0.0.0']).toContain(app.getHttpServer().address().address);
   });
 });
