@@ -67,10 +67,13 @@ describe('a socket.io denial, when the client asked for an acknowledgement', () 
           }),
         ),
     );
+    // A denial left unanswered would leave its acknowledgement waiting: 3 s at most.
+    let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.all(acknowledged),
-      new Promise((resolve) => setTimeout(resolve, 3000)),
+      new Promise((resolve) => (timer = setTimeout(resolve, 3000))),
     ]);
+    clearTimeout(timer);
     socket.disconnect();
     expect(answers).toEqual([
       ...Array.from({ length: LIMIT }, (_, n) => ({ answer: n })),
