@@ -56,6 +56,10 @@ export const limiterMessages = {
     `${where} has rate limits, but it is a provider, not a controller, resolver or gateway: ` +
     `no guard runs when its methods are called, so its limits are not enforced. Use ` +
     `RateLimiterFactory inside the method to limit it`,
+  rpcUserFromMessage: (handlers: readonly string[]): string =>
+    `USER limits on microservice handlers (${handlers.join(', ')}) read the user id from the ` +
+    `caller's own message (its user.id) without the module option 'resolveUser', so any ` +
+    `caller picks its own key: pass resolveUser, reading a user your app verified`,
   uncoveredHandler: (handler: string): string =>
     `${handler} has rate limits, but no RateLimitGuard covers it (global: false, and no ` +
     `@UseGuards(RateLimitGuard) on the method or its class): its limits are not enforced`,

@@ -21,6 +21,7 @@ import { RateLimitGuard } from './request/rate-limit.guard';
 import { RateLimitInterceptor } from './request/rate-limit.interceptor';
 import { InterceptorBinding } from './discovery/interceptor-binding';
 import { UncoveredLimitsCheck } from './discovery/uncovered-limits.check';
+import { RpcUserLimitsCheck } from './discovery/rpc-user-limits.check';
 import { OpenApiDocumentation } from './discovery/openapi-documentation';
 import { ConnectionLimits } from './discovery/connection-limits';
 import { RateLimiterFactory } from './limiter/rate-limiter.factory';
@@ -112,6 +113,7 @@ class GlobalRateLimitGuard implements CanActivate {
     RateLimitGuard,
     GlobalRateLimitGuard,
     UncoveredLimitsCheck,
+    RpcUserLimitsCheck,
     PeerAddressCapture,
     { provide: APP_GUARD, useExisting: GlobalRateLimitGuard },
     // Catches only the 429 of `problemDetails: true`.

@@ -21,6 +21,8 @@ export interface SlotHooks<P, R, S> {
   peekState?: Parameters<typeof peekOf<P, R, S>>[2];
   /** The `Retry-After` of a denial, where the decision's own says little. */
   retryAfterMs?(decision: Decision, params: P): number;
+  /** How long a slot lasts unless its acquire is sent again (same id), which renews it. */
+  leaseMs(params: P): number;
 }
 
 /** What defineAlgorithm's definition (define-algorithm.ts) gives the part it shares with this file. */
@@ -79,6 +81,7 @@ export function defineSlots<O, P, R, S, L>(
         holdsSlot: true,
         ...(retryAfterMs && { retryAfterMs: (decision) => retryAfterMs(decision, params) }),
         releaseRequest: (acquire) => slots.release(acquire as R),
+        slotLeaseMs: slots.leaseMs(params),
       };
     },
   };

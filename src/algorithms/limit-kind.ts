@@ -31,6 +31,11 @@ export interface CompiledAlgorithm {
   holdsSlot?: boolean;
   /** The request argument that gives back the slot `acquire` took. */
   releaseRequest?(acquire: unknown): unknown;
+  /**
+   * How long a slot is held unless renewed, in ms: a request that holds it longer (a
+   * WebSocket connection, as long as its socket) sends its acquire again before then.
+   */
+  slotLeaseMs?: number;
   /** Peek, reset, block and refund on the limit's key (absent for concurrency). */
   ops?: StateOps<unknown, unknown, unknown>;
   /** Set when only some outcomes count: the others refund when the request finishes. */

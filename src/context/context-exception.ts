@@ -1,7 +1,7 @@
 import { ExecutionContext, HttpException } from '@nestjs/common';
 import { optionalExport } from '../optional-package';
 import { toGraphQLError } from './graphql-context';
-import { sendToWsClient } from './ws-context';
+import { wsRefusalBody } from './ws-context';
 import { forRpc } from './rpc-exception';
 
 type ExceptionClass = new (error: string | object) => Error;
@@ -24,9 +24,10 @@ export function forContext(
   if (type === 'rpc') return forRpc(context, exception, retryAfterMs);
   if (type === 'graphql') return toGraphQLError(exception);
   if (type === 'ws') {
-    sendToWsClient(context, exception.getResponse());
+    // Sent to the client by the guard, in turn (ws-context.ts's answerInTurn).
+    const body = wsRefusalBody(context, exception.getResponse());
     if (wsException === null) wsException = optionalExport('@nestjs/websockets', 'WsException');
-    if (wsException) return new wsException(exception.getResponse());
+    if (wsException) return new wsException(body);
   }
   return exception;
 }

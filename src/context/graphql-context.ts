@@ -26,13 +26,6 @@ export function readGraphql(
   return { facts: new LazyFacts(missing, missing, missing, false), request: undefined };
 }
 
-type GraphQLErrorClass = new (
-  message: string,
-  options: { extensions: Record<string, unknown> },
-) => Error;
-
-let graphQLError: GraphQLErrorClass | undefined | null = null;
-
 const CODES: Record<number, string> = {
   400: 'BAD_REQUEST',
   403: 'FORBIDDEN',
@@ -42,25 +35,35 @@ const CODES: Record<number, string> = {
 };
 
 /**
- * The HTTP exception as a GraphQL error: its body (`statusCode`, `retryAfter`...) in
- * `extensions`, with a `code` as Apollo's own errors have. `graphql` is loaded only here,
- * where a GraphQL request proves it is installed.
+ * What a resolver's client is told of a refusal. graphql-js turns any error a resolver
+ * throws into a GraphQL error with the thrown error's `extensions`, so this need not be a
+ * GraphQLError itself; it is an HttpException because Nest's handler of resolver errors
+ * logs every other error at ERROR with its stack, and a flood of denials must not become a
+ * flood of logs. Its response is the message alone, so Apollo's driver, which rewrites an
+ * HttpException whose response has a `statusCode`, leaves these `extensions` as they are.
+ */
+class GraphqlRefusal extends HttpException {
+  constructor(
+    message: string,
+    status: number,
+    readonly extensions: Record<string, unknown>,
+  ) {
+    super(message, status);
+  }
+}
+
+/**
+ * The HTTP exception as a resolver's error: its body (`statusCode`, `retryAfter`...) in
+ * `extensions`, with a `code` as Apollo's own errors have.
  */
 export function toGraphQLError(exception: HttpException): Error {
-  if (graphQLError === null) {
-    try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      graphQLError = require('graphql').GraphQLError as GraphQLErrorClass;
-    } catch {
-      graphQLError = undefined;
-    }
-  }
-  if (!graphQLError) return exception;
   const body = exception.getResponse();
   const { message, ...rest } =
     typeof body === 'object' ? (body as Record<string, unknown>) : { message: body };
   const status = exception.getStatus();
-  return new graphQLError(String(message ?? exception.message), {
-    extensions: { code: CODES[status] ?? 'HTTP_ERROR', statusCode: status, ...rest },
+  return new GraphqlRefusal(String(message ?? exception.message), status, {
+    code: CODES[status] ?? 'HTTP_ERROR',
+    statusCode: status,
+    ...rest,
   });
 }

@@ -1,4 +1,10 @@
-import { HttpException, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  HttpException,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { RequestLedger } from '../request/request-ledger';
@@ -7,6 +13,7 @@ import { readMethodLimits } from '../decorators/limit-metadata.accessor';
 import { CONNECTION_HANDLER, isGateway } from '../compile/connection-handler';
 import { RateLimitGuard } from '../request/rate-limit.guard';
 import { askForServer, serverOf } from './gateway-server';
+import { ConnectionSlots, HeldSlots } from './connection-slots';
 
 /** What a refused client is told: the body a denied message gets. */
 interface Refusal {
@@ -22,11 +29,14 @@ const POLICY_VIOLATION = 1008;
 const CLOSING = 2;
 /** A close frame's reason holds at most 123 bytes. */
 const MAX_REASON_BYTES = 123;
+/** The close reason of a `ws` socket whose slot the store no longer holds. */
+const SLOT_LOST = JSON.stringify({ statusCode: 429, message: 'Connection slot lost' });
 
 /**
  * Limits on a gateway's `handleConnection` limit its handshakes: `@CountLimit` how many per
- * period, `@ConcurrencyLimit` how many sockets are open at once (the slot comes back when the
- * socket disconnects, a client that vanished included). Nest runs no guard there, so the
+ * period, `@ConcurrencyLimit` how many sockets are open at once (the slot is renewed while
+ * the socket is open, connection-slots.ts, and comes back when it disconnects, a client that
+ * vanished included). Nest runs no guard there, so the
  * module decides with the guard at connection time and refuses the socket as its adapter
  * can: a socket.io middleware (the client gets `connect_error`, `data` holding the body a
  * denied message gets), or, on `ws`, a close with 1013 (try again later) and the body as
@@ -34,8 +44,9 @@ const MAX_REASON_BYTES = 123;
  * module's defaults are for its messages.
  */
 @Injectable()
-export class ConnectionLimits implements OnApplicationBootstrap {
+export class ConnectionLimits implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly gateways = new Set<Function>();
+  private readonly held = new Set<ConnectionSlots>();
   private readonly logger = new Logger('RateLimiter');
 
   constructor(
@@ -66,10 +77,13 @@ export class ConnectionLimits implements OnApplicationBootstrap {
   private limitSocketIo(server: { use?: Function }, gateway: Function): void {
     server.use!((socket: any, next: (error?: Error) => void) => {
       this.decide(gateway, socket, socket.handshake?.auth).then(
-        (release) => {
+        (slots) => {
           // Gone while it was decided: a socket that never connects never disconnects.
-          if (release && socket.conn?.readyState !== 'open') void release();
-          else if (release) socket.once('disconnect', () => void release());
+          if (slots && socket.conn?.readyState !== 'open') void slots.release();
+          else if (slots) {
+            const held = this.hold(slots, () => socket.disconnect(true));
+            socket.once('disconnect', () => this.letGo(held));
+          }
           next();
         },
         (refusal: Refusal) => next(Object.assign(new Error(refusal.message), { data: refusal })),
@@ -88,10 +102,13 @@ export class ConnectionLimits implements OnApplicationBootstrap {
       recordUpgradeRequest(client, request);
       client.pause?.();
       return this.decide(gateway, client, undefined).then(
-        (release) => {
+        (slots) => {
           // Gone while it was decided: its close event has passed.
-          if (release && client.readyState >= CLOSING) void release();
-          else if (release) client.once('close', () => void release());
+          if (slots && client.readyState >= CLOSING) void slots.release();
+          else if (slots) {
+            const held = this.hold(slots, () => client.close(TRY_AGAIN_LATER, SLOT_LOST));
+            client.once('close', () => this.letGo(held));
+          }
           client.resume?.();
           return handleConnection.call(instance, client, request, ...rest);
         },
@@ -104,15 +121,32 @@ export class ConnectionLimits implements OnApplicationBootstrap {
     };
   }
 
+  /** The app shuts down: its sockets close, and their slots go back, without more renewals. */
+  beforeApplicationShutdown(): void {
+    for (const held of this.held) held.stopRenewing();
+  }
+
+  /** An open socket's slots, held until it closes (`lost`: the store refused a renewal). */
+  private hold(slots: HeldSlots, lost: () => void): ConnectionSlots {
+    const held = new ConnectionSlots(slots, lost);
+    this.held.add(held);
+    return held;
+  }
+
+  private letGo(held: ConnectionSlots): void {
+    this.held.delete(held);
+    held.close();
+  }
+
   /**
-   * The guard's decision on the connection's limits: resolves with the release of the slots
-   * it holds (undefined when none), rejects with the body of a refusal.
+   * The guard's decision on the connection's limits: resolves with the slots it holds
+   * (undefined when none), rejects with the body of a refusal.
    */
   private async decide(
     gateway: Function,
     client: unknown,
     data: unknown,
-  ): Promise<(() => Promise<void>) | undefined> {
+  ): Promise<HeldSlots | undefined> {
     const handler = (gateway.prototype as Record<string, Function>)[CONNECTION_HANDLER];
     const context = new ExecutionContextHost([client, data], gateway as never, handler);
     context.setType('ws');
@@ -121,7 +155,8 @@ export class ConnectionLimits implements OnApplicationBootstrap {
     } catch (error) {
       throw this.refusalOf(error);
     }
-    return RequestLedger.take(context, 'release');
+    const release = RequestLedger.take(context, 'release');
+    return release && { release, renewal: RequestLedger.take(context, 'renew') };
   }
 
   private refusalOf(error: unknown): Refusal {

@@ -5,6 +5,7 @@ import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { CompiledLimit } from '../compile/compiled-limit';
 import { holdUntilDone, once } from './concurrency-release';
 import { giveBack, Taken } from './taken-permits';
+import { RequestLedger, SlotRenewal } from './request-ledger';
 
 /**
  * The store's side of RateLimitGuard: a request's limits decided (concurrently, one store
@@ -54,7 +55,12 @@ export class LimitDecisions {
     await giveBack(this.store, outcomes, this.logger);
   }
 
-  /** Holds the request's concurrency slots until its work is over (concurrency-release.ts). */
+  /**
+   * Holds the request's concurrency slots until its work is over (concurrency-release.ts).
+   * A WebSocket connection's work lasts as long as its socket, so it is also left their
+   * renewal (connection-limits.ts): a lease bounds a slot whose holder died, not one whose
+   * socket is open.
+   */
   holdSlots(outcomes: Taken[], context: ExecutionContext, response: unknown): void {
     const held = outcomes.filter((outcome) => outcome.limit.holdsSlot && outcome.decision.allowed);
     if (held.length === 0) return;
@@ -63,6 +69,32 @@ export class LimitDecisions {
       response,
       once(() => Promise.all(held.map((outcome) => this.release(outcome)))),
     );
+    if (context.getType() === 'ws') RequestLedger.of(context)?.leave('renew', this.renewal(held));
+  }
+
+  /**
+   * Sends each held slot's acquire again, under its id: an id in flight renews its lease
+   * and keeps its slots. Refused, the slot is gone (its lease ended and another took it).
+   */
+  private renewal(held: Taken[]): SlotRenewal {
+    const leaseMs = Math.min(...held.map((outcome) => outcome.limit.slotLeaseMs ?? Infinity));
+    const renewOne = ({ limit, key, request }: Taken) =>
+      this.store.decide({
+        algorithm: limit.algorithm,
+        key,
+        params: limit.params,
+        partition: limit.partition,
+        request,
+        label: limit.where,
+        name: limit.name,
+      });
+    return {
+      everyMs: leaseMs / 3,
+      renew: async () => {
+        const decisions = await Promise.all(held.map(renewOne));
+        return decisions.every((decision) => decision === null || decision.allowed);
+      },
+    };
   }
 
   private async decideOne(

@@ -34,6 +34,7 @@ import { DecisionListeners } from './decision-listeners';
 import { LimitDecisions } from './limit-decisions';
 import { DecisionReports } from './decision-reports';
 import { PlanLimits } from './plan-limits';
+import { answerInTurn } from '../context/ws-context';
 
 /** nginx's status for a request whose client closed the connection before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -68,7 +69,25 @@ export class RateLimitGuard implements CanActivate {
     this.planLimits = new PlanLimits(options, this.reports, this.logger);
   }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): Promise<boolean> {
+    return this.answeredInTurn(context, () => this.activate(context));
+  }
+
+  /** A gateway message's refusal reaches its client after earlier messages' answers (ws-context.ts). */
+  private async answeredInTurn(
+    context: ExecutionContext,
+    decide: () => Promise<boolean>,
+  ): Promise<boolean> {
+    if (context.getType() !== 'ws') return decide();
+    try {
+      return await decide();
+    } catch (refusal) {
+      await answerInTurn(context, refusal);
+      throw refusal;
+    }
+  }
+
+  private async activate(context: ExecutionContext): Promise<boolean> {
     const plan = this.explorer.limitsFor(context.getClass(), context.getHandler());
     if (plan.length === 0 && !this.networks?.active) return true;
     // Bound twice (the global guard and @UseGuards): the first decides, once per request. A
@@ -94,7 +113,9 @@ export class RateLimitGuard implements CanActivate {
       // Left to RateLimitInterceptor, which runs after every guard: a USER limit whose user
       // an auth guard bound after ours will set.
       ledger.leave('deferred', () =>
-        this.enforce(plan, context, readRequest(context, this.options)),
+        this.answeredInTurn(context, () =>
+          this.enforce(plan, context, readRequest(context, this.options)),
+        ),
       );
       return true;
     }

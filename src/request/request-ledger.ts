@@ -8,6 +8,18 @@ export type DeferredDecision = () => Promise<unknown>;
 /** Gives back a request's concurrency slots; calling it again does nothing. */
 export type SlotRelease = () => Promise<void>;
 
+/** Keeps a request's concurrency slots held past their lease (a WebSocket connection's). */
+export interface SlotRenewal {
+  /** How often to renew, in ms: a third of the shortest lease, so two renewals may fail. */
+  everyMs: number;
+  /**
+   * Renews every slot's lease. Resolves false when the store refused one: the slot was lost
+   * (its lease ended while the store was unreachable and others took it, or the key is
+   * blocked). An unanswered renewal resolves true: the next one tries again.
+   */
+  renew(): Promise<boolean>;
+}
+
 /**
  * Settles a request's limits: `outcome` is how it ended. Resolves false when a `settle`
  * was invalid (logged; nothing corrected). Calling it again does nothing.
@@ -20,6 +32,8 @@ export interface PendingWork {
   deferred: DeferredDecision;
   /** Concurrency slots to give back once the request's work is over (concurrency-release.ts). */
   release: SlotRelease;
+  /** The renewal of those slots, for a WebSocket connection, which holds them while it is open. */
+  renew: SlotRenewal;
   /** `count` and `settle` corrections, once the request's outcome is known (settlement.ts). */
   settle: Settle;
 }

@@ -49,7 +49,13 @@ describe.each(WS_ADAPTER_NAMES)(
       const [alice, bob] = [await connect('alice'), await connect('bob')];
       const replies = [];
       for (const as of [alice, alice, bob, alice, alice]) replies.push(await ask(as, 'me'));
-      expect(replies).toEqual([reply('me'), reply('me'), reply('me'), reply('me'), tooMany(60)]);
+      expect(replies).toEqual([
+        reply('me'),
+        reply('me'),
+        reply('me'),
+        reply('me'),
+        tooMany(60, 'me'),
+      ]);
       expect(await gateway.admin.get('countLimit:~DefaultsGateway.me:alice')).toBe('3');
       expect(await gateway.admin.get('countLimit:~DefaultsGateway.me:bob')).toBe('1');
       expect(await gateway.admin.exists('countLimit:~DefaultsGateway.me:ip:127.0.0.1')).toBe(0);
@@ -65,7 +71,10 @@ describe.each(WS_ADAPTER_NAMES)(
       for (let round = 0; round < 2; round++) {
         carol.send('slow', {});
         carol.send('slow', {});
-        expect([await carol.next(), await carol.next()]).toEqual([tooMany(1), reply('slow')]);
+        expect([await carol.next(), await carol.next()]).toEqual([
+          tooMany(1, 'slow'),
+          reply('slow'),
+        ]);
         // Given back as the handler completes, a moment after its reply left.
         expect(await eventually(slots, 0)).toBe(0);
       }

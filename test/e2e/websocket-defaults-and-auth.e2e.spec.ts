@@ -40,7 +40,7 @@ describe.each(WS_ADAPTER_NAMES)('gateway defaults and USER after auth on %s', (n
   it('a guarded gateway handler with no decorator gets the defaults, by client IP', async () => {
     const replies = [];
     for (let i = 0; i < 6; i++) replies.push(await ask(client, 'open'));
-    expect(replies).toEqual([...Array(5).fill(reply('open')), tooMany(60)]);
+    expect(replies).toEqual([...Array(5).fill(reply('open')), tooMany(60, 'open')]);
     expect(await gateway.admin.exists('countLimit:~AccountGateway.open:127.0.0.1')).toBe(1);
   });
 
@@ -49,7 +49,7 @@ describe.each(WS_ADAPTER_NAMES)('gateway defaults and USER after auth on %s', (n
     const [alice, bob] = [await connect('alice'), await connect('bob')];
     const replies = [];
     for (const as of [alice, alice, bob, alice]) replies.push(await ask(as, 'me', {}));
-    expect(replies).toEqual([reply('me'), reply('me'), reply('me'), tooMany(60)]);
+    expect(replies).toEqual([reply('me'), reply('me'), reply('me'), tooMany(60, 'me')]);
     expect(await gateway.admin.get('countLimit:~AccountGateway.me:bob')).toBe('1');
     expect(await gateway.admin.exists('countLimit:~AccountGateway.me:ip:127.0.0.1')).toBe(0);
     expect(alice.isOpen()).toBe(true);

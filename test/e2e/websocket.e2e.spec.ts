@@ -93,7 +93,7 @@ describe.each(WS_ADAPTER_NAMES)('WebSocket gateways on the %s adapter', (name) =
     const client = await connect();
     expect(await ask(client, 'ping')).toEqual(reply('pong'));
     expect(await ask(client, 'ping')).toEqual(reply('pong'));
-    expect(await ask(client, 'ping')).toEqual(tooMany(60));
+    expect(await ask(client, 'ping')).toEqual(tooMany(60, 'ping'));
     expect(client.isOpen()).toBe(true);
     expect(await ask(client, 'sms', { phone: '+1' })).toEqual(reply('sent +1'));
     // The denied ping counted nothing.
@@ -103,11 +103,11 @@ describe.each(WS_ADAPTER_NAMES)('WebSocket gateways on the %s adapter', (name) =
   it('templates see the message as body; USER is the socket user', async () => {
     const ann = await connect({ user: 'ann' });
     expect(await ask(ann, 'sms', { phone: '+2' })).toEqual(reply('sent +2'));
-    expect(await ask(ann, 'sms', { phone: '+2' })).toEqual(tooMany(60));
+    expect(await ask(ann, 'sms', { phone: '+2' })).toEqual(tooMany(60, 'sms'));
     expect(await ask(ann, 'sms', { phone: '+3' })).toEqual(reply('sent +3'));
     expect(await ask(ann, 'me', { user: { id: 'bob' } })).toEqual(reply('me'));
     // The message's own `user` is ignored: the socket's user is ann, who has spent hers.
-    expect(await ask(ann, 'me', { user: { id: 'bob' } })).toEqual(tooMany(60));
+    expect(await ask(ann, 'me', { user: { id: 'bob' } })).toEqual(tooMany(60, 'me'));
     const bob = await connect({ user: 'bob' });
     expect(await ask(bob, 'me')).toEqual(reply('me'));
     expect(

@@ -78,10 +78,10 @@ export async function wsClient(port: number, query: Record<string, string> = {})
 /** What the test gateways answer: `{ event: 'reply', data }`. */
 export const reply = (data: unknown): Message => ({ event: 'reply', data });
 
-/** What a denied message gets back, on either adapter. */
-export const tooMany = (retryAfter: number): Message => ({
+/** What a denied message of `event` gets back, on either adapter: it names the event. */
+export const tooMany = (retryAfter: number, event: string): Message => ({
   event: 'exception',
-  data: { statusCode: 429, message: 'Too Many Requests', retryAfter },
+  data: { statusCode: 429, message: 'Too Many Requests', retryAfter, event },
 });
 
 /** Sends one message and reads the next one from the server. */

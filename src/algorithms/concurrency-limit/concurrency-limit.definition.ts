@@ -56,6 +56,8 @@ export const concurrencyLimitDefinition = defineAlgorithm<
   }),
   slots: {
     release: ({ id, permits }): ConcurrencyLimitRequest => ({ op: 'release', id, permits }),
+    // An acquire of an id in flight renews its lease (concurrency-limit.model.ts).
+    leaseMs: (params) => params.leaseMicros / 1000,
     block: blockOf,
     // The block hidden from the acquire, as peek_state hides it in the Lua: a peek that finds
     // no free slot reports the leases' retry time, and the block's when it is longer.

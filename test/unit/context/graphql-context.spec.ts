@@ -31,6 +31,8 @@ describe('a GraphQL resolver call', () => {
       extensions: unknown;
     };
     expect(error.message).toBe('Too Many Requests');
+    // Nest logs any other error a resolver throws at ERROR with its stack.
+    expect(error).toBeInstanceOf(HttpException);
     expect(error.extensions).toEqual({
       code: 'TOO_MANY_REQUESTS',
       statusCode: 429,
