@@ -1,20 +1,19 @@
 import { Decision } from '../../contracts/decision';
-import { withPermits } from '../../algorithms/state-ops/lease-option';
+import { StoreUnavailableError } from '../../errors/store-unavailable.error';
+import { LeaseFetch, LeaseRedis, OnSent } from './lease-fetch';
 
 /** A request waiting for the lease's permits. */
 interface Waiter {
   permits: number;
   request: unknown;
-  deadlineMs: number;
+  /**
+   * How long its caller waits for an answer once the call it waits for is sent (its
+   * deadline as it arrived, less the time then): Infinity for no limit.
+   */
+  waitMs: number;
+  onSent?: OnSent;
   resolve(decision: Decision): void;
   reject(error: unknown): void;
-}
-
-/** How a lease reaches Redis: the limit's acquire, and its refund of what was not used. */
-export interface LeaseRedis {
-  acquire(request: unknown, deadlineMs: number): Promise<Decision>;
-  /** `resetLeftMicros`: the window the permits were taken in, for a limit of windows. */
-  giveBack(permits: number, resetLeftMicros: number | undefined): Promise<unknown>;
 }
 
 /**
@@ -41,8 +40,8 @@ export class Lease {
   private generation = 0;
   /** Set by {@link retire}: nothing more is leased, what arrives goes back at once. */
   private retired = false;
-  /** The permits asked for from Redis, until they are granted (or not). */
-  private asking?: Promise<unknown>;
+  /** The permits asked for from Redis, until they are granted (or not, or given up). */
+  private asking?: LeaseFetch;
   /** What a retired lease's late permits left: given back as they arrived. */
   private givingBack?: Promise<unknown>;
 
@@ -63,14 +62,15 @@ export class Lease {
     return this.stock;
   }
 
-  take(permits: number, request: unknown, deadlineMs: number): Promise<Decision> {
+  take(permits: number, request: unknown, deadlineMs: number, onSent?: OnSent): Promise<Decision> {
     if (this.stock > 0 && performance.now() >= this.endsAtMs) void this.end();
     if (!this.fetching && this.queue.length === 0 && this.stock >= permits) {
       this.stock -= permits;
       return Promise.resolve(this.served());
     }
+    const waitMs = Math.max(0, deadlineMs - performance.now());
     return new Promise<Decision>((resolve, reject) => {
-      this.queue.push({ permits, request, deadlineMs, resolve, reject });
+      this.queue.push({ permits, request, waitMs, onSent, resolve, reject });
       this.pump();
     });
   }
@@ -94,7 +94,7 @@ export class Lease {
    */
   retire(): Promise<unknown> {
     this.retired = true;
-    return Promise.all([this.end(), this.asking?.then(() => this.givingBack)]);
+    return Promise.all([this.end(), this.asking?.settled.then(() => this.givingBack)]);
   }
 
   /**
@@ -128,20 +128,61 @@ export class Lease {
     if (this.ready || this.retired) return this.waitOrDecideInRedis();
     const head = this.queue[0];
     const permits = Math.max(head.permits, Math.min(this.size, Math.floor(this.remaining / 2)));
+    let waitMs = 0;
+    for (const waiter of this.queue) waitMs = Math.max(waitMs, waiter.waitMs);
     this.fetching = true;
-    // Up to `permits`: as many requests of 1, sent together, which the engine decides as one
-    // entry (engine-coalescing.ts): each allowed while the key has a permit left.
-    const one = withPermits(head.request, 1);
-    const asked = Array.from({ length: permits }, () => this.redis.acquire(one, head.deadlineMs));
     const generation = this.generation;
-    this.asking = Promise.all(asked).then(
-      (decisions) => (generation === this.generation ? this.granted(decisions) : this.dropped()),
+    const fetch: LeaseFetch = new LeaseFetch(
+      this.redis,
+      head.request,
+      permits,
+      waitMs,
+      (sentAtMs) => this.waitFrom(sentAtMs),
+      () => this.gaveUp(fetch),
+    );
+    this.asking = fetch;
+    fetch.decisions.then(
+      (decisions) => {
+        if (fetch.givenUp) return this.arrivedLate(decisions, generation);
+        return generation === this.generation ? this.granted(decisions) : this.dropped();
+      },
       (error: unknown) => {
+        if (fetch.givenUp) return;
         this.fetching = false;
         for (const waiter of this.queue.splice(0)) waiter.reject(error);
         this.onIdleIfDone();
       },
     );
+  }
+
+  /**
+   * The fetch left for Redis: every request waiting for it waits from now (a busy app's own
+   * delays never count against Redis), and those whose callers gave up leave the queue (the
+   * failure policy answered them).
+   */
+  private waitFrom(sentAtMs: number): void {
+    this.queue = this.queue.filter((waiter) => waiter.onSent?.(sentAtMs) !== false);
+  }
+
+  /**
+   * The fetch's deadline passed unanswered: the requests waiting for it fail (the failure
+   * policy answers them), and the next request asks Redis again.
+   */
+  private gaveUp(fetch: LeaseFetch): void {
+    if (this.asking !== fetch) return;
+    this.fetching = false;
+    const error = new StoreUnavailableError('no answer to the lease within its deadline');
+    for (const waiter of this.queue.splice(0)) waiter.reject(error);
+    this.onIdleIfDone();
+  }
+
+  /** Permits granted to a fetch given up: back to Redis, unless a drop has freed them. */
+  private arrivedLate(decisions: readonly Decision[], generation: number): void {
+    const granted = decisions.filter((decision) => decision.allowed).length;
+    if (granted === 0 || generation !== this.generation) return;
+    const last = decisions[decisions.length - 1];
+    const resetLeftMicros = this.endsWithWindow ? last.resetMs * 1000 : undefined;
+    void this.redis.giveBack(granted, resetLeftMicros).catch(() => undefined);
   }
 
   /** Waits for the old limit's leases to end; or, retired, sends the waiting requests to Redis. */
@@ -164,7 +205,8 @@ export class Lease {
   /** Each request still waiting, decided in Redis, exactly. */
   private decideInRedis(): void {
     for (const waiter of this.queue.splice(0)) {
-      this.redis.acquire(waiter.request, waiter.deadlineMs).then(waiter.resolve, waiter.reject);
+      const { request, waitMs, onSent, resolve, reject } = waiter;
+      this.redis.acquire(request, performance.now() + waitMs, onSent).then(resolve, reject);
     }
     this.onIdleIfDone();
   }
