@@ -11,6 +11,7 @@ import { coalesced, decisionsOf } from './engine-coalescing';
 import { callArgs, startWaits } from './engine-deadlines';
 import { EngineReplies, refusedIn } from './engine-reply';
 import { bySlot, byNode, nodeOf } from './slot-routing';
+import { UnansweredCalls } from './unanswered-calls';
 
 /**
  * Engine calls in flight on one connection (one Cluster node) before new decisions wait for
@@ -30,6 +31,8 @@ export const MAX_CALLS_IN_FLIGHT = 2;
  */
 export class EngineClient {
   private readonly commands: EngineCommands;
+  /** Fails the calls a closed connection did not answer: ioredis would send them again. */
+  private readonly unanswered: UnansweredCalls;
   /** One batcher per connection: the standalone one, or one per Cluster node. */
   private readonly batchers = new Map<string, TickBatcher<EngineEntry>>();
   /** Answers the entries from each reply; Redis's clock; Redis's last reply. */
@@ -62,6 +65,7 @@ export class EngineClient {
     private readonly maxCallsInFlight = maxBatchSize > 1 ? MAX_CALLS_IN_FLIGHT : Infinity,
   ) {
     this.commands = new EngineCommands(client);
+    this.unanswered = new UnansweredCalls(client, this.commands.isEngineCall);
     this.keyPrefix = (client.options as { keyPrefix?: string }).keyPrefix ?? '';
   }
 
@@ -102,6 +106,11 @@ export class EngineClient {
       this.replies.fail(live, error);
       return undefined;
     }
+  }
+
+  /** Stops watching the client's connections: the store closes. */
+  stop(): void {
+    this.unanswered.stop();
   }
 
   /** The algorithm's index, adding a custom algorithm to the engine on first use. */

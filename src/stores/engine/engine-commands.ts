@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
 import { BUILT_IN_ENGINE, EngineScript } from './engine-script';
@@ -25,6 +26,8 @@ export class EngineCommands {
   /** The engine for one call per Cluster node (keys of several slots). */
   private crossSlotEngine?: EngineScript;
   readonly functions: EngineFunctions;
+  /** The SHA1 of every engine script defined: EVALSHA's first argument. */
+  private readonly shas = new Set<string>();
 
   constructor(private readonly client: Redis | Cluster) {
     this.define(this.current);
@@ -86,9 +89,23 @@ export class EngineCommands {
     return { engine, fcall, results: pipeline.exec() as Promise<ExecResult> };
   }
 
+  /** Whether a command is one of this engine's calls (unanswered-calls.ts). */
+  readonly isEngineCall = (name: string, args: readonly unknown[]): boolean => {
+    const command = name.toLowerCase();
+    const first = String(args[0] ?? '');
+    if (command === 'fcall') return first.startsWith(this.current.libraryName);
+    if (command === 'evalsha') return this.shas.has(first);
+    return command === 'eval' && this.shas.has(sha1(first));
+  };
+
   private define(engine: EngineScript): void {
+    this.shas.add(sha1(engine.lua));
     if (typeof (this.client as unknown as Commands)[engine.commandName] !== 'function') {
       this.client.defineCommand(engine.commandName, { lua: engine.lua });
     }
   }
+}
+
+function sha1(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
 }
