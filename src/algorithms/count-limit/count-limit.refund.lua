@@ -2,17 +2,26 @@
 -- never below 0 (a count of 0 is deleted: it decides as no key does), never in a newer
 -- window. Reasons: state-ops.model.ts. The body of function(key, now, argv):
 -- argv[1] limit, argv[2] periodMs, argv[3] permits, argv[4] unused, argv[5] the
--- acquire's reset minus the time since, in µs, or '' for the current window.
+-- acquire's window: its reset minus the time since, in µs; or '@' and the window's end on
+-- Redis's clock, in µs (a lease's give-back: however late it is sent, it names its window);
+-- or '' for the current window.
 -- Windows end at least a period apart, so the acquire's window is this one when its end
--- is within half a period of this key's PTTL.
+-- is within half a period of this key's.
 local period_ms = tonumber(argv[2])
 local count = tonumber(get_state(key))
 if not count then
   return {1, 0, 0, 0, 0}
 end
-if argv[5] ~= '' then
+local window = argv[5]
+if window ~= '' then
   local pttl = redis.call('PTTL', key)
-  if math.abs(pttl - tonumber(argv[5]) / 1000) * 2 >= period_ms then
+  local apart_ms
+  if string.byte(window) == 64 then
+    apart_ms = pttl - (tonumber(string.sub(window, 2)) - redis_micros) / 1000
+  else
+    apart_ms = pttl - tonumber(window) / 1000
+  end
+  if math.abs(apart_ms) * 2 >= period_ms then
     return {1, 0, 0, 0, 0}
   end
 end

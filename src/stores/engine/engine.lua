@@ -59,6 +59,7 @@ local function engine(keys, args)
   local find, sub, byte = string.find, string.sub, string.byte
   local t = redis.call('TIME')
   local redis_now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  redis_micros = redis_now
   local deadline = tonumber(args[1])
   local expired = deadline ~= nil and redis_now > deadline
   -- '%d': Redis's own conversion of a Lua number in a reply, exact up to 2^63.

@@ -38,6 +38,10 @@ end
 -- adjust) never reaches another entry.
 local read_key, read_value = nil, nil
 
+-- Redis's TIME in µs as the engine read it for this call, whatever time an entry carries:
+-- what a state kept in Redis TTLs is timed by (the fixed window's end).
+local redis_micros = 0
+
 local function forget_state()
   read_key = nil
 end

@@ -130,12 +130,12 @@ export class LeaseBook {
         acquire: (request, deadlineMs, onSent) =>
           this.inRedis({ algorithm, key, params, request, deadlineMs, onSent }),
         // Late, Redis skips it: the permits stay taken, the servers admit fewer, never more.
-        giveBack: (permits, resetLeftMicros) =>
+        giveBack: (permits, window) =>
           this.inRedis({
             algorithm: leasable.refund,
             key,
             params,
-            request: { permits, resetLeftMicros },
+            request: { permits, ...window },
             deadlineMs: performance.now() + LEASE_LIFETIME_MS,
           }),
       };

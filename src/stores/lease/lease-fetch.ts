@@ -1,14 +1,18 @@
 import { Decision } from '../../contracts/decision';
 import { withPermits } from '../../algorithms/state-ops/lease-option';
+import type { RefundRequest } from '../../algorithms/state-ops/state-ops.model';
 
 /** Told when a call a request waits for leaves for Redis; false once its caller gave up. */
 export type OnSent = (sentAtMs: number) => boolean | void;
 
+/** A window the permits were taken in: by its end on Redis's clock, else by the time left. */
+export type LeaseWindow = Pick<RefundRequest, 'resetLeftMicros' | 'windowEndsAtMicros'>;
+
 /** How a lease reaches Redis: the limit's acquire, and its refund of what was not used. */
 export interface LeaseRedis {
   acquire(request: unknown, deadlineMs: number, onSent?: OnSent): Promise<Decision>;
-  /** `resetLeftMicros`: the window the permits were taken in, for a limit of windows. */
-  giveBack(permits: number, resetLeftMicros: number | undefined): Promise<unknown>;
+  /** `window`: the window the permits were taken in, for a limit of windows. */
+  giveBack(permits: number, window: LeaseWindow | undefined): Promise<unknown>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Decision } from '../../contracts/decision';
 import { StoreUnavailableError } from '../../errors/store-unavailable.error';
-import { LeaseFetch, LeaseRedis, OnSent } from './lease-fetch';
+import { LeaseFetch, LeaseRedis, LeaseWindow, OnSent } from './lease-fetch';
+import { redisTimeOf } from './redis-time';
 
 /** A request waiting for the lease's permits. */
 interface Waiter {
@@ -32,6 +33,11 @@ export class Lease {
   private remaining = Infinity;
   private limit = 0;
   private resetAtMs = 0;
+  /** The window of the last permits granted, by its end on Redis's clock (µs), when known. */
+  private windowEndsAtMicros?: number;
+  /** What the bucket lacked after the last permits granted (ours counted), and for how long. */
+  private lacking = 0;
+  private refillMs = 0;
   private endsAtMs = 0;
   private timer?: NodeJS.Timeout;
   private queue: Waiter[] = [];
@@ -59,11 +65,13 @@ export class Lease {
 
   /** The leased permits not handed out yet. */
   get unused(): number {
+    this.capStock();
     return this.stock;
   }
 
   take(permits: number, request: unknown, deadlineMs: number, onSent?: OnSent): Promise<Decision> {
     if (this.stock > 0 && performance.now() >= this.endsAtMs) void this.end();
+    this.capStock();
     if (!this.fetching && this.queue.length === 0 && this.stock >= permits) {
       this.stock -= permits;
       return Promise.resolve(this.served());
@@ -78,14 +86,36 @@ export class Lease {
   /** Ends the lease: what was not used goes back to Redis. */
   end(): Promise<unknown> {
     clearTimeout(this.timer);
+    this.capStock();
     const unused = this.stock;
     this.stock = 0;
     if (unused === 0) return Promise.resolve();
-    const resetLeftMicros = this.endsWithWindow
-      ? Math.max(0, this.resetAtMs - performance.now()) * 1000
-      : undefined;
     // A refund that fails leaves the permits taken: the servers then admit fewer, never more.
-    return this.redis.giveBack(unused, resetLeftMicros).catch(() => undefined);
+    return this.redis.giveBack(unused, this.window()).catch(() => undefined);
+  }
+
+  /**
+   * The window the permits were taken in (none for a bucket): a give-back sent after it
+   * ended, however late (the app stopped, a CPU-bound request), changes nothing in the next.
+   * Told by its end on Redis's clock; by the time left (negative once past) where unknown.
+   */
+  private window(): LeaseWindow | undefined {
+    if (!this.endsWithWindow) return undefined;
+    if (this.windowEndsAtMicros !== undefined)
+      return { windowEndsAtMicros: this.windowEndsAtMicros };
+    return { resetLeftMicros: (this.resetAtMs - performance.now()) * 1000 };
+  }
+
+  /**
+   * A bucket refills (a leaky one drains) into the permits a lease holds: it holds no more
+   * than the bucket still lacks, which shrinks as it refills, so what the lease and the
+   * bucket hold together never passes the bucket's size. What the bucket has taken back is
+   * forgotten here, never given back (the refund would count it twice).
+   */
+  private capStock(nowMs = performance.now()): void {
+    if (this.endsWithWindow || this.stock === 0 || !(this.refillMs > 0)) return;
+    const left = Math.max(0, this.resetAtMs - nowMs) / this.refillMs;
+    this.stock = Math.min(this.stock, Math.floor(this.lacking * left));
   }
 
   /**
@@ -181,8 +211,8 @@ export class Lease {
     const granted = decisions.filter((decision) => decision.allowed).length;
     if (granted === 0 || generation !== this.generation) return;
     const last = decisions[decisions.length - 1];
-    const resetLeftMicros = this.endsWithWindow ? last.resetMs * 1000 : undefined;
-    void this.redis.giveBack(granted, resetLeftMicros).catch(() => undefined);
+    const window = this.endsWithWindow ? windowOf(last) : undefined;
+    void this.redis.giveBack(granted, window).catch(() => undefined);
   }
 
   /** Waits for the old limit's leases to end; or, retired, sends the waiting requests to Redis. */
@@ -220,6 +250,9 @@ export class Lease {
     if (granted > 0) {
       const nowMs = performance.now();
       this.resetAtMs = nowMs + last.resetMs;
+      this.refillMs = last.resetMs;
+      this.lacking = last.limit - last.remaining;
+      this.windowEndsAtMicros = windowOf(last)?.windowEndsAtMicros;
       const windowLeftMs = this.endsWithWindow ? last.resetMs : Infinity;
       this.endsAtMs = nowMs + Math.min(this.lifetimeMs, windowLeftMs);
       clearTimeout(this.timer);
@@ -240,6 +273,7 @@ export class Lease {
 
   /** Serves the waiting requests, in their order, while the lease has their permits. */
   private serveFromStock(): void {
+    this.capStock();
     while (this.queue.length > 0 && this.stock >= this.queue[0].permits) {
       const waiter = this.queue.shift()!;
       this.stock -= waiter.permits;
@@ -250,4 +284,11 @@ export class Lease {
   private onIdleIfDone(): void {
     if (this.stock === 0 && !this.fetching && this.queue.length === 0) this.onIdle();
   }
+}
+
+/** The window a decision's permits were taken in, by its end on Redis's clock, if known. */
+function windowOf(decision: Decision): LeaseWindow | undefined {
+  const at = redisTimeOf(decision);
+  if (at !== undefined) return { windowEndsAtMicros: at + decision.resetMs * 1000 };
+  return { resetLeftMicros: decision.resetMs * 1000 };
 }
