@@ -12,16 +12,9 @@ local count = tonumber(get_state(key))
 if not count then
   return {1, 0, 0, 0, 0}
 end
-local window = argv[5]
-if window ~= '' then
-  local pttl = redis.call('PTTL', key)
-  local apart_ms
-  if string.byte(window) == 64 then
-    apart_ms = pttl - (tonumber(string.sub(window, 2)) - redis_micros) / 1000
-  else
-    apart_ms = pttl - tonumber(window) / 1000
-  end
-  if math.abs(apart_ms) * 2 >= period_ms then
+if argv[5] ~= '' then
+  local left = tonumber(argv[5]) or tonumber(string.sub(argv[5], 2)) - redis_micros
+  if math.abs(redis.call('PTTL', key) - left / 1000) * 2 >= period_ms then
     return {1, 0, 0, 0, 0}
   end
 end

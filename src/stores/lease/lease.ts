@@ -115,7 +115,8 @@ export class Lease {
   private capStock(nowMs = performance.now()): void {
     if (this.endsWithWindow || this.stock === 0 || !(this.refillMs > 0)) return;
     const left = Math.max(0, this.resetAtMs - nowMs) / this.refillMs;
-    this.stock = Math.min(this.stock, Math.floor(this.lacking * left));
+    // Whole permits: a bucket short of a fraction of one still lacks it whole.
+    this.stock = Math.min(this.stock, Math.ceil(this.lacking * left));
   }
 
   /**
