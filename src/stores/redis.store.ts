@@ -205,7 +205,7 @@ export class RedisStore extends LimiterStore {
     await this.leases.endAll();
     this.callMode.stop();
     this.connection.stop();
-    this.engine.stop();
+    this.engine.unanswered.stop();
     this.broadcast?.close();
     if (!this.ownsClient) return;
     try {

@@ -32,7 +32,7 @@ export const MAX_CALLS_IN_FLIGHT = 2;
 export class EngineClient {
   private readonly commands: EngineCommands;
   /** Fails the calls a closed connection did not answer: ioredis would send them again. */
-  private readonly unanswered: UnansweredCalls;
+  readonly unanswered: UnansweredCalls;
   /** One batcher per connection: the standalone one, or one per Cluster node. */
   private readonly batchers = new Map<string, TickBatcher<EngineEntry>>();
   /** Answers the entries from each reply; Redis's clock; Redis's last reply. */
@@ -106,11 +106,6 @@ export class EngineClient {
       this.replies.fail(live, error);
       return undefined;
     }
-  }
-
-  /** Stops watching the client's connections: the store closes. */
-  stop(): void {
-    this.unanswered.stop();
   }
 
   /** The algorithm's index, adding a custom algorithm to the engine on first use. */

@@ -1,7 +1,7 @@
 import { Decision } from '../../contracts/decision';
 import { StoreUnavailableError } from '../../errors/store-unavailable.error';
-import { LeaseFetch, LeaseRedis, LeaseWindow, OnSent } from './lease-fetch';
-import { redisTimeOf } from './redis-time';
+import { LeaseFetch, LeaseRedis, OnSent } from './lease-fetch';
+import { LeaseGrant } from './lease-grant';
 
 /** A request waiting for the lease's permits. */
 interface Waiter {
@@ -29,15 +29,7 @@ interface Waiter {
  */
 export class Lease {
   private stock = 0;
-  /** What Redis said was left after the last lease (leased permits count as taken). */
-  private remaining = Infinity;
-  private limit = 0;
-  private resetAtMs = 0;
-  /** The window of the last permits granted, by its end on Redis's clock (µs), when known. */
-  private windowEndsAtMicros?: number;
-  /** What the bucket lacked after the last permits granted (ours counted), and for how long. */
-  private lacking = 0;
-  private refillMs = 0;
+  private readonly grant: LeaseGrant;
   private endsAtMs = 0;
   private timer?: NodeJS.Timeout;
   private queue: Waiter[] = [];
@@ -61,20 +53,22 @@ export class Lease {
     private readonly onIdle: () => void,
     /** What must happen before the first permits are leased: the old limit's leases end. */
     private ready?: Promise<unknown>,
-  ) {}
+  ) {
+    this.grant = new LeaseGrant(endsWithWindow);
+  }
 
   /** The leased permits not handed out yet. */
   get unused(): number {
-    this.capStock();
+    this.stock = this.grant.held(this.stock, performance.now());
     return this.stock;
   }
 
   take(permits: number, request: unknown, deadlineMs: number, onSent?: OnSent): Promise<Decision> {
     if (this.stock > 0 && performance.now() >= this.endsAtMs) void this.end();
-    this.capStock();
+    this.stock = this.grant.held(this.stock, performance.now());
     if (!this.fetching && this.queue.length === 0 && this.stock >= permits) {
       this.stock -= permits;
-      return Promise.resolve(this.served());
+      return Promise.resolve(this.grant.served(performance.now()));
     }
     const waitMs = Math.max(0, deadlineMs - performance.now());
     return new Promise<Decision>((resolve, reject) => {
@@ -86,37 +80,12 @@ export class Lease {
   /** Ends the lease: what was not used goes back to Redis. */
   end(): Promise<unknown> {
     clearTimeout(this.timer);
-    this.capStock();
+    this.stock = this.grant.held(this.stock, performance.now());
     const unused = this.stock;
     this.stock = 0;
     if (unused === 0) return Promise.resolve();
     // A refund that fails leaves the permits taken: the servers then admit fewer, never more.
-    return this.redis.giveBack(unused, this.window()).catch(() => undefined);
-  }
-
-  /**
-   * The window the permits were taken in (none for a bucket): a give-back sent after it
-   * ended, however late (the app stopped, a CPU-bound request), changes nothing in the next.
-   * Told by its end on Redis's clock; by the time left (negative once past) where unknown.
-   */
-  private window(): LeaseWindow | undefined {
-    if (!this.endsWithWindow) return undefined;
-    if (this.windowEndsAtMicros !== undefined)
-      return { windowEndsAtMicros: this.windowEndsAtMicros };
-    return { resetLeftMicros: (this.resetAtMs - performance.now()) * 1000 };
-  }
-
-  /**
-   * A bucket refills (a leaky one drains) into the permits a lease holds: it holds no more
-   * than the bucket still lacks, which shrinks as it refills, so what the lease and the
-   * bucket hold together never passes the bucket's size. What the bucket has taken back is
-   * forgotten here, never given back (the refund would count it twice).
-   */
-  private capStock(nowMs = performance.now()): void {
-    if (this.endsWithWindow || this.stock === 0 || !(this.refillMs > 0)) return;
-    const left = Math.max(0, this.resetAtMs - nowMs) / this.refillMs;
-    // Whole permits: a bucket short of a fraction of one still lacks it whole.
-    this.stock = Math.min(this.stock, Math.ceil(this.lacking * left));
+    return this.redis.giveBack(unused, this.grant.window(performance.now())).catch(() => undefined);
   }
 
   /**
@@ -141,24 +110,16 @@ export class Lease {
     clearTimeout(this.timer);
   }
 
-  private served(): Decision {
-    return {
-      allowed: true,
-      limit: this.limit,
-      remaining: this.remaining,
-      resetMs: Math.max(0, this.resetAtMs - performance.now()),
-      retryAfterMs: 0,
-      waitMs: 0,
-    };
-  }
-
   private pump(): void {
     if (this.fetching) return;
     this.serveFromStock();
     if (this.queue.length === 0) return;
     if (this.ready || this.retired) return this.waitOrDecideInRedis();
     const head = this.queue[0];
-    const permits = Math.max(head.permits, Math.min(this.size, Math.floor(this.remaining / 2)));
+    const permits = Math.max(
+      head.permits,
+      Math.min(this.size, Math.floor(this.grant.remaining / 2)),
+    );
     let waitMs = 0;
     for (const waiter of this.queue) waitMs = Math.max(waitMs, waiter.waitMs);
     this.fetching = true;
@@ -192,7 +153,11 @@ export class Lease {
    * failure policy answered them).
    */
   private waitFrom(sentAtMs: number): void {
-    this.queue = this.queue.filter((waiter) => waiter.onSent?.(sentAtMs) !== false);
+    this.queue = this.queue.filter((waiter) => {
+      if (waiter.onSent?.(sentAtMs) !== false) return true;
+      waiter.reject(new StoreUnavailableError('the request stopped waiting for the lease'));
+      return false;
+    });
   }
 
   /**
@@ -212,8 +177,7 @@ export class Lease {
     const granted = decisions.filter((decision) => decision.allowed).length;
     if (granted === 0 || generation !== this.generation) return;
     const last = decisions[decisions.length - 1];
-    const window = this.endsWithWindow ? windowOf(last) : undefined;
-    void this.redis.giveBack(granted, window).catch(() => undefined);
+    void this.redis.giveBack(granted, this.grant.windowOf(last)).catch(() => undefined);
   }
 
   /** Waits for the old limit's leases to end; or, retired, sends the waiting requests to Redis. */
@@ -246,14 +210,9 @@ export class Lease {
     this.fetching = false;
     const granted = decisions.filter((decision) => decision.allowed).length;
     const last = decisions[decisions.length - 1];
-    this.remaining = last.remaining;
-    this.limit = last.limit;
+    const nowMs = performance.now();
+    this.grant.record(last, granted, nowMs);
     if (granted > 0) {
-      const nowMs = performance.now();
-      this.resetAtMs = nowMs + last.resetMs;
-      this.refillMs = last.resetMs;
-      this.lacking = last.limit - last.remaining;
-      this.windowEndsAtMicros = windowOf(last)?.windowEndsAtMicros;
       const windowLeftMs = this.endsWithWindow ? last.resetMs : Infinity;
       this.endsAtMs = nowMs + Math.min(this.lifetimeMs, windowLeftMs);
       clearTimeout(this.timer);
@@ -274,22 +233,15 @@ export class Lease {
 
   /** Serves the waiting requests, in their order, while the lease has their permits. */
   private serveFromStock(): void {
-    this.capStock();
+    this.stock = this.grant.held(this.stock, performance.now());
     while (this.queue.length > 0 && this.stock >= this.queue[0].permits) {
       const waiter = this.queue.shift()!;
       this.stock -= waiter.permits;
-      waiter.resolve(this.served());
+      waiter.resolve(this.grant.served(performance.now()));
     }
   }
 
   private onIdleIfDone(): void {
     if (this.stock === 0 && !this.fetching && this.queue.length === 0) this.onIdle();
   }
-}
-
-/** The window a decision's permits were taken in, by its end on Redis's clock, if known. */
-function windowOf(decision: Decision): LeaseWindow | undefined {
-  const at = redisTimeOf(decision);
-  if (at !== undefined) return { windowEndsAtMicros: at + decision.resetMs * 1000 };
-  return { resetLeftMicros: decision.resetMs * 1000 };
 }
