@@ -5,6 +5,8 @@ import { givesBack, LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { DenialBroadcast } from './denial-broadcast';
 import { DenialCache } from './denial-cache';
 import { EngineClient } from './engine/engine-client';
+import { isEngineCall } from './engine/engine-commands';
+import { UnansweredCalls } from './engine/unanswered-calls';
 import { RedisCallMode } from './engine/call-mode';
 import { CallModeWatch } from './endpoint/call-mode-watch';
 import { ConnectionWatch } from './endpoint/connection-watch';
@@ -69,6 +71,8 @@ export class RedisStore extends LimiterStore {
   private readonly engine: EngineClient;
   private readonly callMode: CallModeWatch;
   private readonly connection: ConnectionWatch;
+  /** Fails the engine calls a closed connection did not answer: ioredis would resend them. */
+  private readonly unanswered: UnansweredCalls;
   /** This server's leases of hot keys' permits (`lease: n`), ended by resets heard. */
   private readonly leases = new LeaseBook(
     (call) => this.inRedis(call),
@@ -97,6 +101,7 @@ export class RedisStore extends LimiterStore {
     this.arguments = new FixedArgumentsCache((algorithm) => this.engine.indexOf(algorithm));
     this.callMode = new CallModeWatch(this.client, this.engine, options.calls ?? 'auto');
     this.connection = new ConnectionWatch(this.client);
+    this.unanswered = new UnansweredCalls(this.client, isEngineCall);
   }
 
   evaluate<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision> {
@@ -205,7 +210,7 @@ export class RedisStore extends LimiterStore {
     await this.leases.endAll();
     this.callMode.stop();
     this.connection.stop();
-    this.engine.unanswered.stop();
+    this.unanswered.stop();
     this.broadcast?.close();
     if (!this.ownsClient) return;
     try {

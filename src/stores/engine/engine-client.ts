@@ -11,7 +11,6 @@ import { coalesced, decisionsOf } from './engine-coalescing';
 import { callArgs, startWaits } from './engine-deadlines';
 import { EngineReplies, refusedIn } from './engine-reply';
 import { bySlot, byNode, nodeOf } from './slot-routing';
-import { UnansweredCalls } from './unanswered-calls';
 
 /**
  * Engine calls in flight on one connection (one Cluster node) before new decisions wait for
@@ -31,8 +30,6 @@ export const MAX_CALLS_IN_FLIGHT = 2;
  */
 export class EngineClient {
   private readonly commands: EngineCommands;
-  /** Fails the calls a closed connection did not answer: ioredis would send them again. */
-  readonly unanswered: UnansweredCalls;
   /** One batcher per connection: the standalone one, or one per Cluster node. */
   private readonly batchers = new Map<string, TickBatcher<EngineEntry>>();
   /** Answers the entries from each reply; Redis's clock; Redis's last reply. */
@@ -65,7 +62,6 @@ export class EngineClient {
     private readonly maxCallsInFlight = maxBatchSize > 1 ? MAX_CALLS_IN_FLIGHT : Infinity,
   ) {
     this.commands = new EngineCommands(client);
-    this.unanswered = new UnansweredCalls(client, this.commands.isEngineCall);
     this.keyPrefix = (client.options as { keyPrefix?: string }).keyPrefix ?? '';
   }
 

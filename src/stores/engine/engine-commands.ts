@@ -15,6 +15,18 @@ export interface PipelineSent {
   results: Promise<ExecResult>;
 }
 
+/** The SHA1 of every engine script any store defined: EVALSHA's first argument. */
+const ENGINE_SHAS = new Set<string>();
+
+/** Whether a command is an engine call (unanswered-calls.ts): FCALL, EVALSHA or EVAL of it. */
+export function isEngineCall(name: string, args: readonly unknown[]): boolean {
+  const command = name.toLowerCase();
+  const first = String(args[0] ?? '');
+  if (command === 'fcall') return first.startsWith(BUILT_IN_ENGINE.libraryName);
+  if (command === 'evalsha') return ENGINE_SHAS.has(first);
+  return command === 'eval' && ENGINE_SHAS.has(sha1(first));
+}
+
 /**
  * The engine as commands of the ioredis client: an FCALL of the engine library where Redis
  * has Functions (engine-functions.ts), else an EVALSHA, ioredis `defineCommand` giving the
@@ -26,8 +38,6 @@ export class EngineCommands {
   /** The engine for one call per Cluster node (keys of several slots). */
   private crossSlotEngine?: EngineScript;
   readonly functions: EngineFunctions;
-  /** The SHA1 of every engine script defined: EVALSHA's first argument. */
-  private readonly shas = new Set<string>();
 
   constructor(private readonly client: Redis | Cluster) {
     this.define(this.current);
@@ -89,17 +99,8 @@ export class EngineCommands {
     return { engine, fcall, results: pipeline.exec() as Promise<ExecResult> };
   }
 
-  /** Whether a command is one of this engine's calls (unanswered-calls.ts). */
-  readonly isEngineCall = (name: string, args: readonly unknown[]): boolean => {
-    const command = name.toLowerCase();
-    const first = String(args[0] ?? '');
-    if (command === 'fcall') return first.startsWith(this.current.libraryName);
-    if (command === 'evalsha') return this.shas.has(first);
-    return command === 'eval' && this.shas.has(sha1(first));
-  };
-
   private define(engine: EngineScript): void {
-    this.shas.add(sha1(engine.lua));
+    ENGINE_SHAS.add(sha1(engine.lua));
     if (typeof (this.client as unknown as Commands)[engine.commandName] !== 'function') {
       this.client.defineCommand(engine.commandName, { lua: engine.lua });
     }
