@@ -6,6 +6,7 @@ import type { DenialBroadcast } from './denial-broadcast';
 import type { DenialCache } from './denial-cache';
 import type { EngineEntry, FixedFields } from './engine/engine-entry';
 import { StoreReplyError } from './store-reply.error';
+import { noteRedisTime } from './lease/redis-time';
 
 /** A limit's script arguments, formatted once, and the name of the limit they make. */
 export interface FixedArguments extends FixedFields {
@@ -61,6 +62,7 @@ export class RedisDecision<P, R> implements EngineEntry {
   settle(reply: readonly unknown[], base: number): void {
     try {
       const decision = toDecision(entryReply(reply, base), this.limiter.limit(this.params));
+      noteRedisTime(decision, Number(reply[0]));
       const { denials, broadcast } = this.listeners;
       if (this.scope !== undefined) {
         denials?.remember(this.key, this.fixed.limitId, this.scope, decision, this.sentAtMs);

@@ -5,6 +5,8 @@ import { givesBack, LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { DenialBroadcast } from './denial-broadcast';
 import { DenialCache } from './denial-cache';
 import { EngineClient } from './engine/engine-client';
+import { isEngineCall } from './engine/engine-commands';
+import { UnansweredCalls } from './engine/unanswered-calls';
 import { RedisCallMode } from './engine/call-mode';
 import { CallModeWatch } from './endpoint/call-mode-watch';
 import { ConnectionWatch } from './endpoint/connection-watch';
@@ -73,6 +75,8 @@ export class RedisStore extends LimiterStore {
   private readonly connection: ConnectionWatch;
   /** On a Cluster: whether every slot has a master that answers (health). */
   private readonly coverage?: ClusterCoverage;
+  /** Fails the engine calls a closed connection did not answer: ioredis would resend them. */
+  private readonly unanswered: UnansweredCalls;
   /** This server's leases of hot keys' permits (`lease: n`), ended by resets heard. */
   private readonly leases = new LeaseBook(
     (call) => this.inRedis(call),
@@ -102,6 +106,7 @@ export class RedisStore extends LimiterStore {
     this.callMode = new CallModeWatch(this.client, this.engine, options.calls ?? 'auto');
     this.connection = new ConnectionWatch(this.client);
     if (this.client.isCluster) this.coverage = new ClusterCoverage(this.client as Cluster);
+    this.unanswered = new UnansweredCalls(this.client, isEngineCall);
   }
 
   evaluate<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision> {
@@ -225,6 +230,7 @@ export class RedisStore extends LimiterStore {
     this.callMode.stop();
     this.connection.stop();
     this.coverage?.stop();
+    this.unanswered.stop();
     this.broadcast?.close();
     if (!this.ownsClient) return;
     try {

@@ -51,13 +51,14 @@ export const countLimitRefundStep: Adjustment = (state, now, params, request) =>
   const done = [1, 0, 0, 0, 0] as const;
   if (!state) return { state, ttlMs: null, reply: done };
   const pttl = Math.round((state.windowEndMicros - now) / 1000);
-  const expected = request.resetLeftMicros;
-  if (
-    expected !== undefined &&
-    Math.abs(pttl - Math.round(expected) / 1000) * 2 >= params.periodMs
-  ) {
-    return { state, ttlMs: null, reply: done };
-  }
+  const { resetLeftMicros: expected, windowEndsAtMicros: endsAt } = request;
+  const apartMs =
+    endsAt !== undefined
+      ? pttl - (Math.round(endsAt) - now) / 1000
+      : expected !== undefined
+        ? pttl - Math.round(expected) / 1000
+        : 0;
+  if (Math.abs(apartMs) * 2 >= params.periodMs) return { state, ttlMs: null, reply: done };
   const left = state.count - request.permits;
   if (left <= 0) return { state: undefined, ttlMs: null, reply: done };
   const ttlMs = (state.windowEndMicros - now) / 1000;

@@ -65,6 +65,11 @@ export interface RefundRequest {
   permits: number;
   id?: string;
   resetLeftMicros?: number;
+  /**
+   * Instead of `resetLeftMicros`: the acquire's window by its end on the store's clock, in
+   * µs (a lease's give-back, which may be sent long after its window ended).
+   */
+  windowEndsAtMicros?: number;
 }
 
 /** The twin of a refund or a charge script (`<folder>.refund.lua`, `<folder>.charge.lua`). */
@@ -72,11 +77,13 @@ export type AdjustmentStep<P, S> = LimiterAlgorithm<P, RefundRequest, S>['step']
 
 /** The argv every refund script reads after the limit's parameters. */
 export function refundArgv(request: RefundRequest): string[] {
-  return [
-    String(request.permits),
-    request.id ?? '',
-    request.resetLeftMicros === undefined ? '' : String(Math.round(request.resetLeftMicros)),
-  ];
+  return [String(request.permits), request.id ?? '', windowArg(request)];
+}
+
+/** The acquire's window as a refund script reads it (count-limit.refund.lua). */
+function windowArg({ resetLeftMicros, windowEndsAtMicros }: RefundRequest): string {
+  if (windowEndsAtMicros !== undefined) return `@${Math.round(windowEndsAtMicros)}`;
+  return resetLeftMicros === undefined ? '' : String(Math.round(resetLeftMicros));
 }
 
 /**

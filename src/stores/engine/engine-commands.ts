@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
 import { BUILT_IN_ENGINE, EngineScript } from './engine-script';
@@ -12,6 +13,18 @@ export interface PipelineSent {
   engine: EngineScript;
   fcall: boolean;
   results: Promise<ExecResult>;
+}
+
+/** The SHA1 of every engine script any store defined: EVALSHA's first argument. */
+const ENGINE_SHAS = new Set<string>();
+
+/** Whether a command is an engine call (unanswered-calls.ts): FCALL, EVALSHA or EVAL of it. */
+export function isEngineCall(name: string, args: readonly unknown[]): boolean {
+  const command = name.toLowerCase();
+  const first = String(args[0] ?? '');
+  if (command === 'fcall') return first.startsWith(BUILT_IN_ENGINE.libraryName);
+  if (command === 'evalsha') return ENGINE_SHAS.has(first);
+  return command === 'eval' && ENGINE_SHAS.has(sha1(first));
 }
 
 /**
@@ -87,8 +100,13 @@ export class EngineCommands {
   }
 
   private define(engine: EngineScript): void {
+    ENGINE_SHAS.add(sha1(engine.lua));
     if (typeof (this.client as unknown as Commands)[engine.commandName] !== 'function') {
       this.client.defineCommand(engine.commandName, { lua: engine.lua });
     }
   }
+}
+
+function sha1(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
 }

@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_d86aca6a8380
+#!lua name=nestjs_limiter_88eda0acc7f6
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -19,6 +19,7 @@ local function ttl_ms(micros)
   return math.max(1, math.ceil(micros / 1000))
 end
 local read_key, read_value = nil, nil
+local redis_micros
 local function forget_state()
   read_key = nil
 end
@@ -414,8 +415,8 @@ if not count then
   return {1, 0, 0, 0, 0}
 end
 if argv[5] ~= '' then
-  local pttl = redis.call('PTTL', key)
-  if math.abs(pttl - tonumber(argv[5]) / 1000) * 2 >= period_ms then
+  local left = tonumber(argv[5]) or tonumber(string.sub(argv[5], 2)) - redis_micros
+  if math.abs(redis.call('PTTL', key) - left / 1000) * 2 >= period_ms then
     return {1, 0, 0, 0, 0}
   end
 end
@@ -1145,9 +1146,9 @@ end
 local function engine(keys, args)
   local find, sub, byte = string.find, string.sub, string.byte
   local t = redis.call('TIME')
-  local redis_now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  redis_micros = tonumber(t[1]) * 1000000 + tonumber(t[2])
   local deadline = tonumber(args[1])
-  local expired = deadline ~= nil and redis_now > deadline
+  local expired = deadline ~= nil and redis_micros > deadline
   local out = {t[1] .. string.format('%06d', tonumber(t[2]))}
   local group_first, group_last, group_saved, group_allowed, group_denied = 0, 0, nil, nil, false
   local group_failed = nil
@@ -1196,7 +1197,7 @@ local function engine(keys, args)
     elseif group_failed and i <= group_last then
       out[i + 1] = failed(group_failed)
     else
-      local now = redis_now
+      local now = redis_micros
       if time ~= '' then
         now = tonumber(time)
       end
@@ -1235,9 +1236,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_d86aca6a8380', engine)
+redis.register_function('nestjs_limiter_88eda0acc7f6', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_d86aca6a8380_across_slots',
+  function_name = 'nestjs_limiter_88eda0acc7f6_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }

@@ -58,9 +58,9 @@ end
 local function engine(keys, args)
   local find, sub, byte = string.find, string.sub, string.byte
   local t = redis.call('TIME')
-  local redis_now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  redis_micros = tonumber(t[1]) * 1000000 + tonumber(t[2])
   local deadline = tonumber(args[1])
-  local expired = deadline ~= nil and redis_now > deadline
+  local expired = deadline ~= nil and redis_micros > deadline
   -- '%d': Redis's own conversion of a Lua number in a reply, exact up to 2^63.
   local out = {t[1] .. string.format('%06d', tonumber(t[2]))}
   -- A batch without groups makes no tables for them: they are made when a group starts.
@@ -117,7 +117,7 @@ local function engine(keys, args)
     elseif group_failed and i <= group_last then
       out[i + 1] = failed(group_failed)
     else
-      local now = redis_now
+      local now = redis_micros
       if time ~= '' then
         now = tonumber(time)
       end

@@ -38,6 +38,10 @@ end
 -- adjust) never reaches another entry.
 local read_key, read_value = nil, nil
 
+-- Redis's TIME in µs, as the engine read it for this call, whatever time an entry carries:
+-- the clock of a state kept in Redis TTLs (the fixed window's end).
+local redis_micros
+
 local function forget_state()
   read_key = nil
 end

@@ -10,6 +10,8 @@ const SKIPPED = -1;
  * deadlines (a starved CPU delays both alike). Those whose callers still wait go again at
  * once, their wait counting from this send (engine-deadlines.ts startWaits); the others fail
  * there, unsent. Once each: a Redis late twice in a row is left to the store-error policy.
+ * What goes again is each decision, not the entry it was sent in: decisions of a hot key
+ * sent again are coalesced into a new entry, which must not count as a first send.
  */
 export class SkippedResend {
   /** Entries sent again after Redis skipped them as late: never a third time. */
@@ -32,11 +34,15 @@ export class SkippedResend {
     for (let i = 0; i < entries.length; i++) {
       if (except?.has(i)) continue;
       const entry = entries[i];
-      if (Number(reply[bases[i]]) === SKIPPED && !this.sentAgain.has(entry)) {
+      if (Number(reply[bases[i]]) === SKIPPED && !this.wasSentAgain(entry)) {
         (skipped ??= []).push(...decisionEntries(entry));
       } else entry.settle(reply, bases[i]);
     }
     if (skipped) this.sendAgain(skipped);
+  }
+
+  private wasSentAgain(entry: EngineEntry): boolean {
+    return decisionEntries(entry).some((decision) => this.sentAgain.has(decision));
   }
 
   private sendAgain(entries: EngineEntry[]): void {

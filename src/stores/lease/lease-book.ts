@@ -8,7 +8,8 @@ import {
   LeaseParams,
 } from '../../algorithms/state-ops/lease-option';
 import { BlockParams } from '../../algorithms/state-ops/state-ops.model';
-import { Lease, LeaseRedis } from './lease';
+import { Lease } from './lease';
+import { LeaseRedis } from './lease-fetch';
 
 type LeasedParams = LeaseParams & BlockParams;
 
@@ -67,13 +68,16 @@ export class LeaseBook {
     // The lease's size is not among the engine's arguments: a new size is a new lease.
     const id = `${this.identify(algorithm, params, call.partition !== undefined)} ${size}`;
     const take = () =>
-      this.leaseOf(algorithm, leasable, key, params, id, size).take(permits, request, deadlineMs);
+      this.leaseOf(algorithm, leasable, key, params, id, size).take(
+        permits,
+        request,
+        deadlineMs,
+        call.onSent,
+      );
     if (hearing === true) return take();
     // Once heard (or the deadline come), the lease serves, or Redis decides.
     return hearing.then(() =>
-      this.hearsResets(-Infinity) === true
-        ? take()
-        : this.inRedis({ algorithm, key, params, request, deadlineMs, partition: call.partition }),
+      this.hearsResets(-Infinity) === true ? take() : this.inRedis({ ...call, deadlineMs }),
     );
   }
 
@@ -87,13 +91,20 @@ export class LeaseBook {
     for (const byKey of this.leases.values()) for (const lease of byKey.values()) lease.drop();
   }
 
-  /** Ends every lease: what was not used goes back to Redis (the app closes, an override). */
+  /**
+   * Ends every lease: what was not used goes back to Redis (the app closes, an override).
+   * Waits one lease lifetime at most: a Redis that does not answer by then keeps the
+   * permits until their window ends, and the app still closes.
+   */
   async endAll(): Promise<void> {
     for (const byKey of this.leases.values()) {
       for (const [key, lease] of byKey) this.retire(key, lease);
     }
     this.leases.clear();
-    await Promise.all(this.ending.values());
+    let timer: NodeJS.Timeout | undefined;
+    const lifetime = new Promise((resolve) => (timer = setTimeout(resolve, LEASE_LIFETIME_MS)));
+    await Promise.race([Promise.all(this.ending.values()), lifetime]);
+    clearTimeout(timer);
   }
 
   /** The permits this server holds on `key` and has not handed out. */
@@ -116,14 +127,16 @@ export class LeaseBook {
     let lease = byKey.get(key);
     if (!lease) {
       const redis: LeaseRedis = {
-        acquire: (request, deadlineMs) =>
-          this.inRedis({ algorithm, key, params, request, deadlineMs }),
-        giveBack: (permits, resetLeftMicros) =>
+        acquire: (request, deadlineMs, onSent) =>
+          this.inRedis({ algorithm, key, params, request, deadlineMs, onSent }),
+        // Late, Redis skips it: the permits stay taken, the servers admit fewer, never more.
+        giveBack: (permits, window) =>
           this.inRedis({
             algorithm: leasable.refund,
             key,
             params,
-            request: { permits, resetLeftMicros },
+            request: { permits, ...window },
+            deadlineMs: performance.now() + LEASE_LIFETIME_MS,
           }),
       };
       const forget = () => {

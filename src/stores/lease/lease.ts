@@ -1,20 +1,20 @@
 import { Decision } from '../../contracts/decision';
-import { withPermits } from '../../algorithms/state-ops/lease-option';
+import { StoreUnavailableError } from '../../errors/store-unavailable.error';
+import { LeaseFetch, LeaseRedis, OnSent } from './lease-fetch';
+import { LeaseGrant } from './lease-grant';
 
 /** A request waiting for the lease's permits. */
 interface Waiter {
   permits: number;
   request: unknown;
-  deadlineMs: number;
+  /**
+   * How long its caller waits for an answer once the call it waits for is sent (its
+   * deadline as it arrived, less the time then): Infinity for no limit.
+   */
+  waitMs: number;
+  onSent?: OnSent;
   resolve(decision: Decision): void;
   reject(error: unknown): void;
-}
-
-/** How a lease reaches Redis: the limit's acquire, and its refund of what was not used. */
-export interface LeaseRedis {
-  acquire(request: unknown, deadlineMs: number): Promise<Decision>;
-  /** `resetLeftMicros`: the window the permits were taken in, for a limit of windows. */
-  giveBack(permits: number, resetLeftMicros: number | undefined): Promise<unknown>;
 }
 
 /**
@@ -29,10 +29,7 @@ export interface LeaseRedis {
  */
 export class Lease {
   private stock = 0;
-  /** What Redis said was left after the last lease (leased permits count as taken). */
-  private remaining = Infinity;
-  private limit = 0;
-  private resetAtMs = 0;
+  private readonly grant: LeaseGrant;
   private endsAtMs = 0;
   private timer?: NodeJS.Timeout;
   private queue: Waiter[] = [];
@@ -41,8 +38,8 @@ export class Lease {
   private generation = 0;
   /** Set by {@link retire}: nothing more is leased, what arrives goes back at once. */
   private retired = false;
-  /** The permits asked for from Redis, until they are granted (or not). */
-  private asking?: Promise<unknown>;
+  /** The permits asked for from Redis, until they are granted (or not, or given up). */
+  private asking?: LeaseFetch;
   /** What a retired lease's late permits left: given back as they arrived. */
   private givingBack?: Promise<unknown>;
 
@@ -56,21 +53,26 @@ export class Lease {
     private readonly onIdle: () => void,
     /** What must happen before the first permits are leased: the old limit's leases end. */
     private ready?: Promise<unknown>,
-  ) {}
+  ) {
+    this.grant = new LeaseGrant(endsWithWindow);
+  }
 
   /** The leased permits not handed out yet. */
   get unused(): number {
+    this.stock = this.grant.held(this.stock, performance.now());
     return this.stock;
   }
 
-  take(permits: number, request: unknown, deadlineMs: number): Promise<Decision> {
+  take(permits: number, request: unknown, deadlineMs: number, onSent?: OnSent): Promise<Decision> {
     if (this.stock > 0 && performance.now() >= this.endsAtMs) void this.end();
+    this.stock = this.grant.held(this.stock, performance.now());
     if (!this.fetching && this.queue.length === 0 && this.stock >= permits) {
       this.stock -= permits;
-      return Promise.resolve(this.served());
+      return Promise.resolve(this.grant.served(performance.now()));
     }
+    const waitMs = Math.max(0, deadlineMs - performance.now());
     return new Promise<Decision>((resolve, reject) => {
-      this.queue.push({ permits, request, deadlineMs, resolve, reject });
+      this.queue.push({ permits, request, waitMs, onSent, resolve, reject });
       this.pump();
     });
   }
@@ -78,14 +80,12 @@ export class Lease {
   /** Ends the lease: what was not used goes back to Redis. */
   end(): Promise<unknown> {
     clearTimeout(this.timer);
+    this.stock = this.grant.held(this.stock, performance.now());
     const unused = this.stock;
     this.stock = 0;
     if (unused === 0) return Promise.resolve();
-    const resetLeftMicros = this.endsWithWindow
-      ? Math.max(0, this.resetAtMs - performance.now()) * 1000
-      : undefined;
     // A refund that fails leaves the permits taken: the servers then admit fewer, never more.
-    return this.redis.giveBack(unused, resetLeftMicros).catch(() => undefined);
+    return this.redis.giveBack(unused, this.grant.window(performance.now())).catch(() => undefined);
   }
 
   /**
@@ -94,7 +94,7 @@ export class Lease {
    */
   retire(): Promise<unknown> {
     this.retired = true;
-    return Promise.all([this.end(), this.asking?.then(() => this.givingBack)]);
+    return Promise.all([this.end(), this.asking?.settled.then(() => this.givingBack)]);
   }
 
   /**
@@ -110,38 +110,74 @@ export class Lease {
     clearTimeout(this.timer);
   }
 
-  private served(): Decision {
-    return {
-      allowed: true,
-      limit: this.limit,
-      remaining: this.remaining,
-      resetMs: Math.max(0, this.resetAtMs - performance.now()),
-      retryAfterMs: 0,
-      waitMs: 0,
-    };
-  }
-
   private pump(): void {
     if (this.fetching) return;
     this.serveFromStock();
     if (this.queue.length === 0) return;
     if (this.ready || this.retired) return this.waitOrDecideInRedis();
     const head = this.queue[0];
-    const permits = Math.max(head.permits, Math.min(this.size, Math.floor(this.remaining / 2)));
+    const permits = Math.max(
+      head.permits,
+      Math.min(this.size, Math.floor(this.grant.remaining / 2)),
+    );
+    let waitMs = 0;
+    for (const waiter of this.queue) waitMs = Math.max(waitMs, waiter.waitMs);
     this.fetching = true;
-    // Up to `permits`: as many requests of 1, sent together, which the engine decides as one
-    // entry (engine-coalescing.ts): each allowed while the key has a permit left.
-    const one = withPermits(head.request, 1);
-    const asked = Array.from({ length: permits }, () => this.redis.acquire(one, head.deadlineMs));
     const generation = this.generation;
-    this.asking = Promise.all(asked).then(
-      (decisions) => (generation === this.generation ? this.granted(decisions) : this.dropped()),
+    const fetch: LeaseFetch = new LeaseFetch(
+      this.redis,
+      head.request,
+      permits,
+      waitMs,
+      (sentAtMs) => this.waitFrom(sentAtMs),
+      () => this.gaveUp(fetch),
+    );
+    this.asking = fetch;
+    fetch.decisions.then(
+      (decisions) => {
+        if (fetch.givenUp) return this.arrivedLate(decisions, generation);
+        return generation === this.generation ? this.granted(decisions) : this.dropped();
+      },
       (error: unknown) => {
+        if (fetch.givenUp) return;
         this.fetching = false;
         for (const waiter of this.queue.splice(0)) waiter.reject(error);
         this.onIdleIfDone();
       },
     );
+  }
+
+  /**
+   * The fetch left for Redis: every request waiting for it waits from now (a busy app's own
+   * delays never count against Redis), and those whose callers gave up leave the queue (the
+   * failure policy answered them).
+   */
+  private waitFrom(sentAtMs: number): void {
+    this.queue = this.queue.filter((waiter) => {
+      if (waiter.onSent?.(sentAtMs) !== false) return true;
+      waiter.reject(new StoreUnavailableError('the request stopped waiting for the lease'));
+      return false;
+    });
+  }
+
+  /**
+   * The fetch's deadline passed unanswered: the requests waiting for it fail (the failure
+   * policy answers them), and the next request asks Redis again.
+   */
+  private gaveUp(fetch: LeaseFetch): void {
+    if (this.asking !== fetch) return;
+    this.fetching = false;
+    const error = new StoreUnavailableError('no answer to the lease within its deadline');
+    for (const waiter of this.queue.splice(0)) waiter.reject(error);
+    this.onIdleIfDone();
+  }
+
+  /** Permits granted to a fetch given up: back to Redis, unless a drop has freed them. */
+  private arrivedLate(decisions: readonly Decision[], generation: number): void {
+    const granted = decisions.filter((decision) => decision.allowed).length;
+    if (granted === 0 || generation !== this.generation) return;
+    const last = decisions[decisions.length - 1];
+    void this.redis.giveBack(granted, this.grant.windowOf(last)).catch(() => undefined);
   }
 
   /** Waits for the old limit's leases to end; or, retired, sends the waiting requests to Redis. */
@@ -164,7 +200,8 @@ export class Lease {
   /** Each request still waiting, decided in Redis, exactly. */
   private decideInRedis(): void {
     for (const waiter of this.queue.splice(0)) {
-      this.redis.acquire(waiter.request, waiter.deadlineMs).then(waiter.resolve, waiter.reject);
+      const { request, waitMs, onSent, resolve, reject } = waiter;
+      this.redis.acquire(request, performance.now() + waitMs, onSent).then(resolve, reject);
     }
     this.onIdleIfDone();
   }
@@ -173,11 +210,9 @@ export class Lease {
     this.fetching = false;
     const granted = decisions.filter((decision) => decision.allowed).length;
     const last = decisions[decisions.length - 1];
-    this.remaining = last.remaining;
-    this.limit = last.limit;
+    const nowMs = performance.now();
+    this.grant.record(last, granted, nowMs);
     if (granted > 0) {
-      const nowMs = performance.now();
-      this.resetAtMs = nowMs + last.resetMs;
       const windowLeftMs = this.endsWithWindow ? last.resetMs : Infinity;
       this.endsAtMs = nowMs + Math.min(this.lifetimeMs, windowLeftMs);
       clearTimeout(this.timer);
@@ -198,10 +233,11 @@ export class Lease {
 
   /** Serves the waiting requests, in their order, while the lease has their permits. */
   private serveFromStock(): void {
+    this.stock = this.grant.held(this.stock, performance.now());
     while (this.queue.length > 0 && this.stock >= this.queue[0].permits) {
       const waiter = this.queue.shift()!;
       this.stock -= waiter.permits;
-      waiter.resolve(this.served());
+      waiter.resolve(this.grant.served(performance.now()));
     }
   }
 

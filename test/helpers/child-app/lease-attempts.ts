@@ -1,10 +1,12 @@
 /**
  * One app server leasing permits of one counter key through the factory (`lease`). Env:
- * REDIS_URL, KEY, LIMIT (per 10 minutes), LEASE, ATTEMPTS (tryAcquire calls, 200 in flight),
- * START_AT (epoch ms: the servers of a test start together). Prints `ALLOWED <n>` once its
- * attempts are done, then closes its store (giving back what it did not use) and exits. With
- * HANG set it stops after its attempts, prints `HANGING` and waits to be killed: a server
- * that dies keeps its lease.
+ * REDIS_URL, KEY, LIMIT (per PERIOD seconds, default 600), LEASE, ATTEMPTS (tryAcquire
+ * calls, 200 in flight), START_AT (epoch ms: the servers of a test start together). Prints
+ * `ALLOWED <n>` once its attempts are done, then closes its store (giving back what it did
+ * not use) and exits. With HANG set it stops after its attempts, prints `HANGING` and waits
+ * to be killed: a server that dies keeps its lease. With STOP_SELF too it then stops itself
+ * (SIGSTOP, as a frozen app), and once continued (SIGCONT) prints `RESUMED` when what it
+ * sent on resuming has run.
  */
 import Redis from 'ioredis';
 import { RateLimiterFactory, RedisStore } from '../../../src';
@@ -17,7 +19,7 @@ async function main(): Promise<void> {
   const limiter = new RateLimiterFactory(store).countLimiter({
     key: env('KEY'),
     limit: Number(env('LIMIT')),
-    period: 600,
+    period: Number(process.env.PERIOD ?? 600),
     lease: Number(env('LEASE')),
   });
   await new Promise((resolve) =>
@@ -28,6 +30,11 @@ async function main(): Promise<void> {
   if (process.env.HANG) {
     console.log('HANGING');
     setInterval(() => undefined, 60_000);
+    if (process.env.STOP_SELF) {
+      process.kill(process.pid, 'SIGSTOP');
+      // Continued: the lease's overdue end has run; a PING answers after what it sent.
+      setTimeout(() => void store.client.ping().then(() => console.log('RESUMED')), 50);
+    }
     return;
   }
   await store.close();
