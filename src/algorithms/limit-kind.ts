@@ -11,6 +11,8 @@ export interface DecisionSource {
   evaluate<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision>;
   /** Waits on the store's clock (a token-bucket slot): real timers, or a test's manual clock. */
   sleep(milliseconds: number): Promise<void>;
+  /** The store's clock, epoch ms (a store's currentTimeMs): where a quota looks for its cycle. */
+  currentTimeMs?(): number;
   /** Permits of `key` this server holds on lease, not handed out yet (a store's leasedOn). */
   leasedOn?(key: string): number;
 }

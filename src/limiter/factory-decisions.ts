@@ -37,6 +37,10 @@ export class FactoryDecisions implements DecisionSource {
     return this.store.sleep(milliseconds);
   }
 
+  currentTimeMs(): number {
+    return this.store.currentTimeMs();
+  }
+
   leasedOn(key: string): number {
     return this.store.leasedOn(key);
   }
