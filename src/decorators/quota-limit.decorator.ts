@@ -10,8 +10,14 @@ import { limitOf } from './limit-metadata.accessor';
 
 /** Options of {@link QuotaLimit}: `limit` permits per calendar cycle. */
 export interface QuotaLimitOptions
-  extends Omit<QuotaLimiterOptions, 'timeZone' | 'limit'>, KeyOptions, CostOptions {
+  extends
+    Omit<QuotaLimiterOptions, 'timeZone' | 'limit' | 'anchor' | 'softLimit'>,
+    KeyOptions,
+    CostOptions {
   limit: Resolvable<number>;
+  /** A day of the month, an ISO date-time, or a function of the request (the customer's billing day). */
+  anchor?: Resolvable<number | string>;
+  softLimit?: Resolvable<number>;
   /** An IANA zone, a template of the request (`'#{user.timeZone}'`) or a function of it. */
   timeZone?: Resolvable<string>;
   /**

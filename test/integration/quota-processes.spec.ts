@@ -173,10 +173,12 @@ describe('calendar quota across app processes on one Redis', () => {
   }, 400_000);
 });
 
-/** Resolves once `child` has printed `marker`. */
+/** Resolves once `child` has printed `marker`; rejects if it exits first. */
 function printed(child: ChildProcess, marker: RegExp): Promise<void> {
   let output = '';
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`exited (${code}) before ${marker}: ${output}`)));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (!marker.test(output)) return;

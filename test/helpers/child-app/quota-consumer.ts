@@ -23,16 +23,15 @@ async function main(): Promise<void> {
   Date.now = () => realDateNow() + skew;
   const store = new RedisStore({ client: new Redis(env('REDIS_URL')), ownsClient: true });
   await store.check();
+  const times = await startTimes();
   const quota = new RateLimiterFactory(store).quota({
     key: env('KEY'),
     limit: Number(env('LIMIT')),
     cycle: 'day',
-    anchor: env('ANCHOR'),
+    anchor: times.anchor,
     softLimit: env('SOFT') ? Number(env('SOFT')) : undefined,
   });
-  await new Promise((resolve) =>
-    setTimeout(resolve, Math.max(0, Number(env('START_AT')) - trueNow())),
-  );
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, times.startAt - trueNow())));
   const lines: string[] = [];
   const inFlight = Number(env('IN_FLIGHT') || 10);
   if (env('MODE') === 'burst') {
