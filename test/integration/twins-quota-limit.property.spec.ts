@@ -39,7 +39,14 @@ describe('Lua and memory twins agree step by step: quotaLimit', () => {
           const key = `twin:quota:${++run}`;
           const softLimit =
             softShare < 0.3 ? undefined : Math.max(1, Math.round(softShare * limit));
-          const params = quotaLimitParams({ limit, cycle, timeZone, softLimit });
+          // Idempotency keys expire on Redis's real time too: only their cycle's end may end them here.
+          const params = quotaLimitParams({
+            limit,
+            cycle,
+            timeZone,
+            softLimit,
+            idempotencyWindow: '3650d',
+          });
           twins.nowMs = Date.UTC(2026, 0, 1) + run * 7_777_777;
           for (const { move, share, permits, credit, id } of steps) {
             const { startMs, endMs } = cycleAt(params.rule, twins.nowMs);

@@ -15,7 +15,7 @@ const anchor = {
 
 /**
  * `usage()` on the memory store, 100,000 times, after random consumes, credits, repeats of
- * idempotency keys and moves of the testing kit's clock: it always tells what a plain model
+ * idempotency keys (remembered 24 h at most) and moves of the testing kit's clock: it always tells what a plain model
  * counts, in the cycle an independent calendar finds (a 31st billing day on Lord Howe Island,
  * whose DST moves clocks by 30 minutes).
  */
@@ -43,22 +43,23 @@ describe('QuotaLimiter.usage() on the memory store', () => {
           anchor: 31,
           timeZone: ZONE,
         });
-        let model = { start: NaN, used: 0, credit: 0, ids: new Set<number>() };
+        let model = { start: NaN, used: 0, credit: 0, ids: new Map<number, number>() };
         for (const { advanceMs, op, permits, id } of steps) {
           clock.advance(advanceMs);
           const { startMs, endMs } = oracleCycle(table, 'month', anchor, clock.now());
           if (model.start !== startMs)
-            model = { start: startMs, used: 0, credit: 0, ids: new Set() };
+            model = { start: startMs, used: 0, credit: 0, ids: new Map() };
           const room = 10 + model.credit - model.used;
           if (op === 'credit' && permits > 0) {
             await quota.credit(permits);
             model.credit += permits;
           } else if (op === 'repeat') {
-            const charged = model.ids.has(id);
+            // Remembered until the cycle ends, 24 h at most.
+            const charged = (model.ids.get(id) ?? -Infinity) > clock.now();
             const answer = await quota.consume(1, { idempotencyKey: `id-${id}` });
             expect([answer.repeated, answer.allowed]).toEqual([charged, charged || room >= 1]);
             if (!charged && room >= 1) {
-              model.ids.add(id);
+              model.ids.set(id, Math.min(endMs, clock.now() + 86_400_000));
               model.used += 1;
             }
           } else if (op === 'consume') {
