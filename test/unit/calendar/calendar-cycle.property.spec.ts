@@ -171,7 +171,12 @@ describe('calendar cycles against an independent calendar', () => {
           },
           'test',
         );
-        expect(cycleAt(rule, instant)).toEqual(oracleCycle(table, drawn.unit, anchor, instant));
+        const found = cycleAt(rule, instant);
+        const expected = oracleCycle(table, drawn.unit, anchor, instant);
+        // expect() only on a difference: it costs more than the computation.
+        if (found.startMs !== expected.startMs || found.endMs !== expected.endMs) {
+          expect(found).toEqual(expected);
+        }
       }),
       { numRuns: 100_000 },
     );
