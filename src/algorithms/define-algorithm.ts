@@ -46,6 +46,11 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
    * decorator's only, as a programmatic limiter takes them per call.
    */
   requestOptions: readonly string[];
+  /**
+   * Those of {@link options} that say what the limit is rather than how big (a quota's cycle
+   * and time zone): an admin override may not change them.
+   */
+  fixedOptions?: readonly string[];
   /** Set when another kind's decorator selects this one by a truthy option. */
   variant?: { of: string; when: string };
   /** Where a block is kept in its key. */
@@ -160,6 +165,7 @@ export function defineAlgorithm<O, P, R, S, L>(
     ops,
     algorithm,
     variant: definition.variant,
+    fixedOptions: definition.fixedOptions,
     // Runs per request for options that are functions of it: Object.assign and named fields,
     // as V8 builds an object spread from several others slowly.
     compile(options, where) {

@@ -73,6 +73,8 @@ export interface LimitKind<Options = any, Limiter = unknown> {
    * `count`) are not among them.
    */
   readonly factoryOptionNames: readonly string[];
+  /** Options an override may not change: they say what the limit is, not its size. */
+  readonly fixedOptions?: readonly string[];
   /** The script and memory twin this kind runs. */
   readonly algorithm: LimiterAlgorithm<any, any, any>;
   /** The operations on its keys besides acquiring (state-ops/): their scripts are built in too. */

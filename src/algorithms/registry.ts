@@ -68,7 +68,10 @@ export const ALGORITHM_NAMES: readonly string[] = LIMIT_KINDS.filter((kind) => !
 export function overridableOptions(kinds: readonly LimitKind[]): string[] {
   const state: readonly string[] = STATE_OPTION_NAMES;
   const declared = kinds.flatMap((kind) =>
-    kind.optionNames.filter((name) => name !== kind.variant?.when && !state.includes(name)),
+    kind.optionNames.filter(
+      (name) =>
+        name !== kind.variant?.when && !state.includes(name) && !kind.fixedOptions?.includes(name),
+    ),
   );
   return [...new Set([...declared, ...TUNABLE_STATE_OPTIONS])];
 }

@@ -36,6 +36,7 @@ export const quotaLimitDefinition = defineAlgorithm({
     'permits',
   ],
   requestOptions: ['permits', 'idempotencyKey'],
+  fixedOptions: ['cycle', 'timeZone', 'anchor', 'weekStart', 'idempotencyWindow', 'idempotencyKey'],
   folder: __dirname,
   stateType: 'string',
   limiter: (source, key, params) => new QuotaLimiter(source, key, params),

@@ -41,11 +41,11 @@ describe('the engine library', () => {
     expect(names.length).toBeGreaterThan(30);
   });
 
-  it('stays under 925 lines for the six algorithms, and 1,250 with the coalesced forms of five, so it can be read as one piece', () => {
+  it('stays under 1,025 lines for the seven algorithms, and 1,350 with the coalesced forms of five, so it can be read as one piece', () => {
     const coalesced =
       /^local function (\w+_coalesced|coalesced_acquire|limiter\w+Coalesced)\(.*?^end$/gms;
-    expect(lua.replace(coalesced, '').split('\n').length).toBeLessThan(925);
-    expect(lua.split('\n').length).toBeLessThan(1250);
+    expect(lua.replace(coalesced, '').split('\n').length).toBeLessThan(1025);
+    expect(lua.split('\n').length).toBeLessThan(1350);
   });
 
   it('rolls the approximate window in one function, which the acquire, the charge and the coalesced acquire call', () => {
