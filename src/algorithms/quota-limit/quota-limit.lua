@@ -78,6 +78,6 @@ if soft > 0 and reached == 0 and used >= soft then
 end
 save()
 if remembered then
-  redis.call('SET', remembered, (allowance - used) .. ':' .. used, 'PX', math.min(ttl_ms(reset), window))
+  redis.call('SET', remembered, (allowance - used) .. ':' .. used, 'PX', math.max(1, math.min(ttl_ms(reset), window)))
 end
 return {1, allowance - used, reset, 0, used * 4 + flags}

@@ -75,7 +75,7 @@ export function quotaLimitStep(
   const reaches = softLimit > 0 && !reached && used >= softLimit;
   const after = next(reached || reaches);
   if (id !== undefined) {
-    const windowMicros = Math.min(ttlMs, params.idempotencyWindowMs) * 1000;
+    const windowMicros = Math.max(1, Math.min(ttlMs, params.idempotencyWindowMs)) * 1000;
     after.remembered = remember(
       remembered,
       id,

@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_13b004aeafdf
+#!lua name=nestjs_limiter_308fc970f206
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -826,7 +826,7 @@ if soft > 0 and reached == 0 and used >= soft then
 end
 save()
 if remembered then
-  redis.call('SET', remembered, (allowance - used) .. ':' .. used, 'PX', math.min(ttl_ms(reset), window))
+  redis.call('SET', remembered, (allowance - used) .. ':' .. used, 'PX', math.max(1, math.min(ttl_ms(reset), window)))
 end
 return {1, allowance - used, reset, 0, used * 4 + flags}
 end
@@ -1300,9 +1300,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_13b004aeafdf', engine)
+redis.register_function('nestjs_limiter_308fc970f206', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_13b004aeafdf_across_slots',
+  function_name = 'nestjs_limiter_308fc970f206_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }
