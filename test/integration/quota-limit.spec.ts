@@ -135,17 +135,24 @@ describe('calendar quota state in Redis', () => {
       const key = 'c'.repeat(40 - 'quota:'.length);
       const quota = factory.quota({
         key,
-        limit: 1_000_000,
+        limit: 1_000_000_000,
         cycle: 'month',
         anchor: 31,
-        softLimit: 0.8,
+        softLimit: 0.5,
       });
-      for (let i = 0; i < 3; i++) await quota.consume(250_000);
+      const bytes = async () => Number(await client.call('MEMORY', 'USAGE', `quota:${key}`));
+      const sizes: number[] = [];
+      await quota.consume(250_000);
+      sizes.push(await bytes());
+      // Past the soft limit, with a credit, and 999,999,999 used: the longest state it writes.
+      await quota.consume(999_749_999);
+      await quota.credit(1_000);
+      sizes.push(await bytes());
       expect(await client.keys('*')).toEqual([`quota:${key}`]);
-      const bytes = Number(await client.call('MEMORY', 'USAGE', `quota:${key}`));
-      expect(bytes).toBeLessThanOrEqual(120);
+      expect(Math.max(...sizes)).toBeLessThanOrEqual(120);
       const ttl = await client.pttl(`quota:${key}`);
       expect(Math.abs(Date.now() + ttl - (await quota.usage()).resetsAt)).toBeLessThan(5_000);
+      expect(await quota.usage()).toMatchObject({ used: 999_999_999, limit: 1_000_001_000 });
     } finally {
       await store.close();
       await server.stop();

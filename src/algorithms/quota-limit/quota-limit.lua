@@ -1,6 +1,7 @@
 -- Calendar quota. The reasons and limits: quota-limit.model.ts.
 -- The body of function(key, now, argv), run by the store's engine script (stores/engine).
--- key      the cycle's state: '<cycle start ms>:<used>:<credit>:<soft reached 0|1>'
+-- key      the cycle's state: '<cycle start ms, base 36>:<used>[:<credit>][s]', `s` once the
+--          soft limit is reached (short: a key of 40 characters stays within 120 bytes)
 -- now      Redis's time in µs: it picks the cycle
 -- argv[1]  limit            permits per cycle
 -- argv[2]  softLimit        usage that fires the soft limit, 0 for none
@@ -30,9 +31,12 @@ local reset = finish * 1000 - now
 local used, credit, reached = 0, 0, 0
 local value = get_state(key)
 if value then
-  local s, u, c, r = string.match(value, '^(%d+):(%d+):(%d+):([01])$')
-  if s and tonumber(s) == start then
-    used, credit, reached = tonumber(u), tonumber(c), tonumber(r)
+  local s, u, c, r = string.match(value, '^(%w+):(%d+):?(%d*)(s?)$')
+  if s and tonumber(s, 36) == start then
+    used, credit = tonumber(u), tonumber(c) or 0
+    if r == 's' then
+      reached = 1
+    end
   end
 end
 local remembered = nil
@@ -53,7 +57,19 @@ if argv[10] ~= '' then
 end
 local allowance = limit + credit
 local function save()
-  local state = string.format('%d:%d:%d:%d', start, used, credit, reached)
+  local digits, rest, stamp = '0123456789abcdefghijklmnopqrstuvwxyz', start, ''
+  repeat
+    local digit = rest % 36
+    stamp = string.sub(digits, digit + 1, digit + 1) .. stamp
+    rest = (rest - digit) / 36
+  until rest == 0
+  local state = stamp .. ':' .. string.format('%d', used)
+  if credit > 0 then
+    state = state .. ':' .. string.format('%d', credit)
+  end
+  if reached == 1 then
+    state = state .. 's'
+  end
   redis.call('SET', key, state, 'PX', ttl_ms(reset))
 end
 if n[9] > 0 then

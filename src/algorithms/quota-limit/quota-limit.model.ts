@@ -3,9 +3,10 @@
  * ===================
  *
  * A quota allows `limit` permits per calendar cycle (the cycles' rules: calendar/calendar-cycle.ts)
- * on one key. The key holds the current cycle's state as one string, `<cycle start ms>:<used>:
- * <credit>:<soft>`, expiring when the cycle ends; a state of another cycle reads as none, so a
- * cycle starts at 0 without any write at its boundary. The cycle is the one Redis's clock (the
+ * on one key. The key holds the current cycle's state as one short string, `<cycle start ms in
+ * base 36>:<used>[:<credit>][s]` (`s` once the soft limit is reached), expiring when the cycle
+ * ends; a state of another cycle reads as none, so a cycle starts at 0 without any write at its
+ * boundary. The cycle is the one Redis's clock (the
  * memory store's clock) is in: the app sends the starts of the previous, current and next
  * cycles around its own clock, and the script takes the one its `now` falls in, so two servers
  * whose clocks differ never charge one request to different cycles. Time zones live in the

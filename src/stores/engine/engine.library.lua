@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_308fc970f206
+#!lua name=nestjs_limiter_8e57ceb88e56
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -779,9 +779,12 @@ local reset = finish * 1000 - now
 local used, credit, reached = 0, 0, 0
 local value = get_state(key)
 if value then
-  local s, u, c, r = string.match(value, '^(%d+):(%d+):(%d+):([01])$')
-  if s and tonumber(s) == start then
-    used, credit, reached = tonumber(u), tonumber(c), tonumber(r)
+  local s, u, c, r = string.match(value, '^(%w+):(%d+):?(%d*)(s?)$')
+  if s and tonumber(s, 36) == start then
+    used, credit = tonumber(u), tonumber(c) or 0
+    if r == 's' then
+      reached = 1
+    end
   end
 end
 local remembered = nil
@@ -801,7 +804,19 @@ if argv[10] ~= '' then
 end
 local allowance = limit + credit
 local function save()
-  local state = string.format('%d:%d:%d:%d', start, used, credit, reached)
+  local digits, rest, stamp = '0123456789abcdefghijklmnopqrstuvwxyz', start, ''
+  repeat
+    local digit = rest % 36
+    stamp = string.sub(digits, digit + 1, digit + 1) .. stamp
+    rest = (rest - digit) / 36
+  until rest == 0
+  local state = stamp .. ':' .. string.format('%d', used)
+  if credit > 0 then
+    state = state .. ':' .. string.format('%d', credit)
+  end
+  if reached == 1 then
+    state = state .. 's'
+  end
   redis.call('SET', key, state, 'PX', ttl_ms(reset))
 end
 if n[9] > 0 then
@@ -1300,9 +1315,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_308fc970f206', engine)
+redis.register_function('nestjs_limiter_8e57ceb88e56', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_308fc970f206_across_slots',
+  function_name = 'nestjs_limiter_8e57ceb88e56_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }
