@@ -82,3 +82,10 @@ export { RateLimiterAdminModule } from './admin/rate-limiter-admin.module';
 export type { RateLimiterAdminOptions } from './admin/admin.options';
 export { LiveSettings } from './admin/live-settings';
 export type { LimitOverride, NetworkLists } from './admin/live-settings';
+// Calendar quotas.
+export { QuotaLimit } from './decorators/quota-limit.decorator';
+export type { QuotaLimitOptions } from './decorators/quota-limit.decorator';
+export { QuotaLimiter } from './algorithms/quota-limit/quota-limit.definition';
+export type { QuotaConsumption, QuotaUsage } from './algorithms/quota-limit/quota-limit.definition';
+export type { QuotaLimiterOptions } from './algorithms/quota-limit/quota-limit.model';
+export type { QuotaFacts } from './contracts/decision';

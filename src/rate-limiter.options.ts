@@ -1,3 +1,4 @@
+import type { QuotaLimitOptions } from './decorators/quota-limit.decorator';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import type { RedisCallMode } from './stores/engine/call-mode';
 import type { ConcurrencyLimitOptions } from './decorators/concurrency-limit.decorator';
@@ -46,7 +47,8 @@ export type DefaultLimit =
   | ({ algorithm: 'countLimit' } & CountLimitOptions)
   | ({ algorithm: 'slidingWindowLimit' } & SlidingWindowLimitOptions)
   | ({ algorithm: 'concurrencyLimit' } & ConcurrencyLimitOptions)
-  | ({ algorithm: 'leakyBucketLimit' } & LeakyBucketLimitOptions);
+  | ({ algorithm: 'leakyBucketLimit' } & LeakyBucketLimitOptions)
+  | ({ algorithm: 'quotaLimit' } & QuotaLimitOptions);
 
 /** Which rate-limit headers limited responses carry. */
 export type HeadersMode = 'legacy' | 'ietf' | 'both' | false;

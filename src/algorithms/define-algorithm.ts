@@ -48,6 +48,11 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
   requestOptions: readonly string[];
   /** Those of {@link options} that are times in seconds (or duration strings); `block` is one too. */
   durations?: readonly string[];
+  /**
+   * Those of {@link options} that say what the limit is rather than how big (a quota's cycle
+   * and time zone): an admin override may not change them.
+   */
+  fixedOptions?: readonly string[];
   /** Set when another kind's decorator selects this one by a truthy option. */
   variant?: { of: string; when: string };
   /** Where a block is kept in its key. */
@@ -163,6 +168,7 @@ export function defineAlgorithm<O, P, R, S, L>(
     ops,
     algorithm,
     variant: definition.variant,
+    fixedOptions: definition.fixedOptions,
     // Runs per request for options that are functions of it: Object.assign and named fields,
     // as V8 builds an object spread from several others slowly.
     compile(options, where) {

@@ -11,6 +11,8 @@ export interface DecisionSource {
   evaluate<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision>;
   /** Waits on the store's clock (a token-bucket slot): real timers, or a test's manual clock. */
   sleep(milliseconds: number): Promise<void>;
+  /** The store's clock, epoch ms (a store's currentTimeMs): where a quota looks for its cycle. */
+  currentTimeMs?(): number;
   /** Permits of `key` this server holds on lease, not handed out yet (a store's leasedOn). */
   leasedOn?(key: string): number;
 }
@@ -81,6 +83,8 @@ export interface LimitKind<Options = any, Limiter = unknown> {
    * 1,000 or more there is more often milliseconds than seconds (handler-definitions.ts).
    */
   readonly durationOptions: readonly string[];
+  /** Options an override may not change: they say what the limit is, not its size. */
+  readonly fixedOptions?: readonly string[];
   /** The script and memory twin this kind runs. */
   readonly algorithm: LimiterAlgorithm<any, any, any>;
   /** The operations on its keys besides acquiring (state-ops/): their scripts are built in too. */

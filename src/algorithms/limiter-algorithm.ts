@@ -1,4 +1,4 @@
-import { RawReply } from '../contracts/decision';
+import { Decision, RawReply, toDecision } from '../contracts/decision';
 import type { LuaDefinition } from './lua-source';
 
 /** What a memory twin returns: the new state (undefined deletes it), its TTL and the reply. */
@@ -61,6 +61,11 @@ export interface LimiterAlgorithm<P, R, S> {
   /** The `limit` a decision reports. */
   limit(params: P): number;
   /**
+   * How its reply reads as a decision, where it says more than `toDecision` reads (a quota's
+   * usage in the fifth value): absent for most.
+   */
+  decision?(reply: RawReply, limit: number): Decision;
+  /**
    * Which requests a denial also denies until its retry time, as a string; absent when a
    * denial may end before then (concurrency slots are freed by other requests), in which
    * case denials are never cached. Undefined for a request no cached denial may answer.
@@ -85,6 +90,16 @@ export interface LimiterAlgorithm<P, R, S> {
   isDecision?(request: R): boolean;
   /** True for a look that changes nothing (peek): it neither takes nor gives back. */
   readonly readsOnly?: boolean;
+}
+
+/** The decision a reply of `algorithm` with `params` stands for. */
+export function decisionOf<P>(
+  algorithm: LimiterAlgorithm<P, any, any>,
+  reply: RawReply,
+  params: P,
+): Decision {
+  const limit = algorithm.limit(params);
+  return algorithm.decision ? algorithm.decision(reply, limit) : toDecision(reply, limit);
 }
 
 /** Whether a request of `algorithm` gives permits back: a refund or a release. */

@@ -8,6 +8,7 @@ export { factoryMethodOf } from './limit-kind';
 import { STATE_OPTION_NAMES, TUNABLE_STATE_OPTIONS } from './state-ops/state-options';
 import { slidingWindowLimitKind } from './sliding-window-limit/sliding-window-limit.definition';
 import { rateLimitKind } from './rate-limit/rate-limit.definition';
+import { quotaLimitKind } from './quota-limit/quota-limit.definition';
 
 /** Every algorithm: a new one is a folder of its own and one line here. */
 export const LIMIT_KINDS: readonly LimitKind[] = [
@@ -17,6 +18,7 @@ export const LIMIT_KINDS: readonly LimitKind[] = [
   concurrencyLimitKind,
   leakyBucketLimitKind,
   approximateSlidingWindowLimitKind,
+  quotaLimitKind,
 ];
 
 const byName = new Map(LIMIT_KINDS.map((kind) => [kind.name, kind]));
@@ -66,7 +68,10 @@ export const ALGORITHM_NAMES: readonly string[] = LIMIT_KINDS.filter((kind) => !
 export function overridableOptions(kinds: readonly LimitKind[]): string[] {
   const state: readonly string[] = STATE_OPTION_NAMES;
   const declared = kinds.flatMap((kind) =>
-    kind.optionNames.filter((name) => name !== kind.variant?.when && !state.includes(name)),
+    kind.optionNames.filter(
+      (name) =>
+        name !== kind.variant?.when && !state.includes(name) && !kind.fixedOptions?.includes(name),
+    ),
   );
   return [...new Set([...declared, ...TUNABLE_STATE_OPTIONS])];
 }

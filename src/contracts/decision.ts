@@ -23,6 +23,22 @@ export interface Decision {
   retryAfterMs: number;
   /** When allowed: milliseconds the caller must wait before its permits exist; 0 otherwise. */
   waitMs: number;
+  /** Set on a calendar quota's decision (`@QuotaLimit`, `factory.quota`). */
+  quota?: QuotaFacts;
+}
+
+/**
+ * What a calendar quota's decision tells besides the usual fields.
+ *
+ * @publicApi
+ */
+export interface QuotaFacts {
+  /** Permits used in the cycle after this decision (a denial takes nothing). */
+  used: number;
+  /** This decision brought usage to the soft limit: once per cycle and key, fleet-wide. */
+  softLimitReached: boolean;
+  /** Its idempotency key was charged already this cycle: answered as the first was, charged nothing. */
+  repeated: boolean;
 }
 
 /**

@@ -10,11 +10,20 @@ import { Decision } from './decision';
  * - `undone`: the limit allowed, but another limit of the request denied it (or the store
  *   could not answer under `onStoreError: 'deny'`), so what it took was given back (all or
  *   nothing): the request counted nowhere.
+ * - `quota-soft-limit`: a calendar quota's usage reached its `softLimit` with this request,
+ *   told once per cycle and key across every server (after the request's `allowed` event):
+ *   the hook for "you have used 80 % of your plan".
  *
  * @publicApi
  */
 export type RateLimitOutcome =
-  'allowed' | 'denied' | 'shadow-denied' | 'skipped' | 'store-error' | 'undone';
+  | 'allowed'
+  | 'denied'
+  | 'shadow-denied'
+  | 'skipped'
+  | 'store-error'
+  | 'undone'
+  | 'quota-soft-limit';
 
 /**
  * One outcome, for metrics and logs (`onDecision` option). `limit` names the limit
@@ -92,7 +101,21 @@ export function reportOutcomes<L extends { where: string; name: string; shadow: 
         ? { outcome: 'undone', limit: limit.where, name: limit.name, key, decision }
         : decisionEvent(limit.where, key, decision, limit.shadow, limit.name);
     report(event, limit);
+    const soft =
+      event.outcome === 'allowed' && softLimitEvent(limit.where, key, decision, limit.name);
+    if (soft) report(soft, limit);
   }
+}
+
+/** The `quota-soft-limit` event of a quota's decision that reached its soft limit, if it did. */
+export function softLimitEvent(
+  limit: string,
+  key: string,
+  decision: Decision,
+  name?: string,
+): RateLimitEvent | undefined {
+  if (!decision.quota?.softLimitReached) return undefined;
+  return { outcome: 'quota-soft-limit', limit, name, key, decision };
 }
 
 /** Calls the listener; what it throws is logged, never thrown into the request. */

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { decisionEvent, emitEvent } from '../contracts/rate-limit-event';
+import { decisionEvent, emitEvent, softLimitEvent } from '../contracts/rate-limit-event';
 import { DecisionSource } from '../algorithms/limit-kind';
 import { LimiterAlgorithm, takesPermits } from '../algorithms/limiter-algorithm';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
@@ -29,12 +29,18 @@ export class FactoryDecisions implements DecisionSource {
     if (listener && takesPermits(algorithm, request)) {
       const event = decisionEvent(FACTORY_LABEL, key, decision!, false, name);
       emitEvent(listener, event, this.logger);
+      const soft = softLimitEvent(FACTORY_LABEL, key, decision!, name);
+      if (soft) emitEvent(listener, soft, this.logger);
     }
     return store.answer(decision, algorithm, params);
   };
 
   sleep(milliseconds: number): Promise<void> {
     return this.store.sleep(milliseconds);
+  }
+
+  currentTimeMs(): number {
+    return this.store.currentTimeMs();
   }
 
   leasedOn(key: string): number {

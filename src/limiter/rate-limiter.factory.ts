@@ -17,6 +17,9 @@ import { SlidingWindowLimiterOptions } from '../algorithms/sliding-window-limit/
 import { RateLimiter } from '../algorithms/rate-limit/rate-limit.definition';
 import { rateLimitKind } from '../algorithms/rate-limit/rate-limit.definition';
 import { RateLimiterOptions } from '../algorithms/rate-limit/rate-limit.model';
+import { QuotaLimiter } from '../algorithms/quota-limit/quota-limit.definition';
+import { quotaLimitKind } from '../algorithms/quota-limit/quota-limit.definition';
+import { QuotaLimiterOptions } from '../algorithms/quota-limit/quota-limit.model';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { refuseUnknownOptions } from '../algorithms/option-rules';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
@@ -109,6 +112,19 @@ export class RateLimiterFactory {
     options: LeakyBucketLimiterOptions & KeyedOptions & LeaseOptions,
   ): LeakyBucketLimiter {
     return this.limiterFor(leakyBucketLimitKind, options);
+  }
+
+  /**
+   * A calendar quota: `limit` permits per day, week, month or year in `timeZone`, starting on
+   * `anchor`: `consume`, `usage` and `credit` (docs/quotas.md).
+   */
+  quota(options: QuotaLimiterOptions & KeyedOptions): QuotaLimiter {
+    return this.limiterFor(quotaLimitKind, options);
+  }
+
+  /** The same as {@link quota}, by the name every algorithm's method has. */
+  quotaLimiter(options: QuotaLimiterOptions & KeyedOptions): QuotaLimiter {
+    return this.quota(options);
   }
 
   /**

@@ -35,6 +35,14 @@ export abstract class LimiterStore {
     return undefined;
   }
 
+  /**
+   * The store's clock, epoch ms: where a calendar quota looks for its cycle (the memory store's
+   * clock, so a test's manual clock moves cycles; Redis decides by its own `TIME`).
+   */
+  currentTimeMs(): number {
+    return Date.now();
+  }
+
   /** Checks at start-up that decisions can be made (rejects with the reason if not). */
   async check(): Promise<void> {}
 

@@ -1,6 +1,11 @@
-import { Decision, toDecision } from '../contracts/decision';
+import { Decision } from '../contracts/decision';
 import type { DecisionCall } from '../algorithms/decision-call';
-import { LimiterAlgorithm, MemoryStep, takesPermits } from '../algorithms/limiter-algorithm';
+import {
+  decisionOf,
+  LimiterAlgorithm,
+  MemoryStep,
+  takesPermits,
+} from '../algorithms/limiter-algorithm';
 import { LimiterStore, toMicros } from './limiter-store';
 import { MemoryGroupRun } from './memory-group';
 import { MemoryEntry, MemoryPartition } from './memory-partition';
@@ -102,13 +107,17 @@ export class MemoryStore extends LimiterStore {
     } else if (alive && entry.deniesUntilMicros !== deniesUntilMicros) {
       partition.set(key, { ...entry, deniesUntilMicros }, nowMicros);
     }
-    const decision = toDecision(step.reply, algorithm.limit(params));
+    const decision = decisionOf(algorithm, step.reply, params);
     const restore = this.groupRun?.decided(key, decision.allowed);
     if (restore) {
       this.groupRun = undefined;
       for (const [k, before] of restore) this.restore(k, before!);
     }
     return Promise.resolve(decision);
+  }
+
+  override currentTimeMs(): number {
+    return this.now();
   }
 
   /** Puts back what a key held before its group ran (all or nothing). */

@@ -1,5 +1,5 @@
-import { Decision, RawReply, toDecision } from '../contracts/decision';
-import { LimiterAlgorithm } from '../algorithms/limiter-algorithm';
+import { Decision, RawReply } from '../contracts/decision';
+import { decisionOf, LimiterAlgorithm } from '../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../errors/store-unavailable.error';
 import { DecisionGroup } from '../contracts/decision-group';
 import type { DenialBroadcast } from './denial-broadcast';
@@ -61,7 +61,7 @@ export class RedisDecision<P, R> implements EngineEntry {
 
   settle(reply: readonly unknown[], base: number): void {
     try {
-      const decision = toDecision(entryReply(reply, base), this.limiter.limit(this.params));
+      const decision = decisionOf(this.limiter, entryReply(reply, base), this.params);
       noteRedisTime(decision, Number(reply[0]));
       const { denials, broadcast } = this.listeners;
       if (this.scope !== undefined) {

@@ -216,6 +216,11 @@ export class RedisStore extends LimiterStore {
     return this.callMode.compatibility;
   }
 
+  /** Its `now` where one is given; else this server's clock (Redis's decides). */
+  override currentTimeMs(): number {
+    return this.now ? this.now() : Date.now();
+  }
+
   override leasedOn(key: string): number {
     return this.leases.unusedOn(key);
   }

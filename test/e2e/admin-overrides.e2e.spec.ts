@@ -86,7 +86,7 @@ describe('live overrides and network lists, on two servers sharing one Redis', (
       "@CountLimit on HitController.hit: option 'limit' must be an integer >= 1, got 0",
     );
     expect(replies[2].body.message).toBe(
-      "override of 'perIp': option 'key' must be unset: an override changes only rate, burst, capacity, permits, timeout, expire, initialPermits, lease, limit, period, window, max, block, got 'x'",
+      "override of 'perIp': option 'key' must be unset: an override changes only rate, burst, capacity, permits, timeout, expire, initialPermits, lease, limit, period, window, max, softLimit, block, got 'x'",
     );
     expect((await adminCall(port(b), 'GET', 'api/overrides')).body).toEqual({ overrides: [] });
     expect(await admittedFrom(port(b), '127.0.0.18')).toBe(2);

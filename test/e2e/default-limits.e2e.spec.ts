@@ -196,7 +196,7 @@ describe('defaults are checked at start-up', () => {
     ],
     [
       [{ algorithm: 'countLimit' }, { algorithm: 'throttle', limit: 1 }],
-      "RateLimiterModule: defaults[1]: option 'algorithm' must be one of 'rateLimit', 'countLimit', 'slidingWindowLimit', 'concurrencyLimit', 'leakyBucketLimit', got 'throttle'",
+      "RateLimiterModule: defaults[1]: option 'algorithm' must be one of 'rateLimit', 'countLimit', 'slidingWindowLimit', 'concurrencyLimit', 'leakyBucketLimit', 'quotaLimit', got 'throttle'",
     ],
     [
       [{ algorithm: 'countLimit', ttl: 60 }],

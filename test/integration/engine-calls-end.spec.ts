@@ -1,6 +1,8 @@
 import { runInNewContext } from 'node:vm';
 import { LIMIT_KINDS } from '../../src/algorithms/registry';
 import { useTwinStores } from '../helpers/twin-stores';
+import { quotaLimitParams } from '../../src/algorithms/quota-limit/quota-limit.model';
+import { cycleNeighbourhoodAt } from '../../src/calendar/calendar-cycle';
 
 /**
  * No value makes an engine call run unbounded, below the options' checks too: every
@@ -10,6 +12,8 @@ import { useTwinStores } from '../helpers/twin-stores';
  */
 const HUGE_OR_TINY = [1e-300, 2 ** 53, 31_536_000_000 * 1_000_000, 1e300];
 
+const QUOTA = quotaLimitParams({ limit: 1, cycle: 'month' });
+
 /** Raw parameters of each algorithm with every time (and rate interval) at `x`. */
 const PARAMS: Record<string, (x: number) => object> = {
   rateLimit: (x) => ({ maxPermits: 1, intervalMicros: x, initialPermits: 1, expireMicros: x }),
@@ -18,6 +22,7 @@ const PARAMS: Record<string, (x: number) => object> = {
   concurrencyLimit: (x) => ({ max: 1, leaseMicros: x }),
   leakyBucketLimit: (x) => ({ capacity: 1, intervalMicros: x }),
   approximateSlidingWindowLimit: (x) => ({ limit: 1, windowMicros: x }),
+  quotaLimit: (x) => ({ ...QUOTA, idempotencyWindowMs: x }),
 };
 
 /** A request of `permits` as each algorithm takes it. */
@@ -25,6 +30,11 @@ const REQUEST: Record<string, (permits: number, i: number) => unknown> = {
   rateLimit: (permits) => ({ permits, timeoutMicros: 0 }),
   slidingWindowLimit: (permits, i) => ({ id: `r${i}`, permits }),
   concurrencyLimit: (permits, i) => ({ op: 'acquire', id: `r${i}`, permits }),
+  quotaLimit: (permits, i) => ({
+    permits,
+    idempotencyKey: `r${i}`,
+    cycles: cycleNeighbourhoodAt(QUOTA.rule, 1_700_000_000_000),
+  }),
 };
 const requestOf = (name: string, permits: number, i: number) =>
   (REQUEST[name] ?? ((p: number) => ({ permits: p })))(permits, i);

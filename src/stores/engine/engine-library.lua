@@ -172,6 +172,17 @@ local function limiterApproximateSlidingWindowLimitChargeWithBlock(key, now, arg
   return adjust_state(limiterApproximateSlidingWindowLimitCharge, string_block, key, now, argv)
 end
 
+-- Calendar quota (@QuotaLimit): its cycles come from the app, Redis's clock picks one.
+local function limiterQuotaLimit(key, now, argv)
+--- @include "../../algorithms/quota-limit/quota-limit.lua"
+end
+
+local limiterQuotaLimitWithBlock = blockable_acquire(limiterQuotaLimit, string_block)
+
+local function limiterQuotaLimitPeek(key, now, argv)
+  return peek_state(limiterQuotaLimitWithBlock, string_block, key, now, argv)
+end
+
 -- Coalesced acquires (engine-coalescing.ts): n requests of one limit on one key, decided
 -- in a row by the algorithm's <folder>.coalesced.lua, with one read and one write of the key.
 --- @include "../../algorithms/state-ops/coalesced.lua"
@@ -236,6 +247,8 @@ local algorithms = {
   limiterSlidingWindowLimitCoalesced,
   limiterLeakyBucketLimitCoalesced,
   limiterApproximateSlidingWindowLimitCoalesced,
+  limiterQuotaLimitWithBlock,
+  limiterQuotaLimitPeek,
 }
 
 --- @include "engine.lua"

@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_88eda0acc7f6
+#!lua name=nestjs_limiter_067d5c14b729
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -772,6 +772,94 @@ end
 local function limiterApproximateSlidingWindowLimitChargeWithBlock(key, now, argv)
   return adjust_state(limiterApproximateSlidingWindowLimitCharge, string_block, key, now, argv)
 end
+local function limiterQuotaLimit(key, now, argv)
+local n = numeric(argv)
+local limit, soft, window, permits = n[1], n[2], n[3], n[4]
+local start, finish
+if now >= n[7] * 1000 then
+  start, finish = n[7], n[8]
+elseif now >= n[6] * 1000 then
+  start, finish = n[6], n[7]
+elseif now >= n[5] * 1000 then
+  start, finish = n[5], n[6]
+end
+if not start or now >= finish * 1000 then
+  error('quota: the cycles sent do not hold Redis time ' .. now)
+end
+local reset = finish * 1000 - now
+local used, credit, reached = 0, 0, 0
+local value = get_state(key)
+if value then
+  local s, u, c, r = string.match(value, '^(%w+):(%d+):?(%d*)(s?)$')
+  if s and tonumber(s, 36) == start then
+    used, credit = tonumber(u), tonumber(c) or 0
+    if r == 's' then
+      reached = 1
+    end
+  end
+end
+local remembered = nil
+if argv[10] ~= '' then
+  local tag = key
+  local open = string.find(key, '{', 1, true)
+  local close = open and string.find(key, '}', open + 1, true)
+  if not (close and close > open + 1) then
+    tag = '{' .. key .. '}'
+  end
+  remembered = tag .. ':' .. start .. ':' .. argv[10]
+  local first = redis.call('GET', remembered)
+  if first then
+    local r, u = string.match(first, '^(%d+):(%d+)$')
+    return {1, tonumber(r), reset, 0, tonumber(u) * 4 + 2}
+  end
+end
+local allowance = limit + credit
+local function save()
+  local digits, rest, stamp = '0123456789abcdefghijklmnopqrstuvwxyz', start, ''
+  repeat
+    local digit = rest % 36
+    stamp = string.sub(digits, digit + 1, digit + 1) .. stamp
+    rest = (rest - digit) / 36
+  until rest == 0
+  local state = stamp .. ':' .. string.format('%d', used)
+  if credit > 0 then
+    state = state .. ':' .. string.format('%d', credit)
+  end
+  if reached == 1 then
+    state = state .. 's'
+  end
+  redis.call('SET', key, state, 'PX', ttl_ms(reset))
+end
+if n[9] > 0 then
+  credit = credit + n[9]
+  save()
+  return {1, allowance + n[9] - used, reset, 0, used * 4}
+end
+if used + math.max(permits, 1) > allowance then
+  local retry = reset
+  if permits > limit then
+    retry = -1
+  end
+  return {0, math.max(0, allowance - used), reset, retry, used * 4}
+end
+if permits == 0 then
+  return {1, allowance - used, reset, 0, used * 4}
+end
+local flags = 0
+used = used + permits
+if soft > 0 and reached == 0 and used >= soft then
+  reached, flags = 1, 1
+end
+save()
+if remembered then
+  redis.call('SET', remembered, (allowance - used) .. ':' .. used, 'PX', math.max(1, math.min(ttl_ms(reset), window)))
+end
+return {1, allowance - used, reset, 0, used * 4 + flags}
+end
+local limiterQuotaLimitWithBlock = blockable_acquire(limiterQuotaLimit, string_block)
+local function limiterQuotaLimitPeek(key, now, argv)
+  return peek_state(limiterQuotaLimitWithBlock, string_block, key, now, argv)
+end
 local function coalesced_acquire(decide_all, one, blocks, key, now, argv)
   local params = tonumber(argv[#argv]) - 1
   local n = tonumber(argv[#argv - 1])
@@ -1126,6 +1214,8 @@ local algorithms = {
   limiterSlidingWindowLimitCoalesced,
   limiterLeakyBucketLimitCoalesced,
   limiterApproximateSlidingWindowLimitCoalesced,
+  limiterQuotaLimitWithBlock,
+  limiterQuotaLimitPeek,
 }
 local REPLY = '%d,%d,%d,%d,%d'
 local ALLOWED = '1,%d,%d,0,0'
@@ -1236,9 +1326,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_88eda0acc7f6', engine)
+redis.register_function('nestjs_limiter_067d5c14b729', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_88eda0acc7f6_across_slots',
+  function_name = 'nestjs_limiter_067d5c14b729_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }

@@ -188,6 +188,10 @@ export class FailurePolicyStore extends LimiterStore {
    * Waits on the primary store's clock. Optional chaining: a custom store given as a plain
    * object (a test double) may lack `sleep`, and then real timers apply.
    */
+  override currentTimeMs(): number {
+    return this.primary.currentTimeMs();
+  }
+
   override leasedOn(key: string): number {
     // A custom store (or a test double) may predate leases.
     return this.primary.leasedOn?.(key) ?? 0;

@@ -18,6 +18,7 @@ describe('the options an override may change', () => {
       'period',
       'window',
       'max',
+      'softLimit',
       'block',
     ]);
   });
@@ -42,7 +43,7 @@ describe('the options an override may change', () => {
 
   it('refuse any other option, naming the limit', () => {
     expect(() => checkOverrides(new Map([['perIp', { limit: 2, count: 'failures' }]]))).toThrow(
-      "override of 'perIp': option 'count' must be unset: an override changes only rate, burst, capacity, permits, timeout, expire, initialPermits, lease, limit, period, window, max, block, got 'failures'",
+      "override of 'perIp': option 'count' must be unset: an override changes only rate, burst, capacity, permits, timeout, expire, initialPermits, lease, limit, period, window, max, softLimit, block, got 'failures'",
     );
   });
 });

@@ -4,7 +4,7 @@ import { LimitContext, MemoryStore } from '../../../src';
 import { CompiledLimit, compileLimit, ResolvableLimit } from '../../../src/compile/compiled-limit';
 
 /** Valid values of every numeric option, per algorithm (a new algorithm must add its own). */
-const VALUES: Record<string, Record<string, number>> = {
+const VALUES: Record<string, Record<string, unknown>> = {
   rateLimit: {
     rate: 2,
     burst: 3,
@@ -20,6 +20,15 @@ const VALUES: Record<string, Record<string, number>> = {
   concurrencyLimit: { max: 3, lease: 7, permits: 2 },
   leakyBucketLimit: { capacity: 3, rate: 2, permits: 2, block: 60, lease: 5 },
   approximateSlidingWindowLimit: { limit: 3, window: 7, permits: 2, block: 60 },
+  quotaLimit: {
+    limit: 10,
+    cycle: 'month',
+    anchor: 15,
+    weekStart: 2,
+    softLimit: 5,
+    idempotencyWindow: 60,
+    permits: 2,
+  },
 };
 /** Options that size a limit in place of another (capacity instead of burst): their own set. */
 const INSTEAD: Record<string, Record<string, Record<string, number>>> = {
@@ -30,6 +39,10 @@ const INSTEAD: Record<string, Record<string, Record<string, number>>> = {
 const valuesFor = (kind: string, option: string) => INSTEAD[kind]?.[option] ?? VALUES[kind];
 /** Options that are not numbers (a variant's switch, which outcomes count): not resolvable. */
 const NOT_NUMERIC = ['approximate', 'count'];
+/** A kind's options that are no numbers, or that it refuses (a quota has no `block`). */
+const NOT_NUMERIC_OF: Record<string, string[]> = {
+  quotaLimit: ['cycle', 'timeZone', 'idempotencyKey', 'block'],
+};
 
 const ctx: LimitContext = {
   request: {},
@@ -49,6 +62,7 @@ const compile = (name: string, options: Record<string, unknown>) => {
 const cases = LIMIT_KINDS.flatMap((kind) =>
   kind.optionNames
     .filter((option) => !NOT_NUMERIC.includes(option))
+    .filter((option) => !NOT_NUMERIC_OF[kind.name]?.includes(option))
     .map((option) => [kind.name, option] as const),
 );
 

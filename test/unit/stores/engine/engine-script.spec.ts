@@ -41,11 +41,11 @@ describe('the engine library', () => {
     expect(names.length).toBeGreaterThan(30);
   });
 
-  it('stays under 940 lines for the six algorithms, and 1,260 with the coalesced forms of five, so it can be read as one piece', () => {
+  it('stays under 1,040 lines for the seven algorithms, and 1,360 with the coalesced forms of five, so it can be read as one piece', () => {
     const coalesced =
       /^local function (\w+_coalesced|coalesced_acquire|limiter\w+Coalesced)\(.*?^end$/gms;
-    expect(lua.replace(coalesced, '').split('\n').length).toBeLessThan(940);
-    expect(lua.split('\n').length).toBeLessThan(1260);
+    expect(lua.replace(coalesced, '').split('\n').length).toBeLessThan(1040);
+    expect(lua.split('\n').length).toBeLessThan(1360);
   });
 
   it('rolls the approximate window in one function, which the acquire, the charge and the coalesced acquire call', () => {
