@@ -82,3 +82,10 @@ export { RateLimiterAdminModule } from './admin/rate-limiter-admin.module';
 export type { RateLimiterAdminOptions } from './admin/admin.options';
 export { LiveSettings } from './admin/live-settings';
 export type { LimitOverride, NetworkLists } from './admin/live-settings';
+export { AdaptiveConcurrencyLimit } from './decorators/adaptive-concurrency-limit.decorator';
+export type {
+  AdaptiveConcurrencyLimitOptions,
+  OverloadPriority,
+} from './overload/overload.options';
+export { OverloadException, OverloadProblemException } from './errors/overload.exception';
+export type { OverloadBody, OverloadProblemBody } from './errors/overload.exception';

@@ -11,6 +11,7 @@ import type { MetricsOptions } from './metrics/decision-metrics';
 import { LimiterStore } from './stores/limiter-store';
 import type { RequestReadingOptions } from './context/request-reading.options';
 import type { RateLimitErrorMessage } from './errors/rate-limit-error-message';
+import type { AdaptiveConcurrencyLimitOptions } from './overload/overload.options';
 
 import type { StoreErrorPolicy } from './contracts/store-error-policy';
 
@@ -148,6 +149,13 @@ export interface RateLimiterModuleOptions extends RequestReadingOptions {
   allow?: readonly string[];
   /** Networks refused with 403 before any limit is counted, in CIDR; `deny` wins over `allow`. */
   deny?: readonly string[];
+  /**
+   * The overload guard on every handler (a method's or class's `@AdaptiveConcurrencyLimit`
+   * wins): one limit for the whole process on requests in flight, learned from latency;
+   * over it, 503. `{}` takes every default.
+   * @see docs/overload.md
+   */
+  overload?: AdaptiveConcurrencyLimitOptions;
 }
 
 export const DEFAULT_STORE_TIMEOUT_MS = 200;

@@ -10,11 +10,13 @@ import { Decision } from './decision';
  * - `undone`: the limit allowed, but another limit of the request denied it (or the store
  *   could not answer under `onStoreError: 'deny'`), so what it took was given back (all or
  *   nothing): the request counted nowhere.
+ * - `overload`: the overload guard refused the request (503) before any limit was decided;
+ *   `priority` says its class.
  *
  * @publicApi
  */
 export type RateLimitOutcome =
-  'allowed' | 'denied' | 'shadow-denied' | 'skipped' | 'store-error' | 'undone';
+  'allowed' | 'denied' | 'shadow-denied' | 'skipped' | 'store-error' | 'undone' | 'overload';
 
 /**
  * One outcome, for metrics and logs (`onDecision` option). `limit` names the limit
@@ -42,6 +44,8 @@ export interface RateLimitEvent {
   decision?: Decision;
   waitMs?: number;
   error?: Error;
+  /** On `overload`: the request's class, `'critical'`, `'normal'` or `'sheddable'`. */
+  priority?: string;
 }
 
 export type DecisionListener = (event: RateLimitEvent) => void;

@@ -34,6 +34,9 @@ import { DecisionListeners } from './decision-listeners';
 import { LimitDecisions } from './limit-decisions';
 import { DecisionReports } from './decision-reports';
 import { PlanLimits } from './plan-limits';
+import { OverloadGates } from '../compile/overload-gates';
+import { OverloadGuard } from './overload-guard';
+import { holdUntilDone, once } from './concurrency-release';
 
 /** nginx's status for a request whose client closed the connection before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -53,6 +56,7 @@ export class RateLimitGuard implements CanActivate {
   private readonly decisions: LimitDecisions;
   private readonly reports: DecisionReports;
   private readonly planLimits: PlanLimits;
+  private readonly overloadGuard: OverloadGuard;
 
   constructor(
     private readonly explorer: LimitExplorer,
@@ -61,34 +65,61 @@ export class RateLimitGuard implements CanActivate {
     /** The `allow` and `deny` networks; absent (a guard built by hand), none apply. */
     @Optional() private readonly networks?: NetworkPolicy,
     @Optional() listeners?: DecisionListeners,
+    @Optional() private readonly overload?: OverloadGates,
   ) {
     this.headers = options.headers ?? 'legacy';
     this.decisions = new LimitDecisions(store, this.logger);
     this.reports = new DecisionReports(store, options, this.logger, listeners);
     this.planLimits = new PlanLimits(options, this.reports, this.logger);
+    this.overloadGuard = new OverloadGuard(options, this.reports, overload?.metrics);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const plan = this.explorer.limitsFor(context.getClass(), context.getHandler());
-    if (plan.length === 0 && !this.networks?.active) return true;
+    const gate = this.overload?.gateFor(context.getClass(), context.getHandler());
+    if (plan.length === 0 && !this.networks?.active && !gate) return true;
     // Bound twice (the global guard and @UseGuards): the first decides, once per request. A
     // request Nest gives no object for has no ledger: each guard decides.
     const ledger = RequestLedger.of(context);
     if (ledger && !ledger.claim()) return true;
     const read = readRequest(context, this.options);
-    if (this.networks?.active) {
-      // A denied network is refused wherever the guard runs (but on the admin's routes, whose
-      // own guards decide: else a deny list that covers the admin locks out its undo); an
-      // allowed one is never limited, there included.
-      const verdict = this.networks.verdictFor(clientIp(read));
-      if (verdict === 'deny' && !Reflect.getMetadata(OUTSIDE_DENY_LIST, context.getClass())) {
-        throw this.answer(context, new ForbiddenException());
-      }
-      if (verdict === 'allow') {
-        for (const limit of plan) this.reports.skipped(limit);
-        return true;
-      }
+    // A denied network is refused wherever the guard runs (but on the admin's routes, whose
+    // own guards decide: else a deny list that covers the admin locks out its undo).
+    const verdict = this.networks?.active ? this.networks.verdictFor(clientIp(read)) : undefined;
+    if (verdict === 'deny' && !Reflect.getMetadata(OUTSIDE_DENY_LIST, context.getClass())) {
+      throw this.answer(context, new ForbiddenException());
     }
+    // The server's own limit first: a request it refuses costs the store nothing, and one a
+    // quota refuses gives its slot back unlearned.
+    const ticket = gate && this.overloadGuard.admit(gate, context, read);
+    if (!ticket) return this.decideLimits(plan, context, read, verdict === 'allow');
+    try {
+      const passed = await this.decideLimits(plan, context, read, verdict === 'allow');
+      holdUntilDone(
+        context,
+        read.response,
+        once(async () => ticket.done()),
+      );
+      return passed;
+    } catch (error) {
+      ticket.cancel();
+      throw error;
+    }
+  }
+
+  /** The request's limits, after its network and its overload gate let it through. */
+  private async decideLimits(
+    plan: LimitPlan,
+    context: ExecutionContext,
+    read: GuardedRequest,
+    allowedNetwork: boolean,
+  ): Promise<boolean> {
+    // An allowed network is never limited, on the admin's routes included.
+    if (allowedNetwork) {
+      for (const limit of plan) this.reports.skipped(limit);
+      return true;
+    }
+    const ledger = RequestLedger.of(context);
     if (plan.length === 0) return true;
     if (plan.readsUser && !hasUser(read) && ledger && interceptorBoundFor(context)) {
       // Left to RateLimitInterceptor, which runs after every guard: a USER limit whose user

@@ -1,0 +1,41 @@
+import { ExecutionContext } from '@nestjs/common';
+import { forContext } from '../context/context-exception';
+import { GuardedRequest } from '../context/http-context';
+import { OverloadException, OverloadProblemException } from '../errors/overload.exception';
+import type { HandlerGate } from '../compile/overload-gates';
+import type { OverloadMetrics } from '../metrics/overload-metrics';
+import type { OverloadTicket } from '../overload/overload-gate';
+import { RateLimiterModuleOptions } from '../rate-limiter.options';
+import { DecisionReports } from './decision-reports';
+import { setRetryAfter } from './rate-limit-headers';
+
+/**
+ * RateLimitGuard's overload step: the request's class read, a slot of its gate taken, or a
+ * 503 with `Retry-After` thrown as the request's transport carries it (gRPC UNAVAILABLE, a
+ * WebSocket error), with an `overload` event and the refusal counted by class.
+ */
+export class OverloadGuard {
+  constructor(
+    private readonly options: RateLimiterModuleOptions,
+    private readonly reports: DecisionReports,
+    private readonly metrics?: OverloadMetrics,
+  ) {}
+
+  admit(entry: HandlerGate, context: ExecutionContext, read: GuardedRequest): OverloadTicket {
+    const priority = entry.priorityOf({
+      request: read.request,
+      keyContext: () => read.facts.keyContext,
+    });
+    const ticket = entry.gate.admit(priority);
+    if (ticket) return ticket;
+    this.metrics?.refused(entry.gate.name, priority);
+    this.reports.overload({ outcome: 'overload', limit: entry.where, name: 'overload', priority });
+    const retryAfterMs = entry.gate.retryAfterSeconds * 1000;
+    const retryAfter = setRetryAfter(read.response, retryAfterMs);
+    const exception =
+      this.options.problemDetails && context.getType() === 'http'
+        ? new OverloadProblemException(retryAfter)
+        : new OverloadException(retryAfter);
+    throw forContext(context, exception, retryAfterMs);
+  }
+}
