@@ -23,7 +23,9 @@
  * they ran under the old limit and cannot show the cut's effect. The next judged window
  * therefore starts a full round trip after the cut.
  *
- * Baseline. B is the lowest window latency since it was last learned (a min-filter, as TCP
+ * Baseline. B starts as the fastest reply of the first window (the first requests find the
+ * server idle; a window under load may be queued from its first reply to its last), then
+ * is the lowest window latency since it was last learned (a min-filter, as TCP
  * Vegas and BBR keep their base RTT): it falls at once when latency does, and never creeps
  * up with the queue it is meant to detect. It is re-learned when cutting does not bring
  * latency down: within a run of cutting windows, each time the limit has fallen by
@@ -122,6 +124,9 @@ export class AdaptiveLimit {
     this.windowPeak = 0;
     this.windowStartMs = undefined;
     if (samples.length < MIN_SLOW_SAMPLES) return undefined;
+    // The first window's fastest reply: the first requests found the server idle, where
+    // later windows, under load, may hold a queue from their first sample to their last.
+    this.baselineMs ??= Math.min(...samples);
     return this.judge(median(samples), peak, nowMs);
   }
 
