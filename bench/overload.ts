@@ -17,7 +17,7 @@ export const OVERLOAD_SETUP = {
   /** Seconds after the slow-down that recovery may take. */
   recoverySeconds: 5,
 };
-const ROUTES = ['none', 'static', 'adaptive'] as const;
+const ROUTES = ['adaptive', 'static', 'none'] as const;
 type Route = (typeof ROUTES)[number];
 
 export interface OverloadRow {
@@ -67,57 +67,75 @@ async function afterLoad(app: ChildApp, route: Route) {
   return { passed, p99Ms: percentile(latencies, 0.99) };
 }
 
-export async function overloadBench(log: (line: string) => void): Promise<OverloadResults> {
-  const setup = OVERLOAD_SETUP;
-  const capacity = (setup.servers * 1000) / setup.serviceMs;
-  const app = await startChildApp(
+/** The app in a process of its own; each handler gets a fresh one, so no backlog of one slows the next. */
+const startOverloadApp = () =>
+  startChildApp(
     'overload-app.ts',
     {
-      SERVERS: String(setup.servers),
-      SERVICE_MS: String(setup.serviceMs),
-      STATIC_MAX: String(setup.staticMax),
+      SERVERS: String(OVERLOAD_SETUP.servers),
+      SERVICE_MS: String(OVERLOAD_SETUP.serviceMs),
+      STATIC_MAX: String(OVERLOAD_SETUP.staticMax),
     },
     120_000,
   );
+
+async function withApp<T>(run: (app: ChildApp) => Promise<T>): Promise<T> {
+  const app = await startOverloadApp();
   try {
-    const unloadedP99Ms = await unloadedP99(app, capacity);
-    await setServiceMs(app, 3 * setup.serviceMs);
-    const slowedUnloadedP99Ms = await unloadedP99(app, capacity / 3);
-    log(`unloaded p99 ${unloadedP99Ms.toFixed(0)} ms, slowed ${slowedUnloadedP99Ms.toFixed(0)} ms`);
-    const rows: OverloadRow[] = [];
-    for (const route of ROUTES) {
-      await setServiceMs(app, setup.serviceMs);
-      const samples = await openLoop({
-        url: `http://127.0.0.1:${app.port}/${route}`,
-        rate: 4 * capacity,
-        seconds: setup.seconds,
-        slowAt: { second: setup.slowAtSecond, url: `/downstream?serviceMs=${3 * setup.serviceMs}` },
-      });
-      let recoveredAfterS = Infinity;
-      for (let s = setup.slowAtSecond; s < setup.seconds; s++) {
-        if (summarize(samples, s, s + 1).criticalP99Ms <= 3 * slowedUnloadedP99Ms) {
-          recoveredAfterS = s - setup.slowAtSecond;
-          break;
-        }
-      }
-      const row: OverloadRow = {
-        route,
-        steady: summarize(samples, 3, setup.slowAtSecond),
-        slowed: summarize(samples, setup.slowAtSecond + setup.recoverySeconds, setup.seconds),
-        recoveredAfterS,
-        afterLoad: await afterLoad(app, route),
-      };
-      log(`${route}: ${JSON.stringify(row)}`);
-      rows.push(row);
-    }
-    return { setup, capacityPerSecond: capacity, unloadedP99Ms, slowedUnloadedP99Ms, rows };
+    return await run(app);
   } finally {
     await app.stop();
   }
 }
 
+async function loadedRun(app: ChildApp, route: Route, unloaded3: number): Promise<OverloadRow> {
+  const setup = OVERLOAD_SETUP;
+  const capacity = (setup.servers * 1000) / setup.serviceMs;
+  const samples = await openLoop({
+    url: `http://127.0.0.1:${app.port}/${route}`,
+    rate: 4 * capacity,
+    seconds: setup.seconds,
+    slowAt: { second: setup.slowAtSecond, url: `/downstream?serviceMs=${3 * setup.serviceMs}` },
+  });
+  let recoveredAfterS = Infinity;
+  for (let s = setup.slowAtSecond; s < setup.seconds; s++) {
+    if (summarize(samples, s, s + 1).criticalP99Ms <= 3 * unloaded3) {
+      recoveredAfterS = s - setup.slowAtSecond;
+      break;
+    }
+  }
+  return {
+    route,
+    steady: summarize(samples, 3, setup.slowAtSecond),
+    slowed: summarize(samples, setup.slowAtSecond + setup.recoverySeconds, setup.seconds),
+    recoveredAfterS,
+    afterLoad: await afterLoad(app, route),
+  };
+}
+
+export async function overloadBench(log: (line: string) => void): Promise<OverloadResults> {
+  const setup = OVERLOAD_SETUP;
+  const capacity = (setup.servers * 1000) / setup.serviceMs;
+  const [unloadedP99Ms, slowedUnloadedP99Ms] = await withApp(async (app) => {
+    const before = await unloadedP99(app, capacity);
+    await setServiceMs(app, 3 * setup.serviceMs);
+    return [before, await unloadedP99(app, capacity / 3)];
+  });
+  log(`unloaded p99 ${unloadedP99Ms.toFixed(0)} ms, slowed ${slowedUnloadedP99Ms.toFixed(0)} ms`);
+  const rows: OverloadRow[] = [];
+  for (const route of ROUTES) {
+    const row = await withApp((app) => loadedRun(app, route, slowedUnloadedP99Ms));
+    log(`${route}: ${JSON.stringify(row)}`);
+    rows.push(row);
+  }
+  return { setup, capacityPerSecond: capacity, unloadedP99Ms, slowedUnloadedP99Ms, rows };
+}
+
 const pct = (n: number) => `${(100 * n).toFixed(1)} %`;
-const x = (n: number) => `${n.toFixed(2)}×`;
+const x = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}×` : 'n/a');
+/** A p99 of no successful request: every one failed or timed out. */
+const p99 = (n: number | null) =>
+  n === null || !Number.isFinite(n) ? 'none passed' : n.toFixed(0);
 
 /** The run as Markdown: one row per handler, then the targets with their ratios. */
 export function overloadMarkdown(results: OverloadResults): string {
@@ -125,10 +143,10 @@ export function overloadMarkdown(results: OverloadResults): string {
   const by = Object.fromEntries(rows.map((row) => [row.route, row])) as Record<Route, OverloadRow>;
   const table = rows.map(
     (r) =>
-      `| ${r.route} | ${pct(r.steady.criticalSuccess)} | ${r.steady.criticalP99Ms.toFixed(0)} | ` +
+      `| ${r.route} | ${pct(r.steady.criticalSuccess)} | ${p99(r.steady.criticalP99Ms)} | ` +
       `${x(r.steady.goodputPerSecond / c)} | ${pct(r.slowed.criticalSuccess)} | ` +
-      `${r.slowed.criticalP99Ms.toFixed(0)} | ${x(r.slowed.goodputPerSecond / (c / 3))} | ` +
-      `${r.recoveredAfterS} | ${r.afterLoad.passed}/20 |`,
+      `${p99(r.slowed.criticalP99Ms)} | ${x(r.slowed.goodputPerSecond / (c / 3))} | ` +
+      `${Number.isFinite(r.recoveredAfterS) ? r.recoveredAfterS : 'no'} | ${r.afterLoad.passed}/20 |`,
   );
   const guard = by.adaptive;
   const targets: [string, string, boolean][] = [
@@ -143,9 +161,10 @@ export function overloadMarkdown(results: OverloadResults): string {
       guard.steady.criticalP99Ms <= 3 * u,
     ],
     [
-      'critical p99 ≤ 0.5× no guard’s',
-      x(guard.steady.criticalP99Ms / by.none.steady.criticalP99Ms),
-      guard.steady.criticalP99Ms <= 0.5 * by.none.steady.criticalP99Ms,
+      // Without a guard critical requests may all time out: theirs counts them, at the time they took.
+      'critical p99 ≤ 0.5× no guard’s (its every critical request, timed out included)',
+      x(guard.steady.criticalP99Ms / by.none.steady.criticalP99AnyMs),
+      guard.steady.criticalP99Ms <= 0.5 * by.none.steady.criticalP99AnyMs,
     ],
     [
       'goodput ≥ 85 % of C',

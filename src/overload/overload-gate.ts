@@ -45,6 +45,8 @@ export class OverloadGate {
     sheddable: 0,
   };
   private readonly points: LimitPoint[] = [];
+  /** Critical requests waiting for a slot, first come first served. */
+  private readonly waiting: ((ticket: OverloadTicket) => void)[] = [];
   /** Hears every judged window (the metrics); none by default. */
   onWindow?: (verdict: WindowVerdict) => void;
 
@@ -52,6 +54,8 @@ export class OverloadGate {
     readonly name: string,
     private readonly settings: OverloadSettings,
     private readonly now: () => number = () => performance.now(),
+    /** False on a simulated clock, where no timer runs. */
+    private readonly criticalWaits = true,
   ) {
     this.model = new AdaptiveLimit(settings);
     this.record();
@@ -74,12 +78,42 @@ export class OverloadGate {
     return normal - Math.round(normal * this.settings.reserve);
   }
 
-  /** A ticket when the class may run now, undefined when it is refused (counted). */
-  admit(priority: OverloadPriority): OverloadTicket | undefined {
-    if (this.inFlightCount >= this.ceiling(priority)) {
+  /**
+   * A ticket when the class may run now. A critical request that finds the gate full waits
+   * for a slot, up to one baseline latency (slots come free that fast at capacity), ahead
+   * of every later request: a burst of critical requests larger than the reserve (those an
+   * event-loop stall held back, read at once) then waits a moment instead of being refused.
+   * Undefined when refused (counted).
+   */
+  admit(
+    priority: OverloadPriority,
+  ): OverloadTicket | Promise<OverloadTicket | undefined> | undefined {
+    if (this.inFlightCount < this.ceiling(priority)) return this.take();
+    const waitMs = this.model.baseline;
+    if (
+      priority !== 'critical' ||
+      !this.criticalWaits ||
+      waitMs === undefined ||
+      this.waiting.length >= this.model.limit
+    ) {
       this.refusedCount[priority]++;
       return undefined;
     }
+    return new Promise((resolve) => {
+      const waiter = (ticket: OverloadTicket) => {
+        clearTimeout(timer);
+        resolve(ticket);
+      };
+      const timer = setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(waiter), 1);
+        this.refusedCount.critical++;
+        resolve(undefined);
+      }, Math.ceil(waitMs));
+      this.waiting.push(waiter);
+    });
+  }
+
+  private take(): OverloadTicket {
     this.inFlightCount++;
     const startedAtMs = this.now();
     let open = true;
@@ -88,6 +122,9 @@ export class OverloadGate {
       open = false;
       const inFlight = this.inFlightCount--;
       if (learn) this.learn(startedAtMs, inFlight);
+      while (this.waiting.length > 0 && this.inFlightCount < this.model.limit) {
+        this.waiting.shift()!(this.take());
+      }
     };
     return { done: () => end(true), cancel: () => end(false) };
   }

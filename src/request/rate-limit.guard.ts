@@ -36,7 +36,6 @@ import { DecisionReports } from './decision-reports';
 import { PlanLimits } from './plan-limits';
 import { OverloadGates } from '../compile/overload-gates';
 import { OverloadGuard } from './overload-guard';
-import { holdUntilDone, once } from './concurrency-release';
 
 /** nginx's status for a request whose client closed the connection before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -83,43 +82,33 @@ export class RateLimitGuard implements CanActivate {
     const ledger = RequestLedger.of(context);
     if (ledger && !ledger.claim()) return true;
     const read = readRequest(context, this.options);
-    // A denied network is refused wherever the guard runs (but on the admin's routes, whose
-    // own guards decide: else a deny list that covers the admin locks out its undo).
-    const verdict = this.networks?.active ? this.networks.verdictFor(clientIp(read)) : undefined;
-    if (verdict === 'deny' && !Reflect.getMetadata(OUTSIDE_DENY_LIST, context.getClass())) {
-      throw this.answer(context, new ForbiddenException());
+    if (this.networks?.active) {
+      // A denied network is refused wherever the guard runs (but on the admin's routes, whose
+      // own guards decide: else a deny list that covers the admin locks out its undo); an
+      // allowed one is never limited, there included.
+      const verdict = this.networks.verdictFor(clientIp(read));
+      if (verdict === 'deny' && !Reflect.getMetadata(OUTSIDE_DENY_LIST, context.getClass())) {
+        throw this.answer(context, new ForbiddenException());
+      }
+      if (verdict === 'allow') {
+        for (const limit of plan) this.reports.skipped(limit);
+        return true;
+      }
     }
-    // The server's own limit first: a request it refuses costs the store nothing, and one a
-    // quota refuses gives its slot back unlearned.
-    const ticket = gate && this.overloadGuard.admit(gate, context, read);
-    if (!ticket) return this.decideLimits(plan, context, read, verdict === 'allow');
-    try {
-      const passed = await this.decideLimits(plan, context, read, verdict === 'allow');
-      holdUntilDone(
-        context,
-        read.response,
-        once(async () => ticket.done()),
-      );
-      return passed;
-    } catch (error) {
-      ticket.cancel();
-      throw error;
+    // The server's own limit first: a request it refuses costs the store nothing.
+    if (gate) {
+      const limits = () => this.limitsOf(plan, context, read, ledger);
+      return this.overloadGuard.around(gate, context, read, limits);
     }
+    return this.limitsOf(plan, context, read, ledger);
   }
 
-  /** The request's limits, after its network and its overload gate let it through. */
-  private async decideLimits(
+  private async limitsOf(
     plan: LimitPlan,
     context: ExecutionContext,
     read: GuardedRequest,
-    allowedNetwork: boolean,
+    ledger?: RequestLedger,
   ): Promise<boolean> {
-    // An allowed network is never limited, on the admin's routes included.
-    if (allowedNetwork) {
-      for (const limit of plan) this.reports.skipped(limit);
-      return true;
-    }
-    const ledger = RequestLedger.of(context);
     if (plan.length === 0) return true;
     if (plan.readsUser && !hasUser(read) && ledger && interceptorBoundFor(context)) {
       // Left to RateLimitInterceptor, which runs after every guard: a USER limit whose user

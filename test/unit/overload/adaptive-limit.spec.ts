@@ -116,7 +116,8 @@ describe('the gate before a downstream of fixed capacity (simulated clock)', () 
   // K = 10 servers, S = 20 ms: capacity 500/s, offered 4× that, 20 % critical.
   const run = (serviceMs: (now: number) => number, stalls?: { atMs: number; forMs: number }[]) => {
     const clock = { now: 0 };
-    const gate = new OverloadGate('sim', settings(), () => clock.now);
+    // No critical request waits: no timer runs on the simulated clock.
+    const gate = new OverloadGate('sim', settings(), () => clock.now, false);
     return simulate(gate, clock, {
       servers: 10,
       serviceMs,
@@ -151,5 +152,52 @@ describe('the gate before a downstream of fixed capacity (simulated clock)', () 
     const between = seconds.filter((_, i) => (i + 2) % 2 === 0);
     // A second's count may include a reply of the second before.
     for (const s of between) expect(s.criticalServed).toBeGreaterThanOrEqual(s.criticalOffered - 1);
+  });
+});
+
+describe('OverloadGate', () => {
+  const fixed = (limit: number, clock: { now: number }) =>
+    new OverloadGate(
+      'test',
+      settings({ initialLimit: limit, minLimit: limit, maxLimit: limit }),
+      () => clock.now,
+    );
+  /** 20 requests of 10 ms one after another: the gate learns a baseline of 10 ms. */
+  const learn = (gate: OverloadGate, clock: { now: number }) => {
+    for (let i = 0; i < 20; i++) {
+      const ticket = gate.admit('normal') as { done(): void };
+      clock.now += 10;
+      ticket.done();
+    }
+    expect(gate.snapshot().baselineMs).toBe(10);
+  };
+
+  it('admits each class up to its ceiling: critical 10, normal 8, sheddable 6 of a limit of 10', () => {
+    const gate = fixed(10, { now: 0 });
+    const admitted = (priority: 'critical' | 'normal' | 'sheddable', count: number) =>
+      Array.from({ length: count }, () => gate.admit(priority)).filter(Boolean).length;
+    expect([admitted('sheddable', 9), admitted('normal', 5), admitted('critical', 5)]).toEqual([
+      6, 2, 2,
+    ]);
+    expect(gate.snapshot().refused).toEqual({ critical: 3, normal: 3, sheddable: 3 });
+  });
+
+  it('a critical request that finds it full waits up to one baseline latency for a slot, before later ones', async () => {
+    const clock = { now: 0 };
+    const gate = fixed(2, clock);
+    learn(gate, clock);
+    const running = [gate.admit('normal'), gate.admit('normal')] as { done(): void }[];
+    const first = gate.admit('critical');
+    const second = gate.admit('critical');
+    expect(first).toBeInstanceOf(Promise);
+    expect(gate.admit('sheddable')).toBeUndefined();
+    running[0].done();
+    // The freed slot went to the first critical request waiting, not to a newcomer.
+    expect(gate.admit('normal')).toBeUndefined();
+    expect(await first).toEqual(expect.objectContaining({ done: expect.any(Function) }));
+    expect(gate.inFlight).toBe(2);
+    // The second waits 10 ms, finds no slot, and is refused.
+    expect(await second).toBeUndefined();
+    expect(gate.snapshot().refused).toEqual({ critical: 1, normal: 1, sheddable: 1 });
   });
 });

@@ -1,4 +1,4 @@
-import { OverloadGate } from '../../../src/overload/overload-gate';
+import { OverloadGate, OverloadTicket } from '../../../src/overload/overload-gate';
 import { OverloadPriority } from '../../../src/overload/overload.options';
 
 /** What one simulated second saw. */
@@ -78,7 +78,7 @@ export function simulate(gate: OverloadGate, clock: { now: number }, sim: Simula
       const critical = arrivals++ % 5 === 0;
       const priority: OverloadPriority = critical ? 'critical' : 'sheddable';
       if (critical) second.criticalOffered++;
-      const ticket = gate.admit(priority);
+      const ticket = gate.admit(priority) as OverloadTicket | undefined;
       if (ticket) queue.push({ done: ticket.done, critical, startedAt: clock.now });
       nextArrival += gapMs;
     }
