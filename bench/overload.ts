@@ -22,6 +22,8 @@ type Route = (typeof ROUTES)[number];
 
 export interface OverloadRow {
   route: Route;
+  /** The adaptive limit every half second of the run (empty for the other handlers). */
+  limits: number[];
   /** Before the slow-down (from second 3, once the limit has been learned). */
   steady: LoadSummary;
   /** From `recoverySeconds` after the slow-down to the end. */
@@ -104,8 +106,13 @@ async function loadedRun(app: ChildApp, route: Route, unloaded3: number): Promis
       break;
     }
   }
+  const gates = (await call(app.port, { path: '/gates' })).body as {
+    limit: number;
+    history: { limit: number }[];
+  }[];
   return {
     route,
+    limits: route === 'adaptive' ? (gates[0]?.history.map((point) => point.limit) ?? []) : [],
     steady: summarize(samples, 3, setup.slowAtSecond),
     slowed: summarize(samples, setup.slowAtSecond + setup.recoverySeconds, setup.seconds),
     recoveredAfterS,

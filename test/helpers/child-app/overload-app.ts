@@ -6,6 +6,7 @@
  *   GET /static    @ConcurrencyLimit({ max: STATIC_MAX }) on one key
  *   GET /none      no guard
  *   PUT /downstream?serviceMs=<ms>  changes every downstream's service time
+ *   GET /gates     the overload gates' state (internal: OverloadGates)
  * Each route has a downstream of its own.
  */
 import 'reflect-metadata';
@@ -18,6 +19,7 @@ import {
   SkipRateLimit,
 } from '../../../src';
 import { Downstream } from '../downstream';
+import { OverloadGates } from '../../../src/compile/overload-gates';
 
 const servers = Number(process.env.SERVERS ?? 10);
 const serviceMs = Number(process.env.SERVICE_MS ?? 20);
@@ -29,6 +31,8 @@ const downstreams = {
 
 @Controller()
 class OverloadController {
+  constructor(private readonly gates: OverloadGates) {}
+
   @Get('adaptive')
   @AdaptiveConcurrencyLimit({ priority: '#{headers["x-priority"]}' })
   async adaptive() {
@@ -47,6 +51,13 @@ class OverloadController {
   async none() {
     await downstreams.none.call();
     return 'ok';
+  }
+
+  /** The overload gates' state, the limit's history included. */
+  @Get('gates')
+  @SkipRateLimit()
+  gateStates() {
+    return this.gates.snapshots();
   }
 
   @Put('downstream')
