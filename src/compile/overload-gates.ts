@@ -33,18 +33,18 @@ export class OverloadGates implements OnModuleInit {
   private readonly declared = new WeakMap<OverloadDeclaration, HandlerGate>();
   private readonly gates: HandlerGate[] = [];
   private readonly byHandler = new Map<Function, Map<Function, HandlerGate | null>>();
-  readonly metrics?: OverloadMetrics;
+  /** Looked for with the first gate: an app without one never asks for OpenTelemetry. */
+  metrics?: OverloadMetrics;
 
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
-    @Inject(RATE_LIMITER_OPTIONS) options: RateLimiterModuleOptions,
+    @Inject(RATE_LIMITER_OPTIONS) private readonly options: RateLimiterModuleOptions,
   ) {
     if (options.overload !== undefined) {
       const settings = overloadSettings(options.overload, 'RateLimiterModule', 'overload.');
       this.moduleGate = this.add('overload', settings, 'RateLimiterModule overload');
     }
-    this.metrics = OverloadMetrics.fromOption(options.metrics, () => this.snapshots());
   }
 
   onModuleInit(): void {
@@ -100,6 +100,9 @@ export class OverloadGates implements OnModuleInit {
       where,
     };
     this.gates.push(entry);
+    if (this.gates.length === 1) {
+      this.metrics = OverloadMetrics.fromOption(this.options.metrics, () => this.snapshots());
+    }
     return entry;
   }
 }

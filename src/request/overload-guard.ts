@@ -2,8 +2,7 @@ import { ExecutionContext } from '@nestjs/common';
 import { forContext } from '../context/context-exception';
 import { GuardedRequest } from '../context/http-context';
 import { OverloadException, OverloadProblemException } from '../errors/overload.exception';
-import type { HandlerGate } from '../compile/overload-gates';
-import type { OverloadMetrics } from '../metrics/overload-metrics';
+import type { HandlerGate, OverloadGates } from '../compile/overload-gates';
 import type { OverloadTicket } from '../overload/overload-gate';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { DecisionReports } from './decision-reports';
@@ -20,7 +19,8 @@ export class OverloadGuard {
   constructor(
     private readonly options: RateLimiterModuleOptions,
     private readonly reports: DecisionReports,
-    private readonly metrics?: OverloadMetrics,
+    /** The gates, whose metrics exist once a gate does. */
+    private readonly gates?: OverloadGates,
   ) {}
 
   /**
@@ -59,7 +59,7 @@ export class OverloadGuard {
     });
     const ticket = await entry.gate.admit(priority);
     if (ticket) return ticket;
-    this.metrics?.refused(entry.gate.name, priority);
+    this.gates?.metrics?.refused(entry.gate.name, priority);
     this.reports.overload({ outcome: 'overload', limit: entry.where, name: 'overload', priority });
     const retryAfterMs = entry.gate.retryAfterSeconds * 1000;
     const retryAfter = setRetryAfter(read.response, retryAfterMs);

@@ -70,7 +70,7 @@ export class RateLimitGuard implements CanActivate {
     this.decisions = new LimitDecisions(store, this.logger);
     this.reports = new DecisionReports(store, options, this.logger, listeners);
     this.planLimits = new PlanLimits(options, this.reports, this.logger);
-    this.overloadGuard = new OverloadGuard(options, this.reports, overload?.metrics);
+    this.overloadGuard = new OverloadGuard(options, this.reports, overload);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
