@@ -2,6 +2,7 @@ import { Controller, Get, Module, Query } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import {
   AdaptiveConcurrencyLimit,
+  ConcurrencyLimit,
   CountLimit,
   RateLimiterModule,
   RateLimitEvent,
@@ -41,6 +42,14 @@ class ComposedController {
   @AdaptiveConcurrencyLimit({ initialLimit: 1, minLimit: 1, maxLimit: 1 })
   async run(@Query('hold') holdIt?: string) {
     if (holdIt) await hold();
+    return 'ok';
+  }
+
+  @Get('slots')
+  @ConcurrencyLimit({ max: 1, key: 'slots' })
+  @AdaptiveConcurrencyLimit({ initialLimit: 1, minLimit: 1, maxLimit: 1 })
+  async slots() {
+    await hold();
     return 'ok';
   }
 
@@ -143,6 +152,19 @@ describe.each(PLATFORMS)('the overload guard on %s', (platform) => {
     answered.splice(0);
     // d's quota is whole: its first request passes.
     expect((await call(env.port, { path: '/composed?client=d' })).status).toBe(200);
+  });
+
+  it('a concurrency slot and the overload slot of one request both go back when its work ends', async () => {
+    await send(1, undefined, '/composed/slots');
+    expect(held).toHaveLength(1);
+    expect((await call(env.port, { path: '/composed/slots' })).status).toBe(503);
+    letGo();
+    await Promise.all(pending.splice(0));
+    answered.splice(0);
+    await send(1, undefined, '/composed/slots');
+    // Neither a 503 (the overload slot kept) nor a 429 (the concurrency slot kept).
+    expect([held.length, answered]).toEqual([1, []]);
+    expect(await env.admin.zcard('concurrency:slots')).toBe(1);
   });
 
   it('@SkipRateLimit() skips it', async () => {
