@@ -8,6 +8,8 @@
 //   --engine-floor what an engine entry costs beyond its commands (engine-floor.ts); names
 //             after it (counter, tokenBucket...) measure those algorithms alone
 //   --hot-key  one hot key, 1 and 3 processes, with and without coalescing and leases (hot-key.ts)
+//   --overload the overload guard against no guard and a static limit (overload.ts); writes
+//             bench/results/overload.json and prints the Markdown for BENCHMARKS.md
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
@@ -17,6 +19,7 @@ import { engineFloor } from './engine-floor';
 import { floodBench } from './flood';
 import { guardBench, GuardResults, plansOnRedisBench } from './guard';
 import { hotKeyBench } from './hot-key';
+import { overloadBench, overloadMarkdown } from './overload';
 import { httpBench } from './http';
 import { CLUSTER, libraryBench, Row, STANDALONE } from './library';
 import { memoryBench } from './memory';
@@ -80,6 +83,7 @@ async function main(): Promise<void> {
     );
   if (process.argv.includes('--hot-key')) return void (await hotKeyBench(log));
   if (process.argv.includes('--guard')) return guardOnly();
+  if (process.argv.includes('--overload')) return overloadOnly();
   const started = Date.now();
   const rounds = quick ? 1 : 10;
   const total = quick ? 20_000 : 100_000;
@@ -140,6 +144,14 @@ async function main(): Promise<void> {
   for (const v of evaluateTargets(results))
     log(`  ${v.met ? 'met   ' : 'MISSED'} ${v.target}: ${v.measured}`);
   log(`\ndone in ${Math.round(results.durationSeconds)} s`);
+}
+
+/** The overload guard alone (`--overload`): its figures, and the Markdown of its section. */
+async function overloadOnly(): Promise<void> {
+  const results = await overloadBench(log);
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(join(RESULTS, 'overload.json'), JSON.stringify(results, null, 2));
+  log(`\n${overloadMarkdown(results)}`);
 }
 
 /** The library rows alone: quick to compare two versions of the engine on a loaded machine. */

@@ -89,3 +89,10 @@ export { QuotaLimiter } from './algorithms/quota-limit/quota-limit.definition';
 export type { QuotaConsumption, QuotaUsage } from './algorithms/quota-limit/quota-limit.definition';
 export type { QuotaLimiterOptions } from './algorithms/quota-limit/quota-limit.model';
 export type { QuotaFacts } from './contracts/decision';
+export { AdaptiveConcurrencyLimit } from './decorators/adaptive-concurrency-limit.decorator';
+export type {
+  AdaptiveConcurrencyLimitOptions,
+  OverloadPriority,
+} from './overload/overload.options';
+export { OverloadException, OverloadProblemException } from './errors/overload.exception';
+export type { OverloadBody, OverloadProblemBody } from './errors/overload.exception';

@@ -8,3 +8,5 @@ export const SKIP_METADATA = Symbol('nestjs-limiter:skip');
  * networks still go unlimited there.
  */
 export const OUTSIDE_DENY_LIST = Symbol('nestjs-limiter:outside-deny-list');
+/** Metadata key of `@AdaptiveConcurrencyLimit` on a class or method (its options object). */
+export const OVERLOAD_METADATA = Symbol('nestjs-limiter:overload');

@@ -15,6 +15,7 @@ import { APP_FILTER, APP_GUARD, DiscoveryModule, HttpAdapterHost } from '@nestjs
 import { RateLimitProblemFilter } from './request/rate-limit-problem.filter';
 import { DecisionListeners } from './request/decision-listeners';
 import { LimitExplorer } from './compile/limit.explorer';
+import { OverloadGates } from './compile/overload-gates';
 import { NetworkPolicy } from './keys/network-policy';
 import { PeerAddressCapture } from './request/peer-address.capture';
 import { RateLimitGuard } from './request/rate-limit.guard';
@@ -109,6 +110,8 @@ class GlobalRateLimitGuard implements CanActivate {
       inject: [RATE_LIMITER_OPTIONS],
     },
     LimitExplorer,
+    // The overload guard's gates, per handler (@AdaptiveConcurrencyLimit, `overload`).
+    OverloadGates,
     DecisionListeners,
     RateLimitGuard,
     GlobalRateLimitGuard,
@@ -137,6 +140,7 @@ class GlobalRateLimitGuard implements CanActivate {
     RateLimiterFactory,
     RateLimitGuard,
     LimitExplorer,
+    OverloadGates,
     NetworkPolicy,
     DecisionListeners,
     RateLimiterHealthIndicator,

@@ -7,6 +7,7 @@ import { limiterMessages } from './rate-limiter.messages';
 import { RateLimiterModuleOptions } from './rate-limiter.options';
 import { REDIS_CALL_MODES } from './stores/engine/call-mode';
 import { redisUrlProblem, withoutPassword } from './stores/endpoint/redis-url';
+import { overloadSettings } from './overload/overload.options';
 
 const WHERE = 'RateLimiterModule';
 const POLICIES = ['allow', 'deny', 'fallback'];
@@ -41,6 +42,7 @@ const MODULE_OPTIONS: { readonly [name in keyof Required<RateLimiterModuleOption
   redisCalls: true,
   strictDurations: true,
   inMemory: true,
+  overload: true,
 };
 const MODULE_OPTION_NAMES = Object.keys(MODULE_OPTIONS);
 
@@ -125,6 +127,7 @@ export function validateModuleOptions(options: RateLimiterModuleOptions): void {
     const value = options[name];
     if (value !== undefined && typeof value !== 'function') fail(name, value, 'a function');
   }
+  if (options.overload !== undefined) overloadSettings(options.overload, WHERE, 'overload.');
   // Each default compiled as a decorator would be, with no handler: its options and key.
   for (const definition of defaultDefinitions(options.defaults, WHERE)) {
     compileLimit({ ...definition, decorator: `${WHERE}: ${definition.decorator}` }, '', '');

@@ -12,6 +12,7 @@ import type { MetricsOptions } from './metrics/decision-metrics';
 import { LimiterStore } from './stores/limiter-store';
 import type { RequestReadingOptions } from './context/request-reading.options';
 import type { RateLimitErrorMessage } from './errors/rate-limit-error-message';
+import type { AdaptiveConcurrencyLimitOptions } from './overload/overload.options';
 
 import type { StoreErrorPolicy } from './contracts/store-error-policy';
 
@@ -165,6 +166,13 @@ export interface RateLimiterModuleOptions extends RequestReadingOptions {
    * and `'1d'` still say long times plainly. Default false.
    */
   strictDurations?: boolean;
+  /**
+   * The overload guard on every handler (a method's or class's `@AdaptiveConcurrencyLimit`
+   * wins): one limit for the whole process on requests in flight, learned from latency;
+   * over it, 503. `{}` takes every default.
+   * @see docs/overload.md
+   */
+  overload?: AdaptiveConcurrencyLimitOptions;
 }
 
 export const DEFAULT_STORE_TIMEOUT_MS = 200;

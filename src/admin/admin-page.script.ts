@@ -52,11 +52,36 @@ function keyRows(table, rows, value, verb) {
     button(td, 'peek', act('peek', row), DOES.peek); button(td, verb, act(verb, row), DOES[verb]);
   }
 }
+const SVG = 'http://www.w3.org/2000/svg';
+// The limit's recent history as a line: time across, 0 to its highest value up.
+function chart(td, history) {
+  const svg = document.createElementNS(SVG, 'svg'); svg.setAttribute('class', 'chart');
+  svg.setAttribute('viewBox', '0 0 160 32'); svg.setAttribute('preserveAspectRatio', 'none');
+  const first = history[0].atMs, span = Math.max(1, history[history.length - 1].atMs - first);
+  const top = Math.max(1, ...history.map((p) => p.limit));
+  const line = document.createElementNS(SVG, 'polyline');
+  line.setAttribute('points', history.map((p) =>
+    (((p.atMs - first) / span) * 160).toFixed(1) + ',' + (31 - (p.limit / top) * 30).toFixed(1)).join(' '));
+  const title = document.createElementNS(SVG, 'title');
+  title.textContent = history.map((p) => p.limit).join(' \u2192 ');
+  svg.appendChild(title); svg.appendChild(line); td.appendChild(svg);
+}
+function overloadRows(gates) {
+  const body = $('overload').tBodies[0]; body.textContent = '';
+  if (gates.length === 0) { const r = body.insertRow(); const td = cell(r, 'none'); td.colSpan = 5; td.className = 'empty'; }
+  for (const g of gates) {
+    const r = body.insertRow(); r.dataset.gate = g.name;
+    cell(r, g.name).className = 'key'; cell(r, String(g.limit)).className = 'num'; cell(r, String(g.inFlight)).className = 'num';
+    cell(r, g.refused.critical + ' / ' + g.refused.normal + ' / ' + g.refused.sheddable);
+    chart(cell(r, ''), g.history);
+  }
+}
 async function refresh() {
   try {
     const minutes = $('minutes').value;
-    const [top, blocked, overrides, networks] = await Promise.all([
-      call('top?minutes=' + minutes), call('blocked'), call('overrides'), call('networks')]);
+    const [top, blocked, overrides, networks, overload] = await Promise.all([
+      call('top?minutes=' + minutes), call('blocked'), call('overrides'), call('networks'), call('overload')]);
+    overloadRows(overload.gates);
     keyRows('top', top.keys, (row) => String(row.count), 'reset');
     keyRows('blocked', blocked.keys, (row) => seconds(row.blockedMs), 'unblock');
     const body = $('overrides').tBodies[0]; body.textContent = '';

@@ -29,6 +29,8 @@ input, textarea, select { font: inherit; font-size: 13px; padding: 4px 6px; bord
 textarea { width: 220px; height: 70px; font-family: ui-monospace, monospace; }
 #status { min-height: 20px; margin: 0 24px; padding-top: 10px; color: #1a7f37; font-weight: 600; }
 #status.failed { color: var(--bad); }
+svg.chart { display: block; width: 160px; height: 32px; }
+svg.chart polyline { fill: none; stroke: var(--accent); stroke-width: 1.5; }
 `;
 
 /**
@@ -62,6 +64,8 @@ export function renderAdminPage(): { html: string; contentSecurityPolicy: string
 <form id="override-form"><label>limit name<input id="override-name" required></label>
 <label>options (JSON)<input id="override-options" value='{"limit": 100}' required></label>
 <label>for (seconds)<input id="override-ttl" type="number" min="1" value="600" required></label><button type="submit">Override</button></form></section>
+<section><h2>Overload guard</h2>
+<table id="overload"><thead><tr><th>Gate</th><th>Limit</th><th>In flight</th><th>Refused (critical / normal / sheddable)</th><th>Last minute</th></tr></thead><tbody></tbody></table></section>
 <section><h2>Networks</h2>
 <form id="networks-form"><label>never limited (allow)<textarea id="allow" placeholder="10.0.0.0/8"></textarea></label>
 <label>refused (deny)<textarea id="deny" placeholder="203.0.113.0/24"></textarea></label><button type="submit">Save</button></form></section>

@@ -8,6 +8,7 @@ import {
   Headers,
   HttpCode,
   Inject,
+  Optional,
   Param,
   Post,
   Put,
@@ -21,6 +22,7 @@ import { renderAdminPage } from './admin-page';
 import { AdminService } from './admin.service';
 import { AdminResponseHeaders } from './admin-response-headers';
 import { OUTSIDE_DENY_LIST } from '../rate-limiter.constants';
+import { OverloadGates } from '../compile/overload-gates';
 
 /**
  * The admin page's controller, made per `forRoot` so its path is the option's, with the
@@ -40,7 +42,10 @@ export function adminControllerFor(
   // the very PUT that undoes it.
   @SetMetadata(OUTSIDE_DENY_LIST, true)
   class RateLimiterAdminController {
-    constructor(@Inject(AdminService) private readonly admin: AdminService) {}
+    constructor(
+      @Inject(AdminService) private readonly admin: AdminService,
+      @Optional() @Inject(OverloadGates) private readonly overload?: OverloadGates,
+    ) {}
 
     @Get()
     @Header('Content-Type', 'text/html; charset=utf-8')
@@ -53,6 +58,12 @@ export function adminControllerFor(
     async top(@Query('minutes') minutes?: unknown) {
       const checked = minutesOf(minutes);
       return { minutes: checked, keys: await this.admin.top(checked) };
+    }
+
+    /** The overload guard's gates: limit, in flight, refusals by class, the limit's last minute. */
+    @Get('api/overload')
+    overloadGates() {
+      return { gates: this.overload?.snapshots() ?? [] };
     }
 
     @Get('api/blocked')

@@ -13,6 +13,8 @@ import { Decision } from './decision';
  * - `quota-soft-limit`: a calendar quota's usage reached its `softLimit` with this request,
  *   told once per cycle and key across every server (after the request's `allowed` event):
  *   the hook for "you have used 80 % of your plan".
+ * - `overload`: the overload guard refused the request (503) before any limit was decided;
+ *   `priority` says its class.
  *
  * @publicApi
  */
@@ -23,7 +25,8 @@ export type RateLimitOutcome =
   | 'skipped'
   | 'store-error'
   | 'undone'
-  | 'quota-soft-limit';
+  | 'quota-soft-limit'
+  | 'overload';
 
 /**
  * One outcome, for metrics and logs (`onDecision` option). `limit` names the limit
@@ -51,6 +54,8 @@ export interface RateLimitEvent {
   decision?: Decision;
   waitMs?: number;
   error?: Error;
+  /** On `overload`: the request's class, `'critical'`, `'normal'` or `'sheddable'`. */
+  priority?: string;
 }
 
 export type DecisionListener = (event: RateLimitEvent) => void;

@@ -1,5 +1,6 @@
 import { LimitKind } from '../algorithms/limit-kind';
-import { LIMITS_METADATA, SKIP_METADATA } from '../rate-limiter.constants';
+import { LIMITS_METADATA, OVERLOAD_METADATA, SKIP_METADATA } from '../rate-limiter.constants';
+import type { OverloadDeclaration } from './adaptive-concurrency-limit.decorator';
 import { LimitDefinition } from '../contracts/limit-definition';
 import { SkipMetadata } from './skip-rate-limit.decorator';
 
@@ -64,4 +65,19 @@ export function readSkip(target: Target, own: boolean): SkipMetadata | undefined
 /** Whether every limit of the handler is skipped (`@SkipRateLimit()` without names). */
 export function isSkipped(controller: Target, handler: Target): boolean {
   return readSkip(handler, true) === true || readSkip(controller, false) === true;
+}
+
+/**
+ * The `@AdaptiveConcurrencyLimit` of a handler: its method's own, else its class's (an
+ * inherited one included), with what it stands on.
+ */
+export function readOverload(
+  controller: Target,
+  handler: Target,
+): { declaration: OverloadDeclaration; onClass: boolean } | undefined {
+  const own = Reflect.getOwnMetadata(OVERLOAD_METADATA, handler) as OverloadDeclaration | undefined;
+  if (own) return { declaration: own, onClass: false };
+  const onClass = Reflect.getMetadata(OVERLOAD_METADATA, controller) as
+    OverloadDeclaration | undefined;
+  return onClass ? { declaration: onClass, onClass: true } : undefined;
 }

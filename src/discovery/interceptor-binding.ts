@@ -7,6 +7,7 @@ import { LimitExplorer } from '../compile/limit.explorer';
 import { isRateLimitInterceptor, RateLimitInterceptor } from '../request/rate-limit.interceptor';
 import { putFirstAmongGlobalInterceptors } from './first-global-interceptor';
 import { isConnectionHandler } from '../compile/connection-handler';
+import { OverloadGates } from '../compile/overload-gates';
 
 /**
  * Gateway message handlers, GraphQL resolvers and federation's reference resolvers, named as
@@ -20,8 +21,8 @@ const PROVIDER_HANDLER_METADATA = [
 
 /**
  * Binds RateLimitInterceptor to exactly the handlers whose limits have work after the guard
- * (a USER key that may wait for the app's auth, a concurrency slot to give back, a `count`
- * mode or `settle`, module defaults included), so every other request runs through no
+ * (a USER key that may wait for the app's auth, a concurrency slot or an overload slot to
+ * give back, a `count` mode or `settle`, module defaults included), so every other request runs through no
  * interceptor of ours: Nest builds no interceptor chain for a handler that has none. The
  * decorators stay metadata only.
  *
@@ -47,6 +48,7 @@ export class InterceptorBinding {
     interceptor: RateLimitInterceptor,
     // Nest provides the app's configuration to every module, as @nestjs/graphql injects it.
     config: ApplicationConfig,
+    overload: OverloadGates,
   ) {
     let needed = false;
     const controllers = discovery.getControllers();
@@ -63,7 +65,8 @@ export class InterceptorBinding {
             (isController || isProviderHandler(type, method)) &&
             // No interceptor runs for a connection: its limits are decided at once.
             !isConnectionHandler(type, name) &&
-            explorer.needsAfterHandler(type, method, name),
+            (explorer.needsAfterHandler(type, method, name) ||
+              overload.gateFor(type, method as Function) !== undefined),
         )
         .map(({ method }) => method as Function);
       if (needing.length === 0) continue;

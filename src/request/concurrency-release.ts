@@ -44,11 +44,15 @@ export function holdUntilDone(
   const ledger = RequestLedger.of(context);
   const raw = rawResponse(response);
   if (!ledger) return void raw?.once('close', () => void release());
-  ledger.leave('release', release);
+  // Held with what the request holds already (its overload slot, its concurrency slots):
+  // one release gives back all of it.
+  const previous = ledger.take('release');
+  const all = previous ? once(() => Promise.all([previous(), release()])) : release;
+  ledger.leave('release', all);
   raw?.once('close', () => {
     // Still pending: the handler never started.
-    if (!ledger.holds('release', release)) return;
+    if (!ledger.holds('release', all)) return;
     ledger.take('release');
-    void release();
+    void all();
   });
 }

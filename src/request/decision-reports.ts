@@ -32,6 +32,11 @@ export class DecisionReports {
     );
   };
 
+  /** Tells the user's `onDecision` and the metrics of a request the overload guard refused. */
+  readonly overload = (event: RateLimitEvent): void => {
+    emitEvent(this.decisionListener(), event, this.logger);
+  };
+
   /**
    * The user's `onDecision` and the metrics, as the module's store reports to them, while a
    * decision would be heard (the store knows: metrics alone on the no-op provider hear nothing).

@@ -35,6 +35,8 @@ import { LimitDecisions } from './limit-decisions';
 import { DecisionReports } from './decision-reports';
 import { PlanLimits } from './plan-limits';
 import { answerInTurn } from '../context/ws-context';
+import { OverloadGates } from '../compile/overload-gates';
+import { OverloadGuard } from './overload-guard';
 
 /** nginx's status for a request whose client closed the connection before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -54,6 +56,7 @@ export class RateLimitGuard implements CanActivate {
   private readonly decisions: LimitDecisions;
   private readonly reports: DecisionReports;
   private readonly planLimits: PlanLimits;
+  private readonly overloadGuard: OverloadGuard;
 
   constructor(
     private readonly explorer: LimitExplorer,
@@ -62,11 +65,13 @@ export class RateLimitGuard implements CanActivate {
     /** The `allow` and `deny` networks; absent (a guard built by hand), none apply. */
     @Optional() private readonly networks?: NetworkPolicy,
     @Optional() listeners?: DecisionListeners,
+    @Optional() private readonly overload?: OverloadGates,
   ) {
     this.headers = options.headers ?? 'legacy';
     this.decisions = new LimitDecisions(store, this.logger);
     this.reports = new DecisionReports(store, options, this.logger, listeners);
     this.planLimits = new PlanLimits(options, this.reports, this.logger);
+    this.overloadGuard = new OverloadGuard(options, this.reports, overload);
   }
 
   canActivate(context: ExecutionContext): Promise<boolean> {
@@ -89,7 +94,8 @@ export class RateLimitGuard implements CanActivate {
 
   private async activate(context: ExecutionContext): Promise<boolean> {
     const plan = this.explorer.limitsFor(context.getClass(), context.getHandler());
-    if (plan.length === 0 && !this.networks?.active) return true;
+    const gate = this.overload?.gateFor(context.getClass(), context.getHandler());
+    if (plan.length === 0 && !this.networks?.active && !gate) return true;
     // Bound twice (the global guard and @UseGuards): the first decides, once per request. A
     // request Nest gives no object for has no ledger: each guard decides.
     const ledger = RequestLedger.of(context);
@@ -108,6 +114,20 @@ export class RateLimitGuard implements CanActivate {
         return true;
       }
     }
+    // The server's own limit first: a request it refuses costs the store nothing.
+    if (gate) {
+      const limits = () => this.limitsOf(plan, context, read, ledger);
+      return this.overloadGuard.around(gate, context, read, limits);
+    }
+    return this.limitsOf(plan, context, read, ledger);
+  }
+
+  private async limitsOf(
+    plan: LimitPlan,
+    context: ExecutionContext,
+    read: GuardedRequest,
+    ledger?: RequestLedger,
+  ): Promise<boolean> {
     if (plan.length === 0) return true;
     if (plan.readsUser && !hasUser(read) && ledger && interceptorBoundFor(context)) {
       // Left to RateLimitInterceptor, which runs after every guard: a USER limit whose user

@@ -58,7 +58,9 @@ describe.each(PLATFORMS)('the admin page in a real browser, on %s', (platform) =
     userDataDir = mkdtempSync(join(tmpdir(), 'nestjs-limiter-chromium-'));
     browser = await launchChromium(userDataDir);
     redis = await startRedisServer();
-    ({ app, port } = await startAdminApp(platform, { redis: redis.url }));
+    // A fixed overload limit on every handler (the admin page's own excepted): the page shows it.
+    const overload = { initialLimit: 7, minLimit: 7, maxLimit: 7 };
+    ({ app, port } = await startAdminApp(platform, { redis: redis.url, overload }));
   });
   afterAll(async () => {
     await browser?.close();
@@ -148,6 +150,22 @@ describe.each(PLATFORMS)('the admin page in a real browser, on %s', (platform) =
       {},
       blockedRow,
     );
+    await page.close();
+  });
+
+  it("shows the overload guard's limit, in flight, refusals and the limit's last minute as a chart", async () => {
+    const page = await browser.newPage();
+    await page.setExtraHTTPHeaders(ADMIN_HEADERS);
+    await page.goto(`http://127.0.0.1:${port}/rate-limits`);
+    await page.waitForSelector('#overload tr[data-gate="overload"]');
+    const [row] = await rowsOf(page, 'overload');
+    expect(row.slice(0, 4)).toEqual(['overload', '7', '0', '0 / 0 / 0']);
+    const chart = await page.$eval('#overload tr[data-gate="overload"] svg.chart', (svg: any) => ({
+      points: (svg.querySelector('polyline').getAttribute('points') as string).split(' ').length,
+      title: svg.querySelector('title').textContent as string,
+    }));
+    expect(chart.points).toBeGreaterThanOrEqual(1);
+    expect(chart.title.split(' → ').every((limit) => limit === '7')).toBe(true);
     await page.close();
   });
 });

@@ -2,7 +2,11 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { stopProcess } from './redis-server';
 
-const REGISTER_TS = join(__dirname, 'child-app', 'register-ts.js');
+/** The scripts' folder in the sources, also when this file runs compiled (bench/dist/test/helpers). */
+const CHILD_APPS = __dirname.endsWith(join('dist', 'test', 'helpers'))
+  ? join(__dirname, '..', '..', '..', '..', 'test', 'helpers', 'child-app')
+  : join(__dirname, 'child-app');
+const REGISTER_TS = join(CHILD_APPS, 'register-ts.js');
 
 /** An app running in a process of its own: its event loop is not the test's. */
 export interface ChildApp {
@@ -15,7 +19,7 @@ export interface ChildApp {
 
 /** Runs a TypeScript script of `test/helpers/child-app` in a child process. */
 export function spawnChildScript(script: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['-r', REGISTER_TS, join(__dirname, 'child-app', script)], {
+  return spawn(process.execPath, ['-r', REGISTER_TS, join(CHILD_APPS, script)], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
