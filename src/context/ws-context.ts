@@ -1,6 +1,7 @@
 import { ExecutionContext } from '@nestjs/common';
 import { RequestReadingOptions } from './request-reading.options';
 import { defaultUser, EMPTY, GuardedRequest, ipv6SubnetOf, LazyFacts } from './http-context';
+import { nestFilterSendsToWs } from './nest-ws-filter';
 
 /**
  * The address of a WebSocket client: socket.io's handshake address, or the TCP peer of a
@@ -67,6 +68,8 @@ export function sendToWsClient(context: ExecutionContext, body: unknown): void {
   const client = context.switchToWs().getClient();
   if (!client || client.handshake !== undefined || typeof client.send !== 'function') return;
   if (client.readyState !== OPEN) return;
+  // From NestJS 12 Nest's filter sends it to a `ws` socket too: the client reads it once.
+  if (nestFilterSendsToWs()) return;
   try {
     client.send(JSON.stringify({ event: 'exception', data: body }));
   } catch {
