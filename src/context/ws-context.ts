@@ -68,10 +68,9 @@ export function sendToWsClient(context: ExecutionContext, body: unknown): void {
   const client = context.switchToWs().getClient();
   if (!client || client.handshake !== undefined || typeof client.send !== 'function') return;
   if (client.readyState !== OPEN) return;
-  // From NestJS 12 Nest's filter sends it to a `ws` socket too: the client reads it once.
-  if (nestFilterSendsToWs()) return;
   try {
-    client.send(JSON.stringify({ event: 'exception', data: body }));
+    // From NestJS 12 Nest's filter sends it to a `ws` socket too: the client reads it once.
+    if (!nestFilterSendsToWs()) client.send(JSON.stringify({ event: 'exception', data: body }));
   } catch {
     // The socket closed in between: nobody to tell.
   }
