@@ -29,6 +29,9 @@ const NEST12_SPECS = [
   // microservices (TCP and gRPC), WebSocket (socket.io and ws), GraphQL (Apollo, Mercurius)
   'e2e/non-http',
   'e2e/grpc',
+  'e2e/websocket',
+  'e2e/websocket-default-interceptor',
+  'e2e/websocket-connections',
   'e2e/websocket-defaults-and-auth',
   'e2e/graphql',
   'e2e/graphql-defaults-and-auth',
@@ -37,12 +40,7 @@ const NEST12_SPECS = [
   'e2e/openapi',
   'e2e/health-indicator',
 ];
-// Left out, each for what fails on NestJS 12 (README, Compatibility):
-// - e2e/websocket: on the ws adapter, Nest 12's WebSocket exception filter sends a denial to
-//   the socket itself, and the module sends it too: the client reads every 429 twice.
-// - e2e/websocket-default-interceptor: the same, for a concurrency default's denial.
-// - e2e/websocket-connections: on the ws adapter, Nest 12 binds a gateway's handleConnection
-//   when it connects the gateway, before the module wraps it: its limits do not apply.
+// Left out, for what fails on NestJS 12 (README, Compatibility):
 // - e2e/client-ip: Fastify 5.12 (platform-fastify 12's) takes no bracketed IPv6 address
 //   (`[2001:db8::1]`) from X-Forwarded-For; the request's IP is the proxy's.
 

@@ -1,6 +1,7 @@
 import { ExecutionContext } from '@nestjs/common';
 import { RequestReadingOptions } from './request-reading.options';
 import { defaultUser, EMPTY, GuardedRequest, ipv6SubnetOf, LazyFacts } from './http-context';
+import { nestFilterSendsToWs } from './nest-ws-filter';
 
 /**
  * The address of a WebSocket client: socket.io's handshake address, or the TCP peer of a
@@ -110,7 +111,8 @@ function sendToWsClient(context: ExecutionContext, body: unknown): void {
   if (client.handshake !== undefined) return void acknowledgementOf(context)?.(body);
   if (typeof client.send !== 'function' || client.readyState !== OPEN) return;
   try {
-    client.send(JSON.stringify({ event: 'exception', data: body }));
+    // From NestJS 12 Nest's filter sends it to a `ws` socket too: the client reads it once.
+    if (!nestFilterSendsToWs()) client.send(JSON.stringify({ event: 'exception', data: body }));
   } catch {
     // The socket closed in between: nobody to tell.
   }

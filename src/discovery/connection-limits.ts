@@ -9,6 +9,8 @@ import { DiscoveryService } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { RequestLedger } from '../request/request-ledger';
 import { recordUpgradeRequest } from '../context/ws-context';
+import { nestFilterSendsToWs } from '../context/nest-ws-filter';
+import { onServerAssigned } from './server-listeners';
 import { readMethodLimits } from '../decorators/limit-metadata.accessor';
 import { CONNECTION_HANDLER, isGateway } from '../compile/connection-handler';
 import { RateLimitGuard } from '../request/rate-limit.guard';
@@ -48,6 +50,7 @@ export class ConnectionLimits implements OnApplicationBootstrap, BeforeApplicati
   private readonly gateways = new Set<Function>();
   private readonly held = new Set<ConnectionSlots>();
   private readonly logger = new Logger('RateLimiter');
+  private readonly stopListening: () => void;
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -60,16 +63,30 @@ export class ConnectionLimits implements OnApplicationBootstrap, BeforeApplicati
       askForServer(metatype);
       this.gateways.add(metatype);
     }
+    const limited = this.gateways.size > 0;
+    this.stopListening = limited ? onServerAssigned((...args) => this.connecting(...args)) : noop;
+  }
+
+  /**
+   * Nest connects a gateway: on `ws`, `handleConnection` is wrapped now, before NestJS 12
+   * binds it (at bootstrap it would wrap a method Nest no longer calls). A socket.io
+   * middleware waits for bootstrap, to run after the app's own.
+   */
+  private connecting(instance: object, server: unknown): void {
+    if (!server || typeof (server as { use?: unknown }).use === 'function') return;
+    const owner = this.discovery.getProviders().find((each) => each.instance === instance);
+    const gateway = owner?.metatype as Function | undefined;
+    if (gateway && this.gateways.has(gateway)) this.limitWs(instance, gateway);
   }
 
   /** After Nest connected the gateways, before it lets clients in. */
   onApplicationBootstrap(): void {
+    this.stopListening();
     for (const { metatype, instance } of this.discovery.getProviders()) {
       if (!instance || !this.gateways.has(metatype as Function)) continue;
       const server = serverOf(instance) as { use?: Function } | undefined;
-      if (!server) continue; // not connected (Nest's preview mode): no client will come
-      if (typeof server.use === 'function') this.limitSocketIo(server, metatype as Function);
-      else this.limitWs(instance, metatype as Function);
+      // Not connected (Nest's preview mode): no client will come. On `ws`, done as it connected.
+      if (typeof server?.use === 'function') this.limitSocketIo(server, metatype as Function);
     }
   }
 
@@ -114,6 +131,10 @@ export class ConnectionLimits implements OnApplicationBootstrap, BeforeApplicati
         },
         (refusal: Refusal) => {
           client.resume?.();
+          // No exception filter runs on a connection; the guard left the denial to one (Nest 12).
+          if (nestFilterSendsToWs()) {
+            client.send(JSON.stringify({ event: 'exception', data: refusal }));
+          }
           const code = refusal.statusCode === 429 || refusal.statusCode === 503;
           client.close(code ? TRY_AGAIN_LATER : POLICY_VIOLATION, reasonOf(refusal));
         },
@@ -168,6 +189,8 @@ export class ConnectionLimits implements OnApplicationBootstrap, BeforeApplicati
     return { statusCode: 500, message: 'Internal server error' };
   }
 }
+
+function noop(): void {}
 
 /** The refusal as a close reason: its JSON body, or its message when that is too long. */
 function reasonOf(refusal: Refusal): string {

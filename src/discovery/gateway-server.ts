@@ -1,3 +1,5 @@
+import { serverAssigned } from './server-listeners';
+
 /** `@nestjs/websockets`' GATEWAY_SERVER_METADATA (`@WebSocketServer()`), by value. */
 const GATEWAY_SERVER_METADATA = 'websockets:is_socket';
 
@@ -23,6 +25,7 @@ export function askForServer(gateway: Function): void {
     },
     set(this: object, server: unknown) {
       servers.set(this, server);
+      serverAssigned(this, server);
     },
   });
   Reflect.defineMetadata(GATEWAY_SERVER_METADATA, true, prototype, SERVER_PROPERTY);

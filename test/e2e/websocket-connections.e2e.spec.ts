@@ -7,6 +7,7 @@ import {
   SubscribeMessage,
   WebSocketGateway,
 } from '@nestjs/websockets';
+import WebSocket from 'ws';
 import {
   ConcurrencyLimit,
   CountLimit,
@@ -183,6 +184,34 @@ describe.each(CASES)('limits on handleConnection, %s on the %s store', (adapter,
       expect(await eventuallyConnects(adapter, env.port, room)).toBe(true);
       closeAll([mine]);
     }, 20_000);
+  });
+});
+
+/** What a ws client reads until the server closes its socket, and the close code. */
+function framesUntilClose(port: number): Promise<{ frames: unknown[]; code: number }> {
+  const socket = new WebSocket(`ws://127.0.0.1:${port}/`);
+  const frames: unknown[] = [];
+  socket.on('message', (raw) => frames.push(JSON.parse(String(raw))));
+  return new Promise((resolve, reject) => {
+    socket.once('error', reject);
+    socket.once('close', (code) => resolve({ frames, code }));
+  });
+}
+
+describe('a refused ws connection', () => {
+  const env = useGateway(LobbyGateway, 'ws', 'memory');
+
+  // No exception filter runs on a connection: the module sends the denial, whichever of
+  // Nest's filters (NestJS 12's sends to ws sockets, 10's and 11's do not) handles messages.
+  it('reads the denial exactly once before the close', async () => {
+    const accepted = await Promise.all(Array.from({ length: 3 }, () => attempt('ws', env.port)));
+    expect(connected(accepted)).toHaveLength(3);
+    const body = { statusCode: 429, message: 'Too Many Requests', retryAfter: 60 };
+    expect(await framesUntilClose(env.port)).toEqual({
+      frames: [{ event: 'exception', data: body }],
+      code: 1013,
+    });
+    closeAll(accepted);
   });
 });
 
