@@ -34,7 +34,7 @@ import { DecisionListeners } from './decision-listeners';
 import { LimitDecisions } from './limit-decisions';
 import { DecisionReports } from './decision-reports';
 import { PlanLimits } from './plan-limits';
-import { answerInTurn } from '../context/ws-context';
+import { decidedInTurn } from '../context/ws-context';
 import { OverloadGates } from '../compile/overload-gates';
 import { OverloadGuard } from './overload-guard';
 
@@ -75,21 +75,7 @@ export class RateLimitGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): Promise<boolean> {
-    return this.answeredInTurn(context, () => this.activate(context));
-  }
-
-  /** A gateway message's refusal reaches its client after earlier messages' answers (ws-context.ts). */
-  private async answeredInTurn(
-    context: ExecutionContext,
-    decide: () => Promise<boolean>,
-  ): Promise<boolean> {
-    if (context.getType() !== 'ws') return decide();
-    try {
-      return await decide();
-    } catch (refusal) {
-      await answerInTurn(context, refusal);
-      throw refusal;
-    }
+    return decidedInTurn(context, () => this.activate(context));
   }
 
   private async activate(context: ExecutionContext): Promise<boolean> {
@@ -133,7 +119,7 @@ export class RateLimitGuard implements CanActivate {
       // Left to RateLimitInterceptor, which runs after every guard: a USER limit whose user
       // an auth guard bound after ours will set.
       ledger.leave('deferred', () =>
-        this.answeredInTurn(context, () =>
+        decidedInTurn(context, () =>
           this.enforce(plan, context, readRequest(context, this.options)),
         ),
       );
@@ -157,15 +143,7 @@ export class RateLimitGuard implements CanActivate {
     const keys = keysOf(limits, read.facts, context, this.logger);
     const decided = await this.decisions.decide(limits, keys);
     const outcomes = decided.filter((outcome): outcome is Taken => outcome !== null);
-    // A shadow limit never refuses: not even when its store is unavailable under 'deny'. A
-    // limit's own policy wins over the module's.
-    const unanswered = decided.some(
-      (outcome, i) =>
-        outcome === null &&
-        !limits[i].shadow &&
-        (limits[i].onStoreError ?? this.store.policy) === 'deny',
-    );
-    if (unanswered) {
+    if (this.decisions.unansweredUnderDeny(limits, decided)) {
       reportOutcomes(this.reports.report, outcomes, true);
       await this.decisions.giveBack(outcomes);
       throw this.answer(context, new ServiceUnavailableException('Rate limiting is unavailable'));

@@ -16,10 +16,7 @@ import { PolicyCall, StoreErrorListener, storeCallOf } from './policy-call';
 
 /** Who a store error of a direct `evaluate` is reported as (the store's public API). */
 const DIRECT_CALLER_LABEL = 'RateLimiterFactory';
-/**
- * Most decisions waiting for the store at once. Past it a decision fails at once: memory
- * stays bounded whatever the store does.
- */
+/** Most decisions waiting for the store at once; past it one fails at once: memory stays bounded. */
 export const MAX_IN_FLIGHT = 10_000;
 
 /**
