@@ -46,7 +46,7 @@ function refusalOf(error: unknown, where: string): string | undefined {
  * is refused. A PING proves little: a read-only replica, an ACL user without script or key
  * permissions, a server out of memory all answer it. Says what stops start-up, or undefined
  * when the decision was made or Redis is only away (the app then starts under
- * `onStoreError`). The key decided expires within a second.
+ * `onStoreError`). The key decided is deleted, and expires within a second anyway.
  */
 export async function startUpDecisionRefusal(
   client: Redis,
@@ -77,6 +77,8 @@ export async function startUpDecisionRefusal(
         request: { permits: 1 },
         deadlineMs: performance.now() + timeoutMs,
       });
+      // It expires anyway; a user allowed scripts but not DEL keeps it for that second.
+      await connection.del(key).catch(() => undefined);
       return undefined;
     } catch (error) {
       return refusalOf(error, describeEndpoint(client.options));

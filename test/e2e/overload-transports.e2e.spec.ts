@@ -38,6 +38,7 @@ describe.each(WS_ADAPTER_NAMES)('the overload guard on WebSocket messages (%s)',
         statusCode: 503,
         message: 'Service Unavailable: the server is overloaded',
         retryAfter: 1,
+        event: 'slow',
       },
     });
     expect(await running).toEqual(reply('slow'));

@@ -78,7 +78,6 @@ describe('without @nestjs/graphql, graphql, @nestjs/websockets, @nestjs/microser
       '@nestjs/swagger',
       '@nestjs/websockets',
       '@opentelemetry/api',
-      'graphql',
     ]);
     // The health indicator answers without terminus, in the shape terminus collects.
     await expect(

@@ -2,6 +2,8 @@ import type { Cluster, Redis } from 'ioredis';
 
 /** Every slot of a Redis Cluster. */
 const SLOTS = 16_384;
+/** ioredis's states of a connection not yet ready that has not failed. */
+const OPENING = new Set(['wait', 'connecting', 'connect']);
 
 /** `from-to` ranges of sorted slots, as logs name them. */
 function ranges(slots: number[]): string {
@@ -83,7 +85,10 @@ export class ClusterCoverage {
 
   private async nodeCause(key: string, node: Redis | undefined): Promise<string | undefined> {
     const lastError = this.errors.get(key);
-    if (!node || node.status !== 'ready') {
+    // A node still opening its first connection (the client connects lazily) is asked: its
+    // command waits for the connection. Only a failed or closed one is not connected.
+    const opening = lastError === undefined && OPENING.has(node?.status ?? '');
+    if (!node || (node.status !== 'ready' && !opening)) {
       return `not connected (${lastError ?? node?.status ?? 'no connection'})`;
     }
     this.errors.delete(key);
