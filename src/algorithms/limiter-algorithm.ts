@@ -10,6 +10,11 @@ export interface MemoryStep<S> {
    */
   ttlMs: number | null;
   reply: RawReply;
+  /**
+   * Undoes what the step wrote beside the key's state (a quota's idempotency key), when a
+   * group gives the step back: the twin of the Lua's `created_key` (prelude.lua).
+   */
+  undo?: () => void;
 }
 
 /**

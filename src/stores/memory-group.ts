@@ -9,6 +9,7 @@ import { DecisionGroup } from '../contracts/decision-group';
 export class MemoryGroupRun<E> {
   private readonly before = new Map<string, E | undefined>();
   private readonly allowed: string[] = [];
+  private readonly undos: (() => void)[] = [];
   private denied = false;
   private seen = 0;
 
@@ -20,15 +21,27 @@ export class MemoryGroupRun<E> {
   }
 
   /**
-   * Records a member's outcome; on the last one, returns what to restore (the allowed
-   * members' snapshots, when any member was denied), and marks them undone.
+   * Records a member's outcome, and `undo`, what its step wrote beside its key's state; on
+   * the last one, returns what to restore (the allowed members' snapshots, when any member
+   * was denied, and their undos), and marks them undone.
    */
-  decided(key: string, allowed: boolean): Map<string, E | undefined> | undefined {
-    if (allowed) this.allowed.push(key);
-    else this.denied = true;
+  decided(key: string, allowed: boolean, undo?: () => void): MemoryGroupUndo<E> | undefined {
+    if (allowed) {
+      this.allowed.push(key);
+      if (undo) this.undos.push(undo);
+    } else this.denied = true;
     if (++this.seen < this.group.size) return undefined;
-    if (!this.denied) return new Map();
+    if (!this.denied) return { entries: new Map(), undos: [] };
     for (const member of this.allowed) this.group.undone.add(member);
-    return new Map(this.allowed.map((k) => [k, this.before.get(k)]));
+    return {
+      entries: new Map(this.allowed.map((k) => [k, this.before.get(k)])),
+      undos: this.undos,
+    };
   }
+}
+
+/** What a denied group gives back: each allowed key's entry before it ran, and its undos. */
+export interface MemoryGroupUndo<E> {
+  entries: Map<string, E | undefined>;
+  undos: (() => void)[];
 }

@@ -108,10 +108,11 @@ export class MemoryStore extends LimiterStore {
       partition.set(key, { ...entry, deniesUntilMicros }, nowMicros);
     }
     const decision = decisionOf(algorithm, step.reply, params);
-    const restore = this.groupRun?.decided(key, decision.allowed);
+    const restore = this.groupRun?.decided(key, decision.allowed, step.undo);
     if (restore) {
       this.groupRun = undefined;
-      for (const [k, before] of restore) this.restore(k, before!);
+      for (const [k, before] of restore.entries) this.restore(k, before!);
+      for (const undo of restore.undos) undo();
     }
     return Promise.resolve(decision);
   }

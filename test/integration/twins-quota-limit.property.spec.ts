@@ -6,6 +6,10 @@ import {
   QuotaRequest,
 } from '../../src/algorithms/quota-limit/quota-limit.model';
 import { cycleAt } from '../../src/calendar/calendar-cycle';
+import { countLimit } from '../../src/algorithms/count-limit/count-limit.definition';
+import { countLimitParams } from '../../src/algorithms/count-limit/count-limit.model';
+import { DecisionGroup } from '../../src/contracts/decision-group';
+import { LimiterStore } from '../../src';
 import { useTwinStores } from '../helpers/twin-stores';
 
 /**
@@ -72,6 +76,69 @@ describe('Lua and memory twins agree step by step: quotaLimit', () => {
         },
       ),
       { numRuns: 120 },
+    );
+  }, 300_000);
+
+  /**
+   * A quota with idempotency keys grouped with a gate (a count limit of 1 whose key is used
+   * up, or a fresh one): a group the gate denies charges nothing and remembers no key, so
+   * usage is exactly the distinct keys charged in groups the gate allowed, on both stores.
+   */
+  it('quotaLimit in groups: a charge given back forgets its idempotency key', async () => {
+    const gate = { ...countLimitParams({ limit: 1, period: 86_400 }), blockMicros: 0 };
+    const usageOf = async (store: LimiterStore, key: string, request: QuotaRequest) =>
+      (await store.evaluate({ algorithm: quotaLimit, key, params, request })).quota?.used;
+    const params = quotaLimitParams({ limit: 6, cycle: 'month', idempotencyWindow: '3650d' });
+    const step = fc.record({
+      shut: fc.boolean(),
+      id: fc.option(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g'), { nil: undefined }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 20 }), async (steps) => {
+        const key = `twin:quota:group:${++run}`;
+        twins.nowMs = Date.UTC(2026, 4, 10) + run * 1000;
+        const cycles = cyclesAround(params, twins.nowMs);
+        const shut = `twin:gate:${run}:shut`;
+        for (const store of [twins.redis, twins.memory]) {
+          await store.evaluate({ algorithm: countLimit, key: shut, params: gate, request: 1 });
+        }
+        const charged = new Set<string>();
+        let used = 0;
+        let opened = 0;
+        for (const { shut: denies, id } of steps) {
+          const gateKey = denies ? shut : `twin:gate:${run}:${++opened}`;
+          const request: QuotaRequest = { permits: 1, idempotencyKey: id, cycles };
+          const decide = (store: LimiterStore) => {
+            const together = new DecisionGroup(2);
+            return Promise.all([
+              store.evaluate({ algorithm: quotaLimit, key, params, request, group: together }),
+              store.evaluate({
+                algorithm: countLimit,
+                key: gateKey,
+                params: gate,
+                request: 1,
+                group: together,
+              }),
+            ]).then((all) => all.map((decision) => decision.allowed));
+          };
+          const fromLua = await decide(twins.redis);
+          const fromMemory = await decide(twins.memory);
+          expect(fromMemory).toEqual(fromLua);
+          const repeat = id !== undefined && charged.has(id);
+          if (!denies && !repeat && used < params.limit) {
+            used++;
+            if (id !== undefined) charged.add(id);
+          }
+          const usage: QuotaRequest = { permits: 0, cycles };
+          const both = [
+            await usageOf(twins.redis, key, usage),
+            await usageOf(twins.memory, key, usage),
+          ];
+          if (both[0] !== used || both[1] !== used)
+            expect({ step: steps, both }).toEqual({ step: steps, both: [used, used] });
+        }
+      }),
+      { numRuns: 60 },
     );
   }, 300_000);
 });

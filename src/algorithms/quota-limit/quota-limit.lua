@@ -14,6 +14,8 @@
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, used * 4 + flags}: flags 1 the
 --          soft limit was reached by this request, 2 a repeat of a charged idempotency key
 -- TTL      the cycle's end; an idempotency key's: the cycle's end or windowMs, the sooner
+-- Undone   the idempotency key a charge remembers is the entry's created_key (prelude.lua):
+--          a group whose other limit denies deletes it with the charge
 local n = numeric(argv)
 local limit, soft, window, permits = n[1], n[2], n[3], n[4]
 local start, finish
@@ -95,5 +97,7 @@ end
 save()
 if remembered then
   redis.call('SET', remembered, (allowance - used) .. ':' .. used, 'PX', math.max(1, math.min(ttl_ms(reset), window)))
+  -- A group that gives this charge back (another limit denied) forgets the key with it.
+  created_key = remembered
 end
 return {1, allowance - used, reset, 0, used * 4 + flags}

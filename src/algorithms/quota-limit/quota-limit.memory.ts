@@ -88,7 +88,12 @@ export function quotaLimitStep(
     );
   }
   const flags = reaches ? SOFT_LIMIT_REACHED : 0;
-  return { state: after, ttlMs, reply: [1, allowance - used, reset, 0, used * 4 + flags] };
+  const reply: RawReply = [1, allowance - used, reset, 0, used * 4 + flags];
+  if (id === undefined) return { state: after, ttlMs, reply };
+  // The map outlives a group's rollback of the state (the state before may hold it too):
+  // a charge given back forgets its key, as the Lua's created_key does.
+  const kept = after.remembered!;
+  return { state: after, ttlMs, reply, undo: () => kept.delete(id) };
 }
 
 function unchanged(state: QuotaTwinState | undefined, reply: RawReply): MemoryStep<QuotaTwinState> {

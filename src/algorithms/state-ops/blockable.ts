@@ -84,16 +84,24 @@ function blockableStep<P, R, S>(
   }
   if (level !== undefined) {
     const keepUntil = until! + lastStep;
-    return {
+    return carried(inner, {
       ...withBlock(inner.state, stateType, now, until!, afterExpiresAt, level, keepUntil),
       reply: inner.reply,
-    };
+    });
   }
-  if (!changed) return { state, ttlMs: null, reply: inner.reply };
-  if (inner.state === undefined) return { state: undefined, ttlMs: null, reply: inner.reply };
-  return {
+  if (!changed) return carried(inner, { state, ttlMs: null, reply: inner.reply });
+  if (inner.state === undefined) {
+    return carried<Blockable<S>>(inner, { state: undefined, ttlMs: null, reply: inner.reply });
+  }
+  return carried(inner, {
     state: { inner: inner.state },
     ttlMs: (afterExpiresAt! - now) / 1000,
     reply: inner.reply,
-  };
+  });
+}
+
+/** The blockable step of an allowed `inner` step, with what undoes it beside the state. */
+function carried<S>(inner: MemoryStep<unknown>, step: MemoryStep<S>): MemoryStep<S> {
+  if (inner.undo) step.undo = inner.undo;
+  return step;
 }

@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_067d5c14b729
+#!lua name=nestjs_limiter_c9a978d821b4
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -23,6 +23,7 @@ local redis_micros
 local function forget_state()
   read_key = nil
 end
+local created_key = nil
 local function get_state(key)
   if read_key == key then
     read_key = nil
@@ -853,6 +854,7 @@ end
 save()
 if remembered then
   redis.call('SET', remembered, (allowance - used) .. ':' .. used, 'PX', math.max(1, math.min(ttl_ms(reset), window)))
+  created_key = remembered
 end
 return {1, allowance - used, reset, 0, used * 4 + flags}
 end
@@ -1241,6 +1243,7 @@ local function engine(keys, args)
   local expired = deadline ~= nil and redis_micros > deadline
   local out = {t[1] .. string.format('%06d', tonumber(t[2]))}
   local group_first, group_last, group_saved, group_allowed, group_denied = 0, 0, nil, nil, false
+  local group_created = nil
   local group_failed = nil
   local packed = args[2] or ''
   local pos = 1
@@ -1259,6 +1262,7 @@ local function engine(keys, args)
       if size and not expired then
         group_first, group_last = i, i + tonumber(size) - 1
         group_saved, group_allowed, group_denied, group_failed = {}, {}, false, nil
+        group_created = {}
         for j = group_first, group_last do
           local ok, saved = pcall(snapshot, keys[j])
           if not ok then
@@ -1292,6 +1296,7 @@ local function engine(keys, args)
         now = tonumber(time)
       end
       read_key = nil
+      created_key = nil
       local ok, reply, allowed = pcall(run, algorithm, keys[i], now, fields)
       if ok then
         out[i + 1] = reply
@@ -1302,6 +1307,7 @@ local function engine(keys, args)
         allowed = ok and tonumber(allowed)
         if allowed == 1 then
           group_allowed[i] = true
+          group_created[i] = created_key
         elseif allowed == 0 then
           group_denied = true
         end
@@ -1309,6 +1315,9 @@ local function engine(keys, args)
           for j = group_first, group_last do
             if group_allowed[j] then
               pcall(restore, keys[j], group_saved[j])
+              if group_created[j] then
+                pcall(redis.call, 'DEL', group_created[j])
+              end
             end
           end
         end
@@ -1326,9 +1335,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_067d5c14b729', engine)
+redis.register_function('nestjs_limiter_c9a978d821b4', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_067d5c14b729_across_slots',
+  function_name = 'nestjs_limiter_c9a978d821b4_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }

@@ -27,7 +27,8 @@
 -- names its algorithm `<index>/<size>`, and its members follow it. Their keys are
 -- snapshotted first (DUMP and the absolute expiry); after the last member, if any was
 -- denied, the allowed members' keys are restored exactly, so a denied request keeps
--- nothing (a denied member keeps what its own denial wrote, such as a block). A member
+-- nothing (a denied member keeps what its own denial wrote, such as a block), and the key
+-- an allowed member created beside its own (created_key, prelude.lua) is deleted. A member
 -- that failed is left to the caller's store-error policy.
 local REPLY = '%d,%d,%d,%d,%d'
 -- An allowed reply without a retry or a wait (most): two conversions instead of five.
@@ -65,6 +66,7 @@ local function engine(keys, args)
   local out = {t[1] .. string.format('%06d', tonumber(t[2]))}
   -- A batch without groups makes no tables for them: they are made when a group starts.
   local group_first, group_last, group_saved, group_allowed, group_denied = 0, 0, nil, nil, false
+  local group_created = nil
   -- A group whose keys could not be snapshotted (an ACL without DUMP) runs none of its
   -- members: each answers the error, and the caller's store-error policy applies.
   local group_failed = nil
@@ -89,6 +91,7 @@ local function engine(keys, args)
       if size and not expired then
         group_first, group_last = i, i + tonumber(size) - 1
         group_saved, group_allowed, group_denied, group_failed = {}, {}, false, nil
+        group_created = {}
         for j = group_first, group_last do
           local ok, saved = pcall(snapshot, keys[j])
           if not ok then
@@ -123,6 +126,7 @@ local function engine(keys, args)
       end
       -- forget_state(), a call less on every entry's path.
       read_key = nil
+      created_key = nil
       local ok, reply, allowed = pcall(run, algorithm, keys[i], now, fields)
       if ok then
         out[i + 1] = reply
@@ -134,6 +138,7 @@ local function engine(keys, args)
         allowed = ok and tonumber(allowed)
         if allowed == 1 then
           group_allowed[i] = true
+          group_created[i] = created_key
         elseif allowed == 0 then
           group_denied = true
         end
@@ -142,6 +147,9 @@ local function engine(keys, args)
             -- A restore that fails (OOM) leaves what the member took: errs on the strict side.
             if group_allowed[j] then
               pcall(restore, keys[j], group_saved[j])
+              if group_created[j] then
+                pcall(redis.call, 'DEL', group_created[j])
+              end
             end
           end
         end

@@ -46,6 +46,11 @@ local function forget_state()
   read_key = nil
 end
 
+-- A key an entry's algorithm created beside its own (a quota's idempotency key), which a
+-- group that gives the entry back deletes with it: a charge undone is not remembered either.
+-- The engine clears it before each entry.
+local created_key = nil
+
 -- GET, or the value string_block.read found for this key in this entry.
 local function get_state(key)
   if read_key == key then
