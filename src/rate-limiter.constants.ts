@@ -8,3 +8,6 @@ export const SKIP_METADATA = Symbol('nestjs-limiter:skip');
  * networks still go unlimited there.
  */
 export const OUTSIDE_DENY_LIST = Symbol('nestjs-limiter:outside-deny-list');
+
+/** The metadata key of `@UpstreamLimit`. */
+export const UPSTREAM_LIMIT_METADATA = Symbol('nestjs-limiter:upstream-limit');

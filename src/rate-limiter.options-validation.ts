@@ -39,6 +39,7 @@ const MODULE_OPTIONS: { readonly [name in keyof Required<RateLimiterModuleOption
   defaults: true,
   errorMessage: true,
   redisCalls: true,
+  upstreams: true,
 };
 const MODULE_OPTION_NAMES = Object.keys(MODULE_OPTIONS);
 
