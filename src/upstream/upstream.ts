@@ -11,8 +11,7 @@ import { UpstreamEvents } from './upstream-events';
 
 /** How far ahead a slot is reserved: a call waits at most this long on a slot it holds. */
 const LOOKAHEAD_MS = 100;
-/** How far ahead of its pace a tenant may ask, and how far behind it may fall and catch up. */
-const PACE_AHEAD_MS = 50;
+/** How far behind its pace a tenant may fall and catch up. */
 const PACE_SLACK_MS = 50;
 
 /** What the admin page and the metrics read of an upstream. */
@@ -167,19 +166,34 @@ export class Upstream {
     );
   }
 
-  /** Asks for slots for the calls whose tenants are within their pace, in each tenant's order. */
+  /**
+   * Asks for slots for the calls whose tenants are within their pace, one call of each
+   * tenant in turn (a burst of several tenants is shared, not taken by the first), each
+   * tenant's calls in their order.
+   */
   private pump(): void {
     const now = performance.now();
     if (now < this.pauseUntil) return this.wakeIn(this.pauseUntil - now);
-    for (const tenant of this.tenants.values()) {
-      for (const call of tenant.calls) {
-        if (call.stage !== 'queued') continue;
-        if (tenant.nextAt > now + PACE_AHEAD_MS) {
-          this.wakeIn(tenant.nextAt - PACE_AHEAD_MS - now);
-          break;
+    // A tenant may run ahead of its pace by the bucket's reach: a reservation's lookahead and,
+    // at its share, its part of a full bucket (a lone tenant: the whole of it at once).
+    const ahead = LOOKAHEAD_MS + (this.settings.capacity * 1000) / this.bucket.currentRate;
+    let turn = [...this.tenants.values()].map((tenant) => ({ tenant, next: 0 }));
+    while (turn.length > 0) {
+      turn = turn.filter((place) => {
+        const { tenant } = place;
+        while (place.next < tenant.calls.length && tenant.calls[place.next].stage !== 'queued') {
+          place.next++;
         }
-        this.decide(call, now);
-      }
+        if (place.next >= tenant.calls.length) return false;
+        if (tenant.nextAt > now + ahead) {
+          this.wakeIn(tenant.nextAt - ahead - now);
+          return false;
+        }
+        this.decide(tenant.calls[place.next++], now);
+        return true;
+      });
+    }
+    for (const tenant of this.tenants.values()) {
       if (tenant.calls.length === 0 && tenant.nextAt < now) this.tenants.delete(tenant.name);
     }
   }
@@ -218,7 +232,7 @@ export class Upstream {
     }
     // The whole wait was retry + the timeout asked: past the deadline, it cannot start in time.
     if (now + retryMs + timeoutMs > call.deadline + 1) {
-      return this.busy(call, retryMs + timeoutMs - (call.deadline - now));
+      return this.busy(call, retryMs + timeoutMs - Math.max(0, call.deadline - now));
     }
     this.wakeIn(retryMs);
   }
