@@ -21,6 +21,7 @@ import { renderAdminPage } from './admin-page';
 import { AdminService } from './admin.service';
 import { AdminResponseHeaders } from './admin-response-headers';
 import { OUTSIDE_DENY_LIST } from '../rate-limiter.constants';
+import { RateLimiterFactory } from '../limiter/rate-limiter.factory';
 
 /**
  * The admin page's controller, made per `forRoot` so its path is the option's, with the
@@ -40,7 +41,10 @@ export function adminControllerFor(
   // the very PUT that undoes it.
   @SetMetadata(OUTSIDE_DENY_LIST, true)
   class RateLimiterAdminController {
-    constructor(@Inject(AdminService) private readonly admin: AdminService) {}
+    constructor(
+      @Inject(AdminService) private readonly admin: AdminService,
+      @Inject(RateLimiterFactory) private readonly factory: RateLimiterFactory,
+    ) {}
 
     @Get()
     @Header('Content-Type', 'text/html; charset=utf-8')
@@ -53,6 +57,12 @@ export function adminControllerFor(
     async top(@Query('minutes') minutes?: unknown) {
       const checked = minutesOf(minutes);
       return { minutes: checked, keys: await this.admin.top(checked) };
+    }
+
+    /** The upstream budgets, as this server sees them: the learned rate and any pause. */
+    @Get('api/upstreams')
+    upstreams() {
+      return { upstreams: this.factory.upstreamList().map((upstream) => upstream.status()) };
     }
 
     @Get('api/blocked')
