@@ -8,6 +8,8 @@
 //   --engine-floor what an engine entry costs beyond its commands (engine-floor.ts); names
 //             after it (counter, tokenBucket...) measure those algorithms alone
 //   --hot-key  one hot key, 1 and 3 processes, with and without coalescing and leases (hot-key.ts)
+//   --upstream calls to a mock API that limits them: nestjs-limiter's upstream budget, Bottleneck's
+//             clustering and no limiter, 8 caller processes (upstream.ts)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
@@ -17,6 +19,7 @@ import { engineFloor } from './engine-floor';
 import { floodBench } from './flood';
 import { guardBench, GuardResults, plansOnRedisBench } from './guard';
 import { hotKeyBench } from './hot-key';
+import { upstreamBench } from './upstream';
 import { httpBench } from './http';
 import { CLUSTER, libraryBench, Row, STANDALONE } from './library';
 import { memoryBench } from './memory';
@@ -79,6 +82,7 @@ async function main(): Promise<void> {
       process.argv.slice(2).filter((arg) => !arg.startsWith('--')),
     );
   if (process.argv.includes('--hot-key')) return void (await hotKeyBench(log));
+  if (process.argv.includes('--upstream')) return upstreamBench(log, quick);
   if (process.argv.includes('--guard')) return guardOnly();
   const started = Date.now();
   const rounds = quick ? 1 : 10;

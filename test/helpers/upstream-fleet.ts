@@ -1,14 +1,18 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ChildApp, startChildApp } from './child-app';
 import { stopProcess } from './redis-server';
 
-const REGISTER_TS = join(__dirname, 'child-app', 'register-ts.js');
+/** The child scripts, from the tests or from the bench's compiled copy of this file. */
+const CHILD_APPS = existsSync(join(__dirname, 'child-app'))
+  ? join(__dirname, 'child-app')
+  : join(__dirname, '..', '..', '..', '..', 'test', 'helpers', 'child-app');
+const REGISTER_TS = join(CHILD_APPS, 'register-ts.js');
 
 /** The mock upstream of child-app/mock-upstream.ts, running in a process of its own. */
 export interface MockUpstream {
   url: string;
-  app: ChildApp;
+  process: ChildProcess;
   /** `POST /control` with these settings. */
   control(settings: Record<string, string | number>): Promise<void>;
   /** The arrivals since `sinceMs` (epoch): [time, status, tenant]. */
@@ -17,11 +21,29 @@ export interface MockUpstream {
 }
 
 export async function startMockUpstream(env: Record<string, string> = {}): Promise<MockUpstream> {
-  const app = await startChildApp('mock-upstream.ts', env, 60_000);
-  const url = `http://127.0.0.1:${app.port}`;
+  const child = spawnScript('mock-upstream.ts', env);
+  let output = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`the mock printed no port:\n${output}`)),
+      60_000,
+    );
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /^PORT (\d+)$/m.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`the mock exited (${code}):\n${output}`)));
+  });
+  const url = `http://127.0.0.1:${port}`;
   return {
     url,
-    app,
+    process: child,
     control: async (settings) => {
       const query = new URLSearchParams(
         Object.entries(settings).map(([key, value]): [string, string] => [key, String(value)]),
@@ -29,8 +51,15 @@ export async function startMockUpstream(env: Record<string, string> = {}): Promi
       await (await fetch(`${url}/control?${query}`, { method: 'POST' })).text();
     },
     log: async (sinceMs = 0) => (await fetch(`${url}/log?since=${sinceMs}`)).json() as never,
-    stop: () => app.stop(),
+    stop: () => stopProcess(child),
   };
+}
+
+function spawnScript(script: string, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['-r', REGISTER_TS, join(CHILD_APPS, script)], {
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
 }
 
 /** What one caller process counted: answers by status, and calls that were busy. */
@@ -47,11 +76,7 @@ interface Caller {
 }
 
 function spawnCaller(env: Record<string, string>): Caller {
-  const script = join(__dirname, 'child-app', 'upstream-caller.ts');
-  const child = spawn(process.execPath, ['-r', REGISTER_TS, script], {
-    env: { ...process.env, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawnScript('upstream-caller.ts', env);
   let output = '';
   let onReady: () => void;
   let onResult: (result: CallerResult) => void;
