@@ -34,3 +34,25 @@ export class TenantQueue {
     if (at >= 0) this.calls.splice(at, 1);
   }
 }
+
+/** Until the fleet's record answers: the budget split among the tenants waiting here. */
+export function shareLocally(tenants: Map<string, TenantQueue>, rate: number): void {
+  let total = 0;
+  for (const tenant of tenants.values()) total += tenant.weight;
+  for (const tenant of tenants.values()) tenant.share = (rate * tenant.weight) / total;
+}
+
+/** The tenants with calls waiting, with their weights: what a server reports. */
+export function backloggedOf(tenants: Map<string, TenantQueue>): Array<readonly [string, number]> {
+  const found: Array<readonly [string, number]> = [];
+  for (const tenant of tenants.values()) {
+    if (tenant.calls.length > 0) found.push([tenant.name, tenant.weight]);
+  }
+  return found;
+}
+
+export function waitingIn(tenants: Map<string, TenantQueue>): number {
+  let waiting = 0;
+  for (const tenant of tenants.values()) waiting += tenant.calls.length;
+  return waiting;
+}
