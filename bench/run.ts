@@ -10,6 +10,8 @@
 //   --hot-key  one hot key, 1 and 3 processes, with and without coalescing and leases (hot-key.ts)
 //   --overload the overload guard against no guard and a static limit (overload.ts); writes
 //             bench/results/overload.json and prints the Markdown for BENCHMARKS.md
+//   --upstream calls to a mock API that limits them: nestjs-limiter's upstream budget, Bottleneck's
+//             clustering and no limiter, 8 caller processes (upstream.ts)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
@@ -20,6 +22,7 @@ import { floodBench } from './flood';
 import { guardBench, GuardResults, plansOnRedisBench } from './guard';
 import { hotKeyBench } from './hot-key';
 import { overloadBench, overloadMarkdown } from './overload';
+import { upstreamBench } from './upstream';
 import { httpBench } from './http';
 import { CLUSTER, libraryBench, Row, STANDALONE } from './library';
 import { memoryBench } from './memory';
@@ -82,6 +85,7 @@ async function main(): Promise<void> {
       process.argv.slice(2).filter((arg) => !arg.startsWith('--')),
     );
   if (process.argv.includes('--hot-key')) return void (await hotKeyBench(log));
+  if (process.argv.includes('--upstream')) return upstreamBench(log, quick);
   if (process.argv.includes('--guard')) return guardOnly();
   if (process.argv.includes('--overload')) return overloadOnly();
   const started = Date.now();

@@ -96,3 +96,9 @@ export type {
 } from './overload/overload.options';
 export { OverloadException, OverloadProblemException } from './errors/overload.exception';
 export type { OverloadBody, OverloadProblemBody } from './errors/overload.exception';
+export { Upstream } from './upstream/upstream';
+export type { UpstreamStatus } from './upstream/upstream';
+export type { UpstreamOptions, UpstreamCallOptions } from './upstream/upstream.options';
+export { UpstreamBusyError } from './upstream/upstream-busy.error';
+export { UpstreamLimit } from './decorators/upstream-limit.decorator';
+export type { UpstreamLimitOptions } from './decorators/upstream-limit.decorator';

@@ -10,3 +10,6 @@ export const SKIP_METADATA = Symbol('nestjs-limiter:skip');
 export const OUTSIDE_DENY_LIST = Symbol('nestjs-limiter:outside-deny-list');
 /** Metadata key of `@AdaptiveConcurrencyLimit` on a class or method (its options object). */
 export const OVERLOAD_METADATA = Symbol('nestjs-limiter:overload');
+
+/** The metadata key of `@UpstreamLimit`. */
+export const UPSTREAM_LIMIT_METADATA = Symbol('nestjs-limiter:upstream-limit');

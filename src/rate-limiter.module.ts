@@ -25,6 +25,7 @@ import { UncoveredLimitsCheck } from './discovery/uncovered-limits.check';
 import { RpcUserLimitsCheck } from './discovery/rpc-user-limits.check';
 import { OpenApiDocumentation } from './discovery/openapi-documentation';
 import { ConnectionLimits } from './discovery/connection-limits';
+import { UpstreamMethods } from './discovery/upstream-methods';
 import { RateLimiterFactory } from './limiter/rate-limiter.factory';
 import {
   RateLimiterConfigurableModule,
@@ -98,9 +99,12 @@ class GlobalRateLimitGuard implements CanActivate {
     },
     {
       provide: RateLimiterFactory,
-      useFactory: (store: FailurePolicyStore, options: RateLimiterModuleOptions) =>
-        new RateLimiterFactory(store, options),
-      inject: [FailurePolicyStore, RATE_LIMITER_OPTIONS],
+      useFactory: (
+        store: FailurePolicyStore,
+        options: RateLimiterModuleOptions,
+        backend: LimiterStore,
+      ) => new RateLimiterFactory(store, options, backend),
+      inject: [FailurePolicyStore, RATE_LIMITER_OPTIONS, LimiterStore],
     },
     {
       provide: NetworkPolicy,
@@ -130,6 +134,8 @@ class GlobalRateLimitGuard implements CanActivate {
     OpenApiDocumentation,
     // Decides the limits on gateways' handleConnection, where no guard runs.
     ConnectionLimits,
+    // Sends the calls of @UpstreamLimit methods through their upstreams.
+    UpstreamMethods,
     // Needs nothing of @nestjs/terminus to be built: loaded only when asked for health.
     RateLimiterHealthIndicator,
   ],

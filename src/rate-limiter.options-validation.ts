@@ -43,6 +43,7 @@ const MODULE_OPTIONS: { readonly [name in keyof Required<RateLimiterModuleOption
   strictDurations: true,
   inMemory: true,
   overload: true,
+  upstreams: true,
 };
 const MODULE_OPTION_NAMES = Object.keys(MODULE_OPTIONS);
 

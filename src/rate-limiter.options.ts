@@ -1,4 +1,5 @@
 import type { QuotaLimitOptions } from './decorators/quota-limit.decorator';
+import type { UpstreamOptions } from './upstream/upstream.options';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import type { RedisCallMode } from './stores/engine/call-mode';
 import type { ConcurrencyLimitOptions } from './decorators/concurrency-limit.decorator';
@@ -87,6 +88,12 @@ export interface RateLimiterModuleOptions extends RequestReadingOptions {
    * @see docs/managed-redis.md
    */
   redisCalls?: RedisCallMode;
+  /**
+   * APIs the app calls, each with the budget every server shares for it:
+   * `[{ name: 'openai', rate: 100, capacity: 10, timeout: '30s' }]`, then
+   * `factory.upstream('openai')` or `@UpstreamLimit('openai')` (docs/upstreams.md).
+   */
+  upstreams?: UpstreamOptions[];
   /**
    * App-wide limits on every handler the guard sees (controllers, resolvers, guarded
    * gateways), each handler with its own key, by client IP unless a default says otherwise.

@@ -79,9 +79,16 @@ function overloadRows(gates) {
 async function refresh() {
   try {
     const minutes = $('minutes').value;
-    const [top, blocked, overrides, networks, overload] = await Promise.all([
-      call('top?minutes=' + minutes), call('blocked'), call('overrides'), call('networks'), call('overload')]);
+    const [top, blocked, overrides, networks, overload, upstreams] = await Promise.all([
+      call('top?minutes=' + minutes), call('blocked'), call('overrides'), call('networks'), call('overload'),
+      call('upstreams')]);
     overloadRows(overload.gates);
+    const upstreamRows = $('upstreams').tBodies[0]; upstreamRows.textContent = '';
+    for (const u of upstreams.upstreams) {
+      const r = upstreamRows.insertRow(); cell(r, u.name); cell(r, u.rate + ' /s').className = 'num';
+      cell(r, u.learnedRate.toFixed(1) + ' /s').className = 'num';
+      cell(r, u.pausedForMs > 0 ? seconds(u.pausedForMs) : 'no').className = 'num'; cell(r, String(u.waiting)).className = 'num';
+    }
     keyRows('top', top.keys, (row) => String(row.count), 'reset');
     keyRows('blocked', blocked.keys, (row) => seconds(row.blockedMs), 'unblock');
     const body = $('overrides').tBodies[0]; body.textContent = '';

@@ -59,6 +59,8 @@ export function renderAdminPage(): { html: string; contentSecurityPolicy: string
 <table id="top"><thead><tr><th>Key</th><th>Limit</th><th>Denied</th><th></th></tr></thead><tbody></tbody></table></section>
 <section><h2>Blocked now</h2>
 <table id="blocked"><thead><tr><th>Key</th><th>Limit</th><th>Left</th><th></th></tr></thead><tbody></tbody></table></section>
+<section><h2>Upstreams</h2>
+<table id="upstreams"><thead><tr><th>Upstream</th><th>Rate</th><th>Learned rate</th><th>Paused</th><th>Waiting</th></tr></thead><tbody></tbody></table></section>
 <section><h2>Live overrides</h2>
 <table id="overrides"><thead><tr><th>Limit name</th><th>Options</th><th>Until</th><th></th></tr></thead><tbody></tbody></table>
 <form id="override-form"><label>limit name<input id="override-name" required></label>

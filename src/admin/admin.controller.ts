@@ -23,6 +23,7 @@ import { AdminService } from './admin.service';
 import { AdminResponseHeaders } from './admin-response-headers';
 import { OUTSIDE_DENY_LIST } from '../rate-limiter.constants';
 import { OverloadGates } from '../compile/overload-gates';
+import { RateLimiterFactory } from '../limiter/rate-limiter.factory';
 
 /**
  * The admin page's controller, made per `forRoot` so its path is the option's, with the
@@ -44,6 +45,7 @@ export function adminControllerFor(
   class RateLimiterAdminController {
     constructor(
       @Inject(AdminService) private readonly admin: AdminService,
+      @Inject(RateLimiterFactory) private readonly factory: RateLimiterFactory,
       @Optional() @Inject(OverloadGates) private readonly overload?: OverloadGates,
     ) {}
 
@@ -64,6 +66,12 @@ export function adminControllerFor(
     @Get('api/overload')
     overloadGates() {
       return { gates: this.overload?.snapshots() ?? [] };
+    }
+
+    /** The upstream budgets, as this server sees them: the learned rate and any pause. */
+    @Get('api/upstreams')
+    upstreams() {
+      return { upstreams: this.factory.upstreamList().map((upstream) => upstream.status()) };
     }
 
     @Get('api/blocked')

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { ConcurrencyLimiter } from '../algorithms/concurrency-limit/concurrency-limit.definition';
 import { concurrencyLimitKind } from '../algorithms/concurrency-limit/concurrency-limit.definition';
 import { ConcurrencyLimiterOptions } from '../algorithms/concurrency-limit/concurrency-limit.model';
@@ -30,11 +30,19 @@ import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { FactoryDecisions } from './factory-decisions';
 import { LimiterCache } from './limiter-cache';
 import type { LimiterCacheOptions } from '../rate-limiter.options';
+import { RedisStore } from '../stores/redis.store';
+import { UpstreamMetrics } from '../metrics/upstream-metrics';
+import { MemoryLearning, RedisLearning } from '../upstream/shared-learning';
+import { Upstream } from '../upstream/upstream';
+import { UpstreamOptions } from '../upstream/upstream.options';
+import { UpstreamRegistry } from '../upstream/upstream-registry';
 
 /** The part of the module options the factory uses. */
 export interface RateLimiterFactoryOptions {
   keyPrefix?: string;
   cache?: LimiterCacheOptions;
+  upstreams?: UpstreamOptions[];
+  metrics?: object | false;
 }
 
 /**
@@ -63,7 +71,7 @@ export interface KeyedOptions {
  * @publicApi
  */
 @Injectable()
-export class RateLimiterFactory {
+export class RateLimiterFactory implements OnApplicationShutdown {
   private readonly caches = new Map<
     LimitKind,
     { cache: LimiterCache; optionNames: string[]; known: ReadonlySet<string> }
@@ -74,14 +82,51 @@ export class RateLimiterFactory {
   private readonly cacheOptions?: LimiterCacheOptions;
   /** What the limiters decide on: the module's store reports through the factory. */
   private readonly source: DecisionSource;
+  private readonly upstreams: UpstreamRegistry;
 
   constructor(
     readonly store: LimiterStore,
     @Optional() @Inject(RATE_LIMITER_OPTIONS) options?: RateLimiterFactoryOptions,
+    /** Where the state lives, under the failure policy's `store`: Redis shares upstreams' records. */
+    @Optional() backend?: LimiterStore,
   ) {
     this.keyPrefix = options?.keyPrefix ?? '';
     this.cacheOptions = options?.cache;
     this.source = store instanceof FailurePolicyStore ? new FactoryDecisions(store) : store;
+    // Upstream calls wait for the store itself, within their own timeout: under the failure
+    // policy a slow answer would let a call through unbudgeted ('allow').
+    const raw = backend ?? store;
+    const shared = raw instanceof RedisStore ? new RedisLearning(raw.client) : new MemoryLearning();
+    const metrics = UpstreamMetrics.fromOption(options?.metrics);
+    this.upstreams = new UpstreamRegistry(raw, shared, this.keyPrefix, metrics);
+    // A wrong upstream fails start-up, naming it and its option.
+    for (const upstream of options?.upstreams ?? []) this.upstreams.declare(upstream);
+  }
+
+  /**
+   * An upstream budget: the one declared with this name (`forRoot({ upstreams })`), or the one
+   * these options declare (again: the same options return the same instance).
+   *
+   * @example
+   * ```ts
+   * const openai = factory.upstream('openai');
+   * const answer = await openai.fetch('https://api.openai.com/v1/models');
+   * ```
+   */
+  upstream(nameOrOptions: string | UpstreamOptions): Upstream {
+    return typeof nameOrOptions === 'string'
+      ? this.upstreams.get(nameOrOptions)
+      : this.upstreams.declare(nameOrOptions);
+  }
+
+  /** Every upstream declared, for the admin page. */
+  upstreamList(): Upstream[] {
+    return this.upstreams.list();
+  }
+
+  /** Waiting upstream calls end (busy) and their timers stop. */
+  onApplicationShutdown(): void {
+    this.upstreams.close();
   }
 
   /** A token bucket: `rate` permits a second, `burst` seconds of them saved up. */
