@@ -100,7 +100,12 @@ describe('Lua and memory twins agree step by step: quotaLimit', () => {
         const cycles = cyclesAround(params, twins.nowMs);
         const shut = `twin:gate:${run}:shut`;
         for (const store of [twins.redis, twins.memory]) {
-          await store.evaluate({ algorithm: countLimit, key: shut, params: gate, request: 1 });
+          await store.evaluate({
+            algorithm: countLimit,
+            key: shut,
+            params: gate,
+            request: { permits: 1 },
+          });
         }
         const charged = new Set<string>();
         let used = 0;
@@ -116,7 +121,7 @@ describe('Lua and memory twins agree step by step: quotaLimit', () => {
                 algorithm: countLimit,
                 key: gateKey,
                 params: gate,
-                request: 1,
+                request: { permits: 1 },
                 group: together,
               }),
             ]).then((all) => all.map((decision) => decision.allowed));
