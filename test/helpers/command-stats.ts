@@ -19,13 +19,19 @@ export async function scriptCalls(admin: Redis): Promise<number> {
 export const ENGINE_CALL = process.env.LIMITER_TEST_NO_FUNCTIONS ? 'evalsha' : 'fcall';
 
 /**
- * Waits until the store's start-up check (one engine call on no decisions) has reached
- * Redis, so that it is not counted as the work of a request under test.
+ * Waits until start-up's script calls have reached Redis (the module's start-up decision,
+ * then the store's own check: one engine call on no decisions), so that they are not counted
+ * as the work of a request under test: until there are some, and no more for 200 ms.
  */
 export async function afterStartUpCheck(admin: Redis, timeoutMs = 2000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while ((await scriptCalls(admin)) === 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
+  let seen = await scriptCalls(admin);
+  let quietSince = Date.now();
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const calls = await scriptCalls(admin);
+    if (calls !== seen) [seen, quietSince] = [calls, Date.now()];
+    else if (seen > 0 && Date.now() - quietSince >= 200) return;
   }
 }
 
