@@ -96,7 +96,10 @@ export class ClusterCoverage {
       const state = await clusterState(node);
       return state === undefined || state === 'ok' ? undefined : `cluster_state:${state}`;
     } catch (error) {
-      return (error as Error).message.split('\n')[0];
+      // A connection ioredis closed while it settles the slot table, with no error heard from
+      // the node, is not an outage: a node that is gone reports its error ('node error').
+      const message = (error as Error).message.split('\n')[0];
+      return /Connection is closed/.test(message) && !this.errors.has(key) ? undefined : message;
     }
   }
 }
