@@ -1,5 +1,6 @@
 import { Test, TestingModule } from '@nestjs/testing';
 import { RateLimiterHealthIndicator, RateLimiterModule } from '../../src';
+import { healthOf } from '../helpers/health-of';
 import { RedisClusterHandle, startRedisCluster } from '../helpers/redis-cluster';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -23,16 +24,16 @@ describe('RateLimiterHealthIndicator on a Redis Cluster', () => {
   });
 
   it('up while every master serves its slots; down, naming the master and its slots, once one is gone', async () => {
-    expect(await indicator.isHealthy('rateLimiter')).toEqual({
+    expect(await healthOf(indicator, 'rateLimiter')).toEqual({
       rateLimiter: { status: 'up', breaker: 'closed' },
     });
     const [, gone] = cluster.masterPorts();
     await cluster.killMaster(gone);
     // Down as soon as the client has lost the node (or the survivors call the cluster failed).
-    let health = await indicator.isHealthy('rateLimiter');
+    let health = await healthOf(indicator, 'rateLimiter');
     for (let i = 0; i < 100 && health.rateLimiter.status === 'up'; i++) {
       await pause(50);
-      health = await indicator.isHealthy('rateLimiter');
+      health = await healthOf(indicator, 'rateLimiter');
     }
     expect(health.rateLimiter.status).toBe('down');
     expect(health.rateLimiter.message).toMatch(

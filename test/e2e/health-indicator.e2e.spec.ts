@@ -1,18 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { Controller, Get, INestApplication, Module } from '@nestjs/common';
-import {
-  HealthCheck,
-  HealthCheckError,
-  HealthCheckService,
-  TerminusModule,
-} from '@nestjs/terminus';
-import {
-  CountLimit,
-  RateLimiterHealth,
-  RateLimiterHealthIndicator,
-  RateLimiterModule,
-} from '../../src';
+import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
+import { CountLimit, RateLimiterHealthIndicator, RateLimiterModule } from '../../src';
 import { eventually } from '../helpers/eventually';
+import { healthOf } from '../helpers/health-of';
 import { call, startApp } from '../helpers/http';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
@@ -33,35 +23,6 @@ class HealthController {
   @CountLimit({ limit: 100, period: 60 })
   limited() {
     return 'ok';
-  }
-}
-
-/** 11 in `npm test`, 10 and 12 in CI's runs (.ci/nest10, .ci/nest12). */
-const terminus = JSON.parse(readFileSync(require.resolve('@nestjs/terminus/package.json'), 'utf8'));
-const terminusMajor = Number(terminus.version.split('.')[0]);
-
-/**
- * `isHealthy`'s answer, in the form the installed terminus reads: 11 reads down from the
- * result returned; older majors count only a thrown `HealthCheckError` as down, the result
- * in its `causes`.
- */
-async function healthOf(
-  indicator: RateLimiterHealthIndicator,
-  key: 'rateLimiter',
-): Promise<RateLimiterHealth<'rateLimiter'>> {
-  if (terminusMajor >= 11) return indicator.isHealthy(key);
-  try {
-    const result = await indicator.isHealthy(key);
-    expect(result[key].status).toBe('up'); // down is thrown, never returned
-    return result;
-  } catch (error) {
-    if (!(error instanceof HealthCheckError)) throw error;
-    const causes = error.causes as RateLimiterHealth<'rateLimiter'>;
-    expect([causes[key].status, error.message]).toEqual([
-      'down',
-      `${key} is down: ${causes[key].message}`,
-    ]);
-    return causes;
   }
 }
 
