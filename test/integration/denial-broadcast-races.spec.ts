@@ -28,6 +28,15 @@ describe('a reset reaches every server whatever the timing', () => {
     stores.push(store);
     return { store, client, factory: new RateLimiterFactory(store) };
   }
+  /**
+   * Resolves once `store`'s subscriber has handled its next announcement: this listener comes
+   * after the store's own on the same connection, so it runs after it.
+   */
+  function nextAnnouncement(store: RedisStore): Promise<unknown> {
+    type Listening = { broadcast: { subscriber: Redis } };
+    const { subscriber } = (store as unknown as Listening).broadcast;
+    return new Promise((resolve) => subscriber.once('message', resolve));
+  }
   const countOn = (factory: RateLimiterFactory, key: string) =>
     factory.countLimiter({ key, limit: 1, period: 3600 });
 
@@ -61,8 +70,9 @@ describe('a reset reaches every server whatever the timing', () => {
       socket.pause();
       // Redis ran b's decision first: a's reset comes after it on a's own connection.
       await admin.call('PING');
+      const heard = nextAnnouncement(b.store);
       await countOn(a.factory, key).reset();
-      await new Promise((resolve) => setTimeout(resolve, 20)); // b's subscriber reads the news
+      await heard; // b's subscriber has read the news
       socket.resume();
       expect(await denial).toBe(false);
       if (!(await countOn(b.factory, key).tryAcquire())) failures.push(round);
