@@ -64,7 +64,7 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
    */
   coalesces?: boolean;
   /**
-   * Set when a server may lease the limit's permits (`lease: n`, stores/lease; `lease` is then
+   * Set when a server may lease the limit's permits (`lease: n`, stores/redis/lease; `lease` is then
    * in {@link options}: a kind without it refuses the option as unknown, and the concurrency
    * limit's own `lease` is its slots' lifetime). `endsWithWindow`: its permits come back at
    * the end of a window (`resetMs`), which a lease never outlives.
@@ -73,7 +73,7 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
   /**
    * Its folder, `__dirname`: its Lua is `<folder>.lua`, `.refund.lua`, `.charge.lua` and
    * `.coalesced.lua` there, composed into the engine library by
-   * stores/engine/engine-library.lua.
+   * stores/redis/engine/library.lua.
    */
   folder: string;
   /** The acquire but its command (`limiter<Name>`) and Lua (`<folder>.lua`): twin, arguments. */

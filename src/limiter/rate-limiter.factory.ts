@@ -30,7 +30,7 @@ import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { FactoryDecisions } from './factory-decisions';
 import { LimiterCache } from './limiter-cache';
 import type { LimiterCacheOptions } from '../rate-limiter.options';
-import { RedisStore } from '../stores/redis.store';
+import { RedisStore } from '../stores/redis/redis.store';
 import { UpstreamMetrics } from '../metrics/upstream-metrics';
 import { MemoryLearning, RedisLearning } from '../upstream/shared-learning';
 import { Upstream } from '../upstream/upstream';

@@ -95,7 +95,7 @@ function blockOf(
   return {
     commandName: `${acquire.commandName}Block`,
     stateOf: acquire,
-    // engine-library.lua's limiterConcurrencyLimitBlock: written over any earlier block (a
+    // engine/library.lua's limiterConcurrencyLimitBlock: written over any earlier block (a
     // concurrency key keeps no levels).
     paramsArgv: () => [],
     requestArgv: (micros) => [String(micros)],

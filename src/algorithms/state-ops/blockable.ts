@@ -27,7 +27,7 @@ export function blockable<P, R, S>(
     ...rest,
     stateOf: algorithm.stateOf ?? algorithm,
     // blockable.lua's blockable_acquire around the algorithm's own function, in the engine
-    // library (stores/engine/engine-library.lua).
+    // library (stores/redis/engine/library.lua).
     luaName: `${algorithm.commandName}WithBlock`,
     lua: undefined,
     step: (state, now, params, request, expiresAt) =>

@@ -5,7 +5,7 @@ import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../../errors/store-unavailable.error';
 import { sleep } from '../../algorithms/sleep';
 import { StoreErrorPolicy } from '../../contracts/store-error-policy';
-import { Deadline, DeadlineQueue } from '../deadline-queue';
+import { Deadline, DeadlineQueue } from './deadline-queue';
 import { LimiterStore } from '../limiter-store';
 import { CircuitBreaker } from './circuit-breaker';
 import { InsuranceStore } from './insurance-store';
