@@ -165,6 +165,47 @@ describe('imports run downward only (docs/design.md#layout)', () => {
     expect(keyedByRequest.map((file) => file.split('/').pop())).toEqual(['request-ledger.ts']);
   });
 
+  it('stores/ holds the store contract at its root and a folder a backend, with no way back up', () => {
+    const root = readdirSync(join(SRC, 'stores'), { withFileTypes: true });
+    expect(root.filter((entry) => entry.isFile()).length).toBeLessThanOrEqual(3);
+    expect(root.filter((entry) => entry.isDirectory()).map((entry) => entry.name)).toEqual([
+      'failure',
+      'memory',
+      'redis',
+    ]);
+    // The failure policy wraps any store and keeps a memory store as its insurance; the memory
+    // store knows no Redis; the Redis store reads the failure policy's error log.
+    const backend = (file: string) => {
+      const [top, folder, rest] = file.split('/');
+      return top === 'stores' ? (rest === undefined ? 'contract' : folder) : undefined;
+    };
+    const across = (from: string, to: string[]) =>
+      [...graph].flatMap(([file, targets]) =>
+        backend(file) === from
+          ? targets.filter((t) => to.includes(backend(t)!)).map((t) => `${file} -> ${t}`)
+          : [],
+      );
+    expect(across('contract', ['failure', 'memory', 'redis'])).toEqual([]);
+    expect(across('memory', ['failure', 'redis'])).toEqual([]);
+    expect(across('failure', ['redis'])).toEqual([]);
+    expect(across('redis', ['memory'])).toEqual([]);
+    // A folder drawn as one room: no two rooms of stores/, or of stores/redis/, reach each other.
+    for (const folder of ['stores', 'stores/redis']) {
+      const room = (file: string) =>
+        file.startsWith(`${folder}/`)
+          ? `${folder}/${file.slice(folder.length + 1).split('/')[0]}`
+          : undefined;
+      const rooms = new Map<string, string[]>();
+      for (const [file, targets] of graph) {
+        const from = room(file);
+        if (from === undefined) continue;
+        const to = targets.map(room).filter((r): r is string => r !== undefined && r !== from);
+        rooms.set(from, [...(rooms.get(from) ?? []), ...to]);
+      }
+      expect([folder, circles(rooms)]).toEqual([folder, []]);
+    }
+  });
+
   it('an algorithm is one folder: its model, its definition, its memory twin and at most 5 Lua files', () => {
     const folders = readdirSync(join(SRC, 'algorithms'), { withFileTypes: true })
       .filter((entry) => entry.isDirectory() && entry.name !== 'state-ops')
