@@ -1,4 +1,4 @@
-import { MAX_TIMER_MS } from './algorithms/sleep';
+import { MAX_TIMER_MS } from './stores/sleep';
 import { NetworkPolicy } from './keys/network-policy';
 import { defaultDefinitions } from './compile/default-limits';
 import { LimiterConfigError } from './errors/limiter-config.error';

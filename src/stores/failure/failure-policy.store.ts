@@ -3,7 +3,7 @@ import { Decision } from '../../contracts/decision';
 import type { DecisionCall } from '../../algorithms/decision-call';
 import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../../errors/store-unavailable.error';
-import { sleep } from '../../algorithms/sleep';
+import { sleep } from '../sleep';
 import { StoreErrorPolicy } from '../../contracts/store-error-policy';
 import { Deadline, DeadlineQueue } from './deadline-queue';
 import { LimiterStore } from '../limiter-store';
