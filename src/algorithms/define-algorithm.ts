@@ -1,10 +1,5 @@
-import {
-  anyAlgorithm,
-  CompiledAlgorithm,
-  DecisionSource,
-  factoryMethodOf,
-  LimitKind,
-} from './limit-kind';
+import { anyAlgorithm, CompiledAlgorithm, factoryMethodOf, LimitKind } from './limit-kind';
+import { DecisionSource } from './decision-source';
 import {
   checkPermits,
   PEEK_PERMITS,

@@ -1,5 +1,6 @@
 import { Decision } from '../contracts/decision';
-import { anyAlgorithm, CompiledAlgorithm, DecisionSource, LimitKind } from './limit-kind';
+import { anyAlgorithm, CompiledAlgorithm, LimitKind } from './limit-kind';
+import { DecisionSource } from './decision-source';
 import { LimiterAlgorithm } from './limiter-algorithm';
 import { staticPermits } from './permits';
 import { peekOf, resetOf, StateOps } from './state-ops/state-ops';

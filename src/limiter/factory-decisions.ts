@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { decisionEvent, emitEvent, softLimitEvent } from '../contracts/rate-limit-event';
-import { DecisionSource } from '../algorithms/limit-kind';
+import { DecisionSource } from '../algorithms/decision-source';
 import { LimiterAlgorithm, takesPermits } from '../algorithms/limiter-algorithm';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 

@@ -9,7 +9,8 @@ import { CountLimiterOptions } from '../algorithms/count-limit/count-limit.model
 import { LeakyBucketLimiter } from '../algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
 import { leakyBucketLimitKind } from '../algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
 import { LeakyBucketLimiterOptions } from '../algorithms/leaky-bucket-limit/leaky-bucket-limit.model';
-import { DecisionSource, LimitKind } from '../algorithms/limit-kind';
+import { LimitKind } from '../algorithms/limit-kind';
+import { DecisionSource } from '../algorithms/decision-source';
 import { factoryMethodOf, limitKindFor, variantSwitches } from '../algorithms/registry';
 import { SlidingWindowLimiter } from '../algorithms/sliding-window-limit/sliding-window-limit.definition';
 import { slidingWindowLimitKind } from '../algorithms/sliding-window-limit/sliding-window-limit.definition';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Decision } from '../../contracts/decision';
 import { Seconds } from '../duration';
 import { defineAlgorithm } from '../define-algorithm';
-import { DecisionSource } from '../limit-kind';
+import { DecisionSource } from '../decision-source';
 import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
 import { permitsArgv } from '../permits';
 import { LimitState, limitStateOf, manualBlockMicros } from '../state-ops/state-ops.model';

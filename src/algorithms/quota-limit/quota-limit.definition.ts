@@ -4,7 +4,7 @@ import { customKeyPart } from '../../keys/key-builder';
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
 import { defineAlgorithm } from '../define-algorithm';
-import { DecisionSource } from '../limit-kind';
+import { DecisionSource } from '../decision-source';
 import { checkPermits, staticPermits } from '../permits';
 import { quotaLimitStep } from './quota-limit.memory';
 import {
