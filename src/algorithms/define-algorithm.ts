@@ -23,7 +23,7 @@ import { DefinedSlots, defineSlots, commonKindParts, SlotHooks } from './define-
  * options, its Lua and twin (the core), and how a decorator's options become a request.
  * `O` its options, `P` its parameters, `R` a request, `S` the twin's state, `L` its limiter.
  */
-export interface AlgorithmDefinition<O, P, R, S, L> {
+interface AlgorithmDefinition<O, P, R, S, L> {
   /**
    * The one name of the algorithm: its decorator's in camel case (`countLimit`), the kind a
    * decorator records and a module default names, its folder, its Lua functions; its class

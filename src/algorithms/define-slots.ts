@@ -27,7 +27,7 @@ export interface SlotHooks<P, R, S> {
 }
 
 /** What defineAlgorithm's definition (define-algorithm.ts) gives the part it shares with this file. */
-export interface SlotsDefinition<O, P, R, L> {
+interface SlotsDefinition<O, P, R, L> {
   name: string;
   decorator: string;
   prefix: string;

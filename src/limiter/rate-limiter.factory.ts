@@ -39,7 +39,7 @@ import { UpstreamOptions } from '../upstream/upstream.options';
 import { UpstreamRegistry } from '../upstream/upstream-registry';
 
 /** The part of the module options the factory uses. */
-export interface RateLimiterFactoryOptions {
+interface RateLimiterFactoryOptions {
   keyPrefix?: string;
   cache?: LimiterCacheOptions;
   upstreams?: UpstreamOptions[];

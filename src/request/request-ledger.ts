@@ -3,7 +3,7 @@ import { httpRequestOf } from '../context/http-context';
 import type { RequestOutcome } from './settled-permits';
 
 /** Decides a request's limits that waited for the app's guards; throws what the guard would. */
-export type DeferredDecision = () => Promise<unknown>;
+type DeferredDecision = () => Promise<unknown>;
 
 /** Gives back a request's concurrency slots; calling it again does nothing. */
 export type SlotRelease = () => Promise<void>;
@@ -27,7 +27,7 @@ export interface SlotRenewal {
 export type Settle = (outcome: RequestOutcome) => Promise<boolean>;
 
 /** The work the guard leaves to a later phase of the request; each piece is taken once. */
-export interface PendingWork {
+interface PendingWork {
   /** Limits whose key needs a user the app's own guards set: decided by RateLimitInterceptor. */
   deferred: DeferredDecision;
   /** Concurrency slots to give back once the request's work is over (concurrency-release.ts). */

@@ -7,7 +7,7 @@ export interface RequestOutcome extends HandlerOutcome {
 }
 
 /** A `settle` that threw or returned anything but an integer >= 0; nothing is corrected. */
-export class InvalidSettledCostError extends Error {
+class InvalidSettledCostError extends Error {
   override readonly name = 'InvalidSettledCostError';
 }
 

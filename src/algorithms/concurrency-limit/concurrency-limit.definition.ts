@@ -18,13 +18,13 @@ import {
 } from './concurrency-limit.model';
 
 /** A concurrency denial's Retry-After is a short fixed hint, not the lease. */
-export const CONCURRENCY_RETRY_AFTER_MS = 1000;
+const CONCURRENCY_RETRY_AFTER_MS = 1000;
 
 /**
  * `@ConcurrencyLimit`, `factory.concurrencyLimiter` and `ConcurrencyLimiter`: Lua for Redis,
  * {@link concurrencyLimitStep} in memory. Its requests hold slots until their work ends.
  */
-export const concurrencyLimitDefinition = defineAlgorithm<
+const concurrencyLimitDefinition = defineAlgorithm<
   ConcurrencyLimiterOptions,
   ConcurrencyLimitParams,
   ConcurrencyLimitRequest,

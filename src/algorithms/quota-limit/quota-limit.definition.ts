@@ -20,7 +20,7 @@ import {
 } from './quota-limit.model';
 
 /** `@QuotaLimit`, `factory.quota` and `QuotaLimiter`. */
-export const quotaLimitDefinition = defineAlgorithm({
+const quotaLimitDefinition = defineAlgorithm({
   name: 'quotaLimit',
   decorator: '@QuotaLimit',
   prefix: 'quota:',

@@ -6,7 +6,7 @@ import { Blockable, BlockParams, StateType } from './state-ops.model';
 export { ttlWithBlock } from './block-twin';
 
 /** The reply of a request that finds its key blocked until `until`. */
-export function blockedReply(until: number, now: number): RawReply {
+function blockedReply(until: number, now: number): RawReply {
   return [0, 0, until - now, until - now, 0];
 }
 

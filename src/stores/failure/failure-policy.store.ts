@@ -17,7 +17,7 @@ import { PolicyCall, StoreErrorListener, storeCallOf } from './policy-call';
 /** Who a store error of a direct `evaluate` is reported as (the store's public API). */
 const DIRECT_CALLER_LABEL = 'RateLimiterFactory';
 /** Most decisions waiting for the store at once; past it one fails at once: memory stays bounded. */
-export const MAX_IN_FLIGHT = 10_000;
+const MAX_IN_FLIGHT = 10_000;
 
 /**
  * The one place where the store's failures meet `storeTimeout` and `onStoreError`, for the

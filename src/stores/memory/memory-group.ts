@@ -41,7 +41,7 @@ export class MemoryGroupRun<E> {
 }
 
 /** What a denied group gives back: each allowed key's entry before it ran, and its undos. */
-export interface MemoryGroupUndo<E> {
+interface MemoryGroupUndo<E> {
   entries: Map<string, E | undefined>;
   undos: (() => void)[];
 }

@@ -10,7 +10,7 @@ export const FORGET_CHANNEL = 'nestjs-limiter:forget';
  * what it leased on the key. One channel, so the ACL the denials need is all it needs (a
  * server of an older version forgets a key of this name, which no one uses).
  */
-export const RESET_PREFIX = '\0reset ';
+const RESET_PREFIX = '\0reset ';
 
 /** What a store's remembered denials are told by the announcements. */
 export interface AnnouncementListener {

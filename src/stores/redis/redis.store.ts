@@ -23,7 +23,7 @@ import { announcementsTo } from './lease/lease-announcements';
  * Most decisions in one engine script call. A bound, so that one call never holds Redis (and
  * its other clients) for long; the value was chosen by measurement (BENCHMARKS.md).
  */
-export const DEFAULT_MAX_BATCH_SIZE = 128;
+const DEFAULT_MAX_BATCH_SIZE = 128;
 
 /** @publicApi */
 export interface RedisStoreOptions {

@@ -3,7 +3,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { describeClient } from './endpoint-description';
 
 /** While Redis stays unreachable, the log says so again this often (never per request). */
-export const UNREACHABLE_LOG_INTERVAL_MS = 30_000;
+const UNREACHABLE_LOG_INTERVAL_MS = 30_000;
 
 /**
  * Names an unreachable Redis in the log: where the client connects (host:port, the Sentinels,

@@ -2,7 +2,7 @@
 const SCHEMES = ['redis:', 'rediss:'];
 
 /** What a `redis` string may be, for error messages. */
-export const REDIS_URL_FORMS =
+const REDIS_URL_FORMS =
   'redis://[[user]:password@]host[:port][/db], rediss://... for TLS, or a Unix socket path';
 
 /**

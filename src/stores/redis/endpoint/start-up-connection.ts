@@ -8,7 +8,7 @@ import { describeEndpoint } from './endpoint-description';
 export const START_UP_CHECK_MS = 2_000;
 
 /** What one connection at start-up found: a misconfiguration stops start-up. */
-export type StartUpFinding =
+type StartUpFinding =
   | { kind: 'ok' }
   | { kind: 'misconfigured'; cause: string }
   | { kind: 'unreachable'; cause: string };

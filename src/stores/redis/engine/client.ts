@@ -16,7 +16,7 @@ import { bySlot, byNode, nodeOf } from './slot-routing';
  * one of them to return: the waiting decisions then leave together, so batches grow with
  * load. Chosen by measurement (BENCHMARKS.md).
  */
-export const MAX_CALLS_IN_FLIGHT = 2;
+const MAX_CALLS_IN_FLIGHT = 2;
 
 /**
  * Sends the decisions of each event-loop turn to Redis through the ioredis client, in as few

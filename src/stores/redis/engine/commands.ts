@@ -9,7 +9,7 @@ type Commands = Record<string, EngineCommand | undefined>;
 type ExecResult = [Error | null, unknown][] | null;
 
 /** A pipeline of engine calls sent: its results, and the engine it ran (as FCALL or not). */
-export interface PipelineSent {
+interface PipelineSent {
   engine: EngineScript;
   fcall: boolean;
   results: Promise<ExecResult>;

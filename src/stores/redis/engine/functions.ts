@@ -10,7 +10,7 @@ export const FUNCTION_NOT_FOUND = /Function not found/i;
  * permission (one that may still load libraries), or a server with the command renamed away.
  * Nothing of the call ran, so it goes again as a script.
  */
-export const FCALL_REFUSED = /^NOPERM .*'fcall'|^ERR unknown command .?fcall/i;
+const FCALL_REFUSED = /^NOPERM .*'fcall'|^ERR unknown command .?fcall/i;
 
 /** What this process has logged of the engine's call path: each choice once, not per store. */
 const LOGGED = new Set<string>();

@@ -1,7 +1,7 @@
 import type { DecisionGroup } from '../../../contracts/decision-group';
 
 /** What grouping reads of a batch's entry (client.ts's EngineEntry). */
-export interface GroupedEntry {
+interface GroupedEntry {
   key: string;
   group?: DecisionGroup;
   withdraw(): void;

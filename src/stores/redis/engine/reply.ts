@@ -60,7 +60,7 @@ export class EngineReplies {
  * member's key is marked undone in its group. `starts`: where each group decided together
  * starts in `entries`, and its size (groups.ts); `bases`: each entry's first value.
  */
-export function markUndone(
+function markUndone(
   entries: readonly EngineEntry[],
   reply: readonly unknown[],
   bases: readonly number[],

@@ -2,7 +2,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { StoreUnavailableError } from '../../../errors/store-unavailable.error';
 
 /** What the engine recognizes as one of its own calls: a command's name and arguments. */
-export type IsEngineCall = (name: string, args: readonly unknown[]) => boolean;
+type IsEngineCall = (name: string, args: readonly unknown[]) => boolean;
 
 interface QueuedCommand {
   command: { name: string; args: unknown[]; reject(error: Error): void };

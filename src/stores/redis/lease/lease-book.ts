@@ -17,10 +17,10 @@ type LeasedParams = LeaseParams & BlockParams;
 export const LEASE_LIFETIME_MS = 1000;
 
 /** How the book decides in Redis: the store's own evaluate, which no lease answers. */
-export type InRedis = (call: DecisionCall<any, any, any>) => Promise<Decision>;
+type InRedis = (call: DecisionCall<any, any, any>) => Promise<Decision>;
 
 /** What identifies a limit by its engine arguments, whatever object carries them. */
-export type LimitIdentity = (
+type LimitIdentity = (
   algorithm: LimiterAlgorithm<any, any, any>,
   params: unknown,
   perRequest: boolean,
