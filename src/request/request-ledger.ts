@@ -1,6 +1,6 @@
 import { ExecutionContext } from '@nestjs/common';
 import { httpRequestOf } from '../context/http-context';
-import type { RequestOutcome } from './settled-permits';
+import type { HandlerOutcome } from '../contracts/limit-context';
 
 /** Decides a request's limits that waited for the app's guards; throws what the guard would. */
 type DeferredDecision = () => Promise<unknown>;
@@ -18,6 +18,11 @@ export interface SlotRenewal {
    * blocked). An unanswered renewal resolves true: the next one tries again.
    */
   renew(): Promise<boolean>;
+}
+
+/** How a request ended: failed or not (count modes), and what `settle` sees. */
+export interface RequestOutcome extends HandlerOutcome {
+  failed: boolean;
 }
 
 /**
