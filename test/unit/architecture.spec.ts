@@ -185,7 +185,7 @@ describe('imports run downward only (docs/design.md#layout)', () => {
     expect(keyedByRequest.map((file) => file.split('/').pop())).toEqual(['request-ledger.ts']);
   });
 
-  it('stores/ holds the store contract at its root and a folder a backend, ', () => {
+  it('stores/ holds the store contract at its root and a folder a backend', () => {
     const root = readdirSync(join(SRC, 'stores'), { withFileTypes: true });
     expect(root.filter((entry) => entry.isFile()).length).toBeLessThanOrEqual(3);
     expect(root.filter((entry) => entry.isDirectory()).map((entry) => entry.name)).toEqual([
