@@ -1,5 +1,5 @@
-// Composes the engine's Redis Functions library from src/stores/engine/engine-library.lua
-// and the .lua files it includes, and writes it to src/stores/engine/engine.library.lua, the
+// Composes the engine's Redis Functions library from src/stores/redis/engine/library.lua
+// and the .lua files it includes, and writes it to src/stores/redis/engine/engine.library.lua, the
 // golden file the store loads (`npm run engine:library`; a unit test fails while the file
 // differs from what this composes). As bullmq does: a line `--- @include "<path>"` (relative to
 // the file that holds it) is replaced by that file, itself composed, the first time it is
@@ -10,8 +10,8 @@ const { createHash } = require('node:crypto');
 const { readFileSync, writeFileSync } = require('node:fs');
 const { dirname, join, resolve } = require('node:path');
 
-const ENGINE = join(__dirname, '..', 'src', 'stores', 'engine');
-const ROOT = join(ENGINE, 'engine-library.lua');
+const ENGINE = join(__dirname, '..', 'src', 'stores', 'redis', 'engine');
+const ROOT = join(ENGINE, 'library.lua');
 const GOLDEN = join(ENGINE, 'engine.library.lua');
 const INCLUDE = /^[ \t]*--- @include "([^"]+)"[ \t]*$/gm;
 

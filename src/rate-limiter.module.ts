@@ -35,8 +35,8 @@ import { RateLimiterModuleOptions } from './rate-limiter.options';
 import { validateModuleOptions } from './rate-limiter.options-validation';
 import { LimiterStore } from './stores/limiter-store';
 import { FailurePolicyStore } from './stores/failure/failure-policy.store';
-import { RedisStore } from './stores/redis.store';
-import { warnIfRedisEvicts } from './stores/redis-eviction.check';
+import { RedisStore } from './stores/redis/redis.store';
+import { warnIfRedisEvicts } from './stores/redis/redis-eviction.check';
 import {
   checkRedisConnection,
   failurePolicyStoreFromOptions,

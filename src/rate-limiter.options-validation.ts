@@ -1,12 +1,12 @@
-import { MAX_TIMER_MS } from './algorithms/sleep';
+import { MAX_TIMER_MS } from './stores/sleep';
 import { NetworkPolicy } from './keys/network-policy';
 import { defaultDefinitions } from './compile/default-limits';
 import { LimiterConfigError } from './errors/limiter-config.error';
 import { compileLimit } from './compile/compiled-limit';
 import { limiterMessages } from './rate-limiter.messages';
 import { RateLimiterModuleOptions } from './rate-limiter.options';
-import { REDIS_CALL_MODES } from './stores/engine/call-mode';
-import { redisUrlProblem, withoutPassword } from './stores/endpoint/redis-url';
+import { REDIS_CALL_MODES } from './stores/redis/engine/call-mode';
+import { redisUrlProblem, withoutPassword } from './stores/redis/endpoint/redis-url';
 import { overloadSettings } from './overload/overload.options';
 
 const WHERE = 'RateLimiterModule';

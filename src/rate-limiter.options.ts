@@ -1,7 +1,7 @@
 import type { QuotaLimitOptions } from './decorators/quota-limit.decorator';
 import type { UpstreamOptions } from './upstream/upstream.options';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
-import type { RedisCallMode } from './stores/engine/call-mode';
+import type { RedisCallMode } from './stores/redis/engine/call-mode';
 import type { ConcurrencyLimitOptions } from './decorators/concurrency-limit.decorator';
 import type { CountLimitOptions } from './decorators/count-limit.decorator';
 import type { LeakyBucketLimitOptions } from './decorators/leaky-bucket-limit.decorator';

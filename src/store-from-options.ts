@@ -2,17 +2,17 @@ import { Logger } from '@nestjs/common';
 import Redis, { Cluster, RedisOptions } from 'ioredis';
 import { DEFAULT_STORE_TIMEOUT_MS, RateLimiterModuleOptions } from './rate-limiter.options';
 import { LimiterStore } from './stores/limiter-store';
-import { MemoryStore } from './stores/memory.store';
+import { MemoryStore } from './stores/memory/memory.store';
 import { FailurePolicyStore } from './stores/failure/failure-policy.store';
-import { RedisStore } from './stores/redis.store';
+import { RedisStore } from './stores/redis/redis.store';
 import { DecisionMetrics } from './metrics/decision-metrics';
 import { DecisionListener } from './contracts/rate-limit-event';
 import { LimiterConfigError } from './errors/limiter-config.error';
 import { limiterMessages } from './rate-limiter.messages';
-import { checkStartUpConnection } from './stores/endpoint/start-up-connection';
-import { describeEndpoint } from './stores/endpoint/endpoint-description';
-import { withoutPassword } from './stores/endpoint/redis-url';
-import { startUpDecisionRefusal } from './stores/redis-start-up-decision';
+import { checkStartUpConnection } from './stores/redis/endpoint/start-up-connection';
+import { describeEndpoint } from './stores/redis/endpoint/endpoint-description';
+import { withoutPassword } from './stores/redis/endpoint/redis-url';
+import { startUpDecisionRefusal } from './stores/redis/redis-start-up-decision';
 
 /**
  * Options of the connections the module creates itself. One retry per command bounds the

@@ -13,7 +13,7 @@ interface ListeningServer {
  * app serving microservices only) never listens, and still needs its start-up work. A port
  * in use fails `listen` well within it.
  */
-export const SERVE_GRACE_MS = 1_000;
+const SERVE_GRACE_MS = 1_000;
 
 /**
  * Runs `work` once the app serves: when its HTTP server starts listening, at once for an app

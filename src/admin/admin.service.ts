@@ -24,7 +24,7 @@ import { fromStore } from './from-store';
 import { addedTo } from './live-networks';
 
 /** A key blocked now, and for how long. */
-export interface BlockedKey extends KeyRef {
+interface BlockedKey extends KeyRef {
   blockedMs: number;
 }
 

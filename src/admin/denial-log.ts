@@ -15,13 +15,13 @@ export interface DeniedKey extends LimitRef {
 }
 
 /** A key whose last denial said "retry after": a candidate for the blocked list. */
-export interface DeniedUntil extends LimitRef {
+interface DeniedUntil extends LimitRef {
   key: string;
   untilMs: number;
 }
 
 /** Denials counted since the last flush, by member, for one minute. */
-export interface DenialBatch {
+interface DenialBatch {
   minute: number;
   counts: ReadonlyMap<string, number>;
   /** The end of each member's last retry time (epoch ms). */
@@ -42,7 +42,7 @@ export interface DenialLog {
 /** A member names the limit and the key: the same key under two limits is two rows. */
 export const memberOf = (ref: LimitRef, key: string) => JSON.stringify([ref.limit, ref.name, key]);
 
-export function parseMember(member: string): (LimitRef & { key: string }) | undefined {
+function parseMember(member: string): (LimitRef & { key: string }) | undefined {
   try {
     const [limit, name, key] = JSON.parse(member) as unknown[];
     if (typeof limit === 'string' && typeof name === 'string' && typeof key === 'string') {

@@ -15,7 +15,7 @@ export interface LimitOverride {
 }
 
 /** How often every server reads the settings: a change shows everywhere within a second. */
-export const SETTINGS_POLL_MS = 500;
+const SETTINGS_POLL_MS = 500;
 
 type Listener<T> = (value: T) => void;
 

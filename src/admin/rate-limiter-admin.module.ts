@@ -5,7 +5,7 @@ import { LimitExplorer } from '../compile/limit.explorer';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { LimiterStore } from '../stores/limiter-store';
-import { RedisStore } from '../stores/redis.store';
+import { RedisStore } from '../stores/redis/redis.store';
 import { adminControllerFor } from './admin.controller';
 import { RateLimiterAdminOptions, validateAdminOptions } from './admin.options';
 import { NetworkPolicy } from '../keys/network-policy';

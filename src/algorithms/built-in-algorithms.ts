@@ -4,7 +4,7 @@ import { coalescedAcquire } from './state-ops/coalesced';
 
 /**
  * Every algorithm the decorators use: each is found by its Lua name in the table of the
- * engine library (stores/engine/engine-library.lua); its script form, for Redis without
+ * engine library (stores/redis/engine/library.lua); its script form, for Redis without
  * Functions, is defined when the store is created, since an ioredis auto-pipeline copies the
  * client's commands when it starts.
  */

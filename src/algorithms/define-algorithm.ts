@@ -1,10 +1,5 @@
-import {
-  anyAlgorithm,
-  CompiledAlgorithm,
-  DecisionSource,
-  factoryMethodOf,
-  LimitKind,
-} from './limit-kind';
+import { anyAlgorithm, CompiledAlgorithm, factoryMethodOf, LimitKind } from './limit-kind';
+import { DecisionSource } from './decision-source';
 import {
   checkPermits,
   PEEK_PERMITS,
@@ -28,7 +23,7 @@ import { DefinedSlots, defineSlots, commonKindParts, SlotHooks } from './define-
  * options, its Lua and twin (the core), and how a decorator's options become a request.
  * `O` its options, `P` its parameters, `R` a request, `S` the twin's state, `L` its limiter.
  */
-export interface AlgorithmDefinition<O, P, R, S, L> {
+interface AlgorithmDefinition<O, P, R, S, L> {
   /**
    * The one name of the algorithm: its decorator's in camel case (`countLimit`), the kind a
    * decorator records and a module default names, its folder, its Lua functions; its class
@@ -64,7 +59,7 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
    */
   coalesces?: boolean;
   /**
-   * Set when a server may lease the limit's permits (`lease: n`, stores/lease; `lease` is then
+   * Set when a server may lease the limit's permits (`lease: n`, stores/redis/lease; `lease` is then
    * in {@link options}: a kind without it refuses the option as unknown, and the concurrency
    * limit's own `lease` is its slots' lifetime). `endsWithWindow`: its permits come back at
    * the end of a window (`resetMs`), which a lease never outlives.
@@ -73,7 +68,7 @@ export interface AlgorithmDefinition<O, P, R, S, L> {
   /**
    * Its folder, `__dirname`: its Lua is `<folder>.lua`, `.refund.lua`, `.charge.lua` and
    * `.coalesced.lua` there, composed into the engine library by
-   * stores/engine/engine-library.lua.
+   * stores/redis/engine/library.lua.
    */
   folder: string;
   /** The acquire but its command (`limiter<Name>`) and Lua (`<folder>.lua`): twin, arguments. */

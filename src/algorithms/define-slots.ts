@@ -1,5 +1,6 @@
 import { Decision } from '../contracts/decision';
-import { anyAlgorithm, CompiledAlgorithm, DecisionSource, LimitKind } from './limit-kind';
+import { anyAlgorithm, CompiledAlgorithm, LimitKind } from './limit-kind';
+import { DecisionSource } from './decision-source';
 import { LimiterAlgorithm } from './limiter-algorithm';
 import { staticPermits } from './permits';
 import { peekOf, resetOf, StateOps } from './state-ops/state-ops';
@@ -26,7 +27,7 @@ export interface SlotHooks<P, R, S> {
 }
 
 /** What defineAlgorithm's definition (define-algorithm.ts) gives the part it shares with this file. */
-export interface SlotsDefinition<O, P, R, L> {
+interface SlotsDefinition<O, P, R, L> {
   name: string;
   decorator: string;
   prefix: string;

@@ -23,7 +23,7 @@ export function durationOfMilliseconds(milliseconds: number): string {
 }
 
 /** A time option given as a bare number that looks like milliseconds. */
-export interface MillisecondsSuspect {
+interface MillisecondsSuspect {
   /** The option as written: `period`, or `block[1]` for a step of escalating blocks. */
   option: string;
   value: number;

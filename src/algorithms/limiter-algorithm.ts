@@ -39,7 +39,7 @@ export interface LimiterAlgorithm<P, R, S> {
    */
   readonly lua?: string;
   /**
-   * The name of its function in the engine library's table (engine-library.lua); default
+   * The name of its function in the engine library's table (engine/library.lua); default
    * `commandName`. An algorithm that runs another's function under its own command sets it.
    */
   readonly luaName?: string;

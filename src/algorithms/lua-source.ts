@@ -13,7 +13,7 @@ interface LuaNamed {
   readonly luaName?: string;
 }
 
-/** The name of the algorithm's function in the engine library (engine-library.lua). */
+/** The name of the algorithm's function in the engine library (engine/library.lua). */
 export function luaNameOf(algorithm: LuaNamed): string {
   return algorithm.luaName ?? algorithm.commandName;
 }

@@ -98,7 +98,7 @@ export function spanInRange(
  * A rate or a time already in seconds: a finite number > 0. `given` is what the caller
  * wrote (a duration string before its conversion), for the message.
  */
-export function finiteAboveZero(
+function finiteAboveZero(
   value: unknown,
   where: string,
   option: string,

@@ -51,7 +51,7 @@ export interface CycleAnchor {
 }
 
 /** A cycle: [startMs, endMs), epoch ms. */
-export interface Cycle {
+interface Cycle {
   startMs: number;
   endMs: number;
 }
@@ -122,7 +122,7 @@ export function cycleStart(rule: CycleRule, index: number): number {
 }
 
 /** The cycle `instant` (epoch ms) falls in, with its number. */
-export function cycleIndexAt(rule: CycleRule, instant: number): { index: number } & Cycle {
+function cycleIndexAt(rule: CycleRule, instant: number): { index: number } & Cycle {
   let index = indexGuess(rule, wallTimeAt(instant, rule.timeZone));
   let start = cycleStart(rule, index);
   while (start > instant) start = cycleStart(rule, --index);

@@ -4,7 +4,7 @@ import { CYCLE_UNITS, CycleAnchor, CycleRule, CycleUnit, daysInMonth } from './c
 import { isTimeZone, wallTimeAt } from './zone-time';
 
 /** The options a cycle is made of, as `@QuotaLimit` and `factory.quota` take them. */
-export interface CycleOptions {
+interface CycleOptions {
   cycle: unknown;
   timeZone?: unknown;
   anchor?: unknown;
@@ -22,7 +22,7 @@ function invalid(where: string, option: string, value: unknown, expected: string
 }
 
 /** The unit, or a start-up error naming `cycle`. */
-export function cycleUnitOf(value: unknown, where: string): CycleUnit {
+function cycleUnitOf(value: unknown, where: string): CycleUnit {
   if (!CYCLE_UNITS.includes(value as CycleUnit)) {
     throw new LimiterConfigError(limiterMessages.invalidChoice(where, 'cycle', value, CYCLE_UNITS));
   }
@@ -30,7 +30,7 @@ export function cycleUnitOf(value: unknown, where: string): CycleUnit {
 }
 
 /** An IANA zone name the platform knows, or a start-up error naming `timeZone`. */
-export function timeZoneOf(value: unknown, where: string): string {
+function timeZoneOf(value: unknown, where: string): string {
   if (!isTimeZone(value)) {
     invalid(where, 'timeZone', value, "an IANA time zone name such as 'Europe/Paris' or 'UTC'");
   }

@@ -1,5 +1,5 @@
 /** `@nestjs/websockets`' GATEWAY_METADATA, by value: the package is optional. */
-export const GATEWAY_METADATA = 'websockets:is_gateway';
+const GATEWAY_METADATA = 'websockets:is_gateway';
 
 /** The gateway method Nest calls when a client connects, which no guard runs before. */
 export const CONNECTION_HANDLER = 'handleConnection';

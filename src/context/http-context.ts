@@ -22,7 +22,7 @@ export interface GuardedRequest {
  * The authenticated user: `request.user`, or on Fastify `request.raw.user`, where Nest
  * middleware (which receives the raw Node request there) puts it.
  */
-export function userOf(request: any): any {
+function userOf(request: any): any {
   return request?.user ?? request?.raw?.user;
 }
 

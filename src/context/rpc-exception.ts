@@ -15,7 +15,7 @@ const GRPC_STATUS: Record<number, number> = {
 const GRPC_UNKNOWN = 2;
 
 /** The trailer that carries a denial's retry delay, in whole milliseconds. */
-export const RETRY_AFTER_MS_METADATA = 'retry-after-ms';
+const RETRY_AFTER_MS_METADATA = 'retry-after-ms';
 
 interface GrpcMetadata {
   set(key: string, value: string): void;

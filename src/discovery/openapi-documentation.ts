@@ -31,7 +31,7 @@ const SWAGGER_KEYS: MetadataKeys = {
 };
 
 /** The extension that lists a route's limits. */
-export const RATE_LIMIT_EXTENSION = 'x-ratelimit';
+const RATE_LIMIT_EXTENSION = 'x-ratelimit';
 
 /** Handlers this module documented: their 429 is ours to write again (another app, a test). */
 const documentedByUs = new WeakSet<Function>();

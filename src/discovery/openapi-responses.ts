@@ -80,7 +80,7 @@ export function defaultStatusOf(handler: Function): number {
 }
 
 /** One limit as the `x-ratelimit` extension lists it. */
-export interface DocumentedPolicy {
+interface DocumentedPolicy {
   name: string;
   /** The decorator: `@CountLimit`. */
   limit: string;

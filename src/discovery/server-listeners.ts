@@ -1,5 +1,5 @@
 /** Told of a gateway instance and its server as Nest assigns it (gateway-server.ts). */
-export type ServerListener = (gateway: object, server: unknown) => void;
+type ServerListener = (gateway: object, server: unknown) => void;
 
 const listeners = new Set<ServerListener>();
 

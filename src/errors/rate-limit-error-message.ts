@@ -23,7 +23,7 @@ export interface RateLimitErrorDetail {
 export type RateLimitErrorMessage =
   string | ((context: ExecutionContext, detail: RateLimitErrorDetail) => string);
 
-export const DEFAULT_ERROR_MESSAGE = 'Too Many Requests';
+const DEFAULT_ERROR_MESSAGE = 'Too Many Requests';
 
 /**
  * The message of a 429. A function that throws or returns no string is the app's mistake:

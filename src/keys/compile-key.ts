@@ -24,7 +24,7 @@ import {
 import { LimitType } from '../contracts/limit-type.enum';
 
 /** The options of a limit that say where its key comes from, as a decorator recorded them. */
-export interface KeyDeclaration {
+interface KeyDeclaration {
   key?: unknown;
   limitType?: unknown;
 }
@@ -47,7 +47,7 @@ export function limitTypeOf(options: KeyDeclaration): LimitType {
   return (options.limitType ?? (options.key ? LimitType.CUSTOM : LimitType.METHOD)) as LimitType;
 }
 
-export interface CompiledKey {
+interface CompiledKey {
   key: (facts: RequestFacts) => string;
   keyForm: KeyForm;
   readsUser: boolean;

@@ -6,7 +6,7 @@ import { LimitType } from '../contracts/limit-type.enum';
 export const MAX_KEY_PART_LENGTH = 256;
 
 /** What a key part may depend on, already resolved from the request by the guard. */
-export interface KeyPartRequest {
+interface KeyPartRequest {
   /** Client IP address as keys count it: `resolveIp`'s, an IPv6 one reduced to its subnet. */
   ip: string;
   /** Authenticated user id, as `resolveUser` returned it; absent for anonymous requests. */
@@ -20,7 +20,7 @@ export interface KeyPartRequest {
  * start of `%25`, `%7B`, `%7D` or `%7E`), so no part kept as is can equal a hashed one: a
  * client cannot send a digest as a value to reach the state of a long key.
  */
-export const HASHED_PART_MARKER = '%#';
+const HASHED_PART_MARKER = '%#';
 
 /**
  * Keeps Redis keys bounded whatever the client sends: a part up to

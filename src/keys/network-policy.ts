@@ -10,7 +10,7 @@ export interface NetworkLists {
 }
 
 /** What the networks say of one client: never limited, refused, or nothing (limited as usual). */
-export type NetworkVerdict = 'allow' | 'deny' | undefined;
+type NetworkVerdict = 'allow' | 'deny' | undefined;
 
 const EXPECTED = "a network in CIDR ('10.0.0.0/8', '2001:db8::/32') or an address";
 

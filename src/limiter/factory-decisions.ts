@@ -1,11 +1,11 @@
 import { Logger } from '@nestjs/common';
 import { decisionEvent, emitEvent, softLimitEvent } from '../contracts/rate-limit-event';
-import { DecisionSource } from '../algorithms/limit-kind';
+import { DecisionSource } from '../algorithms/decision-source';
 import { LimiterAlgorithm, takesPermits } from '../algorithms/limiter-algorithm';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 
 /** The `limit` of the factory's events and of its store errors. */
-export const FACTORY_LABEL = 'RateLimiterFactory';
+const FACTORY_LABEL = 'RateLimiterFactory';
 
 /**
  * The module's store as the factory's limiters use it: each decision goes through the

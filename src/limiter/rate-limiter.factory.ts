@@ -9,7 +9,8 @@ import { CountLimiterOptions } from '../algorithms/count-limit/count-limit.model
 import { LeakyBucketLimiter } from '../algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
 import { leakyBucketLimitKind } from '../algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
 import { LeakyBucketLimiterOptions } from '../algorithms/leaky-bucket-limit/leaky-bucket-limit.model';
-import { DecisionSource, LimitKind } from '../algorithms/limit-kind';
+import { LimitKind } from '../algorithms/limit-kind';
+import { DecisionSource } from '../algorithms/decision-source';
 import { factoryMethodOf, limitKindFor, variantSwitches } from '../algorithms/registry';
 import { SlidingWindowLimiter } from '../algorithms/sliding-window-limit/sliding-window-limit.definition';
 import { slidingWindowLimitKind } from '../algorithms/sliding-window-limit/sliding-window-limit.definition';
@@ -30,7 +31,7 @@ import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { FactoryDecisions } from './factory-decisions';
 import { LimiterCache } from './limiter-cache';
 import type { LimiterCacheOptions } from '../rate-limiter.options';
-import { RedisStore } from '../stores/redis.store';
+import { RedisStore } from '../stores/redis/redis.store';
 import { UpstreamMetrics } from '../metrics/upstream-metrics';
 import { MemoryLearning, RedisLearning } from '../upstream/shared-learning';
 import { Upstream } from '../upstream/upstream';
@@ -38,7 +39,7 @@ import { UpstreamOptions } from '../upstream/upstream.options';
 import { UpstreamRegistry } from '../upstream/upstream-registry';
 
 /** The part of the module options the factory uses. */
-export interface RateLimiterFactoryOptions {
+interface RateLimiterFactoryOptions {
   keyPrefix?: string;
   cache?: LimiterCacheOptions;
   upstreams?: UpstreamOptions[];

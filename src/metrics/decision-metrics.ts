@@ -15,11 +15,11 @@ export interface MetricsOptions {
   nearLimit?: number;
 }
 
-export const DEFAULT_NEAR_LIMIT = 0.1;
+const DEFAULT_NEAR_LIMIT = 0.1;
 
 /** The instrument name of the decision counter and of the engine-call histogram. */
-export const DECISIONS_METRIC = 'ratelimit.decisions';
-export const STORE_DURATION_METRIC = 'ratelimit.store.duration';
+const DECISIONS_METRIC = 'ratelimit.decisions';
+const STORE_DURATION_METRIC = 'ratelimit.store.duration';
 const METER_NAME = 'nestjs-limiter';
 
 // The little of @opentelemetry/api used here, typed locally: the published types then name

@@ -2,9 +2,9 @@ import { optionalPackage } from '../optional-package';
 import type { OverloadPriority } from '../overload/overload.options';
 import type { OverloadSnapshot } from '../overload/overload-gate';
 
-export const OVERLOAD_LIMIT_METRIC = 'ratelimit.overload.limit';
-export const OVERLOAD_IN_FLIGHT_METRIC = 'ratelimit.overload.in_flight';
-export const OVERLOAD_REFUSED_METRIC = 'ratelimit.overload.refused';
+const OVERLOAD_LIMIT_METRIC = 'ratelimit.overload.limit';
+const OVERLOAD_IN_FLIGHT_METRIC = 'ratelimit.overload.in_flight';
+const OVERLOAD_REFUSED_METRIC = 'ratelimit.overload.refused';
 const METER_NAME = 'nestjs-limiter';
 
 // The little of @opentelemetry/api used here, typed locally (as decision-metrics.ts does).

@@ -1,9 +1,9 @@
 import { optionalPackage } from '../optional-package';
 
 /** The instrument names of the upstream budgets. */
-export const UPSTREAM_CALLS_METRIC = 'ratelimit.upstream.calls';
-export const UPSTREAM_WAIT_METRIC = 'ratelimit.upstream.wait';
-export const UPSTREAM_RATE_METRIC = 'ratelimit.upstream.rate';
+const UPSTREAM_CALLS_METRIC = 'ratelimit.upstream.calls';
+const UPSTREAM_WAIT_METRIC = 'ratelimit.upstream.wait';
+const UPSTREAM_RATE_METRIC = 'ratelimit.upstream.rate';
 const METER_NAME = 'nestjs-limiter';
 
 type Attributes = Record<string, string>;

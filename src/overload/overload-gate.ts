@@ -2,7 +2,7 @@ import { AdaptiveLimit, WindowVerdict } from './adaptive-limit.model';
 import { OverloadPriority, OverloadSettings } from './overload.options';
 
 /** A point of the limit's recent history: when (epoch ms) and what it was. */
-export interface LimitPoint {
+interface LimitPoint {
   atMs: number;
   limit: number;
 }

@@ -4,7 +4,7 @@ import { OverloadPriority, OverloadSettings } from './overload.options';
 import { PRIORITIES } from './overload-gate';
 
 /** What a priority reads: the request as its transport gives it, and its key context. */
-export interface PriorityInput {
+interface PriorityInput {
   request: unknown;
   keyContext(): KeyContext;
 }

@@ -41,7 +41,7 @@ export interface OverloadSettings extends AdaptiveLimitSettings {
   reserve: number;
 }
 
-export const OVERLOAD_DEFAULTS = {
+const OVERLOAD_DEFAULTS = {
   initialLimit: 20,
   minLimit: 1,
   maxLimit: 1000,

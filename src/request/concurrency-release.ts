@@ -1,5 +1,7 @@
-import { ExecutionContext } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { EMPTY, Observable } from 'rxjs';
 import { RequestLedger, SlotRelease } from './request-ledger';
+import { respondsLater, untilHandlerEnds } from './managed-response';
 
 export function once(release: () => Promise<unknown>): SlotRelease {
   let released: Promise<void> | undefined;
@@ -20,7 +22,7 @@ export function rawResponse(response: any): any {
  * Runs `then` once the response is over: sent in full, or its connection closed (a client
  * that left). Node emits `close` in both cases; a response already over runs it at once.
  */
-export function whenResponseEnds(response: any, then: () => void): void {
+function whenResponseEnds(response: any, then: () => void): void {
   const raw = rawResponse(response);
   if (!raw || raw.closed || raw.destroyed) then();
   else raw.once('close', then);
@@ -55,4 +57,56 @@ export function holdUntilDone(
     ledger.take('release');
     void all();
   });
+}
+
+/** Whether the client of an HTTP response is already gone: its connection closed unanswered. */
+function isGone(raw: any): boolean {
+  return raw.closed === true || raw.destroyed === true;
+}
+
+/**
+ * Waits for `wait` (a request's reserved permits), unless its client leaves first (the
+ * response closes before anything was written: Express's `res` or Fastify's `reply.raw`).
+ * Resolves true when the wait ran its course, false as soon as the client is gone, so the
+ * caller gives the reservation back at once instead of spending it on nobody. Outside HTTP
+ * it just waits.
+ */
+export function waitWhileConnected(wait: Promise<void>, response: unknown): Promise<boolean> {
+  const raw = rawResponse(response);
+  if (!raw) return wait.then(() => true);
+  if (isGone(raw)) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onClose = () => resolve(false);
+    raw.once('close', onClose);
+    void wait.then(() => {
+      raw.off('close', onClose);
+      resolve(true);
+    });
+  });
+}
+
+/**
+ * Gives back `@ConcurrencyLimit` slots when the handler's work is over: after its last value
+ * (all of them, for an observable stream) and before Nest writes the response, or when it
+ * fails, or when the subscriber leaves early (an SSE client that left). A response that goes
+ * on after the handler returns (a `StreamableFile`, or a handler that took the response with
+ * `@Res()`) holds the slot until that response ends. A piece of RateLimitInterceptor, which
+ * the module binds only where a slot is held.
+ */
+@Injectable()
+export class ConcurrencyReleaseInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const release = RequestLedger.take(context, 'release');
+    if (!release) return next.handle();
+    return untilHandlerEnds(next, {
+      done: (last, handOver) => {
+        if (!respondsLater(context, last)) return release();
+        handOver();
+        whenResponseEnds(context.switchToHttp().getResponse(), () => void release());
+        return EMPTY;
+      },
+      failed: release,
+      left: () => void release(),
+    });
+  }
 }

@@ -10,7 +10,7 @@ import { EMPTY, Observable, defer, mergeMap, throwError } from 'rxjs';
 import { rawResponse } from './concurrency-release';
 import { forContext } from '../context/context-exception';
 import { respondsLater, untilHandlerEnds } from './managed-response';
-import { whenAnswered } from './response-answered';
+import { whenAnswered } from './settlement';
 import { RequestLedger } from './request-ledger';
 
 /**

@@ -3,7 +3,7 @@ import { CompiledLimit } from '../compile/compiled-limit';
 import { RateLimitEvent } from '../contracts/rate-limit-event';
 
 /** Hears one decision of the guard, with the limit as compiled for that request. */
-export type GuardDecisionListener = (event: RateLimitEvent, limit: CompiledLimit) => void;
+type GuardDecisionListener = (event: RateLimitEvent, limit: CompiledLimit) => void;
 
 /**
  * The guard's decisions for the library's own listeners (the admin module's denial log),

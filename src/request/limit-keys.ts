@@ -20,7 +20,7 @@ import { forContext } from '../context/context-exception';
  * in the log: it tells a stranger how keys are built (and a missing `user?.id` is often an
  * unauthenticated request, which the app's own 401 should answer, not us).
  */
-export const MISSING_KEY_VALUE = 'Missing a value this request is rate-limited by';
+const MISSING_KEY_VALUE = 'Missing a value this request is rate-limited by';
 
 /**
  * Limits whose missing key value was logged, once each, not once per request: by their key

@@ -20,7 +20,7 @@ const responseHandling = new WeakMap<Function, Map<string, boolean>>();
  * `passthrough`), as Nest decides it: then the response may go on after the handler
  * returns. Read once per handler.
  */
-export function managesResponse(context: ExecutionContext): boolean {
+function managesResponse(context: ExecutionContext): boolean {
   const controller = context.getClass();
   const method = context.getHandler().name;
   let byMethod = responseHandling.get(controller);
@@ -51,7 +51,7 @@ export function respondsLater(context: ExecutionContext, last: unknown): boolean
 }
 
 /** What an interceptor does when the handler's work is over, however it ends. */
-export interface HandlerEnd {
+interface HandlerEnd {
   /**
    * After its last value (all of them, for an observable stream), before Nest writes the
    * response: what to wait for. `handOver` says the work goes on with the response instead

@@ -1,13 +1,13 @@
 import { ExecutionContext, InternalServerErrorException, Logger } from '@nestjs/common';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
-import { CompiledLimit } from '../compile/compiled-limit';
+import { CompiledLimit, PlannedLimit } from '../compile/compiled-limit';
+import { LimitContext, SkipPredicate } from '../contracts/limit-context';
 import { InvalidResolvedOptionError } from '../compile/resolvable-options';
 import { LimitPlan } from '../compile/limit.explorer';
 import { forContext } from '../context/context-exception';
 import { GuardedRequest, hasUser } from '../context/http-context';
 import { RequestLimitContext } from '../context/request-limit-context';
 import { limiterMessages } from '../rate-limiter.messages';
-import { applicableLimits } from './applicable-limits';
 import { DecisionReports } from './decision-reports';
 
 /** The limits of a handler's plan that apply to one request. */
@@ -57,4 +57,28 @@ export class PlanLimits {
       throw forContext(context, new InternalServerErrorException());
     }
   }
+}
+
+/**
+ * The limits of a dynamic plan that apply to one request, compiled for it: none when the
+ * module's `skip` says so, else those whose own `skip` does not, with the options that are
+ * functions resolved. A skipped limit reads no key and costs no store call; `onSkipped`
+ * hears of each. Rejects with `InvalidResolvedOptionError` for a value the algorithm refuses.
+ */
+async function applicableLimits(
+  plan: readonly PlannedLimit[],
+  ctx: LimitContext,
+  moduleSkip: SkipPredicate | undefined,
+  onSkipped: (limit: PlannedLimit) => void,
+): Promise<readonly CompiledLimit[]> {
+  if (moduleSkip && (await moduleSkip(ctx))) {
+    for (const limit of plan) onSkipped(limit);
+    return [];
+  }
+  const applicable: CompiledLimit[] = [];
+  for (const limit of plan) {
+    if (limit.skip && (await limit.skip(ctx))) onSkipped(limit);
+    else applicable.push(limit.resolve ? await limit.resolve(ctx) : limit);
+  }
+  return applicable;
 }

@@ -17,7 +17,7 @@ export function setHeader(response: any, name: string, value: string | number): 
 const seconds = (milliseconds: number) => Math.max(0, Math.ceil(milliseconds / 1000));
 
 /** One limit's decision for a request, as the headers describe it. */
-export interface DescribedLimit {
+interface DescribedLimit {
   limit: CompiledLimit;
   key: string;
   decision: Decision;
@@ -58,7 +58,7 @@ function asGivenBack(taken: Taken): DescribedLimit {
  * applied, each by its name: `RateLimit-Policy: "burst";q=5;w=1, "daily";q=100;w=86400`
  * and `RateLimit: "burst";r=4;t=1, "daily";r=99;t=86400` (see {@link policyItem}).
  */
-export function setLimitHeaders(
+function setLimitHeaders(
   response: any,
   mode: HeadersMode,
   described: readonly DescribedLimit[],

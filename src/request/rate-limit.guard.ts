@@ -17,7 +17,7 @@ import { OUTSIDE_DENY_LIST } from '../rate-limiter.constants';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { forContext } from '../context/context-exception';
-import { waitWhileConnected } from './client-presence';
+import { waitWhileConnected } from './concurrency-release';
 import { RequestLimitContext } from '../context/request-limit-context';
 import { LimitExplorer, LimitPlan } from '../compile/limit.explorer';
 import { keysOf } from './limit-keys';

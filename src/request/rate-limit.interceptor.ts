@@ -1,7 +1,7 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
 import { from, mergeMap, Observable } from 'rxjs';
-import { ConcurrencyReleaseInterceptor } from './concurrency-release.interceptor';
+import { ConcurrencyReleaseInterceptor } from './concurrency-release';
 import { CountOutcomeInterceptor } from './count-outcome.interceptor';
 import { RequestLedger } from './request-ledger';
 

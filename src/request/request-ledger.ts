@@ -1,9 +1,9 @@
 import { ExecutionContext } from '@nestjs/common';
 import { httpRequestOf } from '../context/http-context';
-import type { RequestOutcome } from './settled-permits';
+import type { HandlerOutcome } from '../contracts/limit-context';
 
 /** Decides a request's limits that waited for the app's guards; throws what the guard would. */
-export type DeferredDecision = () => Promise<unknown>;
+type DeferredDecision = () => Promise<unknown>;
 
 /** Gives back a request's concurrency slots; calling it again does nothing. */
 export type SlotRelease = () => Promise<void>;
@@ -20,6 +20,11 @@ export interface SlotRenewal {
   renew(): Promise<boolean>;
 }
 
+/** How a request ended: failed or not (count modes), and what `settle` sees. */
+export interface RequestOutcome extends HandlerOutcome {
+  failed: boolean;
+}
+
 /**
  * Settles a request's limits: `outcome` is how it ended. Resolves false when a `settle`
  * was invalid (logged; nothing corrected). Calling it again does nothing.
@@ -27,7 +32,7 @@ export interface SlotRenewal {
 export type Settle = (outcome: RequestOutcome) => Promise<boolean>;
 
 /** The work the guard leaves to a later phase of the request; each piece is taken once. */
-export interface PendingWork {
+interface PendingWork {
   /** Limits whose key needs a user the app's own guards set: decided by RateLimitInterceptor. */
   deferred: DeferredDecision;
   /** Concurrency slots to give back once the request's work is over (concurrency-release.ts). */

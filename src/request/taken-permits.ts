@@ -28,7 +28,7 @@ export function reservedPermits(taken: Taken): number {
  * and its reset time less the time since, by this process's clock, which tells a windowed
  * algorithm which window it counted in.
  */
-export function refundRequestFor(
+function refundRequestFor(
   taken: Taken,
   nowMs = performance.now(),
   permits = reservedPermits(taken),

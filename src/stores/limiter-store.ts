@@ -1,6 +1,6 @@
 import { Decision } from '../contracts/decision';
 import type { DecisionCall } from '../algorithms/decision-call';
-import { sleep } from '../algorithms/sleep';
+import { sleep } from './sleep';
 
 /**
  * Where limiter state lives. Every decision is one atomic evaluation of an algorithm on

@@ -2,4 +2,4 @@
 export { ManualClock } from './manual-clock';
 export { createTestingStore } from './testing-store';
 export type { TestingStoreOptions } from './testing-store';
-export type { LimiterClock } from '../stores/memory.store';
+export type { LimiterClock } from '../stores/memory/memory.store';

@@ -1,4 +1,4 @@
-import { LimiterClock } from '../stores/memory.store';
+import { LimiterClock } from '../stores/memory/memory.store';
 
 interface ScheduledWait {
   dueMs: number;

@@ -1,4 +1,4 @@
-import { LimiterClock, MemoryStore } from '../stores/memory.store';
+import { LimiterClock, MemoryStore } from '../stores/memory/memory.store';
 
 /** Options of {@link createTestingStore}. @publicApi */
 export interface TestingStoreOptions {

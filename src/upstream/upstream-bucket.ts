@@ -1,5 +1,5 @@
 import { Decision } from '../contracts/decision';
-import { DecisionSource } from '../algorithms/limit-kind';
+import { DecisionSource } from '../algorithms/decision-source';
 import { RateLimiter, rateLimitDefinition } from '../algorithms/rate-limit/rate-limit.definition';
 import { rateLimitKind } from '../algorithms/rate-limit/rate-limit.definition';
 

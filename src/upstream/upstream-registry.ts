@@ -1,4 +1,4 @@
-import { DecisionSource } from '../algorithms/limit-kind';
+import { DecisionSource } from '../algorithms/decision-source';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { customKeyPart } from '../keys/key-builder';
 import { SharedLearning } from './shared-learning';

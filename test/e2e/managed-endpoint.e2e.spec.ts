@@ -1,6 +1,6 @@
 import { Controller, Get, INestApplication, Module } from '@nestjs/common';
 import { CountLimit, RateLimiterModule, RateLimiterModuleOptions, RateLimitEvent } from '../../src';
-import { clusterSlot } from '../../src/stores/engine/cluster-slot';
+import { clusterSlot } from '../../src/stores/redis/engine/cluster-slot';
 import { burst } from '../helpers/burst';
 import { CaptureLogger } from '../helpers/capture-logger';
 import { eventually } from '../helpers/eventually';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { AddressInfo, createServer, connect, Socket } from 'node:net';
 import { join } from 'node:path';
-import { clusterSlot } from '../../src/stores/engine/cluster-slot';
+import { clusterSlot } from '../../src/stores/redis/engine/cluster-slot';
 
 /** What the emulated endpoint refuses, as managed endpoints and proxies do. */
 export interface ProxyRules {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ChildProcess } from 'node:child_process';
 import { Logger } from '@nestjs/common';
 import Redis, { Cluster } from 'ioredis';
-import { ConnectionWatch } from '../../src/stores/endpoint/connection-watch';
+import { ConnectionWatch } from '../../src/stores/redis/endpoint/connection-watch';
 import { CaptureLogger } from '../helpers/capture-logger';
 import { eventually } from '../helpers/eventually';
 import { freePort } from '../helpers/free-port';

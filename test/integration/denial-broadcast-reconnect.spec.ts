@@ -1,6 +1,6 @@
 import Redis, { RedisOptions } from 'ioredis';
 import { RedisStore } from '../../src';
-import { FORGET_CHANNEL } from '../../src/stores/denial-broadcast';
+import { FORGET_CHANNEL } from '../../src/stores/redis/denial-broadcast';
 import { eventually } from '../helpers/eventually';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 import { RespProxy, startRespProxy } from '../helpers/resp-proxy';

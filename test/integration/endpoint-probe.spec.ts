@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { needsPerSlotCalls, probeEndpoint } from '../../src/stores/endpoint/endpoint-probe';
+import { needsPerSlotCalls, probeEndpoint } from '../../src/stores/redis/endpoint/endpoint-probe';
 import { RedisClusterHandle, startRedisCluster } from '../helpers/redis-cluster';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 import { RespProxy, startRespProxy } from '../helpers/resp-proxy';

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { RateLimiterFactory, RedisStore } from '../../src';
-import { BUILT_IN_ENGINE, ENGINE_LIBRARY } from '../../src/stores/engine/engine-script';
+import { BUILT_IN_ENGINE, ENGINE_LIBRARY } from '../../src/stores/redis/engine/script';
 import { CaptureLogger } from '../helpers/capture-logger';
 import { RedisServer, startRedisServer, WITHOUT_FUNCTIONS } from '../helpers/redis-server';
 import { Logger } from '@nestjs/common';

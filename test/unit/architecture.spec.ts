@@ -11,11 +11,11 @@ const SRC = resolve(__dirname, '..', '..', 'src');
 /** The most lines a file of src/ may have. */
 const MAX_LINES = 250;
 
-function sourceFiles(dir: string): string[] {
+function sourceFiles(dir: string, name = /\.ts$/): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sourceFiles(path, name);
+    return name.test(entry.name) ? [path] : [];
   });
 }
 
@@ -72,6 +72,26 @@ function circles(graph: Map<string, string[]>): string[][] {
   };
   for (const file of graph.keys()) if (!index.has(file)) visit(file);
   return found;
+}
+
+/**
+ * The circles between the rooms of `folder`: each file or folder right under it is one room,
+ * so a file of a sub-folder that imports a file beside that sub-folder, which imports the
+ * sub-folder back, is a circle although no file imports itself.
+ */
+function roomCircles(graph: Map<string, string[]>, folder: string): string[][] {
+  const room = (file: string) =>
+    file.startsWith(`${folder}/`)
+      ? `${folder}/${file.slice(folder.length + 1).split('/')[0]}`
+      : undefined;
+  const rooms = new Map<string, string[]>();
+  for (const [file, targets] of graph) {
+    const from = room(file);
+    if (from === undefined) continue;
+    const to = targets.map(room).filter((r): r is string => r !== undefined && r !== from);
+    rooms.set(from, [...(rooms.get(from) ?? []), ...to]);
+  }
+  return circles(rooms);
 }
 
 /** Lines as `wc -l` counts them, a last line without its newline included. */
@@ -165,6 +185,38 @@ describe('imports run downward only (docs/design.md#layout)', () => {
     expect(keyedByRequest.map((file) => file.split('/').pop())).toEqual(['request-ledger.ts']);
   });
 
+  it('stores/ holds the store contract at its root and a folder a backend', () => {
+    const root = readdirSync(join(SRC, 'stores'), { withFileTypes: true });
+    expect(root.filter((entry) => entry.isFile()).length).toBeLessThanOrEqual(3);
+    expect(root.filter((entry) => entry.isDirectory()).map((entry) => entry.name)).toEqual([
+      'failure',
+      'memory',
+      'redis',
+    ]);
+    // The failure policy wraps any store and keeps a memory store as its insurance; the memory
+    // store knows no Redis; the Redis store reads the failure policy's error log.
+    const backend = (file: string) => {
+      const [top, folder, rest] = file.split('/');
+      return top === 'stores' ? (rest === undefined ? 'contract' : folder) : undefined;
+    };
+    const across = (from: string, to: string[]) =>
+      [...graph].flatMap(([file, targets]) =>
+        backend(file) === from
+          ? targets.filter((t) => to.includes(backend(t)!)).map((t) => `${file} -> ${t}`)
+          : [],
+      );
+    expect(across('contract', ['failure', 'memory', 'redis'])).toEqual([]);
+    expect(across('memory', ['failure', 'redis'])).toEqual([]);
+    expect(across('failure', ['redis'])).toEqual([]);
+    expect(across('redis', ['memory'])).toEqual([]);
+  });
+
+  it('no two rooms of stores/, stores/redis/ or algorithms/ import each other, a folder as one room', () => {
+    for (const folder of ['stores', 'stores/redis', 'algorithms']) {
+      expect([folder, roomCircles(graph, folder)]).toEqual([folder, []]);
+    }
+  });
+
   it('an algorithm is one folder: its model, its definition, its memory twin and at most 5 Lua files', () => {
     const folders = readdirSync(join(SRC, 'algorithms'), { withFileTypes: true })
       .filter((entry) => entry.isDirectory() && entry.name !== 'state-ops')
@@ -188,6 +240,38 @@ describe('imports run downward only (docs/design.md#layout)', () => {
       /redis\.call|redis\.pcall/.test(readFileSync(file, 'utf8')),
     );
     expect(withCommands.map((file) => relative(SRC, file))).toEqual([]);
+  });
+});
+
+describe('exports', () => {
+  const LEFT_EXPORTED = [
+    // The declaration files need them: a definition's inferred type names them.
+    'algorithms/define-algorithm.ts DefinedAlgorithm',
+    'algorithms/quota-limit/quota-limit.memory.ts QuotaTwinState',
+    // To take in with the rework of src/upstream/.
+    'upstream/upstream-learner.ts REPORT_EVERY_MS',
+    'upstream/upstream-learner.ts LearnerHost',
+    'upstream/upstream-registry.ts UPSTREAM_PREFIX',
+  ];
+  const ROOT = resolve(SRC, '..');
+  const EXPORTED =
+    /^export\s+(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:function\*?|const|let|class|interface|type|enum)\s+([A-Za-z_$][\w$]*)/gm;
+
+  it('src/ exports no name that only its own file uses', () => {
+    const readers = ['src', 'test', 'bench', 'sample-app/src', 'scripts']
+      .flatMap((dir) => sourceFiles(join(ROOT, dir), /\.(ts|js)$/))
+      .map((file) => [file, readFileSync(file, 'utf8')] as const);
+    const lonely = sourceFiles(SRC).flatMap((file) => {
+      const text = readFileSync(file, 'utf8');
+      return [...text.matchAll(EXPORTED)]
+        .map(([, name]) => name)
+        .filter((name) => {
+          const word = new RegExp(`\\b${name.replace('$', '\\$')}\\b`);
+          return !readers.some(([other, source]) => other !== file && word.test(source));
+        })
+        .map((name) => `${relative(SRC, file)} ${name}`);
+    });
+    expect(lonely.filter((entry) => !LEFT_EXPORTED.includes(entry))).toEqual([]);
   });
 });
 

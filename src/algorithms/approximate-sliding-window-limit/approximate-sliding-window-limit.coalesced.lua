@@ -1,4 +1,4 @@
---- @include "../../stores/engine/prelude.lua"
+--- @include "../../stores/redis/engine/prelude.lua"
 -- Requests of one approximate sliding window decided in a row, as
 -- approximate-sliding-window-limit.lua decides each, with one read and one write
 -- (state-ops/coalesced.lua calls it). An allowed request is counted here; any other writes

@@ -1,6 +1,6 @@
 -- Approximate sliding window (sliding window counter). The math and its reasons:
 -- approximate-sliding-window-limit.model.ts.
--- The body of function(key, now, argv), run by the store's engine script (stores/engine).
+-- The body of function(key, now, argv), run by the store's engine script (stores/redis/engine).
 -- key      the state: "<index> <curr> <prev>" (window index, its count, the previous count)
 -- now      the time in µs (Redis TIME, or the store's injected clock)
 -- argv[1]  limit         requests allowed within a window (integer >= 1)

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Decision } from '../../contracts/decision';
 import { Seconds } from '../duration';
 import { defineAlgorithm } from '../define-algorithm';
-import { DecisionSource } from '../limit-kind';
+import { DecisionSource } from '../decision-source';
 import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
 import { permitsArgv } from '../permits';
 import { LimitState, limitStateOf, manualBlockMicros } from '../state-ops/state-ops.model';
@@ -18,13 +18,13 @@ import {
 } from './concurrency-limit.model';
 
 /** A concurrency denial's Retry-After is a short fixed hint, not the lease. */
-export const CONCURRENCY_RETRY_AFTER_MS = 1000;
+const CONCURRENCY_RETRY_AFTER_MS = 1000;
 
 /**
  * `@ConcurrencyLimit`, `factory.concurrencyLimiter` and `ConcurrencyLimiter`: Lua for Redis,
  * {@link concurrencyLimitStep} in memory. Its requests hold slots until their work ends.
  */
-export const concurrencyLimitDefinition = defineAlgorithm<
+const concurrencyLimitDefinition = defineAlgorithm<
   ConcurrencyLimiterOptions,
   ConcurrencyLimitParams,
   ConcurrencyLimitRequest,
@@ -95,7 +95,7 @@ function blockOf(
   return {
     commandName: `${acquire.commandName}Block`,
     stateOf: acquire,
-    // engine-library.lua's limiterConcurrencyLimitBlock: written over any earlier block (a
+    // engine/library.lua's limiterConcurrencyLimitBlock: written over any earlier block (a
     // concurrency key keeps no levels).
     paramsArgv: () => [],
     requestArgv: (micros) => [String(micros)],

@@ -1,5 +1,5 @@
 -- Concurrency limit with leases. The math and its reasons: concurrency-limit.model.ts.
--- The body of function(key, now, argv), run by the store's engine script (stores/engine).
+-- The body of function(key, now, argv), run by the store's engine script (stores/redis/engine).
 -- key      the in-flight requests: a zset, member = the request's id (with the slots it
 --          holds when above 1: the prelude's weighted_member), score = lease expiry in µs
 -- now      the time in µs (Redis TIME, or the store's injected clock)

@@ -69,7 +69,7 @@ export interface ConcurrencyLimitParams {
   leaseMicros: number;
 }
 
-export type ConcurrencyLimitOp = 'acquire' | 'release';
+type ConcurrencyLimitOp = 'acquire' | 'release';
 
 /** One request: take or give back the slots of `id`: `permits` of them (default 1), together. */
 export interface ConcurrencyLimitRequest {
@@ -85,7 +85,7 @@ export interface ConcurrencyLimitState {
   blockedUntilMicros?: number;
 }
 
-export const CONCURRENCY_LIMIT_DEFAULTS = { lease: 60 } as const;
+const CONCURRENCY_LIMIT_DEFAULTS = { lease: 60 } as const;
 
 export function concurrencyLimitParams(
   options: ConcurrencyLimiterOptions,

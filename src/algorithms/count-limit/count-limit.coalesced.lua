@@ -1,4 +1,4 @@
---- @include "../../stores/engine/prelude.lua"
+--- @include "../../stores/redis/engine/prelude.lua"
 -- Requests of one fixed-window counter decided in a row, as count-limit.lua decides each,
 -- with one read and one write (state-ops/coalesced.lua calls it).
 -- argv      the counter's own: limit, periodMs

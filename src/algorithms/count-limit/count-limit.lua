@@ -1,5 +1,5 @@
 -- Fixed-window counter. The reasons and limits: count-limit.model.ts.
--- The body of function(key, now, argv), run by the store's engine script (stores/engine).
+-- The body of function(key, now, argv), run by the store's engine script (stores/redis/engine).
 -- key      the counter (an integer string)
 -- now      unused: windows are Redis TTLs, timed by Redis's own clock
 -- argv[1]  limit     permits per window

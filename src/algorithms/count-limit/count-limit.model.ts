@@ -44,7 +44,7 @@ export interface CountLimitState {
   windowEndMicros: number;
 }
 
-export const COUNT_LIMIT_DEFAULTS = { limit: 1, period: 1 } as const;
+const COUNT_LIMIT_DEFAULTS = { limit: 1, period: 1 } as const;
 
 export function countLimitParams(
   options: CountLimiterOptions,

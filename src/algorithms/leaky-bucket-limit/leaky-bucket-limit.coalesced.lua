@@ -1,4 +1,4 @@
---- @include "../../stores/engine/prelude.lua"
+--- @include "../../stores/redis/engine/prelude.lua"
 -- Requests of one leaky bucket (GCRA) decided in a row, as leaky-bucket-limit.lua decides
 -- each, with one read and one write (state-ops/coalesced.lua calls it).
 -- argv      the bucket's own: capacity, intervalMicros

@@ -1,6 +1,6 @@
 -- Leaky bucket as GCRA (redis-cell's CL.THROTTLE with its quantity). The math:
 -- leaky-bucket-limit.model.ts.
--- The body of function(key, now, argv), run by the store's engine script (stores/engine).
+-- The body of function(key, now, argv), run by the store's engine script (stores/redis/engine).
 -- key      the theoretical arrival time (tat) in µs, as a string
 -- now      the time in µs (Redis TIME, or the store's injected clock)
 -- argv[1]  capacity        requests that may arrive at once (integer >= 1)

@@ -4,7 +4,7 @@ import { customKeyPart } from '../../keys/key-builder';
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
 import { defineAlgorithm } from '../define-algorithm';
-import { DecisionSource } from '../limit-kind';
+import { DecisionSource } from '../decision-source';
 import { checkPermits, staticPermits } from '../permits';
 import { quotaLimitStep } from './quota-limit.memory';
 import {
@@ -20,7 +20,7 @@ import {
 } from './quota-limit.model';
 
 /** `@QuotaLimit`, `factory.quota` and `QuotaLimiter`. */
-export const quotaLimitDefinition = defineAlgorithm({
+const quotaLimitDefinition = defineAlgorithm({
   name: 'quotaLimit',
   decorator: '@QuotaLimit',
   prefix: 'quota:',

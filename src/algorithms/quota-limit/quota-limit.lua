@@ -1,5 +1,5 @@
 -- Calendar quota. The reasons and limits: quota-limit.model.ts.
--- The body of function(key, now, argv), run by the store's engine script (stores/engine).
+-- The body of function(key, now, argv), run by the store's engine script (stores/redis/engine).
 -- key      the cycle's state: '<cycle start ms, base 36>:<used>[:<credit>][s]', `s` once the
 --          soft limit is reached (short: a key of 40 characters stays within 120 bytes)
 -- now      Redis's time in µs: it picks the cycle

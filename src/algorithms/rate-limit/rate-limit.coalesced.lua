@@ -1,4 +1,4 @@
---- @include "../../stores/engine/prelude.lua"
+--- @include "../../stores/redis/engine/prelude.lua"
 -- Requests of one token bucket decided in a row, as rate-limit.lua decides each, with one
 -- read and one write (state-ops/coalesced.lua calls it): waiters get successive slots.
 -- argv      the bucket's own: maxPermits, intervalMicros, initialPermits, expireMicros

@@ -1,6 +1,6 @@
 -- Token bucket with reserve/wait semantics. The math and its reasons: rate-limit.model.ts,
 -- including why one number E (when the bucket is empty) holds the whole state.
--- The body of function(key, now, argv), run by the store's engine script (stores/engine).
+-- The body of function(key, now, argv), run by the store's engine script (stores/redis/engine).
 -- key      the bucket: E, an integer of µs
 -- now      the time in µs (Redis TIME, or the store's injected clock)
 -- argv[1]  maxPermits       = rate * burst

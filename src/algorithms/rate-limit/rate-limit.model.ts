@@ -118,7 +118,7 @@ export interface RateLimitState {
   emptyAtMicros: number;
 }
 
-export const RATE_LIMIT_DEFAULTS = { rate: 1, burst: 1, expire: 60 } as const;
+const RATE_LIMIT_DEFAULTS = { rate: 1, burst: 1, expire: 60 } as const;
 
 function invalid(where: string, option: string, value: unknown, expected: string): never {
   throw new LimiterConfigError(limiterMessages.invalidOption(where, option, value, expected));

@@ -1,5 +1,5 @@
 -- Sliding-window log. The math and its reasons: sliding-window-limit.model.ts.
--- The body of function(key, now, argv), run by the store's engine script (stores/engine).
+-- The body of function(key, now, argv), run by the store's engine script (stores/redis/engine).
 -- key      the log: a zset, one member per allowed request (its id, with its weight when
 --          above 1: the prelude's weighted_member), score = request time in µs
 -- now      the time in µs (Redis TIME, or the store's injected clock)

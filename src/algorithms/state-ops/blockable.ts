@@ -6,7 +6,7 @@ import { Blockable, BlockParams, StateType } from './state-ops.model';
 export { ttlWithBlock } from './block-twin';
 
 /** The reply of a request that finds its key blocked until `until`. */
-export function blockedReply(until: number, now: number): RawReply {
+function blockedReply(until: number, now: number): RawReply {
   return [0, 0, until - now, until - now, 0];
 }
 
@@ -27,7 +27,7 @@ export function blockable<P, R, S>(
     ...rest,
     stateOf: algorithm.stateOf ?? algorithm,
     // blockable.lua's blockable_acquire around the algorithm's own function, in the engine
-    // library (stores/engine/engine-library.lua).
+    // library (stores/redis/engine/library.lua).
     luaName: `${algorithm.commandName}WithBlock`,
     lua: undefined,
     step: (state, now, params, request, expiresAt) =>

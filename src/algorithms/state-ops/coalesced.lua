@@ -1,5 +1,5 @@
---- @include "../../stores/engine/prelude.lua"
--- n decisions of one limit on one key at once (stores/engine/engine-coalescing.ts), answered
+--- @include "../../stores/redis/engine/prelude.lua"
+-- n decisions of one limit on one key at once (stores/redis/engine/coalescing.ts), answered
 -- as n entries of the acquire with blocks (blockable.lua) would answer them, one after
 -- another at the same `now`, with one read and one write of the key instead of n of each.
 -- decide_all  the algorithm's coalesced function (<folder>.coalesced.lua):

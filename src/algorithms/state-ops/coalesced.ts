@@ -12,7 +12,7 @@ const coalescedAcquires = new WeakMap<object, AnyAlgorithm>();
 /**
  * Gives `acquire` (an algorithm with blocks, blockable.ts) its coalesced form: the engine
  * runs n of its requests on one key as one entry, in the library's `limiter<Name>Coalesced`
- * (coalesced.lua's loop around `<folder>.coalesced.lua`, stores/engine/engine-library.lua),
+ * (coalesced.lua's loop around `<folder>.coalesced.lua`, stores/redis/engine/library.lua),
  * which answers each exactly as n entries in a row would.
  */
 export function coalesce<P, R, S>(acquire: LimiterAlgorithm<P, R, S>): void {

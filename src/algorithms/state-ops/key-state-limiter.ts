@@ -1,6 +1,6 @@
 import { Decision } from '../../contracts/decision';
 import { LimiterAlgorithm } from '../limiter-algorithm';
-import { DecisionSource } from '../limit-kind';
+import { DecisionSource } from '../decision-source';
 import { StateOps } from './state-ops';
 import { LimitState, limitStateOf, manualBlockMicros } from './state-ops.model';
 import { Seconds } from '../duration';

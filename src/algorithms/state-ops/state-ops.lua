@@ -1,4 +1,4 @@
---- @include "../../stores/engine/prelude.lua"
+--- @include "../../stores/redis/engine/prelude.lua"
 -- Peek, reset, block, refund and charge on a limit's key (state-ops.model.ts), around the
 -- algorithm's own function: `blocks` is where its state type keeps a block (string_block,
 -- zset_block). Each returns the engine's reply of 5 values.

@@ -3,9 +3,9 @@ import { Decision } from '../../contracts/decision';
 import type { DecisionCall } from '../../algorithms/decision-call';
 import { LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../../errors/store-unavailable.error';
-import { sleep } from '../../algorithms/sleep';
+import { sleep } from '../sleep';
 import { StoreErrorPolicy } from '../../contracts/store-error-policy';
-import { Deadline, DeadlineQueue } from '../deadline-queue';
+import { Deadline, DeadlineQueue } from './deadline-queue';
 import { LimiterStore } from '../limiter-store';
 import { CircuitBreaker } from './circuit-breaker';
 import { InsuranceStore } from './insurance-store';
@@ -17,12 +17,12 @@ import { PolicyCall, StoreErrorListener, storeCallOf } from './policy-call';
 /** Who a store error of a direct `evaluate` is reported as (the store's public API). */
 const DIRECT_CALLER_LABEL = 'RateLimiterFactory';
 /** Most decisions waiting for the store at once; past it one fails at once: memory stays bounded. */
-export const MAX_IN_FLIGHT = 10_000;
+const MAX_IN_FLIGHT = 10_000;
 
 /**
  * The one place where the store's failures meet `storeTimeout` and `onStoreError`, for the
  * guard and the module's factory alike ({@link decide}). Every decision
- * is bounded by `timeoutMs`, passed to the store as its deadline (so a Redis that resumes
+ * is bounded by `storeTimeout`, passed to the store as its deadline (so a Redis that resumes
  * skips it); a store that keeps timing out is skipped by a circuit breaker; a decision the
  * store could not make follows the policy: null ('allow', 'deny': the caller answers) or
  * the in-memory insurance store's decision ('fallback').
@@ -41,7 +41,7 @@ export class FailurePolicyStore extends LimiterStore {
   constructor(
     private readonly primary: LimiterStore,
     readonly policy: StoreErrorPolicy,
-    private readonly timeoutMs: number,
+    private readonly storeTimeout: number,
     logger: Logger,
     private readonly onError?: StoreErrorListener,
     /**
@@ -55,7 +55,7 @@ export class FailurePolicyStore extends LimiterStore {
   ) {
     super();
     if (policy === 'fallback') this.insurance = new InsuranceStore();
-    this.deadlines = new DeadlineQueue(timeoutMs);
+    this.deadlines = new DeadlineQueue(storeTimeout);
     this.log = new StoreErrorLog(logger, policy);
     this.notifyError = (error, key, label, name) => {
       try {
@@ -75,7 +75,7 @@ export class FailurePolicyStore extends LimiterStore {
 
   /** Whether the store answers now, within `storeTimeout`, and the breaker's state. */
   health(): Promise<StoreHealth> {
-    return storeHealth(this.primary, this.timeoutMs, this.breaker.isOpen);
+    return storeHealth(this.primary, this.storeTimeout, this.breaker.isOpen);
   }
 
   /** Checks once, without blocking start-up, that the store can run its scripts. */
@@ -103,14 +103,14 @@ export class FailurePolicyStore extends LimiterStore {
     const sent = (atMs: number): boolean => {
       if (deadline?.isSettled) return false;
       sentAtMs = atMs;
-      deadline?.postpone(atMs + this.timeoutMs);
+      deadline?.postpone(atMs + this.storeTimeout);
       return true;
     };
     try {
       const refusal = this.refusal();
       if (refusal) return this.unavailable(refusal, call);
       sentAtMs = performance.now();
-      const deadlineMs = sentAtMs + this.timeoutMs;
+      const deadlineMs = sentAtMs + this.storeTimeout;
       // Promise.resolve: a custom store that answers without a promise still counts.
       pending = Promise.resolve(this.primary.evaluate(storeCallOf(call, deadlineMs, sent)));
     } catch (thrown) {
@@ -124,11 +124,11 @@ export class FailurePolicyStore extends LimiterStore {
         const answeredAt = this.primary.lastAnswerAtMs?.();
         if (answeredAt === undefined || answeredAt < sentAtMs) this.breaker.timedOut();
         const error = new StoreUnavailableError(
-          `no answer within storeTimeout (${this.timeoutMs} ms)`,
+          `no answer within storeTimeout (${this.storeTimeout} ms)`,
         );
         resolve(this.unavailable(error, call));
       });
-      deadline.postpone(sentAtMs + this.timeoutMs);
+      deadline.postpone(sentAtMs + this.storeTimeout);
       pending.then(
         (decision) => {
           this.inFlight--;

@@ -1,7 +1,7 @@
 import { Decision } from '../../contracts/decision';
 import type { DecisionCall } from '../../algorithms/decision-call';
 import { givesBack, takesPermits } from '../../algorithms/limiter-algorithm';
-import { MemoryStore } from '../memory.store';
+import { MemoryStore } from '../memory/memory.store';
 import { FallbackLedger } from './fallback-ledger';
 
 /** What the insurance store needs of a decision: no deadline, no group, nothing to send. */

@@ -11,12 +11,12 @@ export interface StoreHealth {
 
 /**
  * Asks the store whether it can decide now: its start-up check (on Redis: the engine run on
- * no decisions, so an ACL that forbids it counts), within `timeoutMs`; a connection known to
+ * no decisions, so an ACL that forbids it counts), within `storeTimeout`; a connection known to
  * be lost answers at once.
  */
 export async function storeHealth(
   store: LimiterStore,
-  timeoutMs: number,
+  storeTimeout: number,
   breakerOpen: boolean,
 ): Promise<StoreHealth> {
   const breaker = breakerOpen ? 'open' : 'closed';
@@ -26,7 +26,10 @@ export async function storeHealth(
   }
   let timer: NodeJS.Timeout | undefined;
   const silent = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve(`no answer within storeTimeout (${timeoutMs} ms)`), timeoutMs);
+    timer = setTimeout(
+      () => resolve(`no answer within storeTimeout (${storeTimeout} ms)`),
+      storeTimeout,
+    );
   });
   const answered = Promise.resolve()
     .then(() => store.check?.())

@@ -59,7 +59,7 @@ describe('sleep beyond what a Node timer holds', () => {
   it('waits in parts instead of firing after 1 ms', async () => {
     jest.useFakeTimers();
     try {
-      const { sleep, MAX_TIMER_MS } = await import('../../../src/algorithms/sleep');
+      const { sleep, MAX_TIMER_MS } = await import('../../../src/stores/sleep');
       let done = false;
       void sleep(MAX_TIMER_MS + 5_000).then(() => (done = true));
       await jest.advanceTimersByTimeAsync(MAX_TIMER_MS);

@@ -1,0 +1,56 @@
+import type { EngineEntry } from './entry';
+import type { DecisionGroup } from '../../../contracts/decision-group';
+import { StoreUnavailableError } from '../../../errors/store-unavailable.error';
+import { packEntries } from './packing';
+import { RedisClock } from './redis-clock';
+
+/**
+ * Tells each entry it is sent: its caller's wait starts, and so does its deadline. The wait
+ * of an entry held behind calls in flight started at the end of its turn, unless Redis has
+ * answered since (`lastReplyAtMs`; then the calls it waited for were Redis at work, not
+ * Redis silent: the wait starts now, as a busy app's own delays never count). An entry whose
+ * caller stopped waiting is failed instead, with the rest of its group, and changes nothing.
+ * Returns the entries still wanted.
+ */
+export function startWaits(
+  entries: EngineEntry[],
+  nowMs: number,
+  lastReplyAtMs: number,
+): EngineEntry[] {
+  let late: Set<EngineEntry | DecisionGroup> | undefined;
+  for (const entry of entries) {
+    const held = entry.heldAtMs;
+    const fromMs = held !== undefined && lastReplyAtMs < held ? held : nowMs;
+    entry.waitFromMs = fromMs;
+    if (entry.sent && !entry.sent(fromMs)) (late ??= new Set()).add(entry.group ?? entry);
+  }
+  if (!late) return entries;
+  const error = new StoreUnavailableError('the decision waited past its deadline: not sent');
+  return entries.filter((entry) => {
+    if (!late.has(entry.group ?? entry)) return true;
+    entry.fail(error);
+    return false;
+  });
+}
+
+/**
+ * KEYS, then the batch's deadline, then its entries packed in one string (engine.lua's
+ * header). The deadline is the earliest of the callers': each one's wait started as its
+ * entry was sent or held (startWaits).
+ */
+export function callArgs(
+  entries: EngineEntry[],
+  clock: RedisClock,
+  starts = new Map<number, number>(),
+): string[] {
+  const args: string[] = [String(entries.length)];
+  const nowMs = clock.localMs();
+  let deadlineMs = Infinity;
+  for (const entry of entries) {
+    args.push(entry.key);
+    const until = (entry.waitFromMs ?? nowMs) + entry.waitMs;
+    if (until < deadlineMs) deadlineMs = until;
+  }
+  args.push(clock.deadline(deadlineMs), packEntries(entries, starts));
+  return args;
+}

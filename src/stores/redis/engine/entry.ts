@@ -1,0 +1,58 @@
+import type { DecisionGroup } from '../../../contracts/decision-group';
+
+/** One decision waiting for the engine: its fields of the script's ARGV, and its callbacks. */
+export interface EngineEntry {
+  key: string;
+  /** The algorithm's index in the engine script. */
+  algorithm: string;
+  /** The time in µs, or '' for Redis TIME. */
+  time: string;
+  /** The limit's own fields, shared by its decisions. */
+  fixed: FixedFields;
+  requestArgv: readonly string[] | undefined;
+  /** Both argvs packed (packing.ts), as the entry is added. */
+  packedArgv?: string;
+  /** `performance.now()` at the end of the entry's turn, if a call in flight held it then. */
+  heldAtMs?: number;
+  /** When its wait started (deadlines.ts): its send, or the end of its turn (heldAtMs). */
+  waitFromMs?: number;
+  /** How long after it is sent the caller waits for the answer; Infinity for no limit. */
+  waitMs: number;
+  /**
+   * Told when the entry leaves for Redis (`performance.now()`); false when its caller has
+   * stopped waiting (it waited for a call in flight past its deadline): it is not sent.
+   */
+  sent?(sentAtMs: number): boolean;
+  /** The request's other limits, decided all or nothing in one call where possible. */
+  group?: DecisionGroup;
+  /** How many decisions the entry answers: 1, or those it coalesced (coalescing.ts). */
+  width?: number;
+  /** The entry's reply: 5 values of `reply` from `base` (per decision, for a wider entry). */
+  settle(reply: readonly unknown[], base: number): void;
+  /** Answers an entry not sent: its group was denied locally after it was added. */
+  withdraw(): void;
+  fail(error: unknown): void;
+}
+
+/**
+ * A limit's fields as the engine takes them, with its packings made once: a limit's params
+ * give one of these, shared by its decisions (redis-decision.ts FixedArguments); packed by
+ * packing.ts.
+ */
+export interface FixedFields {
+  argv: readonly string[];
+  /**
+   * The algorithm's name and the arguments: the limit whatever object carries it (params
+   * made per request give one of these per request).
+   */
+  limitId: string;
+  /** The fields packed, each ended by NUL. */
+  packedFields?: string;
+  /** The whole packed argv of a request without fields of its own (the usual one). */
+  packedAlone?: string;
+  /**
+   * The index of the algorithm that decides n of the limit's requests on one key as one
+   * entry (coalescing.ts), if it has one.
+   */
+  coalescedIndex?: string;
+}

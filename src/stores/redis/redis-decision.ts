@@ -1,0 +1,127 @@
+import { Decision, RawReply } from '../../contracts/decision';
+import { decisionOf, LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
+import { StoreUnavailableError } from '../../errors/store-unavailable.error';
+import { DecisionGroup } from '../../contracts/decision-group';
+import type { DenialBroadcast } from './denial-broadcast';
+import type { DenialCache } from './denial-cache';
+import type { EngineEntry, FixedFields } from './engine/entry';
+import { StoreReplyError } from '../store-reply.error';
+import { noteRedisTime } from './lease/redis-time';
+
+/** A limit's script arguments, formatted once, and the name of the limit they make. */
+export interface FixedArguments extends FixedFields {
+  /** The algorithm they were made for. */
+  algorithm: object;
+  argv: readonly string[];
+  /** The algorithm's index in the engine script (stable once given). */
+  index: string;
+}
+
+/** What a decision reports its answer to, shared by every decision of a store. */
+export interface DecisionListeners {
+  denials?: DenialCache;
+  broadcast?: DenialBroadcast;
+}
+
+/**
+ * One decision on its way to the engine: the entry the engine sends, and the promise it
+ * answers. One object per decision, where closures would be several.
+ */
+export class RedisDecision<P, R> implements EngineEntry {
+  packedArgv?: string;
+  heldAtMs?: number = undefined;
+  waitFromMs?: number = undefined;
+  private sentAtMs = -Infinity;
+
+  constructor(
+    private readonly listeners: DecisionListeners,
+    private readonly limiter: LimiterAlgorithm<P, R, unknown>,
+    private readonly params: P,
+    readonly fixed: FixedArguments,
+    /** The denial scope, when denials are remembered (algorithm.denialScope). */
+    private readonly scope: string | undefined,
+    readonly key: string,
+    readonly time: string,
+    readonly requestArgv: readonly string[] | undefined,
+    readonly waitMs: number,
+    readonly group: DecisionGroup | undefined,
+    private readonly onSent: ((sentAtMs: number) => boolean | void) | undefined,
+    private readonly resolve: (decision: Decision) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  get algorithm(): string {
+    return this.fixed.index;
+  }
+
+  sent(atMs: number): boolean {
+    this.sentAtMs = atMs;
+    return this.onSent?.(atMs) !== false;
+  }
+
+  settle(reply: readonly unknown[], base: number): void {
+    try {
+      const decision = decisionOf(this.limiter, entryReply(reply, base), this.params);
+      noteRedisTime(decision, Number(reply[0]));
+      const { denials, broadcast } = this.listeners;
+      if (this.scope !== undefined) {
+        denials?.remember(this.key, this.fixed.limitId, this.scope, decision, this.sentAtMs);
+      } else if (this.limiter.forgetsDenials && broadcast) {
+        // Reset, refund, block: no server may keep answering from a stale denial.
+        denials?.forget(this.key);
+        return void broadcast.announce(this.key).then(() => this.resolve(decision));
+      }
+      this.resolve(decision);
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  /**
+   * The answer of a group member never sent, because another member was found denied
+   * locally: it took nothing, so it is undone (nothing to give back). Its counts are unknown
+   * and unchanged; the request is denied by the member that was.
+   */
+  withdraw(): void {
+    const limit = this.limiter.limit(this.params);
+    this.group!.undone.add(this.key);
+    this.resolve({
+      allowed: true,
+      limit,
+      remaining: limit,
+      resetMs: 0,
+      retryAfterMs: 0,
+      waitMs: 0,
+    });
+  }
+
+  fail(error: unknown): void {
+    this.reject(
+      error instanceof StoreUnavailableError
+        ? error
+        : new StoreUnavailableError(`Redis failed to evaluate ${this.limiter.commandName}`, error),
+    );
+  }
+}
+
+/** One entry of the engine's reply: a decision, or why there is none. */
+function entryReply(reply: readonly unknown[], base: number): RawReply {
+  const allowed = Number(reply[base]);
+  if (allowed === -1) {
+    throw new StoreUnavailableError('Redis skipped the decision: its caller had stopped waiting');
+  }
+  if (allowed === -2) throw new StoreReplyError(String(reply[base + 1]));
+  const raw = [
+    allowed,
+    Number(reply[base + 1]),
+    Number(reply[base + 2]),
+    Number(reply[base + 3]),
+    Number(reply[base + 4]),
+  ] as const;
+  for (let i = 0; i < 5; i++) {
+    if (Number.isNaN(raw[i])) {
+      throw new StoreUnavailableError(`Unexpected reply from the engine script: ${raw.join(',')}`);
+    }
+  }
+  return raw;
+}
