@@ -61,7 +61,7 @@ async function runCase(check: ConformanceCase, options: LimiterStoreConformanceO
   const factory = new RateLimiterFactory(store, { keyPrefix: `conformance:${randomUUID()}:` });
   const advance = options.advance ?? realTime;
   try {
-    await check.run({ store, factory, advance: async (ms) => advance(ms) });
+    await check.run({ factory, advance: async (ms) => advance(ms) });
   } finally {
     factory.onApplicationShutdown();
     await store.close();

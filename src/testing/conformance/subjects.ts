@@ -38,7 +38,7 @@ export interface Subject {
   operations: readonly Operation[];
 }
 
-export type Operation = 'refund' | 'reset' | 'block';
+type Operation = 'refund' | 'reset' | 'block';
 const ALL: readonly Operation[] = ['refund', 'reset', 'block'];
 
 /** Every subject's limit: small, so exact counts are cheap to reach. */
