@@ -1,4 +1,11 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 export const ROOT = join(__dirname, '..', '..');
@@ -47,6 +54,17 @@ export function readmeBlocks(document = 'README.md'): ReadmeBlock[] {
 }
 
 /**
+ * Writes `code` to `file` unless it holds it already, through a rename: suites that run at
+ * once in two workers read these files, and never see one half written.
+ */
+function writeIfChanged(file: string, code: string): void {
+  if (existsSync(file) && readFileSync(file, 'utf8') === code) return;
+  const partial = `${file}.${process.pid}.partial`;
+  writeFileSync(partial, code);
+  renameSync(partial, file);
+}
+
+/**
  * Writes every `ts` block of README.md and docs/ to its own file, named by its document and
  * line; returns the paths.
  */
@@ -57,7 +75,7 @@ export function writeTsBlocks(): Map<string, ReadmeBlock> {
     for (const block of readmeBlocks(document).filter((one) => one.language === 'ts')) {
       const name = document.replace(/\.md$/, '').replace(/\//g, '-').toLowerCase();
       const file = join(SNIPPETS_DIR, `${name}-line-${block.line}.ts`);
-      writeFileSync(file, block.code);
+      writeIfChanged(file, block.code);
       files.set(file, block);
     }
   }

@@ -1,5 +1,5 @@
 /*
- * Options as people write them. This file is type-checked by options-types.spec.ts (and by
+ * Options as people write them. This file is type-checked by type-checks.spec.ts (and by
  * `tsc -p tsconfig.json`): every line without `@ts-expect-error` must compile, every line
  * with it must not (an unused directive is an error too).
  */

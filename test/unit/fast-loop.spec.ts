@@ -12,8 +12,7 @@ describe('the fast loop (jest.fast.config.js)', () => {
         'test/unit/architecture.spec.ts',
         'test/e2e/testing-kit.e2e.spec.ts',
         'test/e2e/throttler-headers-and-skips.e2e.spec.ts',
-        'test/readme/readme-compiles.spec.ts',
-        'test/types/options-types.spec.ts',
+        'test/types/type-checks.spec.ts',
       ]),
     );
   });
