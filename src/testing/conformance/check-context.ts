@@ -1,7 +1,7 @@
 import type { RateLimiterFactory } from '../../limiter/rate-limiter.factory';
 
 /** What one check runs on: a factory on the store under test, with keys of its own. */
-export interface CheckContext {
+interface CheckContext {
   /** Limiters on the store, under a key prefix no other check uses. */
   factory: RateLimiterFactory;
   /** Lets the store's clock move on by at least `ms`. */

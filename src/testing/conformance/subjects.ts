@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RateLimiterFactory } from '../../limiter/rate-limiter.factory';
 
 /** What a check reads of a decision: the same fields for every algorithm. */
-export interface Answer {
+interface Answer {
   allowed: boolean;
   remaining: number;
   resetMs: number;
@@ -10,7 +10,7 @@ export interface Answer {
 }
 
 /** One limit of {@link LIMIT} on one key, whatever its algorithm, through the public limiters. */
-export interface SubjectLimiter {
+interface SubjectLimiter {
   decide(permits?: number): Promise<Answer>;
   /** What a request could take now, taking nothing (a peek, a quota's usage). */
   remaining(): Promise<number>;
