@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import Redis, { Command } from 'ioredis';
 import { countLimit } from '../../src/algorithms/count-limit/count-limit.definition';
 import { countLimitParams } from '../../src/algorithms/count-limit/count-limit.model';
 import { Decision, DecisionCall, LimiterStore, RedisStore } from '../../src';
@@ -38,6 +39,26 @@ class LateHandOver extends LimiterStore {
 
   override lastAnswerAtMs(): number | undefined {
     return this.redis.lastAnswerAtMs();
+  }
+}
+
+/**
+ * A real connection whose next engine call loses the CPU between the engine reading the
+ * clock and the write to the socket (`busy`, as a preempted process loses it), while Redis
+ * stalls (frozen) for that long and 20 ms more.
+ */
+class PreemptedWrite extends Redis {
+  preemptNext?: { server: RedisServer; ms: number };
+
+  override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
+    const preempt = this.preemptNext;
+    if (preempt && /^(fcall|evalsha)$/i.test(command.name)) {
+      this.preemptNext = undefined;
+      preempt.server.freeze();
+      busy(preempt.ms);
+      setTimeout(() => preempt.server.thaw(), 20);
+    }
+    return super.sendCommand(command, stream);
   }
 }
 
@@ -115,6 +136,28 @@ describe('a busy app on a healthy Redis', () => {
       late.decide({ algorithm: countLimit, key, params, request: undefined }),
     );
     expect(allowed(await Promise.all(decisions))).toEqual([true, true, false, false, false]);
+  });
+
+  it('waits from the write to the socket, not from the moment before it', async () => {
+    // The CPU is lost past storeTimeout after the deadline Redis gets was set, then Redis is
+    // 20 ms late: it answers "skipped" (its deadline counted from before the write), well
+    // within the caller's storeTimeout from the write, and the decision goes again.
+    const client = new PreemptedWrite(server.port, '127.0.0.1');
+    const preempted = new RedisStore({ client });
+    try {
+      await preempted.check();
+      const policy = new FailurePolicyStore(preempted, 'allow', STORE_TIMEOUT_MS, logger);
+      client.preemptNext = { server, ms: STORE_TIMEOUT_MS + 10 };
+      const key = 'countLimit:preempted-write';
+      const decisions = Array.from({ length: 5 }, () =>
+        policy.decide({ algorithm: countLimit, key, params, request: undefined }),
+      );
+      expect(allowed(await Promise.all(decisions))).toEqual([true, true, false, false, false]);
+    } finally {
+      server.thaw();
+      await preempted.close();
+      client.disconnect();
+    }
   });
 
   it('never opens the circuit breaker on the app’s own lag', async () => {
