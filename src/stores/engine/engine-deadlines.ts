@@ -65,6 +65,8 @@ export function callArgs(
  */
 export function written(entries: readonly EngineEntry[], atMs: number): void {
   for (const entry of entries) {
-    for (const decision of decisionEntries(entry)) decision.sent?.(atMs);
+    // A coalesced entry has no hook of its own: its members each have theirs.
+    if (entry.sent) entry.sent(atMs);
+    else for (const decision of decisionEntries(entry)) decision.sent?.(atMs);
   }
 }

@@ -24,8 +24,9 @@ export interface EngineEntry {
    */
   untilMs?: number;
   /**
-   * Told when the entry leaves for Redis (`performance.now()`); false when its caller has
-   * stopped waiting (it waited for a call in flight past its deadline): it is not sent.
+   * Told when the entry leaves for Redis (`performance.now()`), and again once its call is
+   * written to the socket (engine-deadlines.ts written); false when its caller has stopped
+   * waiting (it waited for a call in flight past its deadline): it is not sent.
    */
   sent?(sentAtMs: number): boolean;
   /** The request's other limits, decided all or nothing in one call where possible. */
