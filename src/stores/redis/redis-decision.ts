@@ -31,6 +31,7 @@ export class RedisDecision<P, R> implements EngineEntry {
   packedArgv?: string;
   heldAtMs?: number = undefined;
   waitFromMs?: number = undefined;
+  untilMs?: number = undefined;
   private sentAtMs = -Infinity;
 
   constructor(
@@ -45,7 +46,7 @@ export class RedisDecision<P, R> implements EngineEntry {
     readonly requestArgv: readonly string[] | undefined,
     readonly waitMs: number,
     readonly group: DecisionGroup | undefined,
-    private readonly onSent: ((sentAtMs: number) => boolean | void) | undefined,
+    private readonly onSent: ((sentAtMs: number) => boolean | number | void) | undefined,
     private readonly resolve: (decision: Decision) => void,
     private readonly reject: (error: unknown) => void,
   ) {}
@@ -56,7 +57,9 @@ export class RedisDecision<P, R> implements EngineEntry {
 
   sent(atMs: number): boolean {
     this.sentAtMs = atMs;
-    return this.onSent?.(atMs) !== false;
+    const until = this.onSent?.(atMs);
+    this.untilMs = typeof until === 'number' ? until : undefined;
+    return until !== false;
   }
 
   settle(reply: readonly unknown[], base: number): void {
