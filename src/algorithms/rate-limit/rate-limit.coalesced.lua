@@ -1,7 +1,9 @@
 --- @include "../../stores/engine/prelude.lua"
 -- Requests of one token bucket decided in a row, as rate-limit.lua decides each, with one
 -- read and one write (state-ops/coalesced.lua calls it): waiters get successive slots.
--- argv      the bucket's own: maxPermits, intervalMicros, initialPermits, expireMicros
+-- argv      the bucket's own: maxPermits, intervalMicros, initialPermits, expireMicros,
+--           fingerprint (an E written under other options is cut as rate-limit.lua cuts it,
+--           by the first request's timeout)
 -- requests  each request's fields: {permits, timeoutMicros}
 -- stop      stop at the first denial that can start a block (not one that can never pass)
 -- Returns   the replies, and the index where it stopped
@@ -12,13 +14,19 @@ local function rate_limit_coalesced(key, now, argv, requests, stop)
   local full_span = max_permits * interval
   local found = get_state(key)
   local empty_at
+  -- The value rate-limit.lua would have written last, and its TTL; the next request reads it.
+  local written, written_ttl = nil, nil
   if found then
-    empty_at = math.max(tonumber(found), now - full_span)
+    local stored, same = moment_of(found, argv[5])
+    if not same then
+      local timeout = tonumber(requests[1][2])
+      stored = math.ceil(math.max(now - tonumber(argv[3]) * interval, timeout < 0 and stored or math.min(stored, now + timeout)))
+      written, written_ttl = stored, ttl_ms(math.max(expire, stored + full_span - now))
+    end
+    empty_at = math.max(stored, now - full_span)
   else
     empty_at = now - tonumber(argv[3]) * interval
   end
-  -- The value rate-limit.lua would have written last, and its TTL; the next request reads it.
-  local written, written_ttl = nil, nil
   local replies, stopped = {}, nil
   for i = 1, #requests do
     local permits = tonumber(requests[i][1])
@@ -53,7 +61,7 @@ local function rate_limit_coalesced(key, now, argv, requests, stop)
     end
   end
   if written then
-    redis.call('SET', key, exact(written), 'PX', written_ttl)
+    redis.call('SET', key, exact(written) .. '~' .. argv[5], 'PX', written_ttl)
   end
   return replies, stopped
 end

@@ -7,22 +7,31 @@
 -- argv[2]  intervalMicros   = 1e6 / rate
 -- argv[3]  initialPermits   permits of a new bucket
 -- argv[4]  expireMicros     the TTL is never shorter than this
--- argv[5]  permits          requested now (integer >= 0; 0 peeks and writes nothing)
--- argv[6]  timeoutMicros    longest acceptable wait; < 0 waits as long as needed
+-- argv[5]  fingerprint      of the options, written after E (`E~fingerprint`)
+-- argv[6]  permits          requested now (integer >= 0; 0 peeks and writes nothing)
+-- argv[7]  timeoutMicros    longest acceptable wait; < 0 waits as long as needed
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, waitMicros} as integers:
 --          whole permits (rounded down) and whole µs (rounded up), never in the caller's
 --          favour; retryAfter -1 when even a full bucket could not serve the permits
 --          within the timeout (it can never pass)
 -- TTL      max(expire, time until full with nothing reserved)
+-- Older    an E written under other options is cut to these at once, and written so: no
+--          more reserved than this request may wait for, no more saved than a new bucket
+--          holds (rate-limit.model.ts)
 local n = numeric(argv)
-local max_permits, interval, expire, permits, timeout = n[1], n[2], n[4], n[5], n[6]
+local max_permits, interval, expire, permits, timeout = n[1], n[2], n[4], n[6], n[7]
 local full_span = max_permits * interval
+local mark = '~' .. argv[5]
 
 -- On the path every request takes, comparisons where math.max would do: a call each less.
 local found = get_state(key)
 local empty_at = now - full_span
 if found then
-  local stored = tonumber(found)
+  local stored, same = moment_of(found, argv[5])
+  if not same then
+    stored = math.ceil(math.max(now - n[3] * interval, timeout < 0 and stored or math.min(stored, now + timeout)))
+    redis.call('SET', key, string.format('%d', stored) .. mark, 'PX', ttl_ms(math.max(expire, stored + full_span - now)))
+  end
   if stored > empty_at then
     empty_at = stored
   end
@@ -43,7 +52,7 @@ if timeout >= 0 and wait > timeout then
     retry_after = -1
   elseif not found then
     -- A new bucket's refill clock must start now, or one that starts empty never fills.
-    redis.call('SET', key, string.format('%d', math.ceil(empty_at)), 'PX', ttl_ms(math.max(expire, until_full)))
+    redis.call('SET', key, string.format('%d', math.ceil(empty_at)) .. mark, 'PX', ttl_ms(math.max(expire, until_full)))
   end
   return {0, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), retry_after, 0}
 end
@@ -53,6 +62,6 @@ end
 
 empty_at = math.ceil(empty_at + permits * interval)
 local until_full = empty_at + full_span - now
-redis.call('SET', key, string.format('%d', empty_at), 'PX', ttl_ms(expire > until_full and expire or until_full))
+redis.call('SET', key, string.format('%d', empty_at) .. mark, 'PX', ttl_ms(expire > until_full and expire or until_full))
 local left = (now - empty_at) / interval
 return {1, left > 0 and math.floor(left) or 0, math.ceil(until_full), 0, wait > 0 and math.ceil(wait) or 0}

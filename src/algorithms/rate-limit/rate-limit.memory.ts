@@ -1,7 +1,12 @@
 import { NEVER_MICROS, RawReply } from '../../contracts/decision';
 import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
 import { AdjustmentStep } from '../state-ops/state-ops.model';
-import { RateLimitParams, RateLimitRequest, RateLimitState } from './rate-limit.model';
+import {
+  rateLimitFingerprint,
+  RateLimitParams,
+  RateLimitRequest,
+  RateLimitState,
+} from './rate-limit.model';
 
 /** A refund's or a charge's twin on this algorithm's state. */
 type Adjustment = AdjustmentStep<RateLimitParams, RateLimitState>;
@@ -18,9 +23,21 @@ export function rateLimitStep(
 ): MemoryStep<RateLimitState> {
   const { maxPermits, intervalMicros: interval, expireMicros: expire } = params;
   const fullSpan = maxPermits * interval;
-  let emptyAt = state
-    ? Math.max(state.emptyAtMicros, now - fullSpan)
+  const fingerprint = rateLimitFingerprint(params);
+  const cut = state && withinOptions(state, now, params, request.timeoutMicros, fingerprint);
+  const found = cut ?? state;
+  let emptyAt = found
+    ? Math.max(found.emptyAtMicros, now - fullSpan)
     : now - params.initialPermits * interval;
+  // What a decision that writes nothing leaves: the state as found, or as cut (the Lua's SET).
+  const unchanged = (reply: RawReply): MemoryStep<RateLimitState> =>
+    cut
+      ? {
+          state: cut,
+          ttlMs: ttlMsFromMicros(Math.max(expire, cut.emptyAtMicros + fullSpan - now)),
+          reply,
+        }
+      : { state, ttlMs: null, reply };
   // A request of 0 passes only where one of 1 would (it takes nothing).
   const need = Math.max(request.permits, 1);
   const earliest = Math.max(now, emptyAt + need * interval);
@@ -38,10 +55,10 @@ export function rateLimitStep(
       never ? NEVER_MICROS : Math.ceil(wait - request.timeoutMicros),
       0,
     ] as const;
-    if (state || never) return { state, ttlMs: null, reply };
+    if (state || never) return unchanged(reply);
     // A denial changes nothing, but a new bucket's refill clock must start now.
     return {
-      state: { emptyAtMicros: Math.ceil(emptyAt) },
+      state: { emptyAtMicros: Math.ceil(emptyAt), fingerprint },
       ttlMs: ttlMsFromMicros(Math.max(expire, untilFull)),
       reply,
     };
@@ -49,14 +66,13 @@ export function rateLimitStep(
   if (request.permits === 0) {
     const stored = Math.max(0, (now - emptyAt) / interval);
     const untilFull = Math.ceil(emptyAt + fullSpan - now);
-    const reply: RawReply = [1, Math.floor(stored), untilFull, 0, Math.ceil(wait)];
-    return { state, ttlMs: null, reply };
+    return unchanged([1, Math.floor(stored), untilFull, 0, Math.ceil(wait)]);
   }
 
   emptyAt = Math.ceil(emptyAt + request.permits * interval);
   const untilFull = emptyAt + fullSpan - now;
   return {
-    state: { emptyAtMicros: emptyAt },
+    state: { emptyAtMicros: emptyAt, fingerprint },
     ttlMs: ttlMsFromMicros(Math.max(expire, untilFull)),
     reply: [
       1,
@@ -66,6 +82,25 @@ export function rateLimitStep(
       Math.ceil(wait),
     ],
   };
+}
+
+/**
+ * A state written under other options than `fingerprint`'s, cut as rate-limit.lua cuts it
+ * (rate-limit.model.ts): owing no more than `timeout` (< 0: no bound), saving no more than a
+ * new bucket holds. Undefined for a state written under these options.
+ */
+function withinOptions(
+  state: RateLimitState,
+  now: number,
+  params: RateLimitParams,
+  timeout: number,
+  fingerprint: string,
+): RateLimitState | undefined {
+  if (state.fingerprint === fingerprint) return undefined;
+  const stored = state.emptyAtMicros;
+  const owed = timeout < 0 ? stored : Math.min(stored, now + timeout);
+  const least = now - params.initialPermits * params.intervalMicros;
+  return { emptyAtMicros: Math.ceil(Math.max(least, owed)), fingerprint };
 }
 
 /** The twin of rate-limit.refund.lua: gives permits back, never above a full bucket. */
@@ -82,5 +117,5 @@ export const rateLimitRefundStep: Adjustment = (state, now, params, request) => 
     return { state: undefined, ttlMs: null, reply: done };
   }
   const ttlMs = ttlMsFromMicros(Math.max(expire, emptyAt + fullSpan - now));
-  return { state: { emptyAtMicros: emptyAt }, ttlMs, reply: done };
+  return { state: { ...state, emptyAtMicros: emptyAt }, ttlMs, reply: done };
 };

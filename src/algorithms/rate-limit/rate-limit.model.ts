@@ -72,6 +72,22 @@
  * stored is 0 whenever nextFree > now). Redis keeps E as an integer of µs, so the key is
  * one small integer (Redis stores it in the key's own header). E is rounded up when
  * stored: a request may pay up to 1 µs more, never less.
+ *
+ * State under older options
+ * -------------------------
+ * E beyond now is owed: reservations (each at most its request's timeout ahead) and settled
+ * costs (any debt). The key stores the fingerprint of the options E was written under
+ * (options-fingerprint.ts: maxPermits, interval, initialPermits, expire and a decorator's
+ * timeout) beside it, `E~fingerprint`. Under the same options E is kept whole, a settled
+ * debt included. Written under others (a corrected rate, burst or timeout), E is cut once,
+ * at its next decision, and written back with the current fingerprint:
+ *
+ *   E = ceil(max(now - initialPermits * interval, min(E, now + timeout)))
+ *
+ * (no min for a request that waits as long as needed): no more is owed than this request
+ * may wait for, and no more is saved than a new bucket holds, so a cut never admits more
+ * than the current options would from a fresh start. An E before now needs no cut beyond
+ * that: it is read in the current interval, up to the current maxPermits.
  */
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
@@ -79,6 +95,7 @@ import { Seconds } from '../duration';
 import { rateInRange, secondsOption, spanInRange, timeAtMostMax } from '../option-rules';
 import { exactString } from '../limiter-algorithm';
 import { checkPermits } from '../permits';
+import { fingerprintOf, optionsFingerprint } from '../options-fingerprint';
 
 /** Options of a token bucket, as `@RateLimit` and `factory.rateLimiter` take them (seconds). */
 export interface RateLimiterOptions {
@@ -105,6 +122,12 @@ export interface RateLimitParams {
   expireMicros: number;
   /** How the user sized the bucket, for messages: 'capacity', else 'rate * burst'. */
   sizedBy?: string;
+  /**
+   * A decorator's `timeout` in µs (< 0: as long as needed), part of the fingerprint: a
+   * reservation under a longer one is cut. Absent for a factory limiter, whose calls each
+   * give their own.
+   */
+  reachMicros?: number;
 }
 
 /** One request: `timeoutMicros` < 0 means wait as long as needed (acquire). */
@@ -116,6 +139,8 @@ export interface RateLimitRequest {
 /** The one stored number: when the bucket was or will be empty, in whole µs (see above). */
 export interface RateLimitState {
   emptyAtMicros: number;
+  /** The options it was written under (see above); absent: unknown, cut as others. */
+  fingerprint?: string;
 }
 
 export const RATE_LIMIT_DEFAULTS = { rate: 1, burst: 1, expire: 60 } as const;
@@ -148,12 +173,17 @@ export function rateLimitParams(
       `a number from 0 to ${sizedBy} (${maxPermits})`,
     );
   }
+  // A decorator's timeout (a factory limiter's options have none: each call gives its own);
+  // 0 reserves nothing ahead, as none.
+  const { timeout } = options as { timeout?: Seconds };
+  const reachMicros = timeout === undefined ? 0 : rateLimitRequest(0, timeout, where).timeoutMicros;
   return {
     maxPermits,
     intervalMicros: 1_000_000 / rate,
     initialPermits,
     expireMicros: expire * 1_000_000,
     sizedBy,
+    ...(reachMicros !== 0 && { reachMicros }),
   };
 }
 
@@ -236,5 +266,19 @@ export function rateLimitArgv(params: RateLimitParams): string[] {
     exactString(params.intervalMicros),
     exactString(params.initialPermits),
     exactString(params.expireMicros),
+    rateLimitFingerprint(params),
   ];
+}
+
+/** The fingerprint of the options a state is written under (see above). */
+export function rateLimitFingerprint(params: RateLimitParams): string {
+  return fingerprintOf(params, (of) =>
+    optionsFingerprint([
+      exactString(of.maxPermits),
+      exactString(of.intervalMicros),
+      exactString(of.initialPermits),
+      exactString(of.expireMicros),
+      of.reachMicros === undefined ? '' : exactString(of.reachMicros),
+    ]),
+  );
 }

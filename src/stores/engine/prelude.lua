@@ -25,6 +25,14 @@ local function numeric(argv)
   return numbers
 end
 
+-- A bucket's moment (µs) as its value holds it, `<moment>~<fingerprint of its options>`,
+-- and whether those options are `fp`'s: a state written under others is cut to the current
+-- ones (a moment alone was written before values carried their options).
+local function moment_of(found, fp)
+  local at = string.find(found, '~', 1, true)
+  return tonumber(string.sub(found, 1, (at or 0) - 1)), at and string.sub(found, at + 1) == fp
+end
+
 -- PEXPIRE takes whole milliseconds, at least 1.
 local function ttl_ms(micros)
   return math.max(1, math.ceil(micros / 1000))
