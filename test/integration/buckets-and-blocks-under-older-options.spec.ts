@@ -78,17 +78,28 @@ const stores: [string, () => [LimitOn, LimitOn]][] = [
 describe.each(stores)('buckets and blocks under older options, on %s', (name, factories) => {
   const key = (what: string) => `older:${what}:${name}`;
 
-  it('a token bucket reserved 9,000 s ahead under timeout 10000 answers timeout 10 from 1 s', async () => {
+  it('a token bucket reserved 10,000 s ahead at one per 100 s, corrected to one a second, owes only its timeout', async () => {
     const [before, after] = factories();
-    const old = before(rateLimitKind, { rate: 1, capacity: 1, timeout: 10_000 }, key('reserved'));
+    const options = { rate: 0.01, capacity: 1, timeout: 10_000 };
+    const old = before(rateLimitKind, options, key('reserved'));
     expect(await old.decide()).toMatchObject({ allowed: true, waitMs: 0 });
-    expect(await old.decide(9_000)).toMatchObject({ allowed: true, waitMs: 9_000_000 });
+    expect(await old.decide(100)).toMatchObject({ allowed: true, waitMs: 10_000_000 });
 
-    const corrected = after(rateLimitKind, { rate: 1, capacity: 1, timeout: 10 }, key('reserved'));
-    // No more is reserved than this request may wait for: the bucket is owed 10 s.
+    const corrected = after(rateLimitKind, { ...options, rate: 1, timeout: 10 }, key('reserved'));
+    // No more is owed than this request may wait for: 10 s, then its own permit.
     expect(await corrected.decide()).toMatchObject({ allowed: false, retryAfterMs: 1_000 });
     nowMs += 1_000;
     expect(await corrected.decide()).toMatchObject({ allowed: true, waitMs: 10_000 });
+  });
+
+  it("a reservation under a longer timeout on the same bucket is a caller's, still owed", async () => {
+    const [before, after] = factories();
+    const old = before(rateLimitKind, { rate: 1, capacity: 1, timeout: 100 }, key('waiting'));
+    expect(await old.decide()).toMatchObject({ allowed: true, waitMs: 0 });
+    expect(await old.decide(50)).toMatchObject({ allowed: true, waitMs: 50_000 });
+    // A timeout is a request's (a factory limiter's calls each give theirs on this bucket).
+    const shorter = after(rateLimitKind, { rate: 1, capacity: 1, timeout: 10 }, key('waiting'));
+    expect(await shorter.decide()).toMatchObject({ allowed: false, retryAfterMs: 41_000 });
   });
 
   it("a token bucket's debt charged at one per 10000 s, corrected to one per 10 s, is owed no longer", async () => {

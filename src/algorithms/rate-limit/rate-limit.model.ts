@@ -77,10 +77,10 @@
  * -------------------------
  * E beyond now is owed: reservations (each at most its request's timeout ahead) and settled
  * costs (any debt). The key stores the fingerprint of the options E was written under
- * (options-fingerprint.ts: maxPermits, interval, initialPermits, expire and a decorator's
- * timeout) beside it, `E~fingerprint`. Under the same options E is kept whole, a settled
- * debt included. Written under others (a corrected rate, burst or timeout), E is cut once,
- * at its next decision, and written back with the current fingerprint:
+ * (options-fingerprint.ts: maxPermits, interval, initialPermits and expire) beside it,
+ * `E~fingerprint`. Under the same options E is kept whole, a settled debt included. Written
+ * under others (a corrected rate, burst or capacity), E is cut once, at its next decision,
+ * and written back with the current fingerprint:
  *
  *   E = ceil(max(now - initialPermits * interval, min(E, now + timeout)))
  *
@@ -88,6 +88,10 @@
  * may wait for, and no more is saved than a new bucket holds, so a cut never admits more
  * than the current options would from a fresh start. An E before now needs no cut beyond
  * that: it is read in the current interval, up to the current maxPermits.
+ *
+ * A timeout is not among the options: it is a request's (a factory limiter's calls each give
+ * their own, on the decorator's bucket), so a reservation made under a longer timeout on the
+ * same bucket is a caller's, owed until the refill repays it (at most that timeout ahead).
  */
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
@@ -122,12 +126,6 @@ export interface RateLimitParams {
   expireMicros: number;
   /** How the user sized the bucket, for messages: 'capacity', else 'rate * burst'. */
   sizedBy?: string;
-  /**
-   * A decorator's `timeout` in µs (< 0: as long as needed), part of the fingerprint: a
-   * reservation under a longer one is cut. Absent for a factory limiter, whose calls each
-   * give their own.
-   */
-  reachMicros?: number;
 }
 
 /** One request: `timeoutMicros` < 0 means wait as long as needed (acquire). */
@@ -173,17 +171,12 @@ export function rateLimitParams(
       `a number from 0 to ${sizedBy} (${maxPermits})`,
     );
   }
-  // A decorator's timeout (a factory limiter's options have none: each call gives its own);
-  // 0 reserves nothing ahead, as none.
-  const { timeout } = options as { timeout?: Seconds };
-  const reachMicros = timeout === undefined ? 0 : rateLimitRequest(0, timeout, where).timeoutMicros;
   return {
     maxPermits,
     intervalMicros: 1_000_000 / rate,
     initialPermits,
     expireMicros: expire * 1_000_000,
     sizedBy,
-    ...(reachMicros !== 0 && { reachMicros }),
   };
 }
 
@@ -278,7 +271,6 @@ export function rateLimitFingerprint(params: RateLimitParams): string {
       exactString(of.intervalMicros),
       exactString(of.initialPermits),
       exactString(of.expireMicros),
-      of.reachMicros === undefined ? '' : exactString(of.reachMicros),
     ]),
   );
 }
