@@ -17,11 +17,30 @@ export function optionsFingerprint(fields: readonly string[]): string {
   return (hash >>> 0).toString(36);
 }
 
-const known = new WeakMap<object, string>();
+const made = new WeakMap<object, string[]>();
 
-/** The fingerprint of `params`, made once per params object by `make`. */
-export function fingerprintOf<P extends object>(params: P, make: (params: P) => string): string {
-  let fingerprint = known.get(params);
-  if (fingerprint === undefined) known.set(params, (fingerprint = make(params)));
-  return fingerprint;
+/**
+ * A bucket's argv: its parameters' `fields`, then their fingerprint, made once per params
+ * object and frozen (what reads it never writes it; the twin reads the fingerprint on every
+ * decision, {@link fingerprintOf}).
+ */
+export function withFingerprint<P extends object>(
+  params: P,
+  fields: (params: P) => string[],
+): string[] {
+  let argv = made.get(params);
+  if (argv === undefined) {
+    const own = fields(params);
+    made.set(params, (argv = Object.freeze([...own, optionsFingerprint(own)]) as string[]));
+  }
+  return argv;
+}
+
+/** The fingerprint of `params` (the last of {@link withFingerprint}'s argv). */
+export function fingerprintOf<P extends object>(
+  params: P,
+  fields: (params: P) => string[],
+): string {
+  const argv = withFingerprint(params, fields);
+  return argv[argv.length - 1];
 }

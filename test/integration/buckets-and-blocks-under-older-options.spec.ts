@@ -32,6 +32,8 @@ interface Limit {
   charge(permits: number): Promise<Decision>;
   /** A block set by hand (a factory limiter's `block(seconds)`). */
   blockFor(seconds: number): Promise<Decision>;
+  /** A token bucket's request of a factory limiter's call (`decide(permits, timeout)`). */
+  call(permits: number, timeoutSeconds: number): Promise<Decision>;
 }
 type LimitOn = (kind: LimitKind, options: Options, key: string) => Limit;
 
@@ -53,6 +55,8 @@ function limitsOn(store: LimiterStore): LimitOn {
       decide: (cost) => on(run.algorithm, run.newRequest(cost)),
       charge: (permits) => on(run.ops!.charge, { permits }),
       blockFor: (seconds) => on(run.ops!.block, seconds * 1_000_000),
+      call: (permits, timeoutSeconds) =>
+        on(run.algorithm, { permits, timeoutMicros: timeoutSeconds * 1_000_000 }),
     };
   };
 }
@@ -92,14 +96,28 @@ describe.each(stores)('buckets and blocks under older options, on %s', (name, fa
     expect(await corrected.decide()).toMatchObject({ allowed: true, waitMs: 10_000 });
   });
 
-  it("a reservation under a longer timeout on the same bucket is a caller's, still owed", async () => {
+  it('a reservation of a decorator of timeout 10000, corrected to 10, owes only 10 s', async () => {
     const [before, after] = factories();
-    const old = before(rateLimitKind, { rate: 1, capacity: 1, timeout: 100 }, key('waiting'));
+    const old = before(rateLimitKind, { rate: 1, capacity: 1, timeout: 10_000 }, key('typo'));
     expect(await old.decide()).toMatchObject({ allowed: true, waitMs: 0 });
-    expect(await old.decide(50)).toMatchObject({ allowed: true, waitMs: 50_000 });
-    // A timeout is a request's (a factory limiter's calls each give theirs on this bucket).
-    const shorter = after(rateLimitKind, { rate: 1, capacity: 1, timeout: 10 }, key('waiting'));
-    expect(await shorter.decide()).toMatchObject({ allowed: false, retryAfterMs: 41_000 });
+    expect(await old.decide(9_000)).toMatchObject({ allowed: true, waitMs: 9_000_000 });
+
+    const corrected = after(rateLimitKind, { rate: 1, capacity: 1, timeout: 10 }, key('typo'));
+    expect(await corrected.decide()).toMatchObject({ allowed: false, retryAfterMs: 1_000 });
+    nowMs += 1_000;
+    expect(await corrected.decide()).toMatchObject({ allowed: true, waitMs: 10_000 });
+  });
+
+  it("a factory call's reservation on a decorator's bucket is owed whatever the timeouts", async () => {
+    const [before, after] = factories();
+    const options = { rate: 1, capacity: 1, timeout: 10 };
+    const decorator = before(rateLimitKind, options, key('shared'));
+    expect(await decorator.decide()).toMatchObject({ allowed: true, waitMs: 0 });
+    // A factory limiter's call with its own timeout (a queue worker), on the same bucket.
+    expect(await decorator.call(50, 100)).toMatchObject({ allowed: true, waitMs: 50_000 });
+    const again = after(rateLimitKind, options, key('shared'));
+    expect(await again.decide()).toMatchObject({ allowed: false, retryAfterMs: 41_000 });
+    expect(await again.call(1, 60)).toMatchObject({ allowed: true, waitMs: 51_000 });
   });
 
   it("a token bucket's debt charged at one per 10000 s, corrected to one per 10 s, is owed no longer", async () => {

@@ -192,10 +192,18 @@ describe('coalesced decisions equal the same decisions one by one and the memory
   );
 
   /** The buckets and blocks under two sets of options on one key: older state cut alike. */
+  /** The token bucket's requests on key 0, and some on key 1, are a decorator's (their limit's timeout). */
+  const decorated: Kind = {
+    ...BASE[0],
+    request: (op, i) => ({
+      ...(BASE[0].request(op, i) as object),
+      byDecorator: op.key === 0 || op.permits % 2 === 0,
+    }),
+  };
   const pairs: [string, Kind, object][] = [
     [
       'tb',
-      BASE[0],
+      decorated,
       rateLimitParams({ rate: 0.5 / TIME_SCALE, burst: 3 * TIME_SCALE, initialPermits: 1 }),
     ],
     ['lb', BASE[2], leakyBucketLimitParams({ capacity: 1, rate: 1 / TIME_SCALE })],

@@ -266,6 +266,8 @@ describe('Lua and memory twins agree on peek, reset, refund, charge and block', 
       timeout: fc.constantFrom(0, 0.5 * TIME_SCALE, 3 * TIME_SCALE),
       capacity: fc.integer({ min: 1, max: 5 }),
       block: blockMicros,
+      // A decorator's requests (their timeout is their limit's), or a factory limiter's calls.
+      byDecorator: fc.boolean(),
     });
     await fc.assert(
       fc.asyncProperty(bucket, bucket, switching, async (one, two, plan) => {
@@ -279,7 +281,10 @@ describe('Lua and memory twins agree on peek, reset, refund, charge and block', 
           rateLimit,
           rateLimitDefinition.ops,
           [tokens(one), tokens(two)],
-          (permits, other) => ({ permits, timeoutMicros: micros(other ? two : one) }),
+          (permits, other) => {
+            const of = other ? two : one;
+            return { permits, timeoutMicros: micros(of), byDecorator: of.byDecorator };
+          },
           { permits: 1, timeoutMicros: 0 },
           plan,
         );

@@ -1,7 +1,7 @@
 -- Leaky bucket as GCRA (redis-cell's CL.THROTTLE with its quantity). The math:
 -- leaky-bucket-limit.model.ts.
 -- The body of function(key, now, argv), run by the store's engine script (stores/engine).
--- key      the theoretical arrival time (tat) in µs, as a string
+-- key      the theoretical arrival time (tat) in µs, then `~` and the options' fingerprint
 -- now      the time in µs (Redis TIME, or the store's injected clock)
 -- argv[1]  capacity        requests that may arrive at once (integer >= 1)
 -- argv[2]  intervalMicros  T = 1 / rate, whole µs

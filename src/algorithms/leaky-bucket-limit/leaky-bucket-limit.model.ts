@@ -61,7 +61,7 @@
  */
 import { integerAtLeastOne, rateInRange, spanInRange } from '../option-rules';
 import { exactString } from '../limiter-algorithm';
-import { fingerprintOf, optionsFingerprint } from '../options-fingerprint';
+import { fingerprintOf, withFingerprint } from '../options-fingerprint';
 
 /** Options of a leaky bucket, as `@LeakyBucketLimit` and `factory.leakyBucketLimiter` take them. */
 export interface LeakyBucketLimiterOptions {
@@ -99,16 +99,14 @@ export function leakyBucketLimitParams(
 
 /** The parameters as leaky-bucket-limit.lua reads them, after the block: its `argv`. */
 export function leakyBucketLimitArgv(params: LeakyBucketLimitParams): string[] {
-  return [
-    String(params.capacity),
-    exactString(params.intervalMicros),
-    leakyBucketFingerprint(params),
-  ];
+  return withFingerprint(params, ownArgv);
 }
 
 /** The fingerprint of the options a tat is written under (see above). */
-export function leakyBucketFingerprint(params: LeakyBucketLimitParams): string {
-  return fingerprintOf(params, (of) =>
-    optionsFingerprint([String(of.capacity), exactString(of.intervalMicros)]),
-  );
-}
+export const leakyBucketFingerprint = (params: LeakyBucketLimitParams): string =>
+  fingerprintOf(params, ownArgv);
+
+const ownArgv = (params: LeakyBucketLimitParams): string[] => [
+  String(params.capacity),
+  exactString(params.intervalMicros),
+];

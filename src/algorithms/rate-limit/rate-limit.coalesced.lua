@@ -4,7 +4,8 @@
 -- argv      the bucket's own: maxPermits, intervalMicros, initialPermits, expireMicros,
 --           fingerprint (an E written under other options is cut as rate-limit.lua cuts it,
 --           by the first request's timeout)
--- requests  each request's fields: {permits, timeoutMicros}
+-- requests  each request's fields: {permits, timeoutMicros, decorator's timeout or none};
+--           requests of decorators of other timeouts, or of none, are not decided together
 -- stop      stop at the first denial that can start a block (not one that can never pass)
 -- Returns   the replies, and the index where it stopped
 local function rate_limit_coalesced(key, now, argv, requests, stop)
@@ -12,15 +13,21 @@ local function rate_limit_coalesced(key, now, argv, requests, stop)
   local interval = tonumber(argv[2])
   local expire = tonumber(argv[4])
   local full_span = max_permits * interval
+  local reach = requests[1][3]
+  for i = 2, #requests do
+    if requests[i][3] ~= reach then
+      return nil
+    end
+  end
+  local mark = reach and argv[5] .. ':' .. reach or argv[5]
   local found = get_state(key)
   local empty_at
   -- The value rate-limit.lua would have written last, and its TTL; the next request reads it.
   local written, written_ttl = nil, nil
   if found then
-    local stored, same = moment_of(found, argv[5])
-    if not same then
-      local timeout = tonumber(requests[1][2])
-      stored = math.ceil(math.max(now - tonumber(argv[3]) * interval, timeout < 0 and stored or math.min(stored, now + timeout)))
+    local stored, cut
+    stored, mark, cut = rate_limit_found(found, now, argv, mark, tonumber(requests[1][2]))
+    if cut then
       written, written_ttl = stored, ttl_ms(math.max(expire, stored + full_span - now))
     end
     empty_at = math.max(stored, now - full_span)
@@ -61,7 +68,7 @@ local function rate_limit_coalesced(key, now, argv, requests, stop)
     end
   end
   if written then
-    redis.call('SET', key, exact(written) .. '~' .. argv[5], 'PX', written_ttl)
+    redis.call('SET', key, exact(written) .. '~' .. mark, 'PX', written_ttl)
   end
   return replies, stopped
 end

@@ -1,8 +1,8 @@
 import { NEVER_MICROS, RawReply } from '../../contracts/decision';
-import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
+import { exactString, MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
 import { AdjustmentStep } from '../state-ops/state-ops.model';
 import {
-  rateLimitFingerprint,
+  rateLimitArgv,
   RateLimitParams,
   RateLimitRequest,
   RateLimitState,
@@ -23,9 +23,7 @@ export function rateLimitStep(
 ): MemoryStep<RateLimitState> {
   const { maxPermits, intervalMicros: interval, expireMicros: expire } = params;
   const fullSpan = maxPermits * interval;
-  const fingerprint = rateLimitFingerprint(params);
-  const cut = state && withinOptions(state, now, params, request.timeoutMicros, fingerprint);
-  const found = cut ?? state;
+  const { found, fingerprint, cut } = asFound(state, now, params, request);
   let emptyAt = found
     ? Math.max(found.emptyAtMicros, now - fullSpan)
     : now - params.initialPermits * interval;
@@ -33,8 +31,8 @@ export function rateLimitStep(
   const unchanged = (reply: RawReply): MemoryStep<RateLimitState> =>
     cut
       ? {
-          state: cut,
-          ttlMs: ttlMsFromMicros(Math.max(expire, cut.emptyAtMicros + fullSpan - now)),
+          state: found,
+          ttlMs: ttlMsFromMicros(Math.max(expire, found!.emptyAtMicros + fullSpan - now)),
           reply,
         }
       : { state, ttlMs: null, reply };
@@ -85,22 +83,33 @@ export function rateLimitStep(
 }
 
 /**
- * A state written under other options than `fingerprint`'s, cut as rate-limit.lua cuts it
- * (rate-limit.model.ts): owing no more than `timeout` (< 0: no bound), saving no more than a
- * new bucket holds. Undefined for a state written under these options.
+ * The twin of rate-limit.found.lua: the state as the decision reads it, and the mark it writes
+ * (`fingerprint`). Written under other options, E owes no more than this request's timeout
+ * (< 0: no bound) and saves no more than a new bucket holds; written by a decorator of
+ * another timeout, a decorator's request cuts it to its own timeout (rate-limit.model.ts).
  */
-function withinOptions(
-  state: RateLimitState,
+function asFound(
+  state: RateLimitState | undefined,
   now: number,
   params: RateLimitParams,
-  timeout: number,
-  fingerprint: string,
-): RateLimitState | undefined {
-  if (state.fingerprint === fingerprint) return undefined;
+  request: RateLimitRequest,
+): { found: RateLimitState | undefined; fingerprint: string; cut: boolean } {
+  // The fingerprint of the bucket's options: the last of its argv (options-fingerprint.ts).
+  const options = rateLimitArgv(params)[4];
+  const timeout = request.timeoutMicros;
+  const mark = request.byDecorator ? `${options}:${exactString(timeout)}` : options;
+  if (!state || state.fingerprint === mark) return { found: state, fingerprint: mark, cut: false };
+  const was = state.fingerprint ?? '';
+  const colon = was.indexOf(':');
+  const [shape, by] = colon < 0 ? [was, ''] : [was.slice(0, colon), was.slice(colon + 1)];
+  if (shape === options && (by === '' || !request.byDecorator)) {
+    return { found: state, fingerprint: request.byDecorator ? mark : was, cut: false };
+  }
   const stored = state.emptyAtMicros;
-  const owed = timeout < 0 ? stored : Math.min(stored, now + timeout);
+  const upper = timeout < 0 ? stored : Math.min(stored, now + timeout);
   const least = now - params.initialPermits * params.intervalMicros;
-  return { emptyAtMicros: Math.ceil(Math.max(least, owed)), fingerprint };
+  const emptyAtMicros = Math.ceil(shape === options ? upper : Math.max(least, upper));
+  return { found: { emptyAtMicros, fingerprint: mark }, fingerprint: mark, cut: true };
 }
 
 /** The twin of rate-limit.refund.lua: gives permits back, never above a full bucket. */

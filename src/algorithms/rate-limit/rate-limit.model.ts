@@ -69,29 +69,13 @@
  *   new bucket:   E = now - initialPermits * interval
  *
  * Each line follows from the two-number form (nextFree = max(now, E) after a resync, and
- * stored is 0 whenever nextFree > now). Redis keeps E as an integer of µs, so the key is
- * one small integer (Redis stores it in the key's own header). E is rounded up when
- * stored: a request may pay up to 1 µs more, never less.
+ * stored is 0 whenever nextFree > now). Redis keeps E as an integer of µs, followed by the
+ * mark of what wrote it (see the end): one short string. E is rounded up when stored: a request
+ * may pay up to 1 µs more, never less.
  *
- * State under older options
- * -------------------------
- * E beyond now is owed: reservations (each at most its request's timeout ahead) and settled
- * costs (any debt). The key stores the fingerprint of the options E was written under
- * (options-fingerprint.ts: maxPermits, interval, initialPermits and expire) beside it,
- * `E~fingerprint`. Under the same options E is kept whole, a settled debt included. Written
- * under others (a corrected rate, burst or capacity), E is cut once, at its next decision,
- * and written back with the current fingerprint:
- *
- *   E = ceil(max(now - initialPermits * interval, min(E, now + timeout)))
- *
- * (no min for a request that waits as long as needed): no more is owed than this request
- * may wait for, and no more is saved than a new bucket holds, so a cut never admits more
- * than the current options would from a fresh start. An E before now needs no cut beyond
- * that: it is read in the current interval, up to the current maxPermits.
- *
- * A timeout is not among the options: it is a request's (a factory limiter's calls each give
- * their own, on the decorator's bucket), so a reservation made under a longer timeout on the
- * same bucket is a caller's, owed until the refill repays it (at most that timeout ahead).
+ * State under older options: beside E the key holds a mark of what wrote it (the options'
+ * fingerprint, and a decorator's timeout), and E written under other options is cut to the
+ * current ones at its next decision: rate-limit.found.lua has the math.
  */
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
@@ -99,7 +83,7 @@ import { Seconds } from '../duration';
 import { rateInRange, secondsOption, spanInRange, timeAtMostMax } from '../option-rules';
 import { exactString } from '../limiter-algorithm';
 import { checkPermits } from '../permits';
-import { fingerprintOf, optionsFingerprint } from '../options-fingerprint';
+import { withFingerprint } from '../options-fingerprint';
 
 /** Options of a token bucket, as `@RateLimit` and `factory.rateLimiter` take them (seconds). */
 export interface RateLimiterOptions {
@@ -132,12 +116,14 @@ export interface RateLimitParams {
 export interface RateLimitRequest {
   permits: number;
   timeoutMicros: number;
+  /** Set on a decorator's requests: its timeout is its limit's (see above). */
+  byDecorator?: boolean;
 }
 
 /** The one stored number: when the bucket was or will be empty, in whole µs (see above). */
 export interface RateLimitState {
   emptyAtMicros: number;
-  /** The options it was written under (see above); absent: unknown, cut as others. */
+  /** The mark of what wrote it (rate-limit.found.lua); absent: cut as under other options. */
   fingerprint?: string;
 }
 
@@ -252,25 +238,10 @@ export function checkServable(
   }
 }
 
-/** The parameters as rate-limit.lua reads them, after the block: its `argv`. */
+/** The parameters as rate-limit.lua reads them, after the block, then their fingerprint. */
 export function rateLimitArgv(params: RateLimitParams): string[] {
-  return [
-    exactString(params.maxPermits),
-    exactString(params.intervalMicros),
-    exactString(params.initialPermits),
-    exactString(params.expireMicros),
-    rateLimitFingerprint(params),
-  ];
+  return withFingerprint(params, ownArgv);
 }
 
-/** The fingerprint of the options a state is written under (see above). */
-export function rateLimitFingerprint(params: RateLimitParams): string {
-  return fingerprintOf(params, (of) =>
-    optionsFingerprint([
-      exactString(of.maxPermits),
-      exactString(of.intervalMicros),
-      exactString(of.initialPermits),
-      exactString(of.expireMicros),
-    ]),
-  );
-}
+const ownArgv = (of: RateLimitParams): string[] =>
+  [of.maxPermits, of.intervalMicros, of.initialPermits, of.expireMicros].map(exactString);

@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_1dc05dc38374
+#!lua name=nestjs_limiter_d08c1b9919eb
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -17,7 +17,8 @@ local function numeric(argv)
 end
 local function moment_of(found, fp)
   local at = string.find(found, '~', 1, true)
-  return tonumber(string.sub(found, 1, (at or 0) - 1)), at and string.sub(found, at + 1) == fp
+  local mark = at and string.sub(found, at + 1)
+  return tonumber(string.sub(found, 1, (at or 0) - 1)), mark == fp, mark
 end
 local function ttl_ms(micros)
   return math.max(1, math.ceil(micros / 1000))
@@ -303,18 +304,34 @@ end
 local function block_zset_block_key(key, now, argv)
   return block_state(zset_block, key, now, argv)
 end
+local function rate_limit_found(found, now, argv, mark, timeout)
+  local stored, same, was = moment_of(found, mark)
+  if same then
+    return stored, mark, false
+  end
+  local shape, by = string.match(was or '', '^([^:]*):?(.*)$')
+  local decorator = #mark > #argv[5]
+  if shape == argv[5] and (by == '' or not decorator) then
+    return stored, decorator and mark or was, false
+  end
+  local upper = timeout < 0 and stored or math.min(stored, now + timeout)
+  if shape == argv[5] then
+    return math.ceil(upper), mark, true
+  end
+  return math.ceil(math.max(now - tonumber(argv[3]) * tonumber(argv[2]), upper)), mark, true
+end
 local function limiterRateLimit(key, now, argv)
 local n = numeric(argv)
 local max_permits, interval, expire, permits, timeout = n[1], n[2], n[4], n[6], n[7]
 local full_span = max_permits * interval
-local mark = '~' .. argv[5]
+local mark = argv[8] and argv[5] .. ':' .. argv[8] or argv[5]
 local found = get_state(key)
 local empty_at = now - full_span
 if found then
-  local stored, same = moment_of(found, argv[5])
-  if not same then
-    stored = math.ceil(math.max(now - n[3] * interval, timeout < 0 and stored or math.min(stored, now + timeout)))
-    redis.call('SET', key, string.format('%d', stored) .. mark, 'PX', ttl_ms(math.max(expire, stored + full_span - now)))
+  local stored, cut
+  stored, mark, cut = rate_limit_found(found, now, argv, mark, timeout)
+  if cut then
+    redis.call('SET', key, string.format('%d', stored) .. '~' .. mark, 'PX', ttl_ms(math.max(expire, stored + full_span - now)))
   end
   if stored > empty_at then
     empty_at = stored
@@ -333,7 +350,7 @@ if timeout >= 0 and wait > timeout then
   if need * interval - full_span > timeout then
     retry_after = -1
   elseif not found then
-    redis.call('SET', key, string.format('%d', math.ceil(empty_at)) .. mark, 'PX', ttl_ms(math.max(expire, until_full)))
+    redis.call('SET', key, string.format('%d', math.ceil(empty_at)) .. '~' .. mark, 'PX', ttl_ms(math.max(expire, until_full)))
   end
   return {0, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), retry_after, 0}
 end
@@ -342,7 +359,7 @@ if permits == 0 then
 end
 empty_at = math.ceil(empty_at + permits * interval)
 local until_full = empty_at + full_span - now
-redis.call('SET', key, string.format('%d', empty_at) .. mark, 'PX', ttl_ms(expire > until_full and expire or until_full))
+redis.call('SET', key, string.format('%d', empty_at) .. '~' .. mark, 'PX', ttl_ms(expire > until_full and expire or until_full))
 local left = (now - empty_at) / interval
 return {1, left > 0 and math.floor(left) or 0, math.ceil(until_full), 0, wait > 0 and math.ceil(wait) or 0}
 end
@@ -962,14 +979,20 @@ local function rate_limit_coalesced(key, now, argv, requests, stop)
   local interval = tonumber(argv[2])
   local expire = tonumber(argv[4])
   local full_span = max_permits * interval
+  local reach = requests[1][3]
+  for i = 2, #requests do
+    if requests[i][3] ~= reach then
+      return nil
+    end
+  end
+  local mark = reach and argv[5] .. ':' .. reach or argv[5]
   local found = get_state(key)
   local empty_at
   local written, written_ttl = nil, nil
   if found then
-    local stored, same = moment_of(found, argv[5])
-    if not same then
-      local timeout = tonumber(requests[1][2])
-      stored = math.ceil(math.max(now - tonumber(argv[3]) * interval, timeout < 0 and stored or math.min(stored, now + timeout)))
+    local stored, cut
+    stored, mark, cut = rate_limit_found(found, now, argv, mark, tonumber(requests[1][2]))
+    if cut then
       written, written_ttl = stored, ttl_ms(math.max(expire, stored + full_span - now))
     end
     empty_at = math.max(stored, now - full_span)
@@ -1009,7 +1032,7 @@ local function rate_limit_coalesced(key, now, argv, requests, stop)
     end
   end
   if written then
-    redis.call('SET', key, exact(written) .. '~' .. argv[5], 'PX', written_ttl)
+    redis.call('SET', key, exact(written) .. '~' .. mark, 'PX', written_ttl)
   end
   return replies, stopped
 end
@@ -1376,9 +1399,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_1dc05dc38374', engine)
+redis.register_function('nestjs_limiter_d08c1b9919eb', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_1dc05dc38374_across_slots',
+  function_name = 'nestjs_limiter_d08c1b9919eb_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }
