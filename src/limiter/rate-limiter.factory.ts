@@ -96,7 +96,11 @@ export class RateLimiterFactory implements OnApplicationShutdown {
     // Upstream calls wait for the store itself, within their own timeout: under the failure
     // policy a slow answer would let a call through unbudgeted ('allow').
     const raw = backend ?? store;
-    const shared = raw instanceof RedisStore ? new RedisLearning(raw.client) : new MemoryLearning();
+    // The memory store's record keeps the store's time, as its decisions do (a test's clock).
+    const shared =
+      raw instanceof RedisStore
+        ? new RedisLearning(raw.client)
+        : new MemoryLearning(() => raw.currentTimeMs());
     const metrics = UpstreamMetrics.fromOption(options?.metrics);
     this.upstreams = new UpstreamRegistry(raw, shared, this.keyPrefix, metrics);
     // A wrong upstream fails start-up, naming it and its option.

@@ -15,11 +15,11 @@ export interface SharedLearning {
   report(key: string, report: LearningReport): Promise<LearnedBudget>;
 }
 
-/** The record in this process: the memory store's (one process is the whole fleet). */
+/** The record in this process: the memory store's (one process is the whole fleet), on its clock. */
 export class MemoryLearning implements SharedLearning {
   private readonly records = new Map<string, LearningRecord>();
 
-  constructor(private readonly nowMs: () => number = Date.now) {}
+  constructor(private readonly nowMs: () => number) {}
 
   async report(key: string, report: LearningReport): Promise<LearnedBudget> {
     let record = this.records.get(key);

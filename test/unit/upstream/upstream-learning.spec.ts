@@ -90,3 +90,33 @@ describe('learning on the memory store', () => {
     deafFactory.onApplicationShutdown();
   });
 });
+
+describe("the memory store's shared record", () => {
+  it("climbs by the store's clock, not the wall clock", async () => {
+    let storeNow = 1_000_000_000;
+    const factory = new RateLimiterFactory(new MemoryStore({ now: () => storeNow }));
+    const api = factory.upstream({ name: 'clocked', rate: 100 });
+    const learned = () => api.status().learnedRate;
+    const waitFor = async (done: () => boolean) => {
+      for (let waited = 0; !done() && waited < 5000; waited += 20) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    await api.call(() => ({ status: 429, headers: {} }));
+    await waitFor(() => learned() !== 100);
+    expect(learned()).toBe(85);
+    // Successes over more than a second of wall time, none of the store's: no climb.
+    const wallStart = Date.now();
+    while (Date.now() - wallStart < 1200) {
+      await api.call(() => ({ status: 200, headers: {} }));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(learned()).toBe(85);
+    // A second of the store's time: 3 % of the rate.
+    storeNow += 1000;
+    await api.call(() => ({ status: 200, headers: {} }));
+    await waitFor(() => learned() !== 85);
+    expect(learned()).toBe(88);
+    factory.onApplicationShutdown();
+  });
+});
