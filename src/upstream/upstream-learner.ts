@@ -1,10 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { lessonOf, UpstreamLesson } from './http-answer';
 import { SharedLearning } from './shared-learning';
 import { LearnedBudget } from './upstream-learning.model';
 
-/** How often a server with calls reports to the shared record and reads the budget back. */
+/** How often a server with calls reports to the shared record and reads the budget back
+ * while there is something to learn (a 429, a ceiling, a rate below the configured one). */
 export const REPORT_EVERY_MS = 200;
+/** How often otherwise: the budget at its configured rate, calls succeeding. */
+const STEADY_REPORT_EVERY_MS = 1000;
 /** A ceiling the headers state is taken this much lower: running just under it, a token
  * bucket upstream refills faster than it is spent, so phase jitter costs no 429s. */
 const CEILING_MARGIN = 0.98;
@@ -14,14 +16,12 @@ const CAP_EVERY_MS = 100;
 /** What the learner tells its upstream. */
 export interface LearnerHost {
   readonly configuredRate: number;
-  /** Tenants with calls waiting on this server, with their weights. */
-  backlogged(): Array<readonly [string, number]>;
   /** The upstream asked for a pause of `ms`. */
   pause(ms: number): void;
   /** What the answers say is left now. */
   capAt(left: number): Promise<void>;
   /** The fleet's budget, read back. */
-  budget(budget: LearnedBudget, backlogged: ReadonlyArray<readonly [string, number]>): void;
+  budget(budget: LearnedBudget): void;
   /** Whether this server has calls, or anything to report. */
   active(): boolean;
   /** A lesson was taken from an answer (for the metrics). */
@@ -31,10 +31,9 @@ export interface LearnerHost {
 /**
  * Reads the answers of one upstream's calls on this server and reports them to the fleet's
  * shared record (upstream-learning.model.ts): successes and bare 429s as counts, the latest
- * ceiling, the tenants waiting here; a pause goes to the bucket at once.
+ * ceiling; a pause goes to the book at once.
  */
 export class UpstreamLearner {
-  readonly server = randomUUID();
   private successes = 0;
   private throttles = 0;
   private ceiling?: number;
@@ -42,13 +41,16 @@ export class UpstreamLearner {
   private reporting = false;
   private lastCapMs = -Infinity;
   private closed = false;
+  private learnedRate: number;
 
   constructor(
     private readonly key: string,
     private readonly shared: SharedLearning,
     private readonly host: LearnerHost,
     private readonly learn: boolean,
-  ) {}
+  ) {
+    this.learnedRate = host.configuredRate;
+  }
 
   /** The result of a call, or its error. */
   read(value: unknown): void {
@@ -87,7 +89,6 @@ export class UpstreamLearner {
     this.timer = undefined;
     if (this.reporting || this.closed) return;
     this.reporting = true;
-    const backlogged = this.host.backlogged();
     const { successes, throttles, ceiling } = this;
     this.successes = this.throttles = 0;
     this.ceiling = undefined;
@@ -97,10 +98,9 @@ export class UpstreamLearner {
         successes,
         throttles,
         ceiling,
-        server: this.server,
-        backlogged,
       });
-      if (!this.closed) this.host.budget(budget, backlogged);
+      this.learnedRate = budget.rate;
+      if (!this.closed) this.host.budget(budget);
     } catch {
       // The record could not be reached: the last budget stands, and the counts are kept.
       this.successes += successes;
@@ -109,7 +109,14 @@ export class UpstreamLearner {
     } finally {
       this.reporting = false;
     }
-    if (this.host.active() || this.successes + this.throttles > 0) this.wake();
+    if (this.host.active() || this.successes + this.throttles > 0) this.wake(this.nextReportMs());
+  }
+
+  /** Soon while the fleet is learning; seldom while the budget is steady at its rate. */
+  private nextReportMs(): number {
+    const learning =
+      this.learnedRate < this.host.configuredRate || this.throttles > 0 || this.ceiling;
+    return learning ? REPORT_EVERY_MS : STEADY_REPORT_EVERY_MS;
   }
 
   close(): void {

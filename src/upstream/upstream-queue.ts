@@ -32,15 +32,6 @@ export class TenantQueue {
   }
 }
 
-/** The tenants with calls waiting, with their weights: what a server reports. */
-export function backloggedOf(tenants: Map<string, TenantQueue>): Array<readonly [string, number]> {
-  const found: Array<readonly [string, number]> = [];
-  for (const tenant of tenants.values()) {
-    if (tenant.calls.length > 0) found.push([tenant.name, tenant.weight]);
-  }
-  return found;
-}
-
 export function waitingIn(tenants: Map<string, TenantQueue>): number {
   let waiting = 0;
   for (const tenant of tenants.values()) waiting += tenant.calls.length;

@@ -48,7 +48,6 @@ export class UpstreamRegistry {
       this.shared,
       {
         configuredRate: settings.rate,
-        backlogged: () => upstream.backlogged(),
         pause: (ms) => upstream.pauseFor(ms),
         capAt: (left) => bucket.capAt(left),
         budget: (budget) => upstream.applyBudget(budget),

@@ -3,7 +3,7 @@ import { UpstreamBucket } from './upstream-bucket';
 import { UpstreamEvents } from './upstream-events';
 import { UpstreamSettings } from './upstream.options';
 import { SlotAnswer, SlotAsk } from './upstream-slots.model';
-import { backloggedOf, PendingCall, TenantQueue, waitingIn } from './upstream-queue';
+import { PendingCall, TenantQueue, waitingIn } from './upstream-queue';
 
 /** The calls of one tenant sent in one ask, in their order. */
 type Sent = { tenant: TenantQueue; calls: PendingCall[] };
@@ -241,10 +241,6 @@ export class SlotScheduler {
     this.pauseUntil = until;
     this.wakeIn(until - performance.now());
     return true;
-  }
-
-  backlogged(): Array<readonly [string, number]> {
-    return backloggedOf(this.tenants);
   }
 
   waiting(): number {

@@ -105,11 +105,6 @@ export class Upstream {
     this.events.learnedRate?.(this.name, budget.rate);
   }
 
-  /** @internal */
-  backlogged(): Array<readonly [string, number]> {
-    return this.scheduler.backlogged();
-  }
-
   /** @internal Rejects every waiting call and stops the timers (the app shuts down). */
   close(): void {
     this.learning?.close();
