@@ -79,7 +79,8 @@ export class UpstreamLearner {
 
   /** Reports soon, if no report is due already. */
   wake(inMs = REPORT_EVERY_MS): void {
-    if (this.closed) return;
+    // A report under way schedules the next when it ends.
+    if (this.closed || this.reporting) return;
     if (this.timer && inMs > 0) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.report(), inMs);
@@ -114,8 +115,8 @@ export class UpstreamLearner {
 
   /** Soon while the fleet is learning; seldom while the budget is steady at its rate. */
   private nextReportMs(): number {
-    const learning =
-      this.learnedRate < this.host.configuredRate || this.throttles > 0 || this.ceiling;
+    if (this.throttles > 0) return 0;
+    const learning = this.learnedRate < this.host.configuredRate || this.ceiling !== undefined;
     return learning ? REPORT_EVERY_MS : STEADY_REPORT_EVERY_MS;
   }
 
