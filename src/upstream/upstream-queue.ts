@@ -11,6 +11,8 @@ export interface PendingCall {
   /** Stops listening to the signal and clears the deadline's timer. */
   cleanup(): void;
   reserveTimer?: NodeJS.Timeout;
+  /** When its booked slot comes (`performance.now()` ms). */
+  startAt?: number;
 }
 
 /**

@@ -181,12 +181,17 @@ export class SlotScheduler {
       this.bucket.giveBack(call.cost).catch(() => undefined);
       return;
     }
-    if (inMs <= 0 && performance.now() >= this.pauseUntil) return this.begin(call);
     call.stage = 'reserved';
-    call.reserveTimer = setTimeout(() => this.reserved(call), Math.max(0, inMs));
+    call.startAt = performance.now() + Math.max(0, inMs);
+    if (inMs <= 0) return this.reserved(call);
+    call.reserveTimer = setTimeout(() => this.reserved(call), inMs);
   }
 
-  /** A booked slot has come: unless a pause was heard meanwhile, the call starts. */
+  /**
+   * A booked slot has come: unless a pause was heard meanwhile, a call starts: the first
+   * booked of its tenant (first in first out, whatever the jitter between the book's clock
+   * and this server's timers), which hands its own later slot to this one.
+   */
   private reserved(call: PendingCall): void {
     if (call.stage !== 'reserved') return;
     const now = performance.now();
@@ -195,7 +200,13 @@ export class SlotScheduler {
       this.wakeIn(this.pauseUntil - now);
       return;
     }
-    this.begin(call);
+    const first = call.tenant.calls.find((waiting) => waiting.stage === 'reserved')!;
+    if (first !== call) {
+      clearTimeout(first.reserveTimer);
+      call.startAt = first.startAt;
+      call.reserveTimer = setTimeout(() => this.reserved(call), Math.max(0, first.startAt! - now));
+    }
+    this.begin(first);
   }
 
   private begin(call: PendingCall): void {
