@@ -33,7 +33,8 @@ elseif op == 'cap' then
   local left = tonumber(ARGV[4])
   local tat = math.max(tonumber(redis.call('HGET', key, 'tat')) or (now - capacity * slot), now)
   if capacity - (tat - now) / slot > left then put('tat', now + (capacity - math.max(0, left)) * slot) end
-  live(0)
+  -- A long pause outlives the minute the book lives otherwise.
+  live(tonumber(redis.call('HGET', key, 'pause')) or 0)
   return 0
 end
 
