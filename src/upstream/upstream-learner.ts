@@ -2,10 +2,10 @@ import { lessonOf, UpstreamLesson } from './http-answer';
 import { SharedLearning } from './shared-learning';
 import { LearnedBudget } from './upstream-learning.model';
 
-/** How often a server with calls reports to the shared record and reads the budget back
- * while there is something to learn (a 429, a ceiling, a rate below the configured one). */
+/** How soon a server reports a new ceiling to the shared record (a bare 429: at once). */
 export const REPORT_EVERY_MS = 200;
-/** How often otherwise: the budget at its configured rate, calls succeeding. */
+/** How often a server with calls reports otherwise, and reads the budget back: the climb
+ * after a cut counts the time between reports, so it is as fast at this pace. */
 const STEADY_REPORT_EVERY_MS = 1000;
 /** A ceiling the headers state is taken this much lower: running just under it, a token
  * bucket upstream refills faster than it is spent, so phase jitter costs no 429s. */
@@ -37,20 +37,20 @@ export class UpstreamLearner {
   private successes = 0;
   private throttles = 0;
   private ceiling?: number;
+  /** The last ceiling reported: one said again is no news. */
+  private reportedCeiling?: number;
   private timer?: NodeJS.Timeout;
+  private timerAt = Infinity;
   private reporting = false;
   private lastCapMs = -Infinity;
   private closed = false;
-  private learnedRate: number;
 
   constructor(
     private readonly key: string,
     private readonly shared: SharedLearning,
     private readonly host: LearnerHost,
     private readonly learn: boolean,
-  ) {
-    this.learnedRate = host.configuredRate;
-  }
+  ) {}
 
   /** The result of a call, or its error. */
   read(value: unknown): void {
@@ -73,21 +73,22 @@ export class UpstreamLearner {
     if (lesson.pauseMs !== undefined || lesson.ceiling !== undefined || lesson.throttled) {
       this.host.learned?.(lesson);
     }
-    // A bare 429 is told to the fleet at once: every server slows down together.
-    this.wake(lesson.throttled ? 0 : REPORT_EVERY_MS);
+    this.wake(this.nextReportMs());
   }
 
-  /** Reports soon, if no report is due already. */
-  wake(inMs = REPORT_EVERY_MS): void {
+  /** Reports within `inMs`, if no report is due sooner. */
+  wake(inMs = STEADY_REPORT_EVERY_MS): void {
     // A report under way schedules the next when it ends.
     if (this.closed || this.reporting) return;
-    if (this.timer && inMs > 0) return;
+    const at = performance.now() + inMs;
+    if (this.timer && this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
     this.timer = setTimeout(() => void this.report(), inMs);
   }
 
   private async report(): Promise<void> {
-    this.timer = undefined;
+    [this.timer, this.timerAt] = [undefined, Infinity];
     if (this.reporting || this.closed) return;
     this.reporting = true;
     const { successes, throttles, ceiling } = this;
@@ -100,7 +101,7 @@ export class UpstreamLearner {
         throttles,
         ceiling,
       });
-      this.learnedRate = budget.rate;
+      if (ceiling !== undefined) this.reportedCeiling = ceiling;
       if (!this.closed) this.host.budget(budget);
     } catch {
       // The record could not be reached: the last budget stands, and the counts are kept.
@@ -113,11 +114,11 @@ export class UpstreamLearner {
     if (this.host.active() || this.successes + this.throttles > 0) this.wake(this.nextReportMs());
   }
 
-  /** Soon while the fleet is learning; seldom while the budget is steady at its rate. */
+  /** A bare 429 at once (every server slows down together), a new ceiling soon, else seldom. */
   private nextReportMs(): number {
     if (this.throttles > 0) return 0;
-    const learning = this.learnedRate < this.host.configuredRate || this.ceiling !== undefined;
-    return learning ? REPORT_EVERY_MS : STEADY_REPORT_EVERY_MS;
+    const news = this.ceiling !== undefined && this.ceiling !== this.reportedCeiling;
+    return news ? REPORT_EVERY_MS : STEADY_REPORT_EVERY_MS;
   }
 
   close(): void {
