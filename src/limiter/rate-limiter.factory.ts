@@ -34,6 +34,7 @@ import type { LimiterCacheOptions } from '../rate-limiter.options';
 import { RedisStore } from '../stores/redis/redis.store';
 import { UpstreamMetrics } from '../metrics/upstream-metrics';
 import { MemoryLearning, RedisLearning } from '../upstream/shared-learning';
+import { MemorySlots, RedisSlots } from '../upstream/slot-book';
 import { Upstream } from '../upstream/upstream';
 import { UpstreamOptions } from '../upstream/upstream.options';
 import { UpstreamRegistry } from '../upstream/upstream-registry';
@@ -97,9 +98,13 @@ export class RateLimiterFactory implements OnApplicationShutdown {
     // Upstream calls wait for the store itself, within their own timeout: under the failure
     // policy a slow answer would let a call through unbudgeted ('allow').
     const raw = backend ?? store;
-    const shared = raw instanceof RedisStore ? new RedisLearning(raw.client) : new MemoryLearning();
+    // The memory store's record keeps the store's time, as its decisions do (a test's clock).
+    const onRedis = raw instanceof RedisStore;
+    const storeNow = () => raw.currentTimeMs();
+    const shared = onRedis ? new RedisLearning(raw.client) : new MemoryLearning(storeNow);
+    const book = onRedis ? new RedisSlots(raw.client) : new MemorySlots(storeNow);
     const metrics = UpstreamMetrics.fromOption(options?.metrics);
-    this.upstreams = new UpstreamRegistry(raw, shared, this.keyPrefix, metrics);
+    this.upstreams = new UpstreamRegistry(book, shared, this.keyPrefix, metrics);
     // A wrong upstream fails start-up, naming it and its option.
     for (const upstream of options?.upstreams ?? []) this.upstreams.declare(upstream);
   }

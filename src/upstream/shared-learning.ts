@@ -15,15 +15,15 @@ export interface SharedLearning {
   report(key: string, report: LearningReport): Promise<LearnedBudget>;
 }
 
-/** The record in this process: the memory store's (one process is the whole fleet). */
+/** The record in this process: the memory store's (one process is the whole fleet), on its clock. */
 export class MemoryLearning implements SharedLearning {
   private readonly records = new Map<string, LearningRecord>();
 
-  constructor(private readonly nowMs: () => number = Date.now) {}
+  constructor(private readonly nowMs: () => number) {}
 
   async report(key: string, report: LearningReport): Promise<LearnedBudget> {
     let record = this.records.get(key);
-    if (!record) this.records.set(key, (record = { backlog: new Map() }));
+    if (!record) this.records.set(key, (record = {}));
     return applyReport(record, Math.round(this.nowMs() * 1000), report);
   }
 }
@@ -36,7 +36,6 @@ const KNOBS = [
   LEARNING.floorShare,
   LEARNING.climbShare,
   LEARNING.ceilingMicros,
-  LEARNING.staleMicros,
 ].map(String);
 
 type Evaluating = {
@@ -56,8 +55,6 @@ export class RedisLearning implements SharedLearning {
       String(report.successes),
       String(report.throttles),
       report.ceiling === undefined ? '' : String(report.ceiling),
-      report.server,
-      ...report.backlogged.flatMap(([tenant, weight]) => [tenant, String(weight)]),
     ];
     const client = this.client as unknown as Evaluating;
     let reply: unknown;
@@ -67,7 +64,6 @@ export class RedisLearning implements SharedLearning {
       if (!String((error as Error)?.message).includes('NOSCRIPT')) throw error;
       reply = await client.eval(SCRIPT, 1, ...args);
     }
-    const [rate, ...shares] = (reply as string[]).map(Number);
-    return { rate, shares };
+    return { rate: Number(reply) };
   }
 }

@@ -1,10 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { lessonOf, UpstreamLesson } from './http-answer';
 import { SharedLearning } from './shared-learning';
 import { LearnedBudget } from './upstream-learning.model';
 
-/** How often a server with calls reports to the shared record and reads the budget back. */
+/** How soon a server reports a new ceiling to the shared record (a bare 429: at once). */
 export const REPORT_EVERY_MS = 200;
+/** How often a server with calls reports otherwise, and reads the budget back: the climb
+ * after a cut counts the time between reports, so it is as fast at this pace. */
+const STEADY_REPORT_EVERY_MS = 1000;
 /** A ceiling the headers state is taken this much lower: running just under it, a token
  * bucket upstream refills faster than it is spent, so phase jitter costs no 429s. */
 const CEILING_MARGIN = 0.98;
@@ -14,14 +16,12 @@ const CAP_EVERY_MS = 100;
 /** What the learner tells its upstream. */
 export interface LearnerHost {
   readonly configuredRate: number;
-  /** Tenants with calls waiting on this server, with their weights. */
-  backlogged(): Array<readonly [string, number]>;
   /** The upstream asked for a pause of `ms`. */
   pause(ms: number): void;
   /** What the answers say is left now. */
   capAt(left: number): Promise<void>;
   /** The fleet's budget, read back. */
-  budget(budget: LearnedBudget, backlogged: ReadonlyArray<readonly [string, number]>): void;
+  budget(budget: LearnedBudget): void;
   /** Whether this server has calls, or anything to report. */
   active(): boolean;
   /** A lesson was taken from an answer (for the metrics). */
@@ -31,14 +31,16 @@ export interface LearnerHost {
 /**
  * Reads the answers of one upstream's calls on this server and reports them to the fleet's
  * shared record (upstream-learning.model.ts): successes and bare 429s as counts, the latest
- * ceiling, the tenants waiting here; a pause goes to the bucket at once.
+ * ceiling; a pause goes to the book at once.
  */
 export class UpstreamLearner {
-  readonly server = randomUUID();
   private successes = 0;
   private throttles = 0;
   private ceiling?: number;
+  /** The last ceiling reported: one said again is no news. */
+  private reportedCeiling?: number;
   private timer?: NodeJS.Timeout;
+  private timerAt = Infinity;
   private reporting = false;
   private lastCapMs = -Infinity;
   private closed = false;
@@ -71,23 +73,24 @@ export class UpstreamLearner {
     if (lesson.pauseMs !== undefined || lesson.ceiling !== undefined || lesson.throttled) {
       this.host.learned?.(lesson);
     }
-    // A bare 429 is told to the fleet at once: every server slows down together.
-    this.wake(lesson.throttled ? 0 : REPORT_EVERY_MS);
+    this.wake(this.nextReportMs());
   }
 
-  /** Reports soon, if no report is due already. */
-  wake(inMs = REPORT_EVERY_MS): void {
-    if (this.closed) return;
-    if (this.timer && inMs > 0) return;
+  /** Reports within `inMs`, if no report is due sooner. */
+  wake(inMs = STEADY_REPORT_EVERY_MS): void {
+    // A report under way schedules the next when it ends.
+    if (this.closed || this.reporting) return;
+    const at = performance.now() + inMs;
+    if (this.timer && this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
     this.timer = setTimeout(() => void this.report(), inMs);
   }
 
   private async report(): Promise<void> {
-    this.timer = undefined;
+    [this.timer, this.timerAt] = [undefined, Infinity];
     if (this.reporting || this.closed) return;
     this.reporting = true;
-    const backlogged = this.host.backlogged();
     const { successes, throttles, ceiling } = this;
     this.successes = this.throttles = 0;
     this.ceiling = undefined;
@@ -97,10 +100,9 @@ export class UpstreamLearner {
         successes,
         throttles,
         ceiling,
-        server: this.server,
-        backlogged,
       });
-      if (!this.closed) this.host.budget(budget, backlogged);
+      if (ceiling !== undefined) this.reportedCeiling = ceiling;
+      if (!this.closed) this.host.budget(budget);
     } catch {
       // The record could not be reached: the last budget stands, and the counts are kept.
       this.successes += successes;
@@ -109,7 +111,14 @@ export class UpstreamLearner {
     } finally {
       this.reporting = false;
     }
-    if (this.host.active() || this.successes + this.throttles > 0) this.wake();
+    if (this.host.active() || this.successes + this.throttles > 0) this.wake(this.nextReportMs());
+  }
+
+  /** A bare 429 at once (every server slows down together), a new ceiling soon, else seldom. */
+  private nextReportMs(): number {
+    if (this.throttles > 0) return 0;
+    const news = this.ceiling !== undefined && this.ceiling !== this.reportedCeiling;
+    return news ? REPORT_EVERY_MS : STEADY_REPORT_EVERY_MS;
   }
 
   close(): void {

@@ -15,17 +15,8 @@
  *            the climb slow, so a limit that dropped silently is tracked within a few percent
  *            and probed again every few seconds rather than hammered.
  *
- * Fair shares. A tenant is backlogged on a server while calls of it wait there. Each report
- * names the tenants backlogged on the reporting server with their weights; an entry older
- * than 1 s is dropped, so an idle tenant holds nothing back. With W the sum of the weights
- * of the tenants backlogged anywhere and n_t the servers on which tenant t is backlogged,
- * a server paces tenant t's starts at
- *
- *   share_t = rate * w_t / W / n_t
- *
- * The shares of the backlogged tenants add up to the rate, and the one token bucket of the
- * upstream (shared by every call, as @RateLimit's) still decides every start, so pacing
- * splits the budget and never adds to it. A lone tenant gets the whole rate.
+ * How the budget is shared between tenants and when each call starts is the book's
+ * (upstream-slots.model.ts): this record only finds the rate it spends at.
  */
 
 /** The shared record's knobs. */
@@ -36,7 +27,6 @@ export const LEARNING = {
   /** Of R0, a second. */
   climbShare: 0.03,
   ceilingMicros: 60_000_000,
-  staleMicros: 1_000_000,
 } as const;
 
 /** One server's report. */
@@ -46,17 +36,11 @@ export interface LearningReport {
   throttles: number;
   /** The latest ceiling an answer stated (calls a second), if any. */
   ceiling?: number;
-  /** This server's id. */
-  server: string;
-  /** Tenants with calls waiting here, with their weights. */
-  backlogged: ReadonlyArray<readonly [tenant: string, weight: number]>;
 }
 
 /** What the server reads back. */
 export interface LearnedBudget {
   rate: number;
-  /** Per backlogged tenant of the report, in its order: this server's pace for it. */
-  shares: number[];
 }
 
 /** The shared record as the memory twin keeps it. */
@@ -66,8 +50,6 @@ export interface LearningRecord {
   reportedAt?: number;
   ceiling?: number;
   ceilingUntil?: number;
-  /** `server|tenant` -> [weight, last seen µs]. */
-  backlog: Map<string, [number, number]>;
 }
 
 /** One report applied to the record at `now` (µs): the twin of upstream-learning.lua. */
@@ -99,24 +81,5 @@ export function applyReport(
   record.reportedAt = now;
   rate = Math.min(rate, top);
   record.rate = rate;
-  for (const [tenant, weight] of report.backlogged) {
-    record.backlog.set(`${report.server}|${tenant}`, [weight, now]);
-  }
-  const weights = new Map<string, number>();
-  const servers = new Map<string, number>();
-  for (const [entry, [weight, seen]] of record.backlog) {
-    if (now - seen > LEARNING.staleMicros) {
-      record.backlog.delete(entry);
-      continue;
-    }
-    const tenant = entry.slice(entry.indexOf('|') + 1);
-    weights.set(tenant, Math.max(weights.get(tenant) ?? 0, weight));
-    servers.set(tenant, (servers.get(tenant) ?? 0) + 1);
-  }
-  let total = 0;
-  for (const weight of weights.values()) total += weight;
-  const shares = report.backlogged.map(
-    ([tenant]) => (rate * weights.get(tenant)!) / total / servers.get(tenant)!,
-  );
-  return { rate, shares };
+  return { rate };
 }

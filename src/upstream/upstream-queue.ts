@@ -11,18 +11,17 @@ export interface PendingCall {
   /** Stops listening to the signal and clears the deadline's timer. */
   cleanup(): void;
   reserveTimer?: NodeJS.Timeout;
+  /** When its booked slot comes (`performance.now()` ms). */
+  startAt?: number;
 }
 
 /**
- * One tenant's calls on this server, first in first out, and its pace: it may ask for a
- * slot while `nextAt` (ms) is not too far ahead, and each slot asked moves `nextAt` on by
- * cost / share.
+ * One tenant's calls on this server, first in first out, and when it is worth asking the
+ * book again (`askAt`, `performance.now()` ms): its first call's start is then within reach.
  */
 export class TenantQueue {
   readonly calls: PendingCall[] = [];
-  nextAt = 0;
-  /** Calls a second this server may start for the tenant (its fair share of the budget). */
-  share = 0;
+  askAt = 0;
 
   constructor(
     readonly name: string,
@@ -33,22 +32,6 @@ export class TenantQueue {
     const at = this.calls.indexOf(call);
     if (at >= 0) this.calls.splice(at, 1);
   }
-}
-
-/** Until the fleet's record answers: the budget split among the tenants waiting here. */
-export function shareLocally(tenants: Map<string, TenantQueue>, rate: number): void {
-  let total = 0;
-  for (const tenant of tenants.values()) total += tenant.weight;
-  for (const tenant of tenants.values()) tenant.share = (rate * tenant.weight) / total;
-}
-
-/** The tenants with calls waiting, with their weights: what a server reports. */
-export function backloggedOf(tenants: Map<string, TenantQueue>): Array<readonly [string, number]> {
-  const found: Array<readonly [string, number]> = [];
-  for (const tenant of tenants.values()) {
-    if (tenant.calls.length > 0) found.push([tenant.name, tenant.weight]);
-  }
-  return found;
 }
 
 export function waitingIn(tenants: Map<string, TenantQueue>): number {

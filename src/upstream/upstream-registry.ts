@@ -1,14 +1,15 @@
-import { DecisionSource } from '../algorithms/decision-source';
+import { randomUUID } from 'node:crypto';
 import { LimiterConfigError } from '../errors/limiter-config.error';
 import { customKeyPart } from '../keys/key-builder';
 import { SharedLearning } from './shared-learning';
+import { SlotBook } from './slot-book';
 import { Upstream } from './upstream';
 import { UpstreamBucket } from './upstream-bucket';
 import { UpstreamEvents } from './upstream-events';
 import { UpstreamLearner } from './upstream-learner';
 import { sameSettings, UpstreamOptions, upstreamSettings } from './upstream.options';
 
-/** The prefix of every upstream's keys: its bucket, and its shared record beside it. */
+/** The prefix of every upstream's keys: its book of starts, and its shared record beside it. */
 export const UPSTREAM_PREFIX = 'upstream:';
 
 /**
@@ -19,7 +20,7 @@ export class UpstreamRegistry {
   private readonly byName = new Map<string, Upstream>();
 
   constructor(
-    private readonly source: DecisionSource,
+    private readonly book: SlotBook,
     private readonly shared: SharedLearning,
     private readonly keyPrefix = '',
     private readonly events: UpstreamEvents = {},
@@ -37,19 +38,19 @@ export class UpstreamRegistry {
       );
     }
     const key = this.keyPrefix + UPSTREAM_PREFIX + customKeyPart(settings.name, 'upstream');
-    const where = `upstream '${settings.name}'`;
-    const bucket = new UpstreamBucket(this.source, key, settings.capacity, where, settings.rate);
+    // `~` never ends an escaped name: the book's and the record's keys are no other upstream's.
+    const server = randomUUID();
+    const { capacity, rate } = settings;
+    const bucket = new UpstreamBucket(this.book, `${key}~slots`, capacity, server, rate);
     const upstream = new Upstream(settings, bucket, this.events);
-    // `~` never ends an escaped name: the record's key is no other upstream's.
     upstream.learner = new UpstreamLearner(
       `${key}~learned`,
       this.shared,
       {
         configuredRate: settings.rate,
-        backlogged: () => upstream.backlogged(),
         pause: (ms) => upstream.pauseFor(ms),
         capAt: (left) => bucket.capAt(left),
-        budget: (budget, backlogged) => upstream.applyBudget(budget, backlogged),
+        budget: (budget) => upstream.applyBudget(budget),
         active: () => upstream.status().waiting > 0,
         learned: () => this.events.learned?.(settings.name),
       },

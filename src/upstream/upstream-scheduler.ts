@@ -1,18 +1,20 @@
-import { Decision } from '../contracts/decision';
 import { UpstreamBusyError } from './upstream-busy.error';
-import { isPause, UpstreamBucket } from './upstream-bucket';
+import { UpstreamBucket } from './upstream-bucket';
 import { UpstreamEvents } from './upstream-events';
 import { UpstreamSettings } from './upstream.options';
-import { backloggedOf, PendingCall, shareLocally, TenantQueue, waitingIn } from './upstream-queue';
+import { SlotAnswer, SlotAsk } from './upstream-slots.model';
+import { PendingCall, TenantQueue, waitingIn } from './upstream-queue';
 
-/** How far ahead a slot is reserved (the longest wait on a slot held), and how far behind its pace a tenant may fall and catch up. */
-const [LOOKAHEAD_MS, PACE_SLACK_MS] = [100, 50];
+/** The calls of one tenant sent in one ask, in their order. */
+type Sent = { tenant: TenantQueue; calls: PendingCall[] };
 
 /**
- * When each waiting call of one upstream on this server starts: tenants paced at their
- * shares, one call of each in turn, slots reserved at most LOOKAHEAD_MS ahead from the bucket,
- * a pause heard (from an answer, or a denial by the bucket's block) holding every call back,
- * deadlines and aborts ending calls that have not started.
+ * When each waiting call of one upstream on this server starts. The calls waiting in one turn
+ * of the event loop are booked in one ask to the shared book (upstream-slots.model.ts), every
+ * tenant's in order; a booked call waits for its start here, a call not booked waits until
+ * its tenant's first call comes within reach of the book, and only then asks again. A pause
+ * heard (from an answer, or from the book) holds every call back; deadlines and aborts end
+ * calls that have not started.
  */
 export class SlotScheduler {
   readonly tenants = new Map<string, TenantQueue>();
@@ -20,7 +22,9 @@ export class SlotScheduler {
   private wakeTimer?: NodeJS.Timeout;
   private wakeAt = Infinity;
   private pumpQueued = false;
-  private lastRetryMs = 0;
+  private asking = false;
+  private askAgain = false;
+  private lastNextMs = 0;
   private closed = false;
   /** Called with each call queued: the learner reports while calls wait. */
   onQueued?: () => void;
@@ -46,7 +50,6 @@ export class SlotScheduler {
     let tenant = this.tenants.get(name);
     if (!tenant) this.tenants.set(name, (tenant = new TenantQueue(name, weight)));
     tenant.weight = weight;
-    if (tenant.share === 0) shareLocally(this.tenants, this.bucket.currentRate);
     const queue = tenant;
     return new Promise<void>((resolve, reject) => {
       const timeoutMs = this.settings.timeoutMs;
@@ -72,6 +75,7 @@ export class SlotScheduler {
     });
   }
 
+  /** The calls queued in this turn leave together, in one ask. */
   private schedulePump(): void {
     if (this.pumpQueued || this.closed) return;
     this.pumpQueued = true;
@@ -96,78 +100,98 @@ export class SlotScheduler {
     );
   }
 
-  /**
-   * Asks for slots for the calls whose tenants are within their pace, one call of each
-   * tenant in turn (a burst of several tenants is shared, not taken by the first), each
-   * tenant's calls in their order.
-   */
+  /** Asks the book for the queued calls of every tenant whose first call is within reach. */
   private pump(): void {
+    if (this.closed) return;
     const now = performance.now();
     if (now < this.pauseUntil) return this.wakeIn(this.pauseUntil - now);
-    // A tenant may run ahead of its pace by the bucket's reach: a reservation's lookahead and,
-    // at its share, its part of a full bucket (a lone tenant: the whole of it at once).
-    const ahead = LOOKAHEAD_MS + (this.settings.capacity * 1000) / this.bucket.currentRate;
-    let turn = [...this.tenants.values()].map((tenant) => ({ tenant, next: 0 }));
-    while (turn.length > 0) {
-      turn = turn.filter((place) => {
-        const { tenant } = place;
-        while (place.next < tenant.calls.length && tenant.calls[place.next].stage !== 'queued') {
-          place.next++;
-        }
-        if (place.next >= tenant.calls.length) return false;
-        if (tenant.nextAt > now + ahead) {
-          this.wakeIn(tenant.nextAt - ahead - now);
-          return false;
-        }
-        this.decide(tenant.calls[place.next++], now);
-        return true;
-      });
+    // One ask at a time: the calls queued meanwhile go in the next one.
+    if (this.asking) {
+      this.askAgain = true;
+      return;
     }
+    const asks: SlotAsk[] = [];
+    const sent: Sent[] = [];
     for (const tenant of this.tenants.values()) {
-      if (tenant.calls.length === 0 && tenant.nextAt < now) this.tenants.delete(tenant.name);
+      const queued = tenant.calls.filter((call) => call.stage === 'queued');
+      if (queued.length === 0) {
+        if (tenant.calls.length === 0 && tenant.askAt <= now) this.tenants.delete(tenant.name);
+        continue;
+      }
+      if (tenant.askAt > now) {
+        this.wakeIn(tenant.askAt - now);
+        continue;
+      }
+      for (const call of queued) call.stage = 'deciding';
+      const calls = queued.map(
+        (call) => [call.cost, Math.max(0, call.deadline - now) * 1000] as const,
+      );
+      asks.push({ tenant: tenant.name, weight: tenant.weight, calls });
+      sent.push({ tenant, calls: queued });
     }
-  }
-
-  private decide(call: PendingCall, now: number): void {
-    const { tenant, cost } = call;
-    call.stage = 'deciding';
-    const step = (cost * 1000) / tenant.share;
-    tenant.nextAt = Math.max(tenant.nextAt, now - PACE_SLACK_MS) + step;
-    const timeoutMs = Math.max(0, Math.min(LOOKAHEAD_MS, call.deadline - now));
-    this.bucket.take(cost, timeoutMs).then(
-      (decision) => this.decided(call, decision, step, timeoutMs),
-      (error: unknown) => this.gone(call, error),
+    if (asks.length === 0) return;
+    this.asking = true;
+    this.bucket.take(asks).then(
+      (answer) => this.booked(answer, sent),
+      (error: unknown) => this.failed(sent, error),
     );
   }
 
-  private decided(call: PendingCall, decision: Decision, step: number, timeoutMs: number): void {
-    if (call.stage === 'gone') {
-      if (decision.allowed) this.bucket.giveBack(call.cost).catch(() => undefined);
-      return;
+  private asked(): void {
+    this.asking = false;
+    if (this.askAgain) {
+      this.askAgain = false;
+      this.schedulePump();
     }
-    const now = performance.now();
-    if (decision.allowed) {
-      if (decision.waitMs <= 0) return this.begin(call);
-      call.stage = 'reserved';
-      call.reserveTimer = setTimeout(() => this.reserved(call), decision.waitMs);
-      return;
-    }
-    call.stage = 'queued';
-    call.tenant.nextAt -= step;
-    const retryMs = Math.max(1, decision.retryAfterMs);
-    this.lastRetryMs = retryMs;
-    if (isPause(decision) && now + retryMs > this.pauseUntil) {
-      this.pauseUntil = now + retryMs;
-      this.events.paused?.(this.name, retryMs);
-    }
-    // The whole wait was retry + the timeout asked: past the deadline, it cannot start in time.
-    if (now + retryMs + timeoutMs > call.deadline + 1) {
-      return this.busy(call, retryMs + timeoutMs - Math.max(0, call.deadline - now));
-    }
-    this.wakeIn(retryMs);
   }
 
-  /** A reserved slot has come: unless a pause was heard meanwhile, the call starts. */
+  private failed(sent: Sent[], error: unknown): void {
+    for (const { calls } of sent) for (const call of calls) this.gone(call, error);
+    this.asked();
+  }
+
+  private booked(answer: SlotAnswer, sent: Sent[]): void {
+    const now = performance.now();
+    if (answer.pausedMicros > 0) {
+      const pausedMs = answer.pausedMicros / 1000;
+      if (this.holdUntil(now + pausedMs)) this.events.paused?.(this.name, pausedMs);
+    }
+    const reachMs = answer.horizonMicros / 2000;
+    sent.forEach(({ tenant, calls }, at) => {
+      const { starts, nextMicros } = answer.grants[at];
+      starts.forEach((startMicros, index) => this.reserve(calls[index], startMicros / 1000));
+      const nextMs =
+        answer.pausedMicros > 0 ? this.pauseUntil - now : Math.max(0, nextMicros / 1000);
+      for (const call of calls.slice(starts.length)) {
+        if (call.stage !== 'deciding') continue;
+        call.stage = 'queued';
+        this.lastNextMs = nextMs;
+        // Its slot comes after its deadline: it cannot start in time.
+        if (now + nextMs > call.deadline + 1) this.busy(call, nextMs);
+      }
+      tenant.askAt = now + Math.max(1, nextMs - reachMs);
+      if (tenant.calls.some((call) => call.stage === 'queued')) this.wakeIn(tenant.askAt - now);
+    });
+    this.asked();
+  }
+
+  /** A slot booked for `call`, `inMs` from now. */
+  private reserve(call: PendingCall, inMs: number): void {
+    if (call.stage === 'gone') {
+      this.bucket.giveBack(call.cost).catch(() => undefined);
+      return;
+    }
+    call.stage = 'reserved';
+    call.startAt = performance.now() + Math.max(0, inMs);
+    if (inMs <= 0) return this.reserved(call);
+    call.reserveTimer = setTimeout(() => this.reserved(call), inMs);
+  }
+
+  /**
+   * A booked slot has come: unless a pause was heard meanwhile, a call starts: the first
+   * booked of its tenant (first in first out, whatever the jitter between the book's clock
+   * and this server's timers), which hands its own later slot to this one.
+   */
   private reserved(call: PendingCall): void {
     if (call.stage !== 'reserved') return;
     const now = performance.now();
@@ -176,7 +200,13 @@ export class SlotScheduler {
       this.wakeIn(this.pauseUntil - now);
       return;
     }
-    this.begin(call);
+    const first = call.tenant.calls.find((waiting) => waiting.stage === 'reserved')!;
+    if (first !== call) {
+      clearTimeout(first.reserveTimer);
+      call.startAt = first.startAt;
+      call.reserveTimer = setTimeout(() => this.reserved(call), Math.max(0, first.startAt! - now));
+    }
+    this.begin(first);
   }
 
   private begin(call: PendingCall): void {
@@ -204,15 +234,15 @@ export class SlotScheduler {
 
   private expire(call: PendingCall): void {
     // Reserved: its slot starts by the deadline. Deciding: the store is slower than the
-    // deadline (a slot it grants late is given back, decided).
+    // deadline (a slot it books late is given back, in reserve).
     if (call.stage === 'reserved' || call.stage === 'gone') return;
     const pausedFor = this.pauseUntil - performance.now();
-    this.busy(call, Math.max(pausedFor, this.lastRetryMs));
+    this.busy(call, Math.max(pausedFor, this.lastNextMs));
   }
 
   private abort(call: PendingCall, reason: unknown): void {
     if (call.stage === 'reserved') this.bucket.giveBack(call.cost).catch(() => undefined);
-    // A decision still out gives its slot back when it comes (decided).
+    // An ask still out gives its slot back when it comes (reserve).
     this.gone(call, reason);
   }
 
@@ -220,19 +250,8 @@ export class SlotScheduler {
   holdUntil(until: number): boolean {
     if (until <= this.pauseUntil) return false;
     this.pauseUntil = until;
+    this.wakeIn(until - performance.now());
     return true;
-  }
-
-  /** Each waiting tenant's pace, from the fleet's budget. */
-  pace(budget: { shares: number[] }, backlogged: ReadonlyArray<readonly [string, number]>): void {
-    backlogged.forEach(([name], at) => {
-      const tenant = this.tenants.get(name);
-      if (tenant && budget.shares[at] > 0) tenant.share = budget.shares[at];
-    });
-  }
-
-  backlogged(): Array<readonly [string, number]> {
-    return backloggedOf(this.tenants);
   }
 
   waiting(): number {

@@ -19,9 +19,8 @@ export interface UpstreamStatus {
 /**
  * An API the app calls, with the budget every server shares for it. `call` waits for a slot,
  * runs the function and hands back its result or its error; the answers steer the budget
- * (upstream-learner.ts). Slots are taken from one token bucket in Redis (upstream-bucket.ts),
- * tenants paced at their fair shares (upstream-learning.model.ts), first in first out within
- * a tenant.
+ * (upstream-learner.ts). Starts are booked in one book in Redis: a token bucket and a fair
+ * queue beside it (upstream-slots.model.ts), first in first out within a tenant.
  *
  * @publicApi
  */
@@ -100,16 +99,10 @@ export class Upstream {
     this.bucket.pause(ms).catch(() => undefined);
   }
 
-  /** @internal The fleet's budget: the bucket's rate and each waiting tenant's pace. */
-  applyBudget(budget: LearnedBudget, backlogged: ReadonlyArray<readonly [string, number]>): void {
+  /** @internal The fleet's budget: the rate the bucket spends at. */
+  applyBudget(budget: LearnedBudget): void {
     this.bucket.setRate(budget.rate);
-    this.scheduler.pace(budget, backlogged);
     this.events.learnedRate?.(this.name, budget.rate);
-  }
-
-  /** @internal */
-  backlogged(): Array<readonly [string, number]> {
-    return this.scheduler.backlogged();
   }
 
   /** @internal Rejects every waiting call and stops the timers (the app shuts down). */

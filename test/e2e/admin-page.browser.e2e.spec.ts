@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INestApplication } from '@nestjs/common';
 import puppeteer, { Browser, Page } from 'puppeteer-core';
+import { RateLimiterFactory } from '../../src';
 import { ADMIN_HEADERS, adminCall, hit, hitKey, startAdminApp } from '../helpers/admin-app';
 import { PLATFORMS } from '../helpers/http';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
@@ -60,7 +61,8 @@ describe.each(PLATFORMS)('the admin page in a real browser, on %s', (platform) =
     redis = await startRedisServer();
     // A fixed overload limit on every handler (the admin page's own excepted): the page shows it.
     const overload = { initialLimit: 7, minLimit: 7, maxLimit: 7 };
-    ({ app, port } = await startAdminApp(platform, { redis: redis.url, overload }));
+    const upstreams = [{ name: 'partner', rate: 40, capacity: 4 }];
+    ({ app, port } = await startAdminApp(platform, { redis: redis.url, overload, upstreams }));
   });
   afterAll(async () => {
     await browser?.close();
@@ -166,6 +168,43 @@ describe.each(PLATFORMS)('the admin page in a real browser, on %s', (platform) =
     }));
     expect(chart.points).toBeGreaterThanOrEqual(1);
     expect(chart.title.split(' → ').every((limit) => limit === '7')).toBe(true);
+    await page.close();
+  });
+
+  it('lists the upstreams with their rate, the rate the fleet learned and a pause', async () => {
+    const partner = app.get(RateLimiterFactory).upstream('partner');
+    // A bare 429 cuts the learned rate by 15 %; a Retry-After then pauses the upstream.
+    await partner.call(() => ({ status: 429, headers: {} }));
+    for (let waited = 0; partner.status().learnedRate === 40 && waited < 5000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await partner.call(() => ({ status: 429, headers: { 'retry-after': '60' } }));
+    const api = (await adminCall(port, 'GET', 'api/upstreams')).body as {
+      upstreams: Array<Record<string, unknown>>;
+    };
+    expect(api.upstreams).toEqual([
+      {
+        name: 'partner',
+        rate: 40,
+        learnedRate: 34,
+        pausedForMs: expect.any(Number),
+        waiting: 0,
+      },
+    ]);
+    expect(api.upstreams[0].pausedForMs).toBeGreaterThan(50_000);
+    expect(api.upstreams[0].pausedForMs).toBeLessThanOrEqual(60_000);
+    const page = await browser.newPage();
+    await page.setExtraHTTPHeaders(ADMIN_HEADERS);
+    await page.goto(`http://127.0.0.1:${port}/rate-limits`);
+    await page.waitForSelector('#upstreams tbody tr');
+    const rows = await rowsOf(page, 'upstreams');
+    expect(rows).toHaveLength(1);
+    const [name, rate, learned, paused, waiting] = rows[0];
+    expect([name, rate, learned, waiting]).toEqual(['partner', '40 /s', '34.0 /s', '0']);
+    // The pause's seconds left, counted down from 60 when the page read them.
+    expect(paused).toMatch(/^\d+ s$/);
+    expect(Number(paused.split(' ')[0])).toBeGreaterThan(50);
+    expect(Number(paused.split(' ')[0])).toBeLessThanOrEqual(60);
     await page.close();
   });
 });

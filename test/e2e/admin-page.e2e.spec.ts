@@ -41,6 +41,8 @@ describe.each(PLATFORMS)('the admin page and its API on %s', (platform) => {
       ['DELETE', 'api/overrides/perIp'],
       ['GET', 'api/networks'],
       ['PUT', 'api/networks'],
+      ['GET', 'api/overload'],
+      ['GET', 'api/upstreams'],
     ];
     const body = { limit: HIT_LIMIT, name: 'perIp', key: hitKey('127.0.0.9') };
     const statuses = await Promise.all(

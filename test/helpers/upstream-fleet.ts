@@ -70,60 +70,98 @@ export interface CallerResult {
 
 interface Caller {
   child: ChildProcess;
-  output: () => string;
   ready: Promise<void>;
-  result: Promise<CallerResult>;
+  /** The next run's result (the RESULT line after the last one read). */
+  result(): Promise<CallerResult>;
 }
 
 function spawnCaller(env: Record<string, string>): Caller {
   const child = spawnScript('upstream-caller.ts', env);
   let output = '';
-  let onReady: () => void;
-  let onResult: (result: CallerResult) => void;
-  let onFail: (error: Error) => void;
-  const ready = new Promise<void>((resolve, reject) => {
-    onReady = resolve;
-    onFail = reject;
-  });
-  const result = new Promise<CallerResult>((resolve, reject) => {
-    onResult = resolve;
-    const fail = onFail;
-    onFail = (error) => {
-      fail(error);
-      reject(error);
-    };
-  });
-  result.catch(() => undefined);
-  const onData = (chunk: Buffer) => {
-    output += chunk.toString();
-    if (/^READY$/m.test(output)) onReady();
-    const match = /^RESULT (.*)$/m.exec(output);
-    if (match) onResult(JSON.parse(match[1]) as CallerResult);
+  let read = 0;
+  let waiting: { resolve(result: CallerResult): void; reject(error: Error): void } | undefined;
+  let exited: Error | undefined;
+  const deliver = () => {
+    if (!waiting) return;
+    if (exited) return waiting.reject(exited);
+    const match = /^RESULT (.*)$/m.exec(output.slice(read));
+    if (!match) return;
+    read += match.index! + match[0].length;
+    const { resolve } = waiting;
+    waiting = undefined;
+    resolve(JSON.parse(match[1]) as CallerResult);
   };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
-  child.once('exit', (code) => {
-    if (!/^RESULT /m.test(output)) onFail(new Error(`caller exited (${code}):\n${output}`));
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => onData(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => onData(chunk));
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (/^READY$/m.test(output)) resolve();
+      deliver();
+    };
+    child.once('exit', (code) => {
+      exited = new Error(`caller exited (${code}):\n${output}`);
+      reject(exited);
+      deliver();
+    });
   });
-  return { child, output: () => output, ready, result };
+  ready.catch(() => undefined);
+  const result = () =>
+    new Promise<CallerResult>((resolve, reject) => {
+      waiting = { resolve, reject };
+      deliver();
+    });
+  return { child, ready, result };
+}
+
+/** Caller processes started once, for several runs. */
+export interface CallerFleet {
+  /**
+   * One run of every caller, all started at one moment, for `durationMs`; resolves with each
+   * one's result when all have ended. `onStart` is told the moment (epoch ms).
+   */
+  run(durationMs: number, onStart?: (startAt: number) => void): Promise<CallerResult[]>;
+  stop(): Promise<void>;
+}
+
+/** Starts caller processes (one per env) and resolves once every one is ready. */
+export async function startCallers(envs: Array<Record<string, string>>): Promise<CallerFleet> {
+  const callers = envs.map(spawnCaller);
+  const stop = async () => {
+    await Promise.all(callers.map((caller) => stopProcess(caller.child, 'SIGKILL')));
+  };
+  try {
+    await Promise.all(callers.map((caller) => caller.ready));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    run: async (durationMs, onStart) => {
+      const results = callers.map((caller) => caller.result());
+      // Time for each caller to open its connections to the upstream before the start.
+      const startAt = Date.now() + 300;
+      for (const caller of callers) caller.child.stdin!.write(`GO ${startAt} ${durationMs}\n`);
+      onStart?.(startAt);
+      return Promise.all(results);
+    },
+    stop,
+  };
 }
 
 /**
- * Runs caller processes (one per env), all started at one moment once every one is ready,
- * and resolves with each one's result when all have ended. `startAt` is told the moment.
+ * Runs caller processes (one per env, each for its `DURATION_MS`, default 5 s), all started
+ * at one moment once every one is ready, and resolves with each one's result when all have
+ * ended. `startAt` is told the moment.
  */
 export async function runCallers(
   envs: Array<Record<string, string>>,
   onStart?: (startAt: number) => void,
 ): Promise<CallerResult[]> {
-  const callers = envs.map(spawnCaller);
+  const fleet = await startCallers(envs);
   try {
-    await Promise.all(callers.map((caller) => caller.ready));
-    const startAt = Date.now() + 300;
-    for (const caller of callers) caller.child.stdin!.write(`GO ${startAt}\n`);
-    onStart?.(startAt);
-    return await Promise.all(callers.map((caller) => caller.result));
+    return await fleet.run(Number(envs[0]?.DURATION_MS ?? 5000), onStart);
   } finally {
-    await Promise.all(callers.map((caller) => stopProcess(caller.child, 'SIGKILL')));
+    await fleet.stop();
   }
 }

@@ -46,8 +46,8 @@ describe('published package', () => {
     // with blocks and the other operations on a key, the coalesced acquire (n requests at
     // once) of five algorithms and its loop, the endpoint probe's 3 scripts; the library's
     // source, its composed golden file, its entry as a script and the entry of an algorithm
-    // of the app's own; the upstream budgets' learning
-    expect(expected.length).toBe(38);
+    // of the app's own; the upstream budgets' learning and their book of starts
+    expect(expected.length).toBe(39);
     for (const file of expected) expect(packed).toContain(file);
     // The composed engine library, to read what runs.
     expect(packed).toContain('lib/stores/redis/engine/engine.library.lua');

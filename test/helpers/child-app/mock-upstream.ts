@@ -8,19 +8,28 @@
  *   POST /control?headers=x      answers carry X-RateLimit-Limit/-Remaining/-Reset ('ietf':
  *                                RateLimit and RateLimit-Policy; 'none': nothing)
  *   POST /control?retryAfter=5   the next call is answered 429 with Retry-After: 5
+ *   POST /control?reset=1        as started: the limit, a full bucket, the headers, no log
  *   GET  /ping                   answers at once, outside the limit (callers open connections)
  *   GET  /log?since=<ms>         the arrivals since then: [[epoch ms, status, tenant], ...]
  */
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 
-let rate = Number(process.env.RATE ?? 100);
+const startRate = Number(process.env.RATE ?? 100);
 const capacity = Number(process.env.CAPACITY ?? 10);
 const latencyMs = Number(process.env.LATENCY_MS ?? 5);
-let tokens = capacity;
-let refilledAt = performance.now();
-let headers: 'none' | 'x' | 'ietf' = (process.env.HEADERS as never) ?? 'none';
+type HeaderMode = 'none' | 'x' | 'ietf';
+const startHeaders = (process.env.HEADERS ?? 'none') as HeaderMode;
+let [rate, tokens, refilledAt] = [startRate, capacity, performance.now()];
+let headers = startHeaders;
 let retryAfterNext: string | undefined;
-const log: Array<[number, number, string]> = [];
+let log: Array<[number, number, string]> = [];
+
+function reset(): void {
+  [rate, tokens, refilledAt] = [startRate, capacity, performance.now()];
+  headers = startHeaders;
+  retryAfterNext = undefined;
+  log = [];
+}
 
 function take(): boolean {
   const now = performance.now();
@@ -66,6 +75,7 @@ const server = createServer((request, response) => {
   if (url.pathname === '/call') return call(request, response);
   if (url.pathname === '/ping') return response.end('pong');
   if (url.pathname === '/control') {
+    if (url.searchParams.get('reset')) reset();
     const newRate = url.searchParams.get('rate');
     if (newRate) {
       take();

@@ -1,12 +1,12 @@
 /**
  * A Nest app that calls the mock upstream through an upstream budget, in a process of its
  * own. A service's method carries `@UpstreamLimit('mock', { tenant })`; `CONCURRENCY` callers
- * call it in a loop from a given time for `DURATION_MS`. Env: REDIS_URL (absent:
+ * call it in a loop for each run. Env: REDIS_URL (absent:
  * memory store), UPSTREAM_URL, RATE, CAPACITY, TIMEOUT (s), TENANT, WEIGHT, LEARN ('false'
  * turns learning off), NO_LIMITER ('true': plain fetch), BOTTLENECK ('true': Bottleneck's
- * Redis clustering at the same budget instead, for the bench). Prints `READY`, starts at the time
- * of the line `GO <epoch ms>` on its stdin, then prints `RESULT {"status": {...}, "busy": n}`
- * and exits.
+ * Redis clustering at the same budget instead, for the bench). Prints `READY`; each line
+ * `GO <epoch ms> <duration ms>` on its stdin is a run (from that time, for that long, then
+ * `RESULT {"status": {...}, "busy": n}`); the line `EXIT` (or the end of stdin) ends it.
  */
 import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
@@ -79,42 +79,52 @@ async function main(): Promise<void> {
     if (peer) return peer.schedule(() => client.plain());
     return env.NO_LIMITER === 'true' ? client.plain() : client.limited();
   };
-  const status: Record<string, number> = {};
-  let busy = 0;
   const concurrency = Number(env.CONCURRENCY ?? 8);
-  // Connections open before the start: the first calls are not held up by handshakes.
-  await Promise.all(
-    Array.from({ length: concurrency }, async () =>
-      (await fetch(`${env.UPSTREAM_URL}/ping`)).text(),
-    ),
-  );
-  console.log('READY');
-  const startAt = await new Promise<number>((resolve) => {
-    let input = '';
-    process.stdin.on('data', (chunk: Buffer) => {
-      input += chunk.toString();
-      const match = /GO (\d+)/.exec(input);
-      if (match) resolve(Number(match[1]));
-    });
-  });
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, startAt - Date.now())));
-  const endAt = startAt + Number(env.DURATION_MS ?? 5000);
-  const loop = async () => {
-    while (Date.now() < endAt) {
-      try {
-        const response = await callOnce();
-        status[response.status] = (status[response.status] ?? 0) + 1;
-      } catch (error) {
-        if (!(error instanceof UpstreamBusyError)) throw error;
-        busy++;
+  const run = async (startAt: number, durationMs: number) => {
+    const status: Record<string, number> = {};
+    let busy = 0;
+    // Connections open before the start: the first calls are not held up by handshakes.
+    await Promise.all(
+      Array.from({ length: concurrency }, async () =>
+        (await fetch(`${env.UPSTREAM_URL}/ping`)).text(),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, startAt - Date.now())));
+    const endAt = startAt + durationMs;
+    const loop = async () => {
+      while (Date.now() < endAt) {
+        try {
+          const response = await callOnce();
+          status[response.status] = (status[response.status] ?? 0) + 1;
+        } catch (error) {
+          if (!(error instanceof UpstreamBusyError)) throw error;
+          busy++;
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: concurrency }, loop));
+    console.log(`RESULT ${JSON.stringify({ status, busy })}`);
   };
-  await Promise.all(Array.from({ length: concurrency }, loop));
-  console.log(`RESULT ${JSON.stringify({ status, busy })}`);
-  await peer?.disconnect(false);
-  await app.close();
-  process.exit(0);
+  const end = async () => {
+    await peer?.disconnect(false);
+    await app.close();
+    process.exit(0);
+  };
+  console.log('READY');
+  let input = '';
+  let runs = Promise.resolve();
+  process.stdin.on('data', (chunk: Buffer) => {
+    input += chunk.toString();
+    let newline: number;
+    while ((newline = input.indexOf('\n')) >= 0) {
+      const line = input.slice(0, newline).trim();
+      input = input.slice(newline + 1);
+      const go = /^GO (\d+) (\d+)$/.exec(line);
+      if (go) runs = runs.then(() => run(Number(go[1]), Number(go[2])));
+      else if (line === 'EXIT') runs = runs.then(end);
+    }
+  });
+  process.stdin.on('end', () => void runs.then(end));
 }
 
 void main();

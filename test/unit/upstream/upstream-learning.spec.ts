@@ -5,14 +5,12 @@ const report = (overrides: Partial<Parameters<typeof applyReport>[2]> = {}) => (
   configuredRate: 100,
   successes: 0,
   throttles: 0,
-  server: 's1',
-  backlogged: [] as Array<readonly [string, number]>,
   ...overrides,
 });
 
 describe('the shared record (memory twin of upstream-learning.lua)', () => {
   it('a bare 429 cuts the rate by 15 %, once per 500 ms; successes climb 3 % of the rate a second', () => {
-    const record: LearningRecord = { backlog: new Map() };
+    const record: LearningRecord = {};
     expect(applyReport(record, 0, report({ throttles: 1 })).rate).toBe(85);
     // The 429s of calls already sent at the old rate cut nothing more.
     expect(applyReport(record, 100_000, report({ throttles: 3 })).rate).toBe(85);
@@ -27,33 +25,11 @@ describe('the shared record (memory twin of upstream-learning.lua)', () => {
   });
 
   it('a ceiling from the headers caps the rate, never above the configured one', () => {
-    const record: LearningRecord = { backlog: new Map() };
+    const record: LearningRecord = {};
     expect(applyReport(record, 0, report({ ceiling: 49 })).rate).toBe(49);
     // A higher ceiling lets the rate climb again, not jump: at most 1 s of climb per report.
     expect(applyReport(record, 1, report({ ceiling: 500 })).rate).toBe(49);
     expect(applyReport(record, 2_000_000, report({ successes: 5 })).rate).toBe(52);
-  });
-
-  it('shares: weights across servers, a tenant on two servers split between them, idle tenants dropped', () => {
-    const record: LearningRecord = { backlog: new Map() };
-    applyReport(record, 0, report({ server: 'a', backlogged: [['t1', 1]] }));
-    applyReport(record, 0, report({ server: 'b', backlogged: [['t2', 2]] }));
-    const c = applyReport(
-      record,
-      0,
-      report({
-        server: 'c',
-        backlogged: [
-          ['t5', 5],
-          ['t1', 1],
-        ],
-      }),
-    );
-    // W = 1 + 2 + 5; t1 is backlogged on a and c.
-    expect(c.shares).toEqual([62.5, 6.25]);
-    // 1.5 s later only c reports: the others are idle and hold nothing back.
-    const later = applyReport(record, 1_500_000, report({ server: 'c', backlogged: [['t5', 5]] }));
-    expect(later.shares).toEqual([100]);
   });
 });
 
@@ -88,5 +64,35 @@ describe('learning on the memory store', () => {
     await expect(deaf.call(() => 'starts')).resolves.toBe('starts');
     factory.onApplicationShutdown();
     deafFactory.onApplicationShutdown();
+  });
+});
+
+describe("the memory store's shared record", () => {
+  it("climbs by the store's clock, not the wall clock", async () => {
+    let storeNow = 1_000_000_000;
+    const factory = new RateLimiterFactory(new MemoryStore({ now: () => storeNow }));
+    const api = factory.upstream({ name: 'clocked', rate: 100 });
+    const learned = () => api.status().learnedRate;
+    const waitFor = async (done: () => boolean) => {
+      for (let waited = 0; !done() && waited < 5000; waited += 20) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    await api.call(() => ({ status: 429, headers: {} }));
+    await waitFor(() => learned() !== 100);
+    expect(learned()).toBe(85);
+    // Successes over more than a second of wall time, none of the store's: no climb.
+    const wallStart = Date.now();
+    while (Date.now() - wallStart < 1200) {
+      await api.call(() => ({ status: 200, headers: {} }));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(learned()).toBe(85);
+    // A second of the store's time: 3 % of the rate.
+    storeNow += 1000;
+    await api.call(() => ({ status: 200, headers: {} }));
+    await waitFor(() => learned() !== 85);
+    expect(learned()).toBe(88);
+    factory.onApplicationShutdown();
   });
 });
