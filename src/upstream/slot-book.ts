@@ -14,7 +14,7 @@ import {
 } from './upstream-slots.model';
 
 /** The bucket a book's operations spend: the rate learned now, and the capacity. */
-export interface BookBucket {
+interface BookBucket {
   rate: number;
   capacity: number;
 }

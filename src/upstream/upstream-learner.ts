@@ -3,7 +3,7 @@ import { SharedLearning } from './shared-learning';
 import { LearnedBudget } from './upstream-learning.model';
 
 /** How soon a server reports a new ceiling to the shared record (a bare 429: at once). */
-export const REPORT_EVERY_MS = 200;
+const REPORT_EVERY_MS = 200;
 /** How often a server with calls reports otherwise, and reads the budget back: the climb
  * after a cut counts the time between reports, so it is as fast at this pace. */
 const STEADY_REPORT_EVERY_MS = 1000;
@@ -14,7 +14,7 @@ const CEILING_MARGIN = 0.98;
 const CAP_EVERY_MS = 100;
 
 /** What the learner tells its upstream. */
-export interface LearnerHost {
+interface LearnerHost {
   readonly configuredRate: number;
   /** The upstream asked for a pause of `ms`. */
   pause(ms: number): void;

@@ -39,3 +39,51 @@ export function waitingIn(tenants: Map<string, TenantQueue>): number {
   for (const tenant of tenants.values()) waiting += tenant.calls.length;
   return waiting;
 }
+
+/** What a call waiting for its slot is made of, and what ends it from outside. */
+interface CallRequest {
+  tenant: TenantQueue;
+  cost: number;
+  queuedAt: number;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Its deadline passed before it started. */
+  onExpire(call: PendingCall): void;
+  /** Its signal aborted. */
+  onAbort(call: PendingCall, reason: unknown): void;
+}
+
+/** A call queued at the end of its tenant's queue, settled through `start` and `fail`. */
+export function queueCall(
+  request: CallRequest,
+  start: () => void,
+  fail: (error: unknown) => void,
+): PendingCall {
+  const { tenant, cost, queuedAt, timeoutMs, signal } = request;
+  const onAbort = () => request.onAbort(call, signal!.reason);
+  const deadlineTimer = setTimeout(() => request.onExpire(call), timeoutMs);
+  const call: PendingCall = {
+    tenant,
+    cost,
+    deadline: queuedAt + timeoutMs,
+    queuedAt,
+    stage: 'queued',
+    start,
+    fail,
+    cleanup: () => {
+      clearTimeout(deadlineTimer);
+      signal?.removeEventListener('abort', onAbort);
+    },
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  tenant.calls.push(call);
+  return call;
+}
+
+/** A call out of its queue, its timers and listener gone: it starts or fails next. */
+export function endCall(call: PendingCall): void {
+  call.stage = 'gone';
+  call.tenant.remove(call);
+  call.cleanup();
+  if (call.reserveTimer) clearTimeout(call.reserveTimer);
+}

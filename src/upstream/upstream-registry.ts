@@ -10,7 +10,7 @@ import { UpstreamLearner } from './upstream-learner';
 import { sameSettings, UpstreamOptions, upstreamSettings } from './upstream.options';
 
 /** The prefix of every upstream's keys: its book of starts, and its shared record beside it. */
-export const UPSTREAM_PREFIX = 'upstream:';
+const UPSTREAM_PREFIX = 'upstream:';
 
 /**
  * The app's upstreams by name: declared once (module options or in code), then the same

@@ -3,7 +3,7 @@ import { UpstreamBucket } from './upstream-bucket';
 import { UpstreamEvents } from './upstream-events';
 import { UpstreamSettings } from './upstream.options';
 import { SlotAnswer, SlotAsk } from './upstream-slots.model';
-import { PendingCall, TenantQueue, waitingIn } from './upstream-queue';
+import { endCall, PendingCall, queueCall, TenantQueue, waitingIn } from './upstream-queue';
 
 /** The calls of one tenant sent in one ask, in their order. */
 type Sent = { tenant: TenantQueue; calls: PendingCall[] };
@@ -35,10 +35,6 @@ export class SlotScheduler {
     private readonly events: UpstreamEvents,
   ) {}
 
-  private get name(): string {
-    return this.settings.name;
-  }
-
   /** Resolves when the call may start; rejects when it is busy, aborted or the store fails. */
   slot(
     name: string,
@@ -50,26 +46,17 @@ export class SlotScheduler {
     let tenant = this.tenants.get(name);
     if (!tenant) this.tenants.set(name, (tenant = new TenantQueue(name, weight)));
     tenant.weight = weight;
-    const queue = tenant;
+    const request = {
+      tenant,
+      cost,
+      queuedAt,
+      timeoutMs: this.settings.timeoutMs,
+      signal,
+      onExpire: (call: PendingCall) => this.expire(call),
+      onAbort: (call: PendingCall, reason: unknown) => this.abort(call, reason),
+    };
     return new Promise<void>((resolve, reject) => {
-      const timeoutMs = this.settings.timeoutMs;
-      const onAbort = () => this.abort(call, signal!.reason);
-      const deadlineTimer = setTimeout(() => this.expire(call), timeoutMs);
-      const call: PendingCall = {
-        tenant: queue,
-        cost,
-        deadline: queuedAt + timeoutMs,
-        queuedAt,
-        stage: 'queued',
-        start: resolve,
-        fail: reject,
-        cleanup: () => {
-          clearTimeout(deadlineTimer);
-          signal?.removeEventListener('abort', onAbort);
-        },
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      queue.calls.push(call);
+      queueCall(request, resolve, reject);
       this.onQueued?.();
       this.schedulePump();
     });
@@ -154,7 +141,7 @@ export class SlotScheduler {
     const now = performance.now();
     if (answer.pausedMicros > 0) {
       const pausedMs = answer.pausedMicros / 1000;
-      if (this.holdUntil(now + pausedMs)) this.events.paused?.(this.name, pausedMs);
+      if (this.holdUntil(now + pausedMs)) this.events.paused?.(this.settings.name, pausedMs);
     }
     const reachMs = answer.horizonMicros / 2000;
     sent.forEach(({ tenant, calls }, at) => {
@@ -210,26 +197,19 @@ export class SlotScheduler {
   }
 
   private begin(call: PendingCall): void {
-    this.settle(call);
+    endCall(call);
     call.start();
-  }
-
-  private settle(call: PendingCall): void {
-    call.stage = 'gone';
-    call.tenant.remove(call);
-    call.cleanup();
-    if (call.reserveTimer) clearTimeout(call.reserveTimer);
   }
 
   private gone(call: PendingCall, error: unknown): void {
     if (call.stage === 'gone') return;
-    this.settle(call);
+    endCall(call);
     call.fail(error);
   }
 
   private busy(call: PendingCall, retryAfterMs: number): void {
-    this.gone(call, new UpstreamBusyError(this.name, Math.max(0, retryAfterMs)));
-    this.events.busy?.(this.name);
+    this.gone(call, new UpstreamBusyError(this.settings.name, Math.max(0, retryAfterMs)));
+    this.events.busy?.(this.settings.name);
   }
 
   private expire(call: PendingCall): void {

@@ -62,7 +62,7 @@ export interface SlotRequest {
 }
 
 /** What one ask is answered. */
-export interface SlotGrant {
+interface SlotGrant {
   /** The start of each call booked, in µs from now (the first calls of the ask, in order). */
   starts: number[];
   /** When the first call not booked could start (µs from now); -1 when every call is booked. */
