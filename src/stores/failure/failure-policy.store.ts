@@ -100,13 +100,11 @@ export class FailurePolicyStore extends LimiterStore {
     let deadline: Deadline | undefined;
     // False once the caller gave up (the decision waited for a call in flight past its
     // deadline): the store must not send it, so it changes nothing when Redis resumes.
-    // Else when the caller now stops waiting: the deadline the store gives Redis is this one.
-    const sent = (atMs: number): number | false => {
+    const sent = (atMs: number): boolean => {
       if (deadline?.isSettled) return false;
       sentAtMs = atMs;
-      if (!deadline) return atMs + this.storeTimeout;
-      deadline.postpone(atMs + this.storeTimeout);
-      return deadline.atMs;
+      deadline?.postpone(atMs + this.storeTimeout);
+      return true;
     };
     try {
       const refusal = this.refusal();

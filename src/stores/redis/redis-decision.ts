@@ -31,7 +31,6 @@ export class RedisDecision<P, R> implements EngineEntry {
   packedArgv?: string;
   heldAtMs?: number = undefined;
   waitFromMs?: number = undefined;
-  untilMs?: number = undefined;
   private sentAtMs = -Infinity;
 
   constructor(
@@ -46,7 +45,7 @@ export class RedisDecision<P, R> implements EngineEntry {
     readonly requestArgv: readonly string[] | undefined,
     readonly waitMs: number,
     readonly group: DecisionGroup | undefined,
-    private readonly onSent: ((sentAtMs: number) => boolean | number | void) | undefined,
+    private readonly onSent: ((sentAtMs: number) => boolean | void) | undefined,
     private readonly resolve: (decision: Decision) => void,
     private readonly reject: (error: unknown) => void,
   ) {}
@@ -57,9 +56,7 @@ export class RedisDecision<P, R> implements EngineEntry {
 
   sent(atMs: number): boolean {
     this.sentAtMs = atMs;
-    const until = this.onSent?.(atMs);
-    this.untilMs = typeof until === 'number' ? until : undefined;
-    return until !== false;
+    return this.onSent?.(atMs) !== false;
   }
 
   settle(reply: readonly unknown[], base: number): void {
