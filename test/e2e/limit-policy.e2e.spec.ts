@@ -166,7 +166,8 @@ describe('skip, shadow and decision events', () => {
     // burst 0.1 s at 10 a second holds one permit: the next request waits for the next one.
     const waited = events.slice(1).map((event) => event.waitMs ?? 0);
     expect(Math.max(...waited)).toBeGreaterThan(30);
-    expect(Math.max(...waited)).toBeLessThanOrEqual(100);
+    // Within a millisecond of one interval: Redis's TIME is the wall clock, which NTP may step.
+    expect(Math.max(...waited)).toBeLessThanOrEqual(101);
     expect(second.elapsedMs + third.elapsedMs).toBeGreaterThan(30);
 
     await get('/policy/internal');
