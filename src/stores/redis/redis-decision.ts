@@ -1,7 +1,8 @@
 import { Decision, RawReply } from '../../contracts/decision';
-import { decisionOf, LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
+import { decisionOf } from '../../algorithms/limiter-algorithm';
 import { StoreUnavailableError } from '../../errors/store-unavailable.error';
 import { DecisionGroup } from '../../contracts/decision-group';
+import type { DecisionCall } from '../../algorithms/decision-call';
 import type { DenialBroadcast } from './denial-broadcast';
 import type { DenialCache } from './denial-cache';
 import type { EngineEntry, FixedFields } from './engine/entry';
@@ -15,6 +16,25 @@ export interface FixedArguments extends FixedFields {
   argv: readonly string[];
   /** The algorithm's index in the engine script (stable once given). */
   index: string;
+}
+
+/** What the store works out once for a decision on its way to the engine. */
+interface DecisionRoute {
+  fixed: FixedArguments;
+  /** The denial scope, when denials are remembered (algorithm.denialScope). */
+  scope: string | undefined;
+  /** The app's clock in µs for Redis's `now`; '' for Redis's own. */
+  time: string;
+  /** How long after it is sent its caller waits. */
+  waitMs: number;
+  /** Its request's other limits, decided all or nothing. */
+  group: DecisionGroup | undefined;
+}
+
+/** Where a decision's promise is settled. */
+interface DecisionAnswer {
+  resolve(decision: Decision): void;
+  reject(error: unknown): void;
 }
 
 /** What a decision reports its answer to, shared by every decision of a store. */
@@ -33,22 +53,26 @@ export class RedisDecision<P, R> implements EngineEntry {
   waitFromMs?: number = undefined;
   private sentAtMs = -Infinity;
 
+  readonly key: string;
+  readonly fixed: FixedArguments;
+  readonly time: string;
+  readonly requestArgv: readonly string[] | undefined;
+  readonly waitMs: number;
+  readonly group: DecisionGroup | undefined;
+  private readonly scope: string | undefined;
+
   constructor(
     private readonly listeners: DecisionListeners,
-    private readonly limiter: LimiterAlgorithm<P, R, unknown>,
-    private readonly params: P,
-    readonly fixed: FixedArguments,
-    /** The denial scope, when denials are remembered (algorithm.denialScope). */
-    private readonly scope: string | undefined,
-    readonly key: string,
-    readonly time: string,
-    readonly requestArgv: readonly string[] | undefined,
-    readonly waitMs: number,
-    readonly group: DecisionGroup | undefined,
-    private readonly onSent: ((sentAtMs: number) => boolean | void) | undefined,
-    private readonly resolve: (decision: Decision) => void,
-    private readonly reject: (error: unknown) => void,
-  ) {}
+    /** The decision as the store was asked for it. */
+    private readonly call: DecisionCall<P, R, unknown>,
+    route: DecisionRoute,
+    private readonly answer: DecisionAnswer,
+  ) {
+    this.key = call.key;
+    this.requestArgv = call.algorithm.requestArgv?.(call.request);
+    ({ fixed: this.fixed, scope: this.scope, time: this.time } = route);
+    ({ waitMs: this.waitMs, group: this.group } = route);
+  }
 
   get algorithm(): string {
     return this.fixed.index;
@@ -56,22 +80,22 @@ export class RedisDecision<P, R> implements EngineEntry {
 
   sent(atMs: number): boolean {
     this.sentAtMs = atMs;
-    return this.onSent?.(atMs) !== false;
+    return this.call.onSent?.(atMs) !== false;
   }
 
   settle(reply: readonly unknown[], base: number): void {
     try {
-      const decision = decisionOf(this.limiter, entryReply(reply, base), this.params);
+      const decision = decisionOf(this.call.algorithm, entryReply(reply, base), this.call.params);
       noteRedisTime(decision, Number(reply[0]));
       const { denials, broadcast } = this.listeners;
       if (this.scope !== undefined) {
         denials?.remember(this.key, this.fixed.limitId, this.scope, decision, this.sentAtMs);
-      } else if (this.limiter.forgetsDenials && broadcast) {
+      } else if (this.call.algorithm.forgetsDenials && broadcast) {
         // Reset, refund, block: no server may keep answering from a stale denial.
         denials?.forget(this.key);
-        return void broadcast.announce(this.key).then(() => this.resolve(decision));
+        return void broadcast.announce(this.key).then(() => this.answer.resolve(decision));
       }
-      this.resolve(decision);
+      this.answer.resolve(decision);
     } catch (error) {
       this.fail(error);
     }
@@ -83,9 +107,9 @@ export class RedisDecision<P, R> implements EngineEntry {
    * and unchanged; the request is denied by the member that was.
    */
   withdraw(): void {
-    const limit = this.limiter.limit(this.params);
+    const limit = this.call.algorithm.limit(this.call.params);
     this.group!.undone.add(this.key);
-    this.resolve({
+    this.answer.resolve({
       allowed: true,
       limit,
       remaining: limit,
@@ -96,10 +120,13 @@ export class RedisDecision<P, R> implements EngineEntry {
   }
 
   fail(error: unknown): void {
-    this.reject(
+    this.answer.reject(
       error instanceof StoreUnavailableError
         ? error
-        : new StoreUnavailableError(`Redis failed to evaluate ${this.limiter.commandName}`, error),
+        : new StoreUnavailableError(
+            `Redis failed to evaluate ${this.call.algorithm.commandName}`,
+            error,
+          ),
     );
   }
 }

@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { Decision } from '../../contracts/decision';
 import type { DecisionCall } from '../../algorithms/decision-call';
-import { givesBack, LimiterAlgorithm } from '../../algorithms/limiter-algorithm';
+import { givesBack } from '../../algorithms/limiter-algorithm';
 import { DenialBroadcast } from './denial-broadcast';
 import { DenialCache } from './denial-cache';
 import { EngineClient } from './engine/client';
@@ -123,7 +123,7 @@ export class RedisStore extends LimiterStore {
 
   /** The decision in Redis (through the denial cache): the engine's entry. */
   private inRedis<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision> {
-    const { algorithm, key, params, request, deadlineMs = Infinity, group, onSent } = call;
+    const { algorithm, key, params, request, deadlineMs = Infinity, group } = call;
     return new Promise<Decision>((resolve, reject) => {
       const fixed = this.arguments.of(algorithm, params, call.partition !== undefined);
       const scope = this.denials && algorithm.denialScope?.(request);
@@ -140,18 +140,15 @@ export class RedisStore extends LimiterStore {
       }
       const decision = new RedisDecision(
         this,
-        algorithm as LimiterAlgorithm<P, R, unknown>,
-        params,
-        fixed,
-        scope,
-        key,
-        this.now ? String(toMicros(this.now())) : '',
-        algorithm.requestArgv?.(request),
-        deadlineMs - performance.now(),
-        group && group.size > 1 ? group : undefined,
-        onSent,
-        resolve,
-        reject,
+        call as DecisionCall<P, R, unknown>,
+        {
+          fixed,
+          scope,
+          time: this.now ? String(toMicros(this.now())) : '',
+          waitMs: deadlineMs - performance.now(),
+          group: group && group.size > 1 ? group : undefined,
+        },
+        { resolve, reject },
       );
       if (group?.deniedLocally) return decision.withdraw();
       this.engine.add(decision);
