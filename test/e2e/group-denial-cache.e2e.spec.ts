@@ -13,14 +13,17 @@ import { afterStartUpCheck, scriptCalls } from '../helpers/command-stats';
 import { call, HttpReply, PLATFORMS, startApp } from '../helpers/http';
 import { RedisClusterHandle, startRedisCluster } from '../helpers/redis-cluster';
 
-/** The issue's handler: 2 per 5 s and `hourly` an hour, on one handler, all or nothing. */
+/**
+ * 2 a minute and `hourly` an hour, on one handler, all or nothing. A minute, not seconds: the
+ * waves must fall in one window however slow the machine.
+ */
 function groupController(hourly: number) {
   @Controller()
   class GroupController {
     runs = 0;
 
     @Get('hit')
-    @SlidingWindowLimit({ limit: 2, window: 5 })
+    @SlidingWindowLimit({ limit: 2, window: 60 })
     @CountLimit({ limit: hourly, period: 3600 })
     hit() {
       this.runs++;
@@ -38,7 +41,7 @@ function groupController(hourly: number) {
 
     /** A bucket whose denials write nothing: what the window's denials leave in it is exact. */
     @Get('bucket')
-    @SlidingWindowLimit({ limit: 2, window: 5 })
+    @SlidingWindowLimit({ limit: 2, window: 60 })
     @RateLimit({ key: 'bucket', rate: 20 / 3600, burst: 3600 })
     bucket() {
       this.runs++;
@@ -57,7 +60,7 @@ function groupController(hourly: number) {
     /** The same limits declared the other way round: the cached one is decided first. */
     @Get('tih')
     @CountLimit({ limit: hourly, period: 3600 })
-    @SlidingWindowLimit({ limit: 2, window: 5 })
+    @SlidingWindowLimit({ limit: 2, window: 60 })
     tih() {
       this.runs++;
       return 'ok';
@@ -73,7 +76,7 @@ function wave(port: number, size: number, path = '/hit'): Promise<HttpReply[]> {
   return Promise.all(Array.from({ length: size }, () => call(port, { path })));
 }
 
-/** Retry-After of the denied replies: the 5 s window's, never the hour's. */
+/** Retry-After of the denied replies: the minute's window, never the hour's. */
 function retryAfters(replies: HttpReply[]): Set<number> {
   return new Set(
     replies.filter((r) => r.status === 429).map((r) => Number(r.headers['retry-after'])),
@@ -103,7 +106,7 @@ describe.each(PLATFORMS)('all or nothing under the denial cache on %s', (platfor
       expect(count(replies, 200)).toBe(2);
       expect(count(replies, 429)).toBe(898);
       expect(await env.admin.get(`countLimit:~GroupController.${handler}`)).toBe('2');
-      for (const seconds of retryAfters(replies)) expect(seconds).toBeLessThanOrEqual(5);
+      for (const seconds of retryAfters(replies)) expect(seconds).toBeLessThanOrEqual(60);
     },
     60_000,
   );
@@ -134,7 +137,7 @@ describe('all or nothing under the denial cache on a 3-master Cluster', () => {
   beforeAll(async () => {
     cluster = await startRedisCluster({ replicas: 0 });
     @Module({
-      imports: [RateLimiterModule.forRoot({ redis: cluster.client() })],
+      imports: [RateLimiterModule.forRoot({ redis: cluster.client(), storeTimeout: 2000 })],
       controllers: [Group],
     })
     class ClusterModule {}
@@ -158,7 +161,7 @@ describe('all or nothing under the denial cache on a 3-master Cluster', () => {
     expect(count(replies, 200)).toBe(2);
     expect(count(replies, 429)).toBe(601);
     expect(await cluster.client().get(HOURLY_KEY)).toBe('2');
-    for (const seconds of retryAfters(replies)) expect(seconds).toBeLessThanOrEqual(5);
+    for (const seconds of retryAfters(replies)) expect(seconds).toBeLessThanOrEqual(60);
   }, 60_000);
 
   it('keys on one master are decided together: no request is denied by what others took', async () => {

@@ -10,6 +10,7 @@ import { WsAdapter } from '@nestjs/platform-ws';
 import { OnGatewayConnection } from '@nestjs/websockets';
 import { Test } from '@nestjs/testing';
 import Redis from 'ioredis';
+import { PATIENT_STORE_TIMEOUT_MS } from './app-on-redis';
 import { RateLimiterModule, RateLimiterModuleOptions } from '../../src';
 import { RedisServer, startRedisServer } from './redis-server';
 import { socketIoClient, TestClient, wsClient } from './ws-clients';
@@ -73,7 +74,13 @@ export function useGatewayOnRedis(
     env.redis = await startRedisServer();
     env.admin = env.redis.client();
     @Module({
-      imports: [RateLimiterModule.forRoot({ ...options, redis: env.redis.url })],
+      imports: [
+        RateLimiterModule.forRoot({
+          storeTimeout: PATIENT_STORE_TIMEOUT_MS,
+          ...options,
+          redis: env.redis.url,
+        }),
+      ],
       providers: gateways,
     })
     class GatewayModule {}
