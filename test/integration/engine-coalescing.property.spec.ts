@@ -190,4 +190,68 @@ describe('coalesced decisions equal the same decisions one by one and the memory
       else expect(reads).toBeLessThan((kind.name.startsWith('asw') ? 0.9 : 0.8) * seen.decisions);
     },
   );
+
+  /** The buckets and blocks under two sets of options on one key: older state cut alike. */
+  /** The token bucket's requests on key 0, and some on key 1, are a decorator's (their limit's timeout). */
+  const decorated: Kind = {
+    ...BASE[0],
+    request: (op, i) => ({
+      ...(BASE[0].request(op, i) as object),
+      byDecorator: op.key === 0 || op.permits % 2 === 0,
+    }),
+  };
+  const pairs: [string, Kind, object][] = [
+    [
+      'tb',
+      decorated,
+      rateLimitParams({ rate: 0.5 / TIME_SCALE, burst: 3 * TIME_SCALE, initialPermits: 1 }),
+    ],
+    ['lb', BASE[2], leakyBucketLimitParams({ capacity: 1, rate: 1 / TIME_SCALE })],
+  ];
+  const OLDER = pairs.flatMap(([name, kind, other]): [string, Kind, object][] => [
+    [name, kind, other],
+    [
+      `${name}+block`,
+      { ...kind, params: { ...kind.params, blockMicros: 3 * S } },
+      { ...other, blockMicros: S },
+    ],
+  ]);
+
+  it.each(OLDER)('%s, its options changing between runs on one key', async (_name, kind, other) => {
+    const switching = fc.record({ at: op, other: fc.boolean() });
+    await fc.assert(
+      fc.asyncProperty(fc.array(switching, { minLength: 10, maxLength: 60 }), async (ops) => {
+        run++;
+        const startMs = nowMs;
+        const partition = {};
+        const decide = (store: LimiterStore, o: Op, i: number, isOther: boolean) =>
+          store.evaluate({
+            algorithm: kind.algorithm,
+            key: `co:older:${run}:${o.key}`,
+            params: isOther ? other : kind.params,
+            request: kind.request(o, i),
+            partition,
+          });
+        const pending: Promise<Decision>[] = [];
+        ops.forEach(({ at, other: isOther }, i) => {
+          nowMs += at.advanceMs;
+          pending.push(decide(batched, at, i, isOther));
+        });
+        const together = await Promise.all(pending);
+        nowMs = startMs;
+        const oneByOne: Decision[] = [];
+        const inMemory: Decision[] = [];
+        const memory = new MemoryStore({ now: () => nowMs });
+        for (const [i, { at, other: isOther }] of ops.entries()) {
+          nowMs += at.advanceMs;
+          oneByOne.push(await decide(single, at, i, isOther));
+          inMemory.push(await decide(memory, at, i, isOther));
+        }
+        expect(together).toEqual(oneByOne);
+        expect(inMemory).toEqual(oneByOne);
+        nowMs += 10_000 * TIME_SCALE;
+      }),
+      { numRuns: 25 },
+    );
+  });
 });
