@@ -7,7 +7,7 @@
  * process (FNV-1a of their exact strings, in base 36); a collision would only keep a state
  * uncut, as before fingerprints.
  */
-export function optionsFingerprint(fields: readonly string[]): string {
+function optionsFingerprint(fields: readonly string[]): string {
   let hash = 0x811c9dc5;
   const text = fields.join('/');
   for (let i = 0; i < text.length; i++) {
