@@ -54,10 +54,11 @@ describe('the counter in two commands, on keys written before', () => {
   it('reads a key that holds a block as before: denied until the block ends', async () => {
     await counter('blocked').decide();
     await counter('blocked').block(30);
-    expect(await admin.get('blocked')).toMatch(/^1!\d+$/);
+    // The count, the block's end, level 0 (set by hand: no block option cuts it), its expiry.
+    expect(await admin.get('blocked')).toMatch(/^1!\d+!0!\d+$/);
     const decision = await counter('blocked').decide();
     expect(decision).toMatchObject({ allowed: false, remaining: 0 });
     expect(decision.retryAfterMs).toBeGreaterThan(29_000);
-    expect(await admin.get('blocked')).toMatch(/^1!\d+$/);
+    expect(await admin.get('blocked')).toMatch(/^1!\d+!0!\d+$/);
   });
 });

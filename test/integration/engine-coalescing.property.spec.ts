@@ -14,7 +14,12 @@ import { rateLimitParams } from '../../src/algorithms/rate-limit/rate-limit.mode
 import { Decision, LimiterStore, MemoryStore, RedisStore } from '../../src';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
-/** Durations scaled up, as in engine-batching.property.spec.ts: Redis expires keys on its real clock. */
+/**
+ * Durations scaled up, as in engine-batching.property.spec.ts: Redis expires keys on its real
+ * clock, the twin on the injected one, so no key may expire within a run. The token bucket's
+ * `expire` too: a bucket whose new state holds fewer permits than a full one (initialPermits)
+ * tells an expired key from a kept one.
+ */
 const TIME_SCALE = 100;
 const S = 1_000_000 * TIME_SCALE;
 
@@ -40,7 +45,11 @@ const BASE: Kind[] = [
   {
     name: 'tb',
     algorithm: rateLimit,
-    params: rateLimitParams({ rate: 2 / TIME_SCALE, burst: 2 * TIME_SCALE }),
+    params: rateLimitParams({
+      rate: 2 / TIME_SCALE,
+      burst: 2 * TIME_SCALE,
+      expire: 60 * TIME_SCALE,
+    }),
     request: (op) => ({ permits: op.permits, timeoutMicros: [0, 0.3 * S, -1][op.timeout] }),
   },
   {
@@ -190,4 +199,90 @@ describe('coalesced decisions equal the same decisions one by one and the memory
       else expect(reads).toBeLessThan((kind.name.startsWith('asw') ? 0.9 : 0.8) * seen.decisions);
     },
   );
+
+  /** The buckets and blocks under two sets of options on one key: older state cut alike. */
+  /**
+   * The token bucket's requests on key 0, and some on key 1, are a decorator's (their limit's
+   * timeout). Key 0's keep one timeout but now and then (a corrected `timeout`), so that most
+   * run together: the coalesced form takes a decorator's requests of one timeout only.
+   */
+  const decorated: Kind = {
+    ...BASE[0],
+    request: (op, i) => ({
+      ...(BASE[0].request(op, i) as object),
+      ...(op.key === 0 && { timeoutMicros: op.repeatsId ? 0.3 * S : 0 }),
+      byDecorator: op.key === 0 || op.permits % 2 === 0,
+    }),
+  };
+  const pairs: [string, Kind, object][] = [
+    [
+      'tb',
+      decorated,
+      rateLimitParams({
+        rate: 0.5 / TIME_SCALE,
+        burst: 3 * TIME_SCALE,
+        initialPermits: 1,
+        expire: 60 * TIME_SCALE,
+      }),
+    ],
+    ['lb', BASE[2], leakyBucketLimitParams({ capacity: 1, rate: 1 / TIME_SCALE })],
+  ];
+  const OLDER = pairs.flatMap(([name, kind, other]): [string, Kind, object][] => [
+    [name, kind, other],
+    [
+      `${name}+block`,
+      { ...kind, params: { ...kind.params, blockMicros: 3 * S } },
+      { ...other, blockMicros: S },
+    ],
+  ]);
+
+  /**
+   * A bucket written under the first options and read by an allowed peek under the others
+   * (whose new bucket holds less than a full one), then peeked again: a key that the twin's
+   * clock had expired and Redis's had not told them apart.
+   */
+  const peek = { key: 0, permits: 0, timeout: 0, repeatsId: false };
+  const expiredOnTheTwin = [
+    { at: { ...peek, advanceMs: 0, permits: 1 }, other: false },
+    { at: { ...peek, advanceMs: 1000 * TIME_SCALE }, other: true },
+    { at: { ...peek, advanceMs: 125 * TIME_SCALE }, other: true },
+  ];
+
+  it.each(OLDER)('%s, its options changing between runs on one key', async (_name, kind, other) => {
+    const switching = fc.record({ at: op, other: fc.boolean() });
+    await fc.assert(
+      fc.asyncProperty(fc.array(switching, { minLength: 10, maxLength: 60 }), async (ops) => {
+        run++;
+        const startMs = nowMs;
+        const partition = {};
+        const decide = (store: LimiterStore, o: Op, i: number, isOther: boolean) =>
+          store.evaluate({
+            algorithm: kind.algorithm,
+            key: `co:older:${run}:${o.key}`,
+            params: isOther ? other : kind.params,
+            request: kind.request(o, i),
+            partition,
+          });
+        const pending: Promise<Decision>[] = [];
+        ops.forEach(({ at, other: isOther }, i) => {
+          nowMs += at.advanceMs;
+          pending.push(decide(batched, at, i, isOther));
+        });
+        const together = await Promise.all(pending);
+        nowMs = startMs;
+        const oneByOne: Decision[] = [];
+        const inMemory: Decision[] = [];
+        const memory = new MemoryStore({ now: () => nowMs });
+        for (const [i, { at, other: isOther }] of ops.entries()) {
+          nowMs += at.advanceMs;
+          oneByOne.push(await decide(single, at, i, isOther));
+          inMemory.push(await decide(memory, at, i, isOther));
+        }
+        expect(together).toEqual(oneByOne);
+        expect(inMemory).toEqual(oneByOne);
+        nowMs += 10_000 * TIME_SCALE;
+      }),
+      { numRuns: 25, examples: [[expiredOnTheTwin]] },
+    );
+  });
 });

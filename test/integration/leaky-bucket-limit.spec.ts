@@ -1,5 +1,9 @@
 import Redis from 'ioredis';
 import { LimiterConfigError, RateLimiterFactory, RedisStore } from '../../src';
+import {
+  leakyBucketFingerprint,
+  leakyBucketLimitParams,
+} from '../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.model';
 import { startRedisServer, RedisServer } from '../helpers/redis-server';
 
 describe('leakyBucketLimit (GCRA) on real Redis', () => {
@@ -58,7 +62,9 @@ describe('leakyBucketLimit (GCRA) on real Redis', () => {
       '10000:A rem2 reset1000 retry0', // drained long ago: like a new bucket
     ]);
     // One number in one key: the theoretical arrival time in µs, kept until it is reached.
-    expect(await client.get('leakyBucket:lb:script')).toBe(String((start + 11_000) * 1000));
+    // The tat, and the fingerprint of the options it was written under.
+    const written = leakyBucketFingerprint(leakyBucketLimitParams({ capacity: 3, rate: 1 }));
+    expect(await client.get('leakyBucket:lb:script')).toBe(`${(start + 11_000) * 1000}~${written}`);
     const ttl = await client.pttl('leakyBucket:lb:script');
     expect(ttl).toBeGreaterThan(900);
     expect(ttl).toBeLessThanOrEqual(1000);

@@ -86,34 +86,55 @@ describe('Lua and memory twins agree on peek, reset, refund, charge and block', 
     fc.integer({ min: 1, max: 2_000 * TIME_SCALE }),
   );
   const steps = fc.array(fc.record({ advanceMs, op }), { minLength: 1, maxLength: 30 });
+  /** Steps each decided under one of two sets of options, on one key (state under older options). */
+  const switching = fc.array(fc.record({ advanceMs, op, other: fc.boolean() }), {
+    minLength: 1,
+    maxLength: 30,
+  });
 
-  async function both(
+  async function bothOn(
     algorithm: LimiterAlgorithm<any, any, any>,
     key: string,
     params: unknown,
     request: unknown,
     view: (decision: Decision) => unknown,
+    /** One key's state whatever its params (options resolved per request), as the guard's. */
+    partition?: object,
   ): Promise<Decision> {
     const fromLua = await twins.redis.evaluate({ algorithm, key, params, request });
-    const fromMemory = await twins.memory.evaluate({ algorithm, key, params, request });
+    const fromMemory = await twins.memory.evaluate({ algorithm, key, params, request, partition });
     expect(view(fromMemory)).toEqual(view(fromLua));
     return fromLua;
   }
 
-  /** Runs the steps on both stores; refunds name an earlier allowed acquire, or none. */
+  /**
+   * Runs the steps on both stores; refunds name an earlier allowed acquire, or none. Given two
+   * sets of params (an array), a step marked `other` is decided under the second, on one key.
+   */
   async function play(
     acquire: LimiterAlgorithm<any, any, any>,
     ops: StateOps<any, any, any>,
-    params: unknown,
-    newRequest: (permits: number) => any,
+    given: unknown,
+    givenRequest: (permits: number, other: boolean) => any,
     peekRequest: unknown,
-    plan: { advanceMs: number; op: Op }[],
+    plan: { advanceMs: number; op: Op; other?: boolean }[],
     view: (decision: Decision) => unknown = (decision) => decision,
   ) {
     const key = `twin:ops:${++run}`;
     twins.nowMs = 1_700_000_000_000 + run * 10_000_000 * TIME_SCALE;
     const taken: { request: any; decision: Decision; atMs: number }[] = [];
-    for (const { advanceMs: advance, op: step } of plan) {
+    const [one, two] = Array.isArray(given) ? given : [given, given];
+    const shared = Array.isArray(given) ? {} : undefined;
+    const both = (
+      algorithm: LimiterAlgorithm<any, any, any>,
+      on: string,
+      params: unknown,
+      request: unknown,
+      shown: typeof view,
+    ) => bothOn(algorithm, on, params, request, shown, shared);
+    for (const { advanceMs: advance, op: step, other = false } of plan) {
+      const params = other ? two : one;
+      const newRequest = (permits: number) => givenRequest(permits, other);
       twins.nowMs += advance;
       if (step.op === 'acquire') {
         const request = newRequest(step.volume);
@@ -235,6 +256,52 @@ describe('Lua and memory twins agree on peek, reset, refund, charge and block', 
         },
       ),
       { numRuns: 60 },
+    );
+  });
+
+  it('token bucket and leaky bucket whose options change between steps', async () => {
+    const bucket = fc.record({
+      rate: fc.constantFrom(1, 3, 10).map((rate) => rate / TIME_SCALE),
+      burst: fc.constantFrom(0.5, 1, 2.5).map((burst) => burst * TIME_SCALE),
+      timeout: fc.constantFrom(0, 0.5 * TIME_SCALE, 3 * TIME_SCALE),
+      capacity: fc.integer({ min: 1, max: 5 }),
+      block: blockMicros,
+      // A decorator's requests (their timeout is their limit's), or a factory limiter's calls.
+      byDecorator: fc.boolean(),
+    });
+    await fc.assert(
+      fc.asyncProperty(bucket, bucket, switching, async (one, two, plan) => {
+        const tokens = (of: typeof one) => ({
+          ...rateLimitParams({ rate: of.rate, burst: of.burst, expire: 1e6 * TIME_SCALE }),
+          ...of.block,
+        });
+        // Each set's requests wait up to its own timeout.
+        const micros = (of: typeof one) => of.timeout * 1_000_000;
+        await play(
+          rateLimit,
+          rateLimitDefinition.ops,
+          [tokens(one), tokens(two)],
+          (permits, other) => {
+            const of = other ? two : one;
+            return { permits, timeoutMicros: micros(of), byDecorator: of.byDecorator };
+          },
+          { permits: 1, timeoutMicros: 0 },
+          plan,
+        );
+        const leaky = (of: typeof one) => ({
+          ...leakyBucketLimitParams({ capacity: of.capacity, rate: of.rate }),
+          ...of.block,
+        });
+        await play(
+          leakyBucketLimit,
+          leakyBucketLimitDefinition.ops,
+          [leaky(one), leaky(two)],
+          (permits) => ({ permits }),
+          undefined,
+          plan,
+        );
+      }),
+      { numRuns: 80 },
     );
   });
 

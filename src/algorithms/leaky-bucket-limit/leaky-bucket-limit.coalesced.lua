@@ -1,7 +1,8 @@
 --- @include "../../stores/redis/engine/prelude.lua"
 -- Requests of one leaky bucket (GCRA) decided in a row, as leaky-bucket-limit.lua decides
 -- each, with one read and one write (state-ops/coalesced.lua calls it).
--- argv      the bucket's own: capacity, intervalMicros
+-- argv      the bucket's own: capacity, intervalMicros, fingerprint (a tat written under
+--           other options is cut as leaky-bucket-limit.lua cuts it)
 -- requests  each request's fields: {permits} or {} for 1
 -- stop      stop at the first denial that can start a block (not a quantity above capacity)
 -- Returns   the replies, and the index where it stopped
@@ -10,14 +11,19 @@ local function leaky_bucket_limit_coalesced(key, now, argv, requests, stop)
   local interval = tonumber(argv[2])
   local tolerance = interval * capacity
   local tat = now
+  local written = nil
   local stored = get_state(key)
   if stored then
-    tat = math.max(now, tonumber(stored))
+    local moment, same = moment_of(stored, argv[3])
+    tat = math.max(now, moment)
+    if not same and tat > now + tolerance then
+      tat = now + tolerance
+      written = exact(tat)
+    end
   end
   local function permits_left(reset)
     return math.max(0, math.floor((tolerance - reset) / interval))
   end
-  local written = nil
   local replies, stopped = {}, nil
   for i = 1, #requests do
     local permits = tonumber(requests[i][1]) or 1
@@ -41,7 +47,7 @@ local function leaky_bucket_limit_coalesced(key, now, argv, requests, stop)
     end
   end
   if written then
-    redis.call('SET', key, written, 'PX', ttl_ms(tonumber(written) - now))
+    redis.call('SET', key, written .. '~' .. argv[3], 'PX', ttl_ms(tonumber(written) - now))
   end
   return replies, stopped
 end

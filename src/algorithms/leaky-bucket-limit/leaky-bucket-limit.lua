@@ -1,22 +1,31 @@
 -- Leaky bucket as GCRA (redis-cell's CL.THROTTLE with its quantity). The math:
 -- leaky-bucket-limit.model.ts.
 -- The body of function(key, now, argv), run by the store's engine script (stores/redis/engine).
--- key      the theoretical arrival time (tat) in µs, as a string
+-- key      the theoretical arrival time (tat) in µs, then `~` and the options' fingerprint
 -- now      the time in µs (Redis TIME, or the store's injected clock)
 -- argv[1]  capacity        requests that may arrive at once (integer >= 1)
 -- argv[2]  intervalMicros  T = 1 / rate, whole µs
--- argv[3]  permits         the request's quantity (integer >= 0; 0 peeks; absent: 1)
+-- argv[3]  fingerprint     of the options, written after the tat (`tat~fingerprint`)
+-- argv[4]  permits         the request's quantity (integer >= 0; 0 peeks; absent: 1)
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, 0}; retryAfter -1 for a
 --          quantity above the capacity (it can never pass)
 -- TTL      newTat - now after an allowed request; a denial or a peek writes nothing
+-- Older    a tat written under other options beyond now + tau is cut to it at once, and
+--          written so (leaky-bucket-limit.model.ts)
 local n = numeric(argv)
-local capacity, interval, permits = n[1], n[2], n[3] or 1
+local capacity, interval, permits = n[1], n[2], n[4] or 1
 local tolerance = interval * capacity
+local mark = '~' .. argv[3]
 
 local tat = now
 local stored = get_state(key)
 if stored then
-  tat = math.max(now, tonumber(stored))
+  local moment, same = moment_of(stored, argv[3])
+  tat = math.max(now, moment)
+  if not same and tat > now + tolerance then
+    tat = now + tolerance
+    redis.call('SET', key, exact(tat) .. mark, 'PX', ttl_ms(tolerance))
+  end
 end
 
 if permits > capacity then
@@ -33,5 +42,5 @@ if permits == 0 then
 end
 
 local reset = new_tat - now
-redis.call('SET', key, string.format('%d', new_tat), 'PX', ttl_ms(reset))
+redis.call('SET', key, string.format('%d', new_tat) .. mark, 'PX', ttl_ms(reset))
 return {1, permits_in(tolerance - reset, interval), reset, 0, 0}

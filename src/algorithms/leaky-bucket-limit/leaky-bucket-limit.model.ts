@@ -50,9 +50,18 @@
  * TTL: once now >= tat the stored tat decides nothing (max(now, tat) = now), so the key
  * lives newTat - now after each allowed request (PX, whole ms rounded up). A denial
  * writes nothing.
+ *
+ * State under older options: under its options, tat - now <= tau after any request; only a
+ * settled cost (a charge) runs it further, on purpose. The key stores the fingerprint of the
+ * options (capacity and T, options-fingerprint.ts) beside the tat, `tat~fingerprint`. Written
+ * under others (a corrected rate or capacity), a tat beyond now + tau is cut to now + tau
+ * at its next decision or charge, and written back with the current fingerprint: a full
+ * bucket, which never admits more than an empty one would from a fresh start, and whose
+ * retryAfter is at most n * T. Under the same options, a settled debt is kept whole.
  */
 import { integerAtLeastOne, rateInRange, spanInRange } from '../option-rules';
 import { exactString } from '../limiter-algorithm';
+import { fingerprintOf, withFingerprint } from '../options-fingerprint';
 
 /** Options of a leaky bucket, as `@LeakyBucketLimit` and `factory.leakyBucketLimiter` take them. */
 export interface LeakyBucketLimiterOptions {
@@ -71,6 +80,8 @@ export interface LeakyBucketLimitParams {
 /** The memory twin's state: the theoretical arrival time in µs. */
 export interface LeakyBucketLimitState {
   tatMicros: number;
+  /** The options it was written under (see above); absent: unknown, cut as others. */
+  fingerprint?: string;
 }
 
 export function leakyBucketLimitParams(
@@ -88,5 +99,14 @@ export function leakyBucketLimitParams(
 
 /** The parameters as leaky-bucket-limit.lua reads them, after the block: its `argv`. */
 export function leakyBucketLimitArgv(params: LeakyBucketLimitParams): string[] {
-  return [String(params.capacity), exactString(params.intervalMicros)];
+  return withFingerprint(params, ownArgv);
 }
+
+/** The fingerprint of the options a tat is written under (see above). */
+export const leakyBucketFingerprint = (params: LeakyBucketLimitParams): string =>
+  fingerprintOf(params, ownArgv);
+
+const ownArgv = (params: LeakyBucketLimitParams): string[] => [
+  String(params.capacity),
+  exactString(params.intervalMicros),
+];

@@ -1,8 +1,11 @@
 --- @include "../../stores/redis/engine/prelude.lua"
 -- Requests of one token bucket decided in a row, as rate-limit.lua decides each, with one
 -- read and one write (state-ops/coalesced.lua calls it): waiters get successive slots.
--- argv      the bucket's own: maxPermits, intervalMicros, initialPermits, expireMicros
--- requests  each request's fields: {permits, timeoutMicros}
+-- argv      the bucket's own: maxPermits, intervalMicros, initialPermits, expireMicros,
+--           fingerprint (an E written under other options is cut as rate-limit.lua cuts it,
+--           by the first request's timeout)
+-- requests  each request's fields: {permits, timeoutMicros, decorator's timeout or none};
+--           requests of decorators of other timeouts, or of none, are not decided together
 -- stop      stop at the first denial that can start a block (not one that can never pass)
 -- Returns   the replies, and the index where it stopped
 local function rate_limit_coalesced(key, now, argv, requests, stop)
@@ -10,15 +13,27 @@ local function rate_limit_coalesced(key, now, argv, requests, stop)
   local interval = tonumber(argv[2])
   local expire = tonumber(argv[4])
   local full_span = max_permits * interval
+  local reach = requests[1][3]
+  for i = 2, #requests do
+    if requests[i][3] ~= reach then
+      return nil
+    end
+  end
+  local mark = reach and argv[5] .. ':' .. reach or argv[5]
   local found = get_state(key)
   local empty_at
+  -- The value rate-limit.lua would have written last, and its TTL; the next request reads it.
+  local written, written_ttl = nil, nil
   if found then
-    empty_at = math.max(tonumber(found), now - full_span)
+    local stored, cut
+    stored, mark, cut = rate_limit_found(found, now, argv, mark, tonumber(requests[1][2]))
+    if cut then
+      written, written_ttl = stored, ttl_ms(math.max(expire, stored + full_span - now))
+    end
+    empty_at = math.max(stored, now - full_span)
   else
     empty_at = now - tonumber(argv[3]) * interval
   end
-  -- The value rate-limit.lua would have written last, and its TTL; the next request reads it.
-  local written, written_ttl = nil, nil
   local replies, stopped = {}, nil
   for i = 1, #requests do
     local permits = tonumber(requests[i][1])
@@ -53,7 +68,7 @@ local function rate_limit_coalesced(key, now, argv, requests, stop)
     end
   end
   if written then
-    redis.call('SET', key, exact(written), 'PX', written_ttl)
+    redis.call('SET', key, exact(written) .. '~' .. mark, 'PX', written_ttl)
   end
   return replies, stopped
 end

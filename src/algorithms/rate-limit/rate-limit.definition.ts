@@ -53,7 +53,14 @@ export const rateLimitDefinition = defineAlgorithm({
   limiter: (source, key, params) => new RateLimiter(source, key, params),
   core: {
     paramsArgv: rateLimitArgv,
-    requestArgv: (request) => [String(request.permits), exactString(request.timeoutMicros)],
+    requestArgv: (request) =>
+      request.byDecorator
+        ? [
+            String(request.permits),
+            exactString(request.timeoutMicros),
+            exactString(request.timeoutMicros),
+          ]
+        : [String(request.permits), exactString(request.timeoutMicros)],
     step: rateLimitStep,
     limit: (params) => params.maxPermits,
     denialScope: (request) => `${request.permits}/${request.timeoutMicros}`,
@@ -64,11 +71,12 @@ export const rateLimitDefinition = defineAlgorithm({
   requests: (options, params, where) => {
     // A `permits` function is resolved per request (resolvable-options.ts).
     const permits = typeof options.permits === 'function' ? 1 : (options.permits ?? 1);
-    const request = rateLimitRequest(permits as number, (options.timeout as Seconds) ?? 0, where);
-    checkServable(params, request, where);
+    const checked = rateLimitRequest(permits as number, (options.timeout as Seconds) ?? 0, where);
+    checkServable(params, checked, where);
+    // A decorator's timeout is its limit's: its writes say so (rate-limit.model.ts).
+    const request: RateLimitRequest = { ...checked, byDecorator: true };
     return {
-      newRequest: (cost?: number) =>
-        cost === undefined ? request : { permits: cost, timeoutMicros: request.timeoutMicros },
+      newRequest: (cost?: number) => (cost === undefined ? request : { ...request, permits: cost }),
       windowSeconds: burstSeconds(params),
     };
   },

@@ -1,28 +1,37 @@
 -- Token bucket with reserve/wait semantics. The math and its reasons: rate-limit.model.ts,
 -- including why one number E (when the bucket is empty) holds the whole state.
 -- The body of function(key, now, argv), run by the store's engine script (stores/redis/engine).
--- key      the bucket: E, an integer of µs
+-- key      the bucket: E, an integer of µs, then `~` and the mark of what wrote it
 -- now      the time in µs (Redis TIME, or the store's injected clock)
 -- argv[1]  maxPermits       = rate * burst
 -- argv[2]  intervalMicros   = 1e6 / rate
 -- argv[3]  initialPermits   permits of a new bucket
 -- argv[4]  expireMicros     the TTL is never shorter than this
--- argv[5]  permits          requested now (integer >= 0; 0 peeks and writes nothing)
--- argv[6]  timeoutMicros    longest acceptable wait; < 0 waits as long as needed
+-- argv[5]  fingerprint      of the options, written after E (`E~fingerprint`)
+-- argv[6]  permits          requested now (integer >= 0; 0 peeks and writes nothing)
+-- argv[7]  timeoutMicros    longest acceptable wait; < 0 waits as long as needed
+-- argv[8]  the same timeout, given by a decorator's request (its limit's), else absent
 -- Reply    {allowed, remaining, resetMicros, retryAfterMicros, waitMicros} as integers:
 --          whole permits (rounded down) and whole µs (rounded up), never in the caller's
 --          favour; retryAfter -1 when even a full bucket could not serve the permits
 --          within the timeout (it can never pass)
 -- TTL      max(expire, time until full with nothing reserved)
+-- Older    an E written under other options, or by a decorator of another timeout, is cut
+--          to this request's at once, and written so (rate-limit.found.lua)
 local n = numeric(argv)
-local max_permits, interval, expire, permits, timeout = n[1], n[2], n[4], n[5], n[6]
+local max_permits, interval, expire, permits, timeout = n[1], n[2], n[4], n[6], n[7]
 local full_span = max_permits * interval
+local mark = argv[8] and argv[5] .. ':' .. argv[8] or argv[5]
 
 -- On the path every request takes, comparisons where math.max would do: a call each less.
 local found = get_state(key)
 local empty_at = now - full_span
 if found then
-  local stored = tonumber(found)
+  local stored, cut
+  stored, mark, cut = rate_limit_found(found, now, argv, mark, timeout)
+  if cut then
+    redis.call('SET', key, string.format('%d', stored) .. '~' .. mark, 'PX', ttl_ms(math.max(expire, stored + full_span - now)))
+  end
   if stored > empty_at then
     empty_at = stored
   end
@@ -43,7 +52,7 @@ if timeout >= 0 and wait > timeout then
     retry_after = -1
   elseif not found then
     -- A new bucket's refill clock must start now, or one that starts empty never fills.
-    redis.call('SET', key, string.format('%d', math.ceil(empty_at)), 'PX', ttl_ms(math.max(expire, until_full)))
+    redis.call('SET', key, string.format('%d', math.ceil(empty_at)) .. '~' .. mark, 'PX', ttl_ms(math.max(expire, until_full)))
   end
   return {0, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), retry_after, 0}
 end
@@ -53,6 +62,6 @@ end
 
 empty_at = math.ceil(empty_at + permits * interval)
 local until_full = empty_at + full_span - now
-redis.call('SET', key, string.format('%d', empty_at), 'PX', ttl_ms(expire > until_full and expire or until_full))
+redis.call('SET', key, string.format('%d', empty_at) .. '~' .. mark, 'PX', ttl_ms(expire > until_full and expire or until_full))
 local left = (now - empty_at) / interval
 return {1, left > 0 and math.floor(left) or 0, math.ceil(until_full), 0, wait > 0 and math.ceil(wait) or 0}

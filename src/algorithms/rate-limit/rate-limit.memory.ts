@@ -1,7 +1,12 @@
 import { NEVER_MICROS, RawReply } from '../../contracts/decision';
-import { MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
+import { exactString, MemoryStep, ttlMsFromMicros } from '../limiter-algorithm';
 import { AdjustmentStep } from '../state-ops/state-ops.model';
-import { RateLimitParams, RateLimitRequest, RateLimitState } from './rate-limit.model';
+import {
+  rateLimitArgv,
+  RateLimitParams,
+  RateLimitRequest,
+  RateLimitState,
+} from './rate-limit.model';
 
 /** A refund's or a charge's twin on this algorithm's state. */
 type Adjustment = AdjustmentStep<RateLimitParams, RateLimitState>;
@@ -18,9 +23,19 @@ export function rateLimitStep(
 ): MemoryStep<RateLimitState> {
   const { maxPermits, intervalMicros: interval, expireMicros: expire } = params;
   const fullSpan = maxPermits * interval;
-  let emptyAt = state
-    ? Math.max(state.emptyAtMicros, now - fullSpan)
+  const { found, fingerprint, cut } = asFound(state, now, params, request);
+  let emptyAt = found
+    ? Math.max(found.emptyAtMicros, now - fullSpan)
     : now - params.initialPermits * interval;
+  // What a decision that writes nothing leaves: the state as found, or as cut (the Lua's SET).
+  const unchanged = (reply: RawReply): MemoryStep<RateLimitState> =>
+    cut
+      ? {
+          state: found,
+          ttlMs: ttlMsFromMicros(Math.max(expire, found!.emptyAtMicros + fullSpan - now)),
+          reply,
+        }
+      : { state, ttlMs: null, reply };
   // A request of 0 passes only where one of 1 would (it takes nothing).
   const need = Math.max(request.permits, 1);
   const earliest = Math.max(now, emptyAt + need * interval);
@@ -38,10 +53,10 @@ export function rateLimitStep(
       never ? NEVER_MICROS : Math.ceil(wait - request.timeoutMicros),
       0,
     ] as const;
-    if (state || never) return { state, ttlMs: null, reply };
+    if (state || never) return unchanged(reply);
     // A denial changes nothing, but a new bucket's refill clock must start now.
     return {
-      state: { emptyAtMicros: Math.ceil(emptyAt) },
+      state: { emptyAtMicros: Math.ceil(emptyAt), fingerprint },
       ttlMs: ttlMsFromMicros(Math.max(expire, untilFull)),
       reply,
     };
@@ -49,14 +64,13 @@ export function rateLimitStep(
   if (request.permits === 0) {
     const stored = Math.max(0, (now - emptyAt) / interval);
     const untilFull = Math.ceil(emptyAt + fullSpan - now);
-    const reply: RawReply = [1, Math.floor(stored), untilFull, 0, Math.ceil(wait)];
-    return { state, ttlMs: null, reply };
+    return unchanged([1, Math.floor(stored), untilFull, 0, Math.ceil(wait)]);
   }
 
   emptyAt = Math.ceil(emptyAt + request.permits * interval);
   const untilFull = emptyAt + fullSpan - now;
   return {
-    state: { emptyAtMicros: emptyAt },
+    state: { emptyAtMicros: emptyAt, fingerprint },
     ttlMs: ttlMsFromMicros(Math.max(expire, untilFull)),
     reply: [
       1,
@@ -66,6 +80,36 @@ export function rateLimitStep(
       Math.ceil(wait),
     ],
   };
+}
+
+/**
+ * The twin of rate-limit.found.lua: the state as the decision reads it, and the mark it writes
+ * (`fingerprint`). Written under other options, E owes no more than this request's timeout
+ * (< 0: no bound) and saves no more than a new bucket holds; written by a decorator of
+ * another timeout, a decorator's request cuts it to its own timeout (rate-limit.model.ts).
+ */
+function asFound(
+  state: RateLimitState | undefined,
+  now: number,
+  params: RateLimitParams,
+  request: RateLimitRequest,
+): { found: RateLimitState | undefined; fingerprint: string; cut: boolean } {
+  // The fingerprint of the bucket's options: the last of its argv (options-fingerprint.ts).
+  const options = rateLimitArgv(params)[4];
+  const timeout = request.timeoutMicros;
+  const mark = request.byDecorator ? `${options}:${exactString(timeout)}` : options;
+  if (!state || state.fingerprint === mark) return { found: state, fingerprint: mark, cut: false };
+  const was = state.fingerprint ?? '';
+  const colon = was.indexOf(':');
+  const [shape, by] = colon < 0 ? [was, ''] : [was.slice(0, colon), was.slice(colon + 1)];
+  if (shape === options && (by === '' || !request.byDecorator)) {
+    return { found: state, fingerprint: request.byDecorator ? mark : was, cut: false };
+  }
+  const stored = state.emptyAtMicros;
+  const upper = timeout < 0 ? stored : Math.min(stored, now + timeout);
+  const least = now - params.initialPermits * params.intervalMicros;
+  const emptyAtMicros = Math.ceil(shape === options ? upper : Math.max(least, upper));
+  return { found: { emptyAtMicros, fingerprint: mark }, fingerprint: mark, cut: true };
 }
 
 /** The twin of rate-limit.refund.lua: gives permits back, never above a full bucket. */
@@ -82,5 +126,5 @@ export const rateLimitRefundStep: Adjustment = (state, now, params, request) => 
     return { state: undefined, ttlMs: null, reply: done };
   }
   const ttlMs = ttlMsFromMicros(Math.max(expire, emptyAt + fullSpan - now));
-  return { state: { emptyAtMicros: emptyAt }, ttlMs, reply: done };
+  return { state: { ...state, emptyAtMicros: emptyAt }, ttlMs, reply: done };
 };

@@ -69,9 +69,13 @@
  *   new bucket:   E = now - initialPermits * interval
  *
  * Each line follows from the two-number form (nextFree = max(now, E) after a resync, and
- * stored is 0 whenever nextFree > now). Redis keeps E as an integer of µs, so the key is
- * one small integer (Redis stores it in the key's own header). E is rounded up when
- * stored: a request may pay up to 1 µs more, never less.
+ * stored is 0 whenever nextFree > now). Redis keeps E as an integer of µs, followed by the
+ * mark of what wrote it (see the end): one short string. E is rounded up when stored: a request
+ * may pay up to 1 µs more, never less.
+ *
+ * State under older options: beside E the key holds a mark of what wrote it (the options'
+ * fingerprint, and a decorator's timeout), and E written under other options is cut to the
+ * current ones at its next decision: rate-limit.found.lua has the math.
  */
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
@@ -79,6 +83,7 @@ import { Seconds } from '../duration';
 import { rateInRange, secondsOption, spanInRange, timeAtMostMax } from '../option-rules';
 import { exactString } from '../limiter-algorithm';
 import { checkPermits } from '../permits';
+import { withFingerprint } from '../options-fingerprint';
 
 /** Options of a token bucket, as `@RateLimit` and `factory.rateLimiter` take them (seconds). */
 export interface RateLimiterOptions {
@@ -111,11 +116,15 @@ export interface RateLimitParams {
 export interface RateLimitRequest {
   permits: number;
   timeoutMicros: number;
+  /** Set on a decorator's requests: its timeout is its limit's (see above). */
+  byDecorator?: boolean;
 }
 
 /** The one stored number: when the bucket was or will be empty, in whole µs (see above). */
 export interface RateLimitState {
   emptyAtMicros: number;
+  /** The mark of what wrote it (rate-limit.found.lua); absent: cut as under other options. */
+  fingerprint?: string;
 }
 
 const RATE_LIMIT_DEFAULTS = { rate: 1, burst: 1, expire: 60 } as const;
@@ -229,12 +238,10 @@ export function checkServable(
   }
 }
 
-/** The parameters as rate-limit.lua reads them, after the block: its `argv`. */
+/** The parameters as rate-limit.lua reads them, after the block, then their fingerprint. */
 export function rateLimitArgv(params: RateLimitParams): string[] {
-  return [
-    exactString(params.maxPermits),
-    exactString(params.intervalMicros),
-    exactString(params.initialPermits),
-    exactString(params.expireMicros),
-  ];
+  return withFingerprint(params, ownArgv);
 }
+
+const ownArgv = (of: RateLimitParams): string[] =>
+  [of.maxPermits, of.intervalMicros, of.initialPermits, of.expireMicros].map(exactString);

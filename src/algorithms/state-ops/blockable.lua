@@ -18,6 +18,23 @@ local function own_args(argv)
   return own
 end
 
+-- The key's block and its level, a block a denial wrote under a longer block than these
+-- options give (`block`, or the step of its level) cut to theirs first and written so: none
+-- when they give none. A block set by hand (level 0) keeps its end.
+local function current_block(blocks, key, now, block, steps)
+  local until_, level = blocks.read(key, now)
+  block = steps and steps[math.min(level or 1, #steps)] or block
+  if until_ and level ~= 0 and until_ > now + block then
+    blocks.hide(key, now)
+    if block == 0 then
+      return nil
+    end
+    until_ = now + block
+    blocks.write(key, now, until_, steps and level, steps and until_ + steps[#steps])
+  end
+  return until_, level
+end
+
 local function blockable_acquire(decide, blocks)
   return function(key, now, argv)
     -- A limit without blocks on a key that holds none (the usual decision): the state's one
@@ -37,14 +54,15 @@ local function blockable_acquire(decide, blocks)
       end
       block = steps[1]
     end
-    local until_, level = blocks.read(key, now)
+    local until_, level = current_block(blocks, key, now, block, steps)
     if until_ then
       if now < until_ then
         return {0, 0, until_ - now, until_ - now, 0}
       end
       blocks.hide(key, now)
-      -- Quiet for the last step's length since the block ended: back to the first step.
-      if not steps or (level and now >= until_ + steps[#steps]) then
+      -- Quiet for the last step's length since the block ended: back to the first step. A
+      -- block set by hand started none.
+      if not steps or level == 0 or (level and now >= until_ + steps[#steps]) then
         level = nil
       end
     end

@@ -39,18 +39,20 @@ export function blockable<P, R, S>(
 function blockableStep<P, R, S>(
   algorithm: LimiterAlgorithm<P, R, S>,
   stateType: StateType,
-  state: Blockable<S> | undefined,
+  found: Blockable<S> | undefined,
   now: number,
   params: P & BlockParams,
   request: R,
-  expiresAt: number | undefined,
+  foundExpiresAt: number | undefined,
 ): MemoryStep<Blockable<S>> {
-  const until = state?.blockedUntilMicros;
-  if (until !== undefined && now < until) {
-    return { state, ttlMs: null, reply: blockedReply(until, now) };
-  }
   const steps = params.blockStepsMicros;
   const lastStep = steps?.[steps.length - 1] ?? 0;
+  const { state, expiresAt, written } = currentBlock(found, stateType, now, params, foundExpiresAt);
+  const until = state?.blockedUntilMicros;
+  if (until !== undefined && now < until) {
+    const ttlMs = written ? (expiresAt! - now) / 1000 : null;
+    return { state, ttlMs, reply: blockedReply(until, now) };
+  }
   let level = state?.level;
   let innerState = state?.inner;
   let innerExpiresAt = expiresAt;
@@ -61,11 +63,13 @@ function blockableStep<P, R, S>(
       now,
       expiresAt,
     ));
-    if (!steps || (level !== undefined && now >= until + lastStep)) level = undefined;
+    // A block set by hand (level 0) started no escalation.
+    if (!steps || level === 0 || (level !== undefined && now >= until + lastStep))
+      level = undefined;
   }
   const inner = algorithm.step(innerState, now, params, request, innerExpiresAt);
   // The Lua drops a stale block by rewriting the value with its TTL kept.
-  const changed = inner.ttlMs !== null || until !== undefined;
+  const changed = inner.ttlMs !== null || until !== undefined || written;
   let afterExpiresAt = inner.ttlMs === null ? innerExpiresAt : now + inner.ttlMs * 1000;
   if (inner.state === undefined) afterExpiresAt = undefined;
   let block = params.blockMicros ?? 0;
@@ -98,6 +102,45 @@ function blockableStep<P, R, S>(
     ttlMs: (afterExpiresAt! - now) / 1000,
     reply: inner.reply,
   });
+}
+
+/**
+ * The twin of blockable.lua's `current_block`: the key as the acquire finds it, a block a
+ * denial wrote under a longer block than `params` give (the block, or the step of its level)
+ * cut to theirs, or dropped when they give none; a block set by hand (level 0) kept.
+ * `written` when the key was rewritten so.
+ */
+function currentBlock<S>(
+  found: Blockable<S> | undefined,
+  stateType: StateType,
+  now: number,
+  params: BlockParams,
+  foundExpiresAt: number | undefined,
+): { state: Blockable<S> | undefined; expiresAt: number | undefined; written: boolean } {
+  const until = found?.blockedUntilMicros;
+  const level = found?.level;
+  const steps = params.blockStepsMicros;
+  const block = steps ? steps[Math.min(level ?? 1, steps.length) - 1] : (params.blockMicros ?? 0);
+  if (until === undefined || level === 0 || until <= now + block) {
+    return { state: found, expiresAt: foundExpiresAt, written: false };
+  }
+  const hidden = hiddenBlock(found!, stateType, now, foundExpiresAt);
+  if (block === 0) {
+    const state = hidden.inner === undefined ? undefined : { inner: hidden.inner };
+    return { state, expiresAt: state && hidden.expiresAt, written: true };
+  }
+  const cut = now + block;
+  const keptLevel = steps ? level : undefined;
+  const { state, ttlMs } = withBlock(
+    hidden.inner,
+    stateType,
+    now,
+    cut,
+    hidden.expiresAt,
+    keptLevel,
+    steps ? cut + steps[steps.length - 1] : undefined,
+  );
+  return { state, expiresAt: now + ttlMs * 1000, written: true };
 }
 
 /** The blockable step of an allowed `inner` step, with what undoes it beside the state. */

@@ -49,7 +49,7 @@ local function coalesced_acquire(decide_all, one, blocks, key, now, argv)
   local block = tonumber(argv[1])
   local until_ = nil
   if block then
-    until_ = blocks.read(key, now)
+    until_ = current_block(blocks, key, now, block)
   end
   if until_ and now < until_ then
     for i = 1, n do

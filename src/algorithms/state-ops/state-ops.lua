@@ -30,13 +30,15 @@ local function reset_state(key)
   return {1, 0, 0, 0, 0}
 end
 
--- Blocks the key until now + argv[1] µs; a block set by hand starts no escalation. `over`:
--- the block is written over any earlier one, the key's TTL kept (a key without levels).
+-- Blocks the key until now + argv[1] µs; a block set by hand starts no escalation, and is
+-- marked as level 0 so that no block option cuts it (blockable.lua). `over`: the block is
+-- written over any earlier one, the key's TTL kept (a key without levels: concurrency,
+-- whose blocks are all set by hand).
 local function block_state(blocks, key, now, argv, over)
   if not over and blocks.read(key, now) then
     blocks.hide(key, now)
   end
-  blocks.write(key, now, now + tonumber(argv[1]))
+  blocks.write(key, now, now + tonumber(argv[1]), (not over) and 0 or nil)
   return {1, 0, 0, 0, 0}
 end
 

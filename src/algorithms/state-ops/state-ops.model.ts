@@ -26,6 +26,13 @@ import type { LimiterAlgorithm } from '../limiter-algorithm';
  * beside `#block` in a zset (whose algorithms time their state themselves). A single step
  * keeps the plain form, so `block: 60` and `block: [60]` write the same.
  *
+ * Blocks under older options. A block a denial wrote under a longer block than the current
+ * options give (their `block`, or the step of the block's level) is cut, at the key's next
+ * acquire, to end that long from then, and dropped when they give none (blockable.lua's
+ * `current_block`): a corrected `block: 3600` to `10` answers 10 s, not the hour. A block set
+ * by hand (`block(seconds)`, the admin's) has its own duration, which no option bounds: it is
+ * written in the level form with level 0, which starts no escalation and is never cut.
+ *
  * Peek snapshots the key (DUMP and its absolute expiry), runs the acquire, and restores it
  * (RESTORE … REPLACE ABSTTL, or DEL when there was no key): the value and TTL are exactly
  * what they were, whatever the algorithm. Reset is DEL. Refund is per algorithm (each
@@ -88,7 +95,7 @@ function windowArg({ resetLeftMicros, windowEndsAtMicros }: RefundRequest): stri
 
 /**
  * A block's memory-twin state: the algorithm's own state and the block's end, if any; for
- * escalating blocks the step the last block used (1-based) and, for a string state, when the
+ * escalating blocks the step the last block used (1-based; 0 for a block set by hand) and, for a string state, when the
  * algorithm's own state expires (as the Lua records it from PTTL).
  */
 export interface Blockable<S> {

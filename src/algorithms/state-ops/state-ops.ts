@@ -1,7 +1,7 @@
 import { RawReply } from '../../contracts/decision';
 import { LimiterAlgorithm, MemoryStep } from '../limiter-algorithm';
 import { blocksOf } from './block-lua';
-import { hiddenBlock, HiddenState, hideBlock, pttlOf, ttlWithBlock, withBlock } from './block-twin';
+import { hiddenBlock, HiddenState, hideBlock, pttlOf, withBlock } from './block-twin';
 import { Blockable, RefundRequest, refundArgv, StateType } from './state-ops.model';
 
 type Algorithm<P, R, S> = LimiterAlgorithm<P, R, S>;
@@ -51,16 +51,16 @@ export function stateOps<P, R, S>(
       luaName: `block_${blocksOf(stateType)}_key`,
       paramsArgv: () => [],
       requestArgv: (micros) => [String(micros)],
-      // A block set by hand starts no escalation: the level of escalating blocks is dropped.
+      // A block set by hand starts no escalation: the level of escalating blocks is dropped,
+      // and level 0 marks it as set by hand, which no block option cuts (state-ops.lua).
       step: (state, now, _params, micros, expiresAt) => {
-        const until = now + micros;
         const hidden =
           state?.blockedUntilMicros === undefined
             ? { inner: state?.inner, expiresAt }
             : hiddenBlock(state, stateType, now, expiresAt);
+        const { inner, expiresAt: innerExpiresAt } = hidden;
         return {
-          state: { inner: hidden.inner, blockedUntilMicros: until },
-          ttlMs: ttlWithBlock(hidden.expiresAt, until, now),
+          ...withBlock(inner, stateType, now, now + micros, innerExpiresAt, 0),
           reply: DONE,
         };
       },

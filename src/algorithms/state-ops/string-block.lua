@@ -12,7 +12,8 @@
 --                                 puts a block ending at `until_` in the key (with `level`, the
 --                                 step of escalating blocks, when given); the key's TTL at least
 --                                 until `keep_until` (default `until_`)
--- Value: `<state>!<until>`, or `<state>!<until>!<level>!<state's expiry or ''>`.
+-- Value: `<state>!<until>`, or `<state>!<until>!<level>!<state's expiry or ''>` (level 0: a
+-- block set by hand, state-ops.lua).
 local string_block = {}
 
 local function split_block(value)

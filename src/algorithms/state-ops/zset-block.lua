@@ -1,7 +1,7 @@
 --- @include "../../stores/redis/engine/prelude.lua"
 -- A block kept in a zset state's own key (state-ops.model.ts): a `#block` member scored by
 -- the block's end (µs), and for escalating blocks a `#level` member scored by the step of the
--- last block. The same operations as string-block.lua; a zset's algorithm times its members
+-- last block (0 for a block set by hand). The same operations as string-block.lua; a zset's algorithm times its members
 -- itself, so its TTL is simply kept. The read is the algorithm's own (every member, which
 -- the sliding log and the concurrency limit read anyway): a key without a block costs no
 -- command of its own, and its members are left for the algorithm's get_members (prelude.lua).

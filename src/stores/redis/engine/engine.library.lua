@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_c9a978d821b4
+#!lua name=nestjs_limiter_d08c1b9919eb
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -14,6 +14,11 @@ local function numeric(argv)
     end
   end
   return numbers
+end
+local function moment_of(found, fp)
+  local at = string.find(found, '~', 1, true)
+  local mark = at and string.sub(found, at + 1)
+  return tonumber(string.sub(found, 1, (at or 0) - 1)), mark == fp, mark
 end
 local function ttl_ms(micros)
   return math.max(1, math.ceil(micros / 1000))
@@ -195,6 +200,19 @@ local function own_args(argv)
   end
   return own
 end
+local function current_block(blocks, key, now, block, steps)
+  local until_, level = blocks.read(key, now)
+  block = steps and steps[math.min(level or 1, #steps)] or block
+  if until_ and level ~= 0 and until_ > now + block then
+    blocks.hide(key, now)
+    if block == 0 then
+      return nil
+    end
+    until_ = now + block
+    blocks.write(key, now, until_, steps and level, steps and until_ + steps[#steps])
+  end
+  return until_, level
+end
 local function blockable_acquire(decide, blocks)
   return function(key, now, argv)
     if argv[1] == '0' and blocks.unblocked(key) then
@@ -212,13 +230,13 @@ local function blockable_acquire(decide, blocks)
       end
       block = steps[1]
     end
-    local until_, level = blocks.read(key, now)
+    local until_, level = current_block(blocks, key, now, block, steps)
     if until_ then
       if now < until_ then
         return {0, 0, until_ - now, until_ - now, 0}
       end
       blocks.hide(key, now)
-      if not steps or (level and now >= until_ + steps[#steps]) then
+      if not steps or level == 0 or (level and now >= until_ + steps[#steps]) then
         level = nil
       end
     end
@@ -261,7 +279,7 @@ local function block_state(blocks, key, now, argv, over)
   if not over and blocks.read(key, now) then
     blocks.hide(key, now)
   end
-  blocks.write(key, now, now + tonumber(argv[1]))
+  blocks.write(key, now, now + tonumber(argv[1]), (not over) and 0 or nil)
   return {1, 0, 0, 0, 0}
 end
 local function adjust_state(adjust, blocks, key, now, argv)
@@ -286,14 +304,35 @@ end
 local function block_zset_block_key(key, now, argv)
   return block_state(zset_block, key, now, argv)
 end
+local function rate_limit_found(found, now, argv, mark, timeout)
+  local stored, same, was = moment_of(found, mark)
+  if same then
+    return stored, mark, false
+  end
+  local shape, by = string.match(was or '', '^([^:]*):?(.*)$')
+  local decorator = #mark > #argv[5]
+  if shape == argv[5] and (by == '' or not decorator) then
+    return stored, decorator and mark or was, false
+  end
+  local upper = timeout < 0 and stored or math.min(stored, now + timeout)
+  if shape == argv[5] then
+    return math.ceil(upper), mark, true
+  end
+  return math.ceil(math.max(now - tonumber(argv[3]) * tonumber(argv[2]), upper)), mark, true
+end
 local function limiterRateLimit(key, now, argv)
 local n = numeric(argv)
-local max_permits, interval, expire, permits, timeout = n[1], n[2], n[4], n[5], n[6]
+local max_permits, interval, expire, permits, timeout = n[1], n[2], n[4], n[6], n[7]
 local full_span = max_permits * interval
+local mark = argv[8] and argv[5] .. ':' .. argv[8] or argv[5]
 local found = get_state(key)
 local empty_at = now - full_span
 if found then
-  local stored = tonumber(found)
+  local stored, cut
+  stored, mark, cut = rate_limit_found(found, now, argv, mark, timeout)
+  if cut then
+    redis.call('SET', key, string.format('%d', stored) .. '~' .. mark, 'PX', ttl_ms(math.max(expire, stored + full_span - now)))
+  end
   if stored > empty_at then
     empty_at = stored
   end
@@ -311,7 +350,7 @@ if timeout >= 0 and wait > timeout then
   if need * interval - full_span > timeout then
     retry_after = -1
   elseif not found then
-    redis.call('SET', key, string.format('%d', math.ceil(empty_at)), 'PX', ttl_ms(math.max(expire, until_full)))
+    redis.call('SET', key, string.format('%d', math.ceil(empty_at)) .. '~' .. mark, 'PX', ttl_ms(math.max(expire, until_full)))
   end
   return {0, math.floor(math.max(0, (now - empty_at) / interval)), math.ceil(until_full), retry_after, 0}
 end
@@ -320,7 +359,7 @@ if permits == 0 then
 end
 empty_at = math.ceil(empty_at + permits * interval)
 local until_full = empty_at + full_span - now
-redis.call('SET', key, string.format('%d', empty_at), 'PX', ttl_ms(expire > until_full and expire or until_full))
+redis.call('SET', key, string.format('%d', empty_at) .. '~' .. mark, 'PX', ttl_ms(expire > until_full and expire or until_full))
 local left = (now - empty_at) / interval
 return {1, left > 0 and math.floor(left) or 0, math.ceil(until_full), 0, wait > 0 and math.ceil(wait) or 0}
 end
@@ -335,11 +374,11 @@ local found = get_state(key)
 if not found then
   return {1, 0, 0, 0, 0}
 end
-local empty_at = math.max(math.floor(tonumber(found) - tonumber(argv[5]) * interval), math.ceil(now - full_span))
+local empty_at = math.max(math.floor(moment_of(found, '') - tonumber(argv[6]) * interval), math.ceil(now - full_span))
 if empty_at <= now - full_span and tonumber(argv[3]) >= max_permits then
   redis.call('DEL', key)
 else
-  redis.call('SET', key, exact(empty_at), 'PX', ttl_ms(math.max(expire, empty_at + full_span - now)))
+  redis.call('SET', key, exact(empty_at) .. (string.match(found, '~.*') or ''), 'PX', ttl_ms(math.max(expire, empty_at + full_span - now)))
 end
 return {1, 0, 0, 0, 0}
 end
@@ -612,12 +651,18 @@ local function limiterConcurrencyLimitBlock(key, now, argv)
 end
 local function limiterLeakyBucketLimit(key, now, argv)
 local n = numeric(argv)
-local capacity, interval, permits = n[1], n[2], n[3] or 1
+local capacity, interval, permits = n[1], n[2], n[4] or 1
 local tolerance = interval * capacity
+local mark = '~' .. argv[3]
 local tat = now
 local stored = get_state(key)
 if stored then
-  tat = math.max(now, tonumber(stored))
+  local moment, same = moment_of(stored, argv[3])
+  tat = math.max(now, moment)
+  if not same and tat > now + tolerance then
+    tat = now + tolerance
+    redis.call('SET', key, exact(tat) .. mark, 'PX', ttl_ms(tolerance))
+  end
 end
 if permits > capacity then
   return {0, permits_in(tolerance - (tat - now), interval), tat - now, -1, 0}
@@ -631,7 +676,7 @@ if permits == 0 then
   return {1, permits_in(tolerance - (tat - now), interval), tat - now, 0, 0}
 end
 local reset = new_tat - now
-redis.call('SET', key, string.format('%d', new_tat), 'PX', ttl_ms(reset))
+redis.call('SET', key, string.format('%d', new_tat) .. mark, 'PX', ttl_ms(reset))
 return {1, permits_in(tolerance - reset, interval), reset, 0, 0}
 end
 local limiterLeakyBucketLimitWithBlock = blockable_acquire(limiterLeakyBucketLimit, string_block)
@@ -643,11 +688,11 @@ local found = get_state(key)
 if not found then
   return {1, 0, 0, 0, 0}
 end
-local tat = math.max(now, tonumber(found) - tonumber(argv[3]) * tonumber(argv[2]))
+local tat = math.max(now, moment_of(found, '') - tonumber(argv[4]) * tonumber(argv[2]))
 if tat <= now then
   redis.call('DEL', key)
 else
-  redis.call('SET', key, exact(tat), 'PX', ttl_ms(tat - now))
+  redis.call('SET', key, exact(tat) .. (string.match(found, '~.*') or ''), 'PX', ttl_ms(tat - now))
 end
 return {1, 0, 0, 0, 0}
 end
@@ -655,13 +700,15 @@ local function limiterLeakyBucketLimitRefundWithBlock(key, now, argv)
   return adjust_state(limiterLeakyBucketLimitRefund, string_block, key, now, argv)
 end
 local function limiterLeakyBucketLimitCharge(key, now, argv)
+local interval = tonumber(argv[2])
 local tat = now
 local found = get_state(key)
 if found then
-  tat = math.max(now, tonumber(found))
+  local moment, same = moment_of(found, argv[3])
+  tat = math.max(now, same and moment or math.min(moment, now + interval * tonumber(argv[1])))
 end
-tat = tat + tonumber(argv[3]) * tonumber(argv[2])
-redis.call('SET', key, exact(tat), 'PX', ttl_ms(tat - now))
+tat = tat + tonumber(argv[4]) * interval
+redis.call('SET', key, exact(tat) .. '~' .. argv[3], 'PX', ttl_ms(tat - now))
 return {1, 0, 0, 0, 0}
 end
 local function limiterLeakyBucketLimitChargeWithBlock(key, now, argv)
@@ -894,7 +941,7 @@ local function coalesced_acquire(decide_all, one, blocks, key, now, argv)
   local block = tonumber(argv[1])
   local until_ = nil
   if block then
-    until_ = blocks.read(key, now)
+    until_ = current_block(blocks, key, now, block)
   end
   if until_ and now < until_ then
     for i = 1, n do
@@ -932,14 +979,26 @@ local function rate_limit_coalesced(key, now, argv, requests, stop)
   local interval = tonumber(argv[2])
   local expire = tonumber(argv[4])
   local full_span = max_permits * interval
+  local reach = requests[1][3]
+  for i = 2, #requests do
+    if requests[i][3] ~= reach then
+      return nil
+    end
+  end
+  local mark = reach and argv[5] .. ':' .. reach or argv[5]
   local found = get_state(key)
   local empty_at
+  local written, written_ttl = nil, nil
   if found then
-    empty_at = math.max(tonumber(found), now - full_span)
+    local stored, cut
+    stored, mark, cut = rate_limit_found(found, now, argv, mark, tonumber(requests[1][2]))
+    if cut then
+      written, written_ttl = stored, ttl_ms(math.max(expire, stored + full_span - now))
+    end
+    empty_at = math.max(stored, now - full_span)
   else
     empty_at = now - tonumber(argv[3]) * interval
   end
-  local written, written_ttl = nil, nil
   local replies, stopped = {}, nil
   for i = 1, #requests do
     local permits = tonumber(requests[i][1])
@@ -973,7 +1032,7 @@ local function rate_limit_coalesced(key, now, argv, requests, stop)
     end
   end
   if written then
-    redis.call('SET', key, exact(written), 'PX', written_ttl)
+    redis.call('SET', key, exact(written) .. '~' .. mark, 'PX', written_ttl)
   end
   return replies, stopped
 end
@@ -1092,14 +1151,19 @@ local function leaky_bucket_limit_coalesced(key, now, argv, requests, stop)
   local interval = tonumber(argv[2])
   local tolerance = interval * capacity
   local tat = now
+  local written = nil
   local stored = get_state(key)
   if stored then
-    tat = math.max(now, tonumber(stored))
+    local moment, same = moment_of(stored, argv[3])
+    tat = math.max(now, moment)
+    if not same and tat > now + tolerance then
+      tat = now + tolerance
+      written = exact(tat)
+    end
   end
   local function permits_left(reset)
     return math.max(0, math.floor((tolerance - reset) / interval))
   end
-  local written = nil
   local replies, stopped = {}, nil
   for i = 1, #requests do
     local permits = tonumber(requests[i][1]) or 1
@@ -1122,7 +1186,7 @@ local function leaky_bucket_limit_coalesced(key, now, argv, requests, stop)
     end
   end
   if written then
-    redis.call('SET', key, written, 'PX', ttl_ms(tonumber(written) - now))
+    redis.call('SET', key, written .. '~' .. argv[3], 'PX', ttl_ms(tonumber(written) - now))
   end
   return replies, stopped
 end
@@ -1335,9 +1399,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_c9a978d821b4', engine)
+redis.register_function('nestjs_limiter_d08c1b9919eb', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_c9a978d821b4_across_slots',
+  function_name = 'nestjs_limiter_d08c1b9919eb_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }

@@ -21,6 +21,7 @@ local function block_zset_block_key(key, now, argv)
 end
 
 -- Token bucket (@RateLimit). Its charge is its acquire without a timeout.
+--- @include "../../../algorithms/rate-limit/rate-limit.found.lua"
 local function limiterRateLimit(key, now, argv)
 --- @include "../../../algorithms/rate-limit/rate-limit.lua"
 end

@@ -25,6 +25,15 @@ local function numeric(argv)
   return numbers
 end
 
+-- A bucket's moment (µs) as its value holds it, `<moment>~<fingerprint of its options>`,
+-- whether that mark is `fp`, and the mark (nil for a moment alone, written before values
+-- carried their options): a state written under other options is cut to the current ones.
+local function moment_of(found, fp)
+  local at = string.find(found, '~', 1, true)
+  local mark = at and string.sub(found, at + 1)
+  return tonumber(string.sub(found, 1, (at or 0) - 1)), mark == fp, mark
+end
+
 -- PEXPIRE takes whole milliseconds, at least 1.
 local function ttl_ms(micros)
   return math.max(1, math.ceil(micros / 1000))

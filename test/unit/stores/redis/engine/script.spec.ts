@@ -41,11 +41,14 @@ describe('the engine library', () => {
     expect(names.length).toBeGreaterThan(30);
   });
 
-  it('stays under 1,040 lines for the seven algorithms, and 1,360 with the coalesced forms of five, so it can be read as one piece', () => {
+  // The buckets keep the options (and a decorator's timeout) they were written under and cut a
+  // state written under others, and a denial's block is cut to the current block (state under
+  // older options): 45 lines.
+  it('stays under 1,085 lines for the seven algorithms, and 1,410 with the coalesced forms of five, so it can be read as one piece', () => {
     const coalesced =
       /^local function (\w+_coalesced|coalesced_acquire|limiter\w+Coalesced)\(.*?^end$/gms;
-    expect(lua.replace(coalesced, '').split('\n').length).toBeLessThan(1040);
-    expect(lua.split('\n').length).toBeLessThan(1360);
+    expect(lua.replace(coalesced, '').split('\n').length).toBeLessThan(1085);
+    expect(lua.split('\n').length).toBeLessThan(1410);
   });
 
   it('rolls the approximate window in one function, which the acquire, the charge and the coalesced acquire call', () => {
