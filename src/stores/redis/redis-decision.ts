@@ -51,6 +51,7 @@ export class RedisDecision<P, R> implements EngineEntry {
   packedArgv?: string;
   heldAtMs?: number = undefined;
   waitFromMs?: number = undefined;
+  untilMs?: number = undefined;
   private sentAtMs = -Infinity;
 
   readonly key: string;
@@ -80,7 +81,9 @@ export class RedisDecision<P, R> implements EngineEntry {
 
   sent(atMs: number): boolean {
     this.sentAtMs = atMs;
-    return this.call.onSent?.(atMs) !== false;
+    const until = this.call.onSent?.(atMs);
+    this.untilMs = typeof until === 'number' ? until : undefined;
+    return until !== false;
   }
 
   settle(reply: readonly unknown[], base: number): void {

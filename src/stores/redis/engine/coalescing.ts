@@ -1,4 +1,4 @@
-import type { EngineEntry, FixedFields } from './entry';
+import { EngineEntry, FixedFields, waitsUntil } from './entry';
 import { packArgv } from './packing';
 
 /**
@@ -81,7 +81,7 @@ class CoalescedEntry implements EngineEntry {
     for (const member of members) {
       const fields = member.requestArgv ?? [];
       argv.push(String(fields.length), ...fields);
-      until = Math.min(until, (member.waitFromMs ?? 0) + member.waitMs);
+      until = Math.min(until, waitsUntil(member, 0));
     }
     argv.push(String(members.length), String(first.fixed.argv.length));
     this.requestArgv = argv;

@@ -1,6 +1,7 @@
-import type { EngineEntry } from './entry';
+import { EngineEntry, waitsUntil } from './entry';
 import type { DecisionGroup } from '../../../contracts/decision-group';
 import { StoreUnavailableError } from '../../../errors/store-unavailable.error';
+import { decisionEntries } from './coalescing';
 import { packEntries } from './packing';
 import { RedisClock } from './redis-clock';
 
@@ -48,9 +49,24 @@ export function callArgs(
   let deadlineMs = Infinity;
   for (const entry of entries) {
     args.push(entry.key);
-    const until = (entry.waitFromMs ?? nowMs) + entry.waitMs;
+    const until = waitsUntil(entry, nowMs);
     if (until < deadlineMs) deadlineMs = until;
   }
   args.push(clock.deadline(deadlineMs), packEntries(entries, starts));
   return args;
+}
+
+/**
+ * Tells each decision of `entries` the moment its call was written to the socket (ioredis
+ * writes at once): its caller waits from then. The deadline Redis got was set from the
+ * moment before (startWaits), so it never comes later than the caller's; a CPU lost between
+ * the two is the app's, and never makes a caller give up on an answer Redis is still in
+ * time for.
+ */
+export function written(entries: readonly EngineEntry[], atMs: number): void {
+  for (const entry of entries) {
+    // A coalesced entry has no hook of its own: its members each have theirs.
+    if (entry.sent) entry.sent(atMs);
+    else for (const decision of decisionEntries(entry)) decision.sent?.(atMs);
+  }
 }

@@ -19,8 +19,14 @@ export interface EngineEntry {
   /** How long after it is sent the caller waits for the answer; Infinity for no limit. */
   waitMs: number;
   /**
-   * Told when the entry leaves for Redis (`performance.now()`); false when its caller has
-   * stopped waiting (it waited for a call in flight past its deadline): it is not sent.
+   * When its caller stops waiting, as the caller said when the entry was sent (`sent`):
+   * the deadline Redis gets, rather than `waitFromMs + waitMs`.
+   */
+  untilMs?: number;
+  /**
+   * Told when the entry leaves for Redis (`performance.now()`), and again once its call is
+   * written to the socket (engine-deadlines.ts written); false when its caller has stopped
+   * waiting (it waited for a call in flight past its deadline): it is not sent.
    */
   sent?(sentAtMs: number): boolean;
   /** The request's other limits, decided all or nothing in one call where possible. */
@@ -55,4 +61,15 @@ export interface FixedFields {
    * entry (coalescing.ts), if it has one.
    */
   coalescedIndex?: string;
+}
+
+/**
+ * When an entry's caller stops waiting: what the caller said as the entry was sent, else
+ * `waitMs` from its wait's start. The caller's word wins because `waitMs` was measured when
+ * the decision reached the store: a GC pause or a preempted CPU between the caller's own
+ * clock reading and then would shorten Redis's share again on every send, and Redis would
+ * skip, as late, decisions whose callers still wait.
+ */
+export function waitsUntil(entry: EngineEntry, nowMs: number): number {
+  return entry.untilMs ?? (entry.waitFromMs ?? nowMs) + entry.waitMs;
 }

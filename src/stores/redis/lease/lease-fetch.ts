@@ -3,7 +3,7 @@ import { withPermits } from '../../../algorithms/state-ops/lease-option';
 import type { RefundRequest } from '../../../algorithms/state-ops/state-ops.model';
 
 /** Told when a call a request waits for leaves for Redis; false once its caller gave up. */
-export type OnSent = (sentAtMs: number) => boolean | void;
+export type OnSent = (sentAtMs: number) => boolean | number | void;
 
 /** A window the permits were taken in: by its end on Redis's clock, else by the time left. */
 export type LeaseWindow = Pick<RefundRequest, 'resetLeftMicros' | 'windowEndsAtMicros'>;
