@@ -15,7 +15,7 @@ export interface FixedArguments extends FixedFields {
   algorithm: object;
   argv: readonly string[];
   /** The algorithm's index in the engine script (stable once given). */
-  index: string;
+  algorithmIndex: string;
 }
 
 /** What the store works out once for a decision on its way to the engine. */
@@ -25,8 +25,8 @@ interface DecisionRoute {
   scope: string | undefined;
   /** The app's clock in µs for Redis's `now`; '' for Redis's own. */
   time: string;
-  /** How long after it is sent its caller waits. */
-  waitMs: number;
+  /** How long after it is sent its caller waits (EngineEntry.patienceMs). */
+  patienceMs: number;
   /** Its request's other limits, decided all or nothing. */
   group: DecisionGroup | undefined;
 }
@@ -58,7 +58,7 @@ export class RedisDecision<P, R> implements EngineEntry {
   readonly fixed: FixedArguments;
   readonly time: string;
   readonly requestArgv: readonly string[] | undefined;
-  readonly waitMs: number;
+  readonly patienceMs: number;
   readonly group: DecisionGroup | undefined;
   private readonly scope: string | undefined;
 
@@ -72,11 +72,11 @@ export class RedisDecision<P, R> implements EngineEntry {
     this.key = call.key;
     this.requestArgv = call.algorithm.requestArgv?.(call.request);
     ({ fixed: this.fixed, scope: this.scope, time: this.time } = route);
-    ({ waitMs: this.waitMs, group: this.group } = route);
+    ({ patienceMs: this.patienceMs, group: this.group } = route);
   }
 
-  get algorithm(): string {
-    return this.fixed.index;
+  get algorithmIndex(): string {
+    return this.fixed.algorithmIndex;
   }
 
   sent(atMs: number): boolean {

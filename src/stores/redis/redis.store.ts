@@ -145,7 +145,7 @@ export class RedisStore extends LimiterStore {
           fixed,
           scope,
           time: this.now ? String(toMicros(this.now())) : '',
-          waitMs: deadlineMs - performance.now(),
+          patienceMs: deadlineMs - performance.now(),
           group: group && group.size > 1 ? group : undefined,
         },
         { resolve, reject },

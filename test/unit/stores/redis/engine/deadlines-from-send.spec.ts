@@ -9,23 +9,23 @@ const limit: FixedFields = { argv: ['0', '5', '60000'], limitId: 'count 5', coal
 const OFFSET_MS = 1_000_000;
 
 /**
- * A decision whose caller waits `waitMs` after each send, as the failure policy does: it
+ * A decision whose caller waits `patienceMs` after each send, as the failure policy does: it
  * answers each send with the moment it now stops waiting, and records the sends.
  */
-function decision(key: string, waitMs: number, storeWaitMs = waitMs) {
+function decision(key: string, patienceMs: number, storePatienceMs = patienceMs) {
   const sends: number[] = [];
   const made: EngineEntry = {
     key,
-    algorithm: '1',
+    algorithmIndex: '1',
     time: '',
     fixed: limit,
     requestArgv: [],
     packedArgv: '3\u00000\u00005\u000060000\u0000',
     // What the store measured when the decision reached it: less, after a pause.
-    waitMs: storeWaitMs,
+    patienceMs: storePatienceMs,
     sent(atMs) {
       sends.push(atMs);
-      made.untilMs = atMs + waitMs;
+      made.untilMs = atMs + patienceMs;
       return true;
     },
     settle: () => undefined,
