@@ -1,5 +1,6 @@
 import { Decision, RawReply } from '../../contracts/decision';
 import { decisionOf } from '../../algorithms/limiter-algorithm';
+import type { EngineAlgorithm } from '../../algorithms/engine-algorithm';
 import { StoreUnavailableError } from '../../errors/store-unavailable.error';
 import { DecisionGroup } from '../../contracts/decision-group';
 import type { DecisionCall } from '../../algorithms/decision-call';
@@ -88,12 +89,13 @@ export class RedisDecision<P, R> implements EngineEntry {
 
   settle(reply: readonly unknown[], base: number): void {
     try {
-      const decision = decisionOf(this.call.algorithm, entryReply(reply, base), this.call.params);
+      const algorithm: EngineAlgorithm<P, R, unknown> = this.call.algorithm;
+      const decision = decisionOf(algorithm, entryReply(reply, base), this.call.params);
       noteRedisTime(decision, Number(reply[0]));
       const { denials, broadcast } = this.listeners;
       if (this.scope !== undefined) {
         denials?.remember(this.key, this.fixed.limitId, this.scope, decision, this.sentAtMs);
-      } else if (this.call.algorithm.forgetsDenials && broadcast) {
+      } else if (algorithm.forgetsDenials && broadcast) {
         // Reset, refund, block: no server may keep answering from a stale denial.
         denials?.forget(this.key);
         return void broadcast.announce(this.key).then(() => this.answer.resolve(decision));
