@@ -52,6 +52,7 @@ export class RedisDecision<P, R> implements EngineEntry {
   packedArgv?: string;
   heldAtMs?: number = undefined;
   waitFromMs?: number = undefined;
+  waitsFromWrite?: boolean = undefined;
   untilMs?: number = undefined;
   private sentAtMs = -Infinity;
 

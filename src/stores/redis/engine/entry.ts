@@ -17,6 +17,12 @@ export interface EngineEntry {
   /** When its wait started (deadlines.ts): its send, or the end of its turn (heldAtMs). */
   waitFromMs?: number;
   /**
+   * Whether its wait starts again when its call is written (deadlines.ts written): set as
+   * it leaves the batcher, unless its wait started at the end of its turn; spent by the
+   * first write, so a call sent again (per slot, after a refusal) never restarts it.
+   */
+  waitsFromWrite?: boolean;
+  /**
    * The caller's patience: how long after it is sent it waits for the answer; Infinity for
    * no limit. (Not a decision's `waitMs`, the wait a decision reserves.)
    */
@@ -28,7 +34,7 @@ export interface EngineEntry {
   untilMs?: number;
   /**
    * Told when the entry leaves for Redis (`performance.now()`), and again once its call is
-   * written to the socket (engine-deadlines.ts written); false when its caller has stopped
+   * first written to the socket (deadlines.ts written); false when its caller has stopped
    * waiting (it waited for a call in flight past its deadline): it is not sent.
    */
   sent?(sentAtMs: number): boolean;

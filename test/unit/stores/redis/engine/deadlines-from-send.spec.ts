@@ -68,4 +68,22 @@ describe("an engine call's deadline", () => {
     written(entries, 3012);
     expect([a.sends, b.sends, a.made.untilMs]).toEqual([[3000, 3012], [3000, 3012], 3062]);
   });
+
+  it('starts it again at the first write only: a call sent again keeps the wait it had', () => {
+    const a = decision('k', 50);
+    const [sent] = startWaits([a.made], 4000, -Infinity);
+    written([sent], 4003);
+    // The same call sent again (per slot after a refusal, the library reloaded).
+    written([sent], 4150);
+    expect([a.sends, a.made.untilMs]).toEqual([[4000, 4003], 4053]);
+  });
+
+  it('never starts again the wait of a decision held behind a silent Redis', () => {
+    const a = decision('k', 50);
+    a.made.heldAtMs = 5000;
+    // The calls it waited for ended 40 ms later without an answer (lastReplyAtMs before).
+    const [sent] = startWaits([a.made], 5040, 4990);
+    written([sent], 5041);
+    expect([a.sends, a.made.untilMs]).toEqual([[5000], 5050]);
+  });
 });
