@@ -1,4 +1,4 @@
-import { LimiterAlgorithm } from './limiter-algorithm';
+import { EngineAlgorithm } from './engine-algorithm';
 import { LIMIT_KINDS } from './registry';
 import { coalescedAcquire } from './state-ops/coalesced';
 
@@ -8,7 +8,7 @@ import { coalescedAcquire } from './state-ops/coalesced';
  * Functions, is defined when the store is created, since an ioredis auto-pipeline copies the
  * client's commands when it starts.
  */
-export const BUILT_IN_ALGORITHMS: readonly LimiterAlgorithm<any, any, any>[] = [
+export const BUILT_IN_ALGORITHMS: readonly EngineAlgorithm<any, any, any>[] = [
   ...LIMIT_KINDS.flatMap((kind) => {
     const ops = kind.ops;
     if (!ops) return [kind.algorithm];

@@ -35,7 +35,9 @@ export interface DecisionCall<P, R, S> {
    * time the decision left for the backend. The caller then waits from that moment (the time
    * it spent queued in a busy app is not the backend's), and the store moves `deadlineMs` on
    * by as much. It returns false when the caller has stopped waiting already: the store then
-   * sends nothing.
+   * sends nothing; or the `performance.now()` time the caller now stops waiting, which a
+   * store that tells its backend a deadline sends as it is (the store's own arithmetic from
+   * `deadlineMs` would count again what the app lost before the decision reached it).
    */
-  onSent?: (sentAtMs: number) => boolean | void;
+  onSent?: (sentAtMs: number) => boolean | number | void;
 }

@@ -8,7 +8,7 @@ import {
   staticPermits,
 } from './permits';
 import { PermitsAccess } from './state-ops/key-state-limiter';
-import { LimiterAlgorithm } from './limiter-algorithm';
+import { EngineAlgorithm } from './engine-algorithm';
 import { blockable } from './state-ops/blockable';
 import { coalesce } from './state-ops/coalesced';
 import { leaseParams, markLeasable } from './state-ops/lease-option';
@@ -72,7 +72,7 @@ interface AlgorithmDefinition<O, P, R, S, L> {
    */
   folder: string;
   /** The acquire but its command (`limiter<Name>`) and Lua (`<folder>.lua`): twin, arguments. */
-  core: Omit<LimiterAlgorithm<P, R, S>, 'commandName' | 'lua'>;
+  core: Omit<EngineAlgorithm<P, R, S>, 'commandName' | 'lua'>;
   /** Gives permits back (refund, `count`, `settle`): the twin of `<folder>.refund.lua`. */
   refund?: { step: Adjustment<P, S>['step'] };
   /**
@@ -81,7 +81,7 @@ interface AlgorithmDefinition<O, P, R, S, L> {
    */
   charge?:
     | { step: Adjustment<P, S>['step'] }
-    | { of: (core: LimiterAlgorithm<P, R, S>) => Adjustment<P, S> };
+    | { of: (core: EngineAlgorithm<P, R, S>) => Adjustment<P, S> };
   /** Validates the options, naming `where` in errors. */
   params(options: O, where: string): P;
   /**
@@ -105,16 +105,16 @@ interface AlgorithmDefinition<O, P, R, S, L> {
   slots?: SlotHooks<P, R, S>;
 }
 
-type Adjustment<P, S> = LimiterAlgorithm<P, RefundRequest, S>;
+type Adjustment<P, S> = EngineAlgorithm<P, RefundRequest, S>;
 
 /** What a definition derives: the acquire with blocks, its operations, its kind. */
 export interface DefinedAlgorithm<O, P, R, S, L> {
   definition: AlgorithmDefinition<O, P, R, S, L>;
   /** The acquire as its Lua and twin are written, without blocks. */
-  core: LimiterAlgorithm<P, R, S>;
+  core: EngineAlgorithm<P, R, S>;
   refund?: Adjustment<P, S>;
   charge?: Adjustment<P, S>;
-  algorithm: LimiterAlgorithm<P & BlockParams, R, Blockable<S>>;
+  algorithm: EngineAlgorithm<P & BlockParams, R, Blockable<S>>;
   ops: StateOps<P & BlockParams, R, S>;
   kind: LimitKind<O, L>;
   /** What its factory limiter runs, when a request is a number of permits. */
@@ -148,7 +148,7 @@ export function defineAlgorithm<O, P, R, S, L>(
   const refund = definition.refund && adjustment('refund', definition.refund.step);
   const given = definition.charge;
   const charge = given && ('of' in given ? given.of(core) : adjustment('charge', given.step));
-  const algorithm: LimiterAlgorithm<P & BlockParams, R, Blockable<S>> = {
+  const algorithm: EngineAlgorithm<P & BlockParams, R, Blockable<S>> = {
     ...blockable(core, stateType),
     // Made here, where `compile` builds the parameters: the block first (blockable.lua reads
     // it), then the algorithm's own.
@@ -236,10 +236,10 @@ export function defineAlgorithm<O, P, R, S, L>(
  * keeps the key's block.
  */
 function adjustmentOf<P, S>(
-  core: LimiterAlgorithm<P, any, S>,
+  core: EngineAlgorithm<P, any, S>,
   commandName: string,
-  step: LimiterAlgorithm<P, RefundRequest, S>['step'],
-): LimiterAlgorithm<P, RefundRequest, S> {
+  step: EngineAlgorithm<P, RefundRequest, S>['step'],
+): EngineAlgorithm<P, RefundRequest, S> {
   const { paramsArgv, limit } = core;
   return { commandName, paramsArgv, step, limit };
 }

@@ -1,7 +1,7 @@
 import { Decision } from '../contracts/decision';
 import { anyAlgorithm, CompiledAlgorithm, LimitKind } from './limit-kind';
 import { DecisionSource } from './decision-source';
-import { LimiterAlgorithm } from './limiter-algorithm';
+import { EngineAlgorithm } from './engine-algorithm';
 import { staticPermits } from './permits';
 import { peekOf, resetOf, StateOps } from './state-ops/state-ops';
 import { FACTORY_KEY_OPTIONS } from './state-ops/state-options';
@@ -17,7 +17,7 @@ export interface SlotHooks<P, R, S> {
   /** The request that gives back what the acquire `acquire` took. */
   release(acquire: R): R;
   /** Blocks the key: the acquire's own Lua and twin keep the block. */
-  block(acquire: LimiterAlgorithm<P, R, S>): LimiterAlgorithm<P, number, S>;
+  block(acquire: EngineAlgorithm<P, R, S>): EngineAlgorithm<P, number, S>;
   /** What a peek sees of the state, where the acquire keeps more in it (its block). */
   peekState?: Parameters<typeof peekOf<P, R, S>>[2];
   /** The `Retry-After` of a denial, where the decision's own says little. */
@@ -45,7 +45,7 @@ interface SlotsDefinition<O, P, R, L> {
 export interface DefinedSlots<O, P, R, S, L> {
   definition: SlotsDefinition<O, P, R, L>;
   /** The acquire, which keeps its block itself. */
-  algorithm: LimiterAlgorithm<P, R, S>;
+  algorithm: EngineAlgorithm<P, R, S>;
   /** Peek, reset and block; a slot is released, never refunded. */
   ops: StateOps<P, R, S, S>;
   kind: LimitKind<O, L>;
@@ -54,7 +54,7 @@ export interface DefinedSlots<O, P, R, S, L> {
 /** defineAlgorithm's part for an algorithm with {@link SlotHooks}. */
 export function defineSlots<O, P, R, S, L>(
   definition: SlotsDefinition<O, P, R, L>,
-  algorithm: LimiterAlgorithm<P, R, S>,
+  algorithm: EngineAlgorithm<P, R, S>,
   slots: SlotHooks<P, R, S>,
 ): DefinedSlots<O, P, R, S, L> {
   const ops: StateOps<P, R, S, S> = {

@@ -1,11 +1,11 @@
 import { Decision } from '../contracts/decision';
 import type { DecisionSource } from './decision-source';
-import { LimiterAlgorithm } from './limiter-algorithm';
+import { EngineAlgorithm } from './engine-algorithm';
 import { StateOps } from './state-ops/state-ops';
 
 /** A limit's algorithm with its parameters fixed, as the guard runs it. */
 export interface CompiledAlgorithm {
-  algorithm: LimiterAlgorithm<unknown, unknown, unknown>;
+  algorithm: EngineAlgorithm<unknown, unknown, unknown>;
   params: unknown;
   /**
    * The request argument of one decision (a new id where the algorithm needs one), costing
@@ -72,7 +72,7 @@ export interface LimitKind<Options = any, Limiter = unknown> {
   /** Options an override may not change: they say what the limit is, not its size. */
   readonly fixedOptions?: readonly string[];
   /** The script and memory twin this kind runs. */
-  readonly algorithm: LimiterAlgorithm<any, any, any>;
+  readonly algorithm: EngineAlgorithm<any, any, any>;
   /** The operations on its keys besides acquiring (state-ops/): their scripts are built in too. */
   readonly ops?: StateOps<any, any, any, any>;
   /**
@@ -85,8 +85,8 @@ export interface LimitKind<Options = any, Limiter = unknown> {
 }
 
 /** Lets a typed algorithm stand where any algorithm may. */
-export const anyAlgorithm = <P, R, S>(algorithm: LimiterAlgorithm<P, R, S>) =>
-  algorithm as unknown as LimiterAlgorithm<unknown, unknown, unknown>;
+export const anyAlgorithm = <P, R, S>(algorithm: EngineAlgorithm<P, R, S>) =>
+  algorithm as unknown as EngineAlgorithm<unknown, unknown, unknown>;
 
 /** The factory's method of a kind: its name, or the name of the kind it varies, and `er`. */
 export function factoryMethodOf(kind: Pick<LimitKind, 'name' | 'variant'>): string {

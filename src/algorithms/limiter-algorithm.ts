@@ -39,11 +39,6 @@ export interface LimiterAlgorithm<P, R, S> {
    */
   readonly lua?: string;
   /**
-   * The name of its function in the engine library's table (engine/library.lua); default
-   * `commandName`. An algorithm that runs another's function under its own command sets it.
-   */
-  readonly luaName?: string;
-  /**
    * For an algorithm of the app's own: the Lua its body calls besides the library's (a
    * `local function` or table of its own), in order of definition, each defined once.
    */
@@ -76,25 +71,6 @@ export interface LimiterAlgorithm<P, R, S> {
    * case denials are never cached. Undefined for a request no cached denial may answer.
    */
   denialScope?(request: R): string | undefined;
-  /**
-   * True for an operation that can end a denial before its time (reset, refund, block):
-   * the store forgets what it remembered of the key's denials.
-   */
-  readonly forgetsDenials?: boolean;
-  /**
-   * The algorithm whose keys this one acts on, when it is an operation of another (peek,
-   * reset, refund, block; a wrapper such as blocks): the memory store keeps a limit's keys
-   * together, found by that algorithm and its parameters.
-   */
-  readonly stateOf?: LimiterAlgorithm<any, any, any>;
-  /**
-   * False for a request that gives back rather than decides (a concurrency release, a
-   * token-bucket refund), so
-   * it is not reported as an `allowed` event; absent means every request decides.
-   */
-  isDecision?(request: R): boolean;
-  /** True for a look that changes nothing (peek): it neither takes nor gives back. */
-  readonly readsOnly?: boolean;
 }
 
 /** The decision a reply of `algorithm` with `params` stands for. */
@@ -105,16 +81,6 @@ export function decisionOf<P>(
 ): Decision {
   const limit = algorithm.limit(params);
   return algorithm.decision ? algorithm.decision(reply, limit) : toDecision(reply, limit);
-}
-
-/** Whether a request of `algorithm` gives permits back: a refund or a release. */
-export function givesBack<P, R, S>(algorithm: LimiterAlgorithm<P, R, S>, request: R): boolean {
-  return algorithm.isDecision?.(request) === false;
-}
-
-/** Whether it takes permits: an acquire (not a peek, a reset, a block or a give-back). */
-export function takesPermits<P, R, S>(algorithm: LimiterAlgorithm<P, R, S>, request: R): boolean {
-  return !algorithm.readsOnly && !algorithm.forgetsDenials && !givesBack(algorithm, request);
 }
 
 /** Formats a number so that Lua's `tonumber` reads back the same double. */

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { decisionEvent, emitEvent, softLimitEvent } from '../contracts/rate-limit-event';
 import { DecisionSource } from '../algorithms/decision-source';
-import { LimiterAlgorithm, takesPermits } from '../algorithms/limiter-algorithm';
+import { EngineAlgorithm, stateOwner, takesPermits } from '../algorithms/engine-algorithm';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 
 /** The `limit` of the factory's events and of its store errors. */
@@ -53,8 +53,7 @@ export class FactoryDecisions implements DecisionSource {
  * whatever the key; its command without `limiter` (`limiterCountLimit` and its peek, block...
  * give `countLimit`, an algorithm of the app's own `limiterFoo` gives `foo`).
  */
-function algorithmName(algorithm: LimiterAlgorithm<any, any, any>): string {
-  const owner = algorithm.stateOf ?? algorithm;
-  const command = owner.commandName.replace(/^limiter/, '');
+function algorithmName(algorithm: EngineAlgorithm<any, any, any>): string {
+  const command = stateOwner(algorithm).commandName.replace(/^limiter/, '');
   return command.charAt(0).toLowerCase() + command.slice(1);
 }

@@ -14,14 +14,22 @@ const RESOLUTION_MS = 10;
 export interface Lateness {
   /** The longest any timer ran late since the watch began, in ms. */
   maxMs(): number;
+  /**
+   * The longest one stretch of work may have held the loop (one turn), or any timer run
+   * late, in ms: `maxMs()` and the watch's resolution. The watch's own timer is due only
+   * every RESOLUTION_MS, so a stretch that starts just after it fired shows that much short.
+   */
+  turnMs(): number;
   stop(): void;
 }
 
 export function watchLateness(): Lateness {
   const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   histogram.enable();
+  const maxMs = () => Math.max(0, histogram.max / 1e6 - RESOLUTION_MS);
   return {
-    maxMs: () => Math.max(0, histogram.max / 1e6 - RESOLUTION_MS),
+    maxMs,
+    turnMs: () => maxMs() + RESOLUTION_MS,
     stop: () => histogram.disable(),
   };
 }

@@ -74,3 +74,25 @@ describe('the option types accept what people write', () => {
     expect(problems.map(({ line, message }) => `${line + 1}: ${message}`)).toEqual([]);
   }, 120_000);
 });
+
+describe("the public LimiterAlgorithm: what an algorithm of the app's own implements", () => {
+  it('names no engine flag (luaName, forgetsDenials, stateOf, isDecision, readsOnly are internal)', () => {
+    const checker = program.getTypeChecker();
+    const index = program.getSourceFile(join(ROOT, 'src', 'index.ts'))!;
+    const exported = checker.getExportsOfModule(checker.getSymbolAtLocation(index)!);
+    const symbol = exported.find(({ name }) => name === 'LimiterAlgorithm')!;
+    const type = checker.getDeclaredTypeOfSymbol(checker.getAliasedSymbol(symbol));
+    expect(type.getProperties().map(({ name }) => name)).toEqual([
+      'commandName',
+      'lua',
+      'luaIncludes',
+      'paramsArgv',
+      'requestArgv',
+      'step',
+      'limit',
+      'decision',
+      'denialScope',
+    ]);
+    expect(exported.map(({ name }) => name)).not.toContain('EngineAlgorithm');
+  });
+});

@@ -3,7 +3,8 @@ import { Decision } from '../../contracts/decision';
 import { Seconds } from '../duration';
 import { defineAlgorithm } from '../define-algorithm';
 import { DecisionSource } from '../decision-source';
-import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
+import { EngineAlgorithm } from '../engine-algorithm';
+import { exactString } from '../limiter-algorithm';
 import { permitsArgv } from '../permits';
 import { LimitState, limitStateOf, manualBlockMicros } from '../state-ops/state-ops.model';
 import { concurrencyLimitBlockStep, concurrencyLimitStep } from './concurrency-limit.memory';
@@ -90,8 +91,8 @@ export const concurrencyLimitOps = {
  * still run (concurrency-limit.lua). The block is the zset member '#block', as on the sliding log.
  */
 function blockOf(
-  acquire: LimiterAlgorithm<ConcurrencyLimitParams, ConcurrencyLimitRequest, ConcurrencyLimitState>,
-): LimiterAlgorithm<ConcurrencyLimitParams, number, ConcurrencyLimitState> {
+  acquire: EngineAlgorithm<ConcurrencyLimitParams, ConcurrencyLimitRequest, ConcurrencyLimitState>,
+): EngineAlgorithm<ConcurrencyLimitParams, number, ConcurrencyLimitState> {
   return {
     commandName: `${acquire.commandName}Block`,
     stateOf: acquire,

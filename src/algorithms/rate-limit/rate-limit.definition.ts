@@ -1,7 +1,8 @@
 import { Decision } from '../../contracts/decision';
 import { defineAlgorithm } from '../define-algorithm';
 import { Seconds } from '../duration';
-import { exactString, LimiterAlgorithm } from '../limiter-algorithm';
+import { EngineAlgorithm } from '../engine-algorithm';
+import { exactString } from '../limiter-algorithm';
 import { luaNameOf } from '../lua-source';
 import { KeyStateAccess, KeyStateLimiter } from '../state-ops/key-state-limiter';
 import { RefundRequest } from '../state-ops/state-ops.model';
@@ -26,8 +27,8 @@ const forced = ({ permits }: RefundRequest): RateLimitRequest => ({ permits, tim
  * the debt: later requests wait, or are denied, until the refill has repaid it.
  */
 function rateLimitChargeOf(
-  core: LimiterAlgorithm<RateLimitParams, RateLimitRequest, RateLimitState>,
-): LimiterAlgorithm<RateLimitParams, RefundRequest, RateLimitState> {
+  core: EngineAlgorithm<RateLimitParams, RateLimitRequest, RateLimitState>,
+): EngineAlgorithm<RateLimitParams, RefundRequest, RateLimitState> {
   return {
     ...core,
     commandName: 'limiterRateLimitCharge',

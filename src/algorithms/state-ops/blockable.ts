@@ -1,4 +1,5 @@
 import { RawReply } from '../../contracts/decision';
+import { EngineAlgorithm } from '../engine-algorithm';
 import { LimiterAlgorithm, MemoryStep } from '../limiter-algorithm';
 import { hiddenBlock, withBlock } from './block-twin';
 import { Blockable, BlockParams, StateType } from './state-ops.model';
@@ -18,9 +19,9 @@ function blockedReply(until: number, now: number): RawReply {
  * then the algorithm's own, is made where the parameters are (define-algorithm.ts).
  */
 export function blockable<P, R, S>(
-  algorithm: LimiterAlgorithm<P, R, S>,
+  algorithm: EngineAlgorithm<P, R, S>,
   stateType: StateType,
-): Omit<LimiterAlgorithm<P & BlockParams, R, Blockable<S>>, 'paramsArgv'> {
+): Omit<EngineAlgorithm<P & BlockParams, R, Blockable<S>>, 'paramsArgv'> {
   // Not the algorithm's own argv: the blocked acquire's starts with the block.
   const { paramsArgv: _ownArgv, ...rest } = algorithm;
   return {

@@ -1,6 +1,6 @@
-import { LimiterAlgorithm } from '../limiter-algorithm';
+import { EngineAlgorithm } from '../engine-algorithm';
 
-type AnyAlgorithm = LimiterAlgorithm<any, any, any>;
+type AnyAlgorithm = EngineAlgorithm<any, any, any>;
 
 /**
  * Each acquire that can decide n requests on one key at once, and the algorithm that does.
@@ -15,7 +15,7 @@ const coalescedAcquires = new WeakMap<object, AnyAlgorithm>();
  * (coalesced.lua's loop around `<folder>.coalesced.lua`, stores/redis/engine/library.lua),
  * which answers each exactly as n entries in a row would.
  */
-export function coalesce<P, R, S>(acquire: LimiterAlgorithm<P, R, S>): void {
+export function coalesce<P, R, S>(acquire: EngineAlgorithm<P, R, S>): void {
   const commandName = `${acquire.commandName}Coalesced`;
   coalescedAcquires.set(acquire, { ...acquire, commandName, luaName: commandName });
 }

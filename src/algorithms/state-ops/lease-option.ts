@@ -1,6 +1,6 @@
 import { LimiterConfigError } from '../../errors/limiter-config.error';
 import { limiterMessages } from '../../rate-limiter.messages';
-import { LimiterAlgorithm } from '../limiter-algorithm';
+import { EngineAlgorithm } from '../engine-algorithm';
 import { RefundRequest } from './state-ops.model';
 
 /** `lease`, an option of `@CountLimit`, `@RateLimit` and `@LeakyBucketLimit`. */
@@ -35,7 +35,7 @@ export function leaseParams(value: unknown, where: string): LeaseParams {
 
 /** What a store needs to lease a limit's permits: how to give back what a server kept. */
 export interface Leasable {
-  refund: LimiterAlgorithm<any, RefundRequest, any>;
+  refund: EngineAlgorithm<any, RefundRequest, any>;
   /** True when the limit's permits come back at the end of a window (`resetMs`): a lease ends by then. */
   endsWithWindow: boolean;
 }

@@ -1,10 +1,11 @@
 import { RawReply } from '../../contracts/decision';
-import { LimiterAlgorithm, MemoryStep } from '../limiter-algorithm';
+import { EngineAlgorithm } from '../engine-algorithm';
+import { MemoryStep } from '../limiter-algorithm';
 import { blocksOf } from './block-lua';
 import { hiddenBlock, HiddenState, hideBlock, pttlOf, withBlock } from './block-twin';
 import { Blockable, RefundRequest, refundArgv, StateType } from './state-ops.model';
 
-type Algorithm<P, R, S> = LimiterAlgorithm<P, R, S>;
+type Algorithm<P, R, S> = EngineAlgorithm<P, R, S>;
 
 /**
  * The operations on one algorithm's key besides acquiring (state-ops.model.ts), for every

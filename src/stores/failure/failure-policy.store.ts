@@ -100,11 +100,13 @@ export class FailurePolicyStore extends LimiterStore {
     let deadline: Deadline | undefined;
     // False once the caller gave up (the decision waited for a call in flight past its
     // deadline): the store must not send it, so it changes nothing when Redis resumes.
-    const sent = (atMs: number): boolean => {
+    // Else when the caller now stops waiting: the deadline the store gives Redis is this one.
+    const sent = (atMs: number): number | false => {
       if (deadline?.isSettled) return false;
       sentAtMs = atMs;
-      deadline?.postpone(atMs + this.storeTimeout);
-      return true;
+      if (!deadline) return atMs + this.storeTimeout;
+      deadline.postpone(atMs + this.storeTimeout);
+      return deadline.atMs;
     };
     try {
       const refusal = this.refusal();

@@ -1,6 +1,6 @@
 import { Decision } from '../../contracts/decision';
 import type { DecisionCall } from '../../algorithms/decision-call';
-import { givesBack, takesPermits } from '../../algorithms/limiter-algorithm';
+import { givesBack, takesPermits } from '../../algorithms/engine-algorithm';
 import { MemoryStore } from '../memory/memory.store';
 import { FallbackLedger } from './fallback-ledger';
 

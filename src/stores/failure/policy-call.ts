@@ -36,7 +36,7 @@ export interface PolicyCall<P, R, S> extends Omit<DecisionCall<P, R, S>, 'deadli
 export function storeCallOf<P, R, S>(
   call: PolicyCall<P, R, S>,
   deadlineMs: number,
-  onSent: (sentAtMs: number) => boolean,
+  onSent: (sentAtMs: number) => number | false,
 ): DecisionCall<P, R, S> {
   const { algorithm, key, params, request, group, partition } = call;
   return { algorithm, key, params, request, group, partition, deadlineMs, onSent };

@@ -1,11 +1,7 @@
 import { Decision } from '../../contracts/decision';
 import type { DecisionCall } from '../../algorithms/decision-call';
-import {
-  decisionOf,
-  LimiterAlgorithm,
-  MemoryStep,
-  takesPermits,
-} from '../../algorithms/limiter-algorithm';
+import { decisionOf, MemoryStep } from '../../algorithms/limiter-algorithm';
+import { EngineAlgorithm, stateOwner, takesPermits } from '../../algorithms/engine-algorithm';
 import { LimiterStore, toMicros } from '../limiter-store';
 import { MemoryGroupRun } from './memory-group';
 import { MemoryEntry, MemoryPartition } from './memory-partition';
@@ -139,7 +135,7 @@ export class MemoryStore extends LimiterStore {
    * it does in Redis.
    */
   private partitionOf<P>(
-    algorithm: LimiterAlgorithm<P, unknown, unknown>,
+    algorithm: EngineAlgorithm<P, unknown, unknown>,
     params: P,
     shared?: object,
   ): MemoryPartition {
@@ -148,7 +144,7 @@ export class MemoryStore extends LimiterStore {
     let id = cacheable ? this.partitionIds.get(identity) : undefined;
     if (id === undefined) {
       // Peek, reset, refund and block act on the keys of the algorithm they belong to.
-      const owner = algorithm.stateOf ?? algorithm;
+      const owner = stateOwner(algorithm);
       id = shared
         ? `${owner.commandName} #${++this.partitionsMade}`
         : `${owner.commandName} ${owner.paramsArgv(params).join(' ')}`;
@@ -224,7 +220,7 @@ export class MemoryStore extends LimiterStore {
  * in the state, see state-ops.model.ts) by its end; other operations leave it as it was.
  */
 function deniesUntil<P, R, S>(
-  algorithm: LimiterAlgorithm<P, R, S>,
+  algorithm: EngineAlgorithm<P, R, S>,
   request: R,
   step: MemoryStep<S>,
   nowMicros: number,

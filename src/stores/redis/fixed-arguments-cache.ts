@@ -54,7 +54,7 @@ export class FixedArgumentsCache {
       algorithm,
       argv,
       limitId: `${algorithm.commandName} ${argv.join(' ')}`,
-      index: this.indexOf(algorithm),
+      algorithmIndex: this.indexOf(algorithm),
       coalescedIndex: coalesced && this.indexOf(coalesced),
       // Packed on first use (engine/packing.ts); present from the start, one shape for all.
       packedFields: undefined,

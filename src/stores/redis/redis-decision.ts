@@ -1,5 +1,6 @@
 import { Decision, RawReply } from '../../contracts/decision';
 import { decisionOf } from '../../algorithms/limiter-algorithm';
+import type { EngineAlgorithm } from '../../algorithms/engine-algorithm';
 import { StoreUnavailableError } from '../../errors/store-unavailable.error';
 import { DecisionGroup } from '../../contracts/decision-group';
 import type { DecisionCall } from '../../algorithms/decision-call';
@@ -15,7 +16,7 @@ export interface FixedArguments extends FixedFields {
   algorithm: object;
   argv: readonly string[];
   /** The algorithm's index in the engine script (stable once given). */
-  index: string;
+  algorithmIndex: string;
 }
 
 /** What the store works out once for a decision on its way to the engine. */
@@ -25,8 +26,8 @@ interface DecisionRoute {
   scope: string | undefined;
   /** The app's clock in µs for Redis's `now`; '' for Redis's own. */
   time: string;
-  /** How long after it is sent its caller waits. */
-  waitMs: number;
+  /** How long after it is sent its caller waits (EngineEntry.patienceMs). */
+  patienceMs: number;
   /** Its request's other limits, decided all or nothing. */
   group: DecisionGroup | undefined;
 }
@@ -51,13 +52,15 @@ export class RedisDecision<P, R> implements EngineEntry {
   packedArgv?: string;
   heldAtMs?: number = undefined;
   waitFromMs?: number = undefined;
+  waitsFromWrite?: boolean = undefined;
+  untilMs?: number = undefined;
   private sentAtMs = -Infinity;
 
   readonly key: string;
   readonly fixed: FixedArguments;
   readonly time: string;
   readonly requestArgv: readonly string[] | undefined;
-  readonly waitMs: number;
+  readonly patienceMs: number;
   readonly group: DecisionGroup | undefined;
   private readonly scope: string | undefined;
 
@@ -71,26 +74,29 @@ export class RedisDecision<P, R> implements EngineEntry {
     this.key = call.key;
     this.requestArgv = call.algorithm.requestArgv?.(call.request);
     ({ fixed: this.fixed, scope: this.scope, time: this.time } = route);
-    ({ waitMs: this.waitMs, group: this.group } = route);
+    ({ patienceMs: this.patienceMs, group: this.group } = route);
   }
 
-  get algorithm(): string {
-    return this.fixed.index;
+  get algorithmIndex(): string {
+    return this.fixed.algorithmIndex;
   }
 
   sent(atMs: number): boolean {
     this.sentAtMs = atMs;
-    return this.call.onSent?.(atMs) !== false;
+    const until = this.call.onSent?.(atMs);
+    this.untilMs = typeof until === 'number' ? until : undefined;
+    return until !== false;
   }
 
   settle(reply: readonly unknown[], base: number): void {
     try {
-      const decision = decisionOf(this.call.algorithm, entryReply(reply, base), this.call.params);
+      const algorithm: EngineAlgorithm<P, R, unknown> = this.call.algorithm;
+      const decision = decisionOf(algorithm, entryReply(reply, base), this.call.params);
       noteRedisTime(decision, Number(reply[0]));
       const { denials, broadcast } = this.listeners;
       if (this.scope !== undefined) {
         denials?.remember(this.key, this.fixed.limitId, this.scope, decision, this.sentAtMs);
-      } else if (this.call.algorithm.forgetsDenials && broadcast) {
+      } else if (algorithm.forgetsDenials && broadcast) {
         // Reset, refund, block: no server may keep answering from a stale denial.
         denials?.forget(this.key);
         return void broadcast.announce(this.key).then(() => this.answer.resolve(decision));

@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { Decision } from '../../contracts/decision';
 import type { DecisionCall } from '../../algorithms/decision-call';
-import { givesBack } from '../../algorithms/limiter-algorithm';
+import { EngineAlgorithm, givesBack } from '../../algorithms/engine-algorithm';
 import { DenialBroadcast } from './denial-broadcast';
 import { DenialCache } from './denial-cache';
 import { EngineClient } from './engine/client';
@@ -110,7 +110,8 @@ export class RedisStore extends LimiterStore {
   }
 
   evaluate<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision> {
-    const { algorithm, key, request, group } = call;
+    const { key, request, group } = call;
+    const algorithm: EngineAlgorithm<P, R, S> = call.algorithm;
     // A limit with `lease`: its permits leased by this server, outside all-or-nothing groups.
     const leased = group && group.size > 1 ? undefined : this.leases.decide(call);
     if (leased) return leased;
@@ -145,7 +146,7 @@ export class RedisStore extends LimiterStore {
           fixed,
           scope,
           time: this.now ? String(toMicros(this.now())) : '',
-          waitMs: deadlineMs - performance.now(),
+          patienceMs: deadlineMs - performance.now(),
           group: group && group.size > 1 ? group : undefined,
         },
         { resolve, reject },

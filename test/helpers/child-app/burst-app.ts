@@ -1,7 +1,8 @@
 /**
  * An app with one limit of 20 per algorithm, in a process of its own, for burst tests: the
  * requests' load falls on its event loop alone, as in production. Env: REDIS_URL, PLATFORM
- * ('express' | 'fastify'), STORE_TIMEOUT (ms, optional). Prints `PORT <n>` once it listens.
+ * ('express' | 'fastify'), STORE_TIMEOUT (ms, optional). `/store-errors`: the store-error
+ * events so far, by message (JSON). Prints `PORT <n>` once it listens.
  */
 import 'reflect-metadata';
 import { Controller, Get, Module } from '@nestjs/common';
@@ -10,6 +11,7 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { CountLimit, RateLimit, RateLimiterModule, SlidingWindowLimit } from '../../../src';
 
 const BURST_LIMIT = 20;
+const storeErrors: Record<string, number> = {};
 
 @Controller()
 class BurstController {
@@ -31,6 +33,11 @@ class BurstController {
   log() {
     return 'ok';
   }
+
+  @Get('store-errors')
+  storeErrors() {
+    return storeErrors;
+  }
 }
 
 @Module({
@@ -38,6 +45,11 @@ class BurstController {
     RateLimiterModule.forRoot({
       redis: process.env.REDIS_URL,
       ...(process.env.STORE_TIMEOUT ? { storeTimeout: Number(process.env.STORE_TIMEOUT) } : {}),
+      onDecision: (event) => {
+        if (event.outcome !== 'store-error') return;
+        const message = String((event.error as Error | undefined)?.message);
+        storeErrors[message] = (storeErrors[message] ?? 0) + 1;
+      },
     }),
   ],
   controllers: [BurstController],

@@ -7,7 +7,7 @@ import { GroupArrivals, groupStarts, groupsTogether, withoutWithdrawn } from './
 import { packArgv } from './packing';
 import { refusesCallForm } from './call-mode';
 import { coalesced, decisionsOf } from './coalescing';
-import { callArgs, startWaits } from './deadlines';
+import { callArgs, startWaits, written } from './deadlines';
 import { EngineReplies, refusedIn } from './reply';
 import { bySlot, byNode, nodeOf } from './slot-routing';
 
@@ -187,6 +187,7 @@ export class EngineClient {
     const args = calls.map((entries) => callArgs(entries, this.clock));
     const { engine, fcall, results: replies } = this.commands.pipeline(target, args);
     const sentAtMs = performance.now();
+    for (const entries of calls) written(entries, sentAtMs);
     const pending: Promise<unknown>[] = [];
     return replies
       .then(
@@ -221,7 +222,9 @@ export class EngineClient {
     // script.ts: the first key declared, then every key at the head of ARGV.
     if (engine.crossSlot) args = ['1', entries[0].key, ...args];
     const sentAtMs = performance.now();
-    return this.commands.call(target, args, engine).then((reply) => {
+    const answered = this.commands.call(target, args, engine);
+    written(entries, performance.now());
+    return answered.then((reply) => {
       // The start-up check (no entries) is no decision's call.
       if (entries.length > 0) this.observe(sentAtMs, decisionsOf(entries));
       // Keys passed as arguments that the endpoint would not let the script touch.

@@ -1,4 +1,4 @@
-import type { EngineEntry, FixedFields } from './entry';
+import { EngineEntry, FixedFields, waitsUntil } from './entry';
 import { packArgv } from './packing';
 
 /**
@@ -57,22 +57,22 @@ function joins(previous: EngineEntry, entry: EngineEntry): boolean {
 /** n decisions sent as one entry: its reply holds each one's 5 values, in their order. */
 class CoalescedEntry implements EngineEntry {
   readonly key: string;
-  readonly algorithm: string;
+  readonly algorithmIndex: string;
   readonly time: string;
   readonly fixed: FixedFields;
   readonly requestArgv: readonly string[];
   readonly packedArgv: string;
   readonly width: number;
-  /** The earliest deadline of its members (deadlines.ts callArgs reads from + wait). */
+  /** The earliest deadline of its members (deadlines.ts callArgs reads from + patience). */
   readonly waitFromMs: number;
-  readonly waitMs = 0;
+  readonly patienceMs = 0;
 
   constructor(readonly members: readonly EngineEntry[]) {
     const first = members[0];
     this.key = first.key;
     this.time = first.time;
     this.fixed = first.fixed;
-    this.algorithm = first.fixed.coalescedIndex!;
+    this.algorithmIndex = first.fixed.coalescedIndex!;
     this.width = members.length;
     // coalesced.lua: per request the count of its fields and its fields, then n, then the
     // count of the limit's own fields.
@@ -81,7 +81,7 @@ class CoalescedEntry implements EngineEntry {
     for (const member of members) {
       const fields = member.requestArgv ?? [];
       argv.push(String(fields.length), ...fields);
-      until = Math.min(until, (member.waitFromMs ?? 0) + member.waitMs);
+      until = Math.min(until, waitsUntil(member, 0));
     }
     argv.push(String(members.length), String(first.fixed.argv.length));
     this.requestArgv = argv;

@@ -1,6 +1,7 @@
-import type { EngineEntry } from './entry';
+import { EngineEntry, waitsUntil } from './entry';
 import type { DecisionGroup } from '../../../contracts/decision-group';
 import { StoreUnavailableError } from '../../../errors/store-unavailable.error';
+import { decisionEntries } from './coalescing';
 import { packEntries } from './packing';
 import { RedisClock } from './redis-clock';
 
@@ -20,8 +21,10 @@ export function startWaits(
   let late: Set<EngineEntry | DecisionGroup> | undefined;
   for (const entry of entries) {
     const held = entry.heldAtMs;
-    const fromMs = held !== undefined && lastReplyAtMs < held ? held : nowMs;
+    const silent = held !== undefined && lastReplyAtMs < held;
+    const fromMs = silent ? held : nowMs;
     entry.waitFromMs = fromMs;
+    entry.waitsFromWrite = !silent;
     if (entry.sent && !entry.sent(fromMs)) (late ??= new Set()).add(entry.group ?? entry);
   }
   if (!late) return entries;
@@ -48,9 +51,30 @@ export function callArgs(
   let deadlineMs = Infinity;
   for (const entry of entries) {
     args.push(entry.key);
-    const until = (entry.waitFromMs ?? nowMs) + entry.waitMs;
+    const until = waitsUntil(entry, nowMs);
     if (until < deadlineMs) deadlineMs = until;
   }
   args.push(clock.deadline(deadlineMs), packEntries(entries, starts));
   return args;
+}
+
+/**
+ * Tells each decision of `entries` the moment its call was first written to the socket
+ * (ioredis writes at once): its caller waits from then. The deadline Redis got was set from
+ * the moment before (startWaits), so it never comes later than the caller's; a CPU lost
+ * between the two is the app's, and never makes a caller give up on an answer Redis is
+ * still in time for. Once per leaving of the batcher, and never for a decision whose wait
+ * started at the end of its turn (held behind a silent Redis): a caller's storeTimeout runs
+ * once, from its first write, whatever calls go again after it (per slot, the library
+ * reloaded), and a wait that was Redis's silence is never given again.
+ */
+export function written(entries: readonly EngineEntry[], atMs: number): void {
+  for (const entry of entries) {
+    // A coalesced entry has no hook of its own: its members each have theirs.
+    for (const decision of decisionEntries(entry)) {
+      if (!decision.waitsFromWrite) continue;
+      decision.waitsFromWrite = false;
+      decision.sent?.(atMs);
+    }
+  }
 }

@@ -52,8 +52,8 @@ export function packEntries(
     if (size === undefined && previous !== undefined && repeats(entry, previous)) {
       packed += END;
     } else {
-      const algorithm = size === undefined ? entry.algorithm : `${entry.algorithm}/${size}`;
-      packed += algorithm + END + entry.time + END + entry.packedArgv!;
+      const index = size === undefined ? entry.algorithmIndex : `${entry.algorithmIndex}/${size}`;
+      packed += index + END + entry.time + END + entry.packedArgv!;
     }
     previous = entry;
   }
@@ -63,7 +63,7 @@ export function packEntries(
 function repeats(entry: EngineEntry, previous: EngineEntry): boolean {
   return (
     entry.packedArgv === previous.packedArgv &&
-    entry.algorithm === previous.algorithm &&
+    entry.algorithmIndex === previous.algorithmIndex &&
     entry.time === previous.time
   );
 }

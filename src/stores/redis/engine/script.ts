@@ -101,7 +101,7 @@ export class EngineScript {
     this.functionName = crossSlot ? `${LIBRARY.name}_across_slots` : LIBRARY.name;
   }
 
-  /** The entry's algorithm field, or undefined for an algorithm this engine lacks. */
+  /** The entries' algorithmIndex, or undefined for an algorithm this engine lacks. */
   indexOf(algorithm: AnyAlgorithm): string | undefined {
     return this.indexes.get(algorithm);
   }

@@ -3,7 +3,7 @@ import { withPermits } from '../../../algorithms/state-ops/lease-option';
 import type { RefundRequest } from '../../../algorithms/state-ops/state-ops.model';
 
 /** Told when a call a request waits for leaves for Redis; false once its caller gave up. */
-export type OnSent = (sentAtMs: number) => boolean | void;
+export type OnSent = (sentAtMs: number) => boolean | number | void;
 
 /** A window the permits were taken in: by its end on Redis's clock, else by the time left. */
 export type LeaseWindow = Pick<RefundRequest, 'resetLeftMicros' | 'windowEndsAtMicros'>;
@@ -18,9 +18,9 @@ export interface LeaseRedis {
 /**
  * One request of a lease for more permits: `count` acquires of one permit, sent together
  * (the engine decides them as one entry, engine/coalescing.ts: each allowed while the key has
- * a permit left). It carries a deadline of its own, `waitMs` from the moment it leaves (the
- * requests waiting for it wait that long from then too, as entries held behind a call in
- * flight do), never the deadline of a request that may have passed already: Redis would
+ * a permit left). It carries a deadline of its own, `patienceMs` from the moment it leaves
+ * (the requests waiting for it wait that long from then too, as entries held behind a call
+ * in flight do), never the deadline of a request that may have passed already: Redis would
  * skip it as late, every time. It is given up once that deadline has passed unanswered (a
  * reply lost, Redis silent): the lease then no longer waits for it, and what it may have
  * taken stays counted, to come back with its window, or when its answer arrives after all.
@@ -41,7 +41,7 @@ export class LeaseFetch {
     redis: LeaseRedis,
     request: unknown,
     count: number,
-    waitMs: number,
+    patienceMs: number,
     /** Told once, when the fetch leaves for Redis (`performance.now()`). */
     onSent: (sentAtMs: number) => void,
     /** Told when the fetch is given up unanswered. */
@@ -53,14 +53,14 @@ export class LeaseFetch {
       if (this.sent) return true;
       this.sent = true;
       onSent(sentAtMs);
-      if (Number.isFinite(waitMs)) {
+      if (Number.isFinite(patienceMs)) {
         // A turn after the deadline: a reply already read by then is not given up.
-        this.timer = setTimeout(() => setImmediate(() => this.giveUp()), waitMs);
+        this.timer = setTimeout(() => setImmediate(() => this.giveUp()), patienceMs);
         this.timer.unref();
       }
       return true;
     };
-    const deadlineMs = performance.now() + waitMs;
+    const deadlineMs = performance.now() + patienceMs;
     this.decisions = Promise.all(
       Array.from({ length: count }, () => redis.acquire(one, deadlineMs, tell)),
     );

@@ -11,7 +11,7 @@ interface Waiter {
    * How long its caller waits for an answer once the call it waits for is sent (its
    * deadline as it arrived, less the time then): Infinity for no limit.
    */
-  waitMs: number;
+  patienceMs: number;
   onSent?: OnSent;
   resolve(decision: Decision): void;
   reject(error: unknown): void;
@@ -70,9 +70,9 @@ export class Lease {
       this.stock -= permits;
       return Promise.resolve(this.grant.served(performance.now()));
     }
-    const waitMs = Math.max(0, deadlineMs - performance.now());
+    const patienceMs = Math.max(0, deadlineMs - performance.now());
     return new Promise<Decision>((resolve, reject) => {
-      this.queue.push({ permits, request, waitMs, onSent, resolve, reject });
+      this.queue.push({ permits, request, patienceMs, onSent, resolve, reject });
       this.pump();
     });
   }
@@ -120,15 +120,15 @@ export class Lease {
       head.permits,
       Math.min(this.size, Math.floor(this.grant.remaining / 2)),
     );
-    let waitMs = 0;
-    for (const waiter of this.queue) waitMs = Math.max(waitMs, waiter.waitMs);
+    let patienceMs = 0;
+    for (const waiter of this.queue) patienceMs = Math.max(patienceMs, waiter.patienceMs);
     this.fetching = true;
     const generation = this.generation;
     const fetch: LeaseFetch = new LeaseFetch(
       this.redis,
       head.request,
       permits,
-      waitMs,
+      patienceMs,
       (sentAtMs) => this.waitFrom(sentAtMs),
       () => this.gaveUp(fetch),
     );
@@ -200,8 +200,8 @@ export class Lease {
   /** Each request still waiting, decided in Redis, exactly. */
   private decideInRedis(): void {
     for (const waiter of this.queue.splice(0)) {
-      const { request, waitMs, onSent, resolve, reject } = waiter;
-      this.redis.acquire(request, performance.now() + waitMs, onSent).then(resolve, reject);
+      const { request, patienceMs, onSent, resolve, reject } = waiter;
+      this.redis.acquire(request, performance.now() + patienceMs, onSent).then(resolve, reject);
     }
     this.onIdleIfDone();
   }

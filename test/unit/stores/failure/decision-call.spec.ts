@@ -17,12 +17,16 @@ const ALLOWED: Decision = {
 /** A store that sends and answers every decision, and keeps the call it was given. */
 class RecordingStore extends LimiterStore {
   readonly calls: DecisionCall<unknown, unknown, unknown>[] = [];
-  /** What the send hook answered: whether the caller was still waiting. */
-  readonly sent: (boolean | void)[] = [];
+  /** What the send hook answered: false, or how long the caller waits from the send. */
+  readonly sent: (boolean | number | void)[] = [];
 
   evaluate<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision> {
     this.calls.push(call as DecisionCall<unknown, unknown, unknown>);
-    if (call.onSent) this.sent.push(call.onSent(performance.now()));
+    if (call.onSent) {
+      const sentAtMs = performance.now();
+      const until = call.onSent(sentAtMs);
+      this.sent.push(typeof until === 'number' ? Math.round(until - sentAtMs) : until);
+    }
     return Promise.resolve(ALLOWED);
   }
 }
@@ -66,8 +70,9 @@ describe('a decision call is one object, from the failure policy to the store', 
     ]);
     expect(call.deadlineMs! - before).toBeGreaterThanOrEqual(200);
     expect(call.deadlineMs! - before).toBeLessThan(200 + (performance.now() - before) + 1);
-    // The caller still waited when the store sent it; once answered, it waits no more.
-    expect(store.sent).toEqual([true]);
+    // The caller still waited when the store sent it, storeTimeout from that send; once
+    // answered, it waits no more.
+    expect(store.sent).toEqual([200]);
     expect(call.onSent!(performance.now())).toBe(false);
   });
 
@@ -77,6 +82,6 @@ describe('a decision call is one object, from the failure policy to the store', 
     const call = { algorithm: countLimit, key: 'direct', params, request: undefined };
     expect(await policy.evaluate(call)).toEqual(ALLOWED);
     expect(store.calls.map(({ key }) => key)).toEqual(['direct']);
-    expect(store.sent).toEqual([true]);
+    expect(store.sent).toEqual([200]);
   });
 });

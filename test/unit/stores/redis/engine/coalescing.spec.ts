@@ -21,11 +21,11 @@ function entry(key: string, fixed = limit, time = '', group?: DecisionGroup) {
   const answers: string[] = [];
   const made: EngineEntry = {
     key,
-    algorithm: '1',
+    algorithmIndex: '1',
     time,
     fixed,
     requestArgv: [],
-    waitMs: Infinity,
+    patienceMs: Infinity,
     waitFromMs: 0,
     group,
     settle: (reply, base) => answers.push(reply.slice(base, base + 5).join(',')),
@@ -39,7 +39,7 @@ describe('coalescing the entries of one engine call', () => {
   it('joins the entries of one limit on one key at one time, at the first one’s place', () => {
     const [a, b, c, d] = [entry('k'), entry('j'), entry('k'), entry('k')];
     const sent = coalesced([a.made, b.made, c.made, d.made]);
-    expect(sent.map((e) => [e.key, e.algorithm, e.width ?? 1])).toEqual([
+    expect(sent.map((e) => [e.key, e.algorithmIndex, e.width ?? 1])).toEqual([
       ['k', '40', 3],
       ['j', '1', 1],
     ]);
@@ -51,7 +51,7 @@ describe('coalescing the entries of one engine call', () => {
     // A limit from each tenant's plan: every request formats its own fields.
     const [a, b, c] = [entry('k', limit), entry('k', { ...limit }), entry('k', { ...other })];
     const sent = coalesced([a.made, b.made, c.made]);
-    expect(sent.map((e) => [e.key, e.algorithm, e.width ?? 1])).toEqual([
+    expect(sent.map((e) => [e.key, e.algorithmIndex, e.width ?? 1])).toEqual([
       ['k', '40', 2],
       ['k', '1', 1],
     ]);

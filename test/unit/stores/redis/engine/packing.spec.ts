@@ -1,15 +1,20 @@
 import type { EngineEntry, FixedFields } from '../../../../../src/stores/redis/engine/entry';
 import { packArgv, packEntries } from '../../../../../src/stores/redis/engine/packing';
 
-function entry(algorithm: string, fixed: FixedFields, request?: string[], time = ''): EngineEntry {
+function entry(
+  algorithmIndex: string,
+  fixed: FixedFields,
+  request?: string[],
+  time = '',
+): EngineEntry {
   return {
     key: 'k',
-    algorithm,
+    algorithmIndex,
     time,
     fixed,
     requestArgv: request,
     packedArgv: packArgv(fixed, request),
-    waitMs: 1000,
+    patienceMs: 1000,
     settle: () => undefined,
     withdraw: () => undefined,
     fail: () => undefined,
