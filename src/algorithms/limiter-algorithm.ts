@@ -39,11 +39,6 @@ export interface LimiterAlgorithm<P, R, S> {
    */
   readonly lua?: string;
   /**
-   * The name of its function in the engine library's table (engine/library.lua); default
-   * `commandName`. An algorithm that runs another's function under its own command sets it.
-   */
-  readonly luaName?: string;
-  /**
    * For an algorithm of the app's own: the Lua its body calls besides the library's (a
    * `local function` or table of its own), in order of definition, each defined once.
    */

@@ -50,7 +50,7 @@ describe('published package', () => {
     expect(expected.length).toBe(39);
     for (const file of expected) expect(packed).toContain(file);
     // The composed engine library, to read what runs.
-    expect(packed).toContain('lib/stores/redis/engine/engine.library.lua');
+    expect(packed).toContain('lib/stores/redis/engine/library.generated.lua');
     expect(packed).toContain('lib/index.js');
     expect(packed).toContain('lib/testing/index.js');
     expect(packed).toContain('LICENSE');

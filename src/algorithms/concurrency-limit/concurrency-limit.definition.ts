@@ -37,7 +37,6 @@ const concurrencyLimitDefinition = defineAlgorithm<
   options: ['max', 'lease', 'permits'],
   requestOptions: ['permits'],
   durations: ['lease'],
-  folder: __dirname,
   stateType: 'zset',
   limiter: (source, key, params) => new ConcurrencyLimiter(source, key, params),
   core: {
@@ -95,7 +94,7 @@ function blockOf(
   return {
     commandName: `${acquire.commandName}Block`,
     stateOf: acquire,
-    // engine/library.lua's limiterConcurrencyLimitBlock: written over any earlier block (a
+    // state-ops.lua's block_of(zset_block, true): written over any earlier block (a
     // concurrency key keeps no levels).
     paramsArgv: () => [],
     requestArgv: (micros) => [String(micros)],

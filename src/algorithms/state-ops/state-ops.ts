@@ -1,6 +1,5 @@
 import { RawReply } from '../../contracts/decision';
 import { LimiterAlgorithm, MemoryStep } from '../limiter-algorithm';
-import { blocksOf } from './block-lua';
 import { hiddenBlock, HiddenState, hideBlock, pttlOf, withBlock } from './block-twin';
 import { Blockable, RefundRequest, refundArgv, StateType } from './state-ops.model';
 
@@ -47,8 +46,7 @@ export function stateOps<P, R, S>(
       commandName: `${name}Block`,
       forgetsDenials: true,
       stateOf: acquire.stateOf ?? acquire,
-      // One function blocks a key of any algorithm of the state type (state-ops.lua).
-      luaName: `block_${blocksOf(stateType)}_key`,
+      // One function blocks a key of any algorithm of the state type (state-ops.lua's block_of).
       paramsArgv: () => [],
       requestArgv: (micros) => [String(micros)],
       // A block set by hand starts no escalation: the level of escalating blocks is dropped,
@@ -82,8 +80,7 @@ export function resetOf<P, S>(acquire: Algorithm<P, any, S>): Algorithm<P, void,
     commandName: `${acquire.commandName}Reset`,
     forgetsDenials: true,
     stateOf: acquire.stateOf ?? acquire,
-    // One function resets a key of any algorithm (state-ops.lua).
-    luaName: 'reset_key',
+    // One function resets a key of any algorithm (state-ops.lua's reset_state).
     paramsArgv: () => [],
     step: () => ({ state: undefined, ttlMs: null, reply: DONE }),
     limit: acquire.limit,
@@ -106,9 +103,8 @@ export function peekOf<P, R, S>(
     ...acquire,
     commandName: `${acquire.commandName}Peek`,
     stateOf: acquire.stateOf ?? acquire,
-    // state-ops.lua's peek_state: the prelude's snapshot and restore, value and TTL exactly
+    // state-ops.lua's peek_of: the prelude's snapshot and restore, value and TTL exactly
     // as before.
-    luaName: `${acquire.commandName}Peek`,
     lua: undefined,
     paramsArgv: (params) => acquire.paramsArgv(withoutBlocks(params)),
     denialScope: undefined,
@@ -151,8 +147,7 @@ function adjustmentOf<P, S>(
     ...adjust,
     denialScope: undefined,
     isDecision: () => false,
-    // state-ops.lua's adjust_state around the refund's or the charge's own function.
-    luaName: `${adjust.commandName}WithBlock`,
+    // state-ops.lua's adjust_of around the refund's or the charge's own function.
     lua: undefined,
     requestArgv: adjust.requestArgv ?? refundArgv,
     step: (state, now, params, request, expiresAt) =>
