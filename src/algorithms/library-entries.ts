@@ -43,7 +43,9 @@ export function libraryEntries(source: EntrySource): LibraryEntry[] {
     role: LibraryEntry['role'],
     file?: LibraryEntry['file'],
   ): LibraryEntry[] =>
-    algorithm ? [{ algorithm, role, name, stateType, file, ...(keepsBlock && { keepsBlock }) }] : [];
+    algorithm
+      ? [{ algorithm, role, name, stateType, file, ...(keepsBlock && { keepsBlock }) }]
+      : [];
   return [
     ...entry(source.acquire, 'acquire'),
     ...entry(ops.peek, 'peek'),

@@ -72,7 +72,9 @@ function entryLua(entry: LibraryEntry, files: Set<string>): string {
     case 'coalesced': {
       // A sliding log keeps its own coalesced form; a string state runs the acquire n times.
       const all = optional('.coalesced');
-      return all ? `coalesced_of(${decide}, ${blocks}, ${all})` : `coalesced_of(${decide}, ${blocks})`;
+      return all
+        ? `coalesced_of(${decide}, ${blocks}, ${all})`
+        : `coalesced_of(${decide}, ${blocks})`;
     }
   }
 }
