@@ -58,7 +58,7 @@ const concurrencyLimitDefinition = defineAlgorithm<
     // An acquire of an id in flight renews its lease (concurrency-limit.model.ts).
     leaseMs: (params) => params.leaseMicros / 1000,
     block: blockOf,
-    // The block hidden from the acquire, as peek_state hides it in the Lua: a peek that finds
+    // The block hidden from the acquire, as peek_of hides it in the Lua: a peek that finds
     // no free slot reports the leases' retry time, and the block's when it is longer.
     peekState: (state, _now, expiresAt) => ({ state: { leases: state.leases }, expiresAt }),
     // A denial that outlasts any lease comes from a block(): its end is the real answer;

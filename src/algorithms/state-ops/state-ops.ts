@@ -89,7 +89,7 @@ export function resetOf<P, S>(acquire: Algorithm<P, any, S>): Algorithm<P, void,
 
 /**
  * The acquire's decision on a request of 0 permits (the caller's), on a snapshot of the key
- * restored after (state-ops.lua's `peek_state`): what a request could take and when the state
+ * restored after (state-ops.lua's `peek_of`): what a request could take and when the state
  * is fully recovered, as it stands. Its argv asks for no block on a denial, and a block found
  * is hidden from the algorithm (`hide`: how its state keeps one; none for an acquire that
  * reports its block itself); its waitMicros is the block left.
