@@ -21,9 +21,19 @@ import { median } from './stats';
 
 const BATCH = 200;
 const ROUNDS = 5;
-const LIBRARY = join(__dirname, '..', '..', '..', 'lib', 'stores', 'engine', 'engine.library.lua');
+const LIBRARY = join(
+  __dirname,
+  '..',
+  '..',
+  '..',
+  'lib',
+  'stores',
+  'redis',
+  'engine',
+  'library.generated.lua',
+);
 
-/** A measured algorithm: its entry function in the library, and its commands, bare. */
+/** A measured algorithm: its entry in the library's table (the line's Lua), and its commands, bare. */
 interface Floor {
   entry: string;
   /** The bare loop, with KEYS the batch's keys, and ARGV a new id for each where it reads ARGV. */
@@ -52,23 +62,26 @@ end`;
 
 const FLOORS: Record<Limiter, Floor> = {
   counter: {
-    entry: 'limiterCountLimitWithBlock',
+    entry: 'blockable_acquire(count_limit, string_block, count_limit_incr)',
     bare: `for i = 1, #KEYS do
   redis.call('INCRBY', KEYS[i], 1)
   if redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIRE', KEYS[i], 60000) end
 end`,
   },
-  tokenBucket: { entry: 'limiterRateLimitWithBlock', bare: STRING_STATE(T) },
-  slidingLog: { entry: 'limiterSlidingWindowLimitWithBlock', bare: ZSET_STATE },
+  tokenBucket: { entry: 'blockable_acquire(rate_limit, string_block)', bare: STRING_STATE(T) },
+  slidingLog: { entry: 'blockable_acquire(sliding_window_limit, zset_block)', bare: ZSET_STATE },
   approximateWindow: {
-    entry: 'limiterApproximateSlidingWindowLimitWithBlock',
+    entry: 'blockable_acquire(approximate_sliding_window_limit, string_block)',
     bare: STRING_STATE('29928853 4 0'),
   },
-  leakyBucket: { entry: 'limiterLeakyBucketLimitWithBlock', bare: STRING_STATE(T) },
+  leakyBucket: {
+    entry: 'blockable_acquire(leaky_bucket_limit, string_block)',
+    bare: STRING_STATE(T),
+  },
   // The acquire alone (the library bench's row adds the release, a second call).
   concurrency: {
     label: 'concurrency (the acquire alone)',
-    entry: 'limiterConcurrencyLimit',
+    entry: 'concurrency_limit',
     bare: ZSET_STATE,
     decide: (factory) => async (key) =>
       (await factory.concurrencyLimiter({ key, max: 1e8, lease: 60 }).tryAcquire()) !== null,
@@ -77,7 +90,7 @@ end`,
 
 /** The library with its table's `entry` answering allowed at once, under the same name. */
 function stubbed(library: string, entry: string): string {
-  const line = new RegExp(`^  ${entry},$`, 'm');
+  const line = new RegExp(`^  ${entry.replace(/[()]/g, '\\$&')},$`, 'm');
   if (!line.test(library)) throw new Error(`the engine library's table has no ${entry}`);
   return library.replace(line, '  function() return {1, 1, 1, 0, 0} end,');
 }

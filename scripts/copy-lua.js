@@ -1,6 +1,6 @@
 // tsc does not copy assets: put every .lua of src/ next to its compiled module in lib/, the
-// engine library among them (lib/stores/redis/engine/engine.library.lua, the golden file that
-// scripts/engine-library.js composes): what the store loads, so it can be read.
+// engine library among them (lib/stores/redis/engine/library.generated.lua, the file that
+// npm run engine:library composes): what the store loads, so it can be read.
 const { cpSync, readdirSync, statSync } = require('node:fs');
 const { join } = require('node:path');
 

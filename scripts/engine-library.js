@@ -1,42 +1,24 @@
-// Composes the engine's Redis Functions library from src/stores/redis/engine/library.lua
-// and the .lua files it includes, and writes it to src/stores/redis/engine/engine.library.lua, the
-// golden file the store loads (`npm run engine:library`; a unit test fails while the file
-// differs from what this composes). As bullmq does: a line `--- @include "<path>"` (relative to
-// the file that holds it) is replaced by that file, itself composed, the first time it is
-// included, and by nothing after. Lines that are only a comment, and blank lines, are
-// dropped. The library's name is `nestjs_limiter_` and the first 12 hex digits of the SHA-1
-// of the rest: a change of the engine is a new library, which never replaces another's.
-const { createHash } = require('node:crypto');
+// `npm run engine:library`: writes src/stores/redis/engine/library.generated.lua, the engine
+// library the store loads, as src/stores/redis/engine/compose-library.ts composes it from the
+// .lua files and the registry's definitions. The TypeScript is compiled as it is required
+// (TypeScript's transpileModule, the project's compiler options), so no build comes first.
 const { readFileSync, writeFileSync } = require('node:fs');
-const { dirname, join, resolve } = require('node:path');
+const { join } = require('node:path');
+const ts = require('typescript');
 
-const ENGINE = join(__dirname, '..', 'src', 'stores', 'redis', 'engine');
-const ROOT = join(ENGINE, 'library.lua');
-const GOLDEN = join(ENGINE, 'engine.library.lua');
-const INCLUDE = /^[ \t]*--- @include "([^"]+)"[ \t]*$/gm;
-
-function included(file, seen) {
-  return readFileSync(file, 'utf8').replace(INCLUDE, (_line, path) => {
-    const target = resolve(dirname(file), path);
-    if (seen.has(target)) return '';
-    seen.add(target);
-    return included(target, seen).trimEnd();
+const ROOT = join(__dirname, '..');
+const { config } = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile);
+const compilerOptions = { ...config.compilerOptions, module: 'commonjs', sourceMap: false };
+require.extensions['.ts'] = (module, file) => {
+  const { outputText } = ts.transpileModule(readFileSync(file, 'utf8'), {
+    compilerOptions: ts.convertCompilerOptionsFromJson(compilerOptions, ROOT).options,
+    fileName: file,
   });
-}
+  module._compile(outputText, file);
+};
 
-/** The library's text, as engine.library.lua must hold it. */
-function composeEngineLibrary(root = ROOT) {
-  const body = included(root, new Set([resolve(root)]))
-    .split('\n')
-    .filter((line) => line.trim() !== '' && !/^\s*--/.test(line))
-    .join('\n');
-  const name = `nestjs_limiter_${createHash('sha1').update(body).digest('hex').slice(0, 12)}`;
-  return `#!lua name=${name}\n${body.replaceAll('__LIBRARY__', name)}\n`;
-}
-
-module.exports = { composeEngineLibrary, GOLDEN };
-
-if (require.main === module) {
-  writeFileSync(GOLDEN, composeEngineLibrary());
-  console.log(`wrote ${GOLDEN}`);
-}
+const ENGINE = join(ROOT, 'src', 'stores', 'redis', 'engine');
+const { composeEngineLibrary } = require(join(ENGINE, 'compose-library.ts'));
+const GENERATED = join(ENGINE, 'library.generated.lua');
+writeFileSync(GENERATED, composeEngineLibrary());
+console.log(`wrote ${GENERATED}`);

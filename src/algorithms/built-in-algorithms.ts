@@ -1,22 +1,20 @@
+import { LibraryEntry } from './library-entries';
 import { EngineAlgorithm } from './engine-algorithm';
 import { LIMIT_KINDS } from './registry';
-import { coalescedAcquire } from './state-ops/coalesced';
 
 /**
- * Every algorithm the decorators use: each is found by its Lua name in the table of the
- * engine library (stores/redis/engine/library.lua); its script form, for Redis without
- * Functions, is defined when the store is created, since an ioredis auto-pipeline copies the
- * client's commands when it starts.
+ * The engine library's table, entry by entry: each kind's acquire, its operations and its
+ * coalesced form, in the registry's order. The composer writes the table's Lua from it
+ * (stores/redis/engine/compose-library.ts) and the store finds an algorithm's entry by its
+ * place in it.
  */
-export const BUILT_IN_ALGORITHMS: readonly EngineAlgorithm<any, any, any>[] = [
-  ...LIMIT_KINDS.flatMap((kind) => {
-    const ops = kind.ops;
-    if (!ops) return [kind.algorithm];
-    const all = [kind.algorithm, ops.peek, ops.reset, ops.block, ops.refund, ops.charge];
-    return all.filter((algorithm) => algorithm !== undefined);
-  }),
-  // Last, so that every other algorithm keeps its index.
-  ...LIMIT_KINDS.map((kind) => coalescedAcquire(kind.algorithm)).filter(
-    (algorithm) => algorithm !== undefined,
-  ),
-];
+export const LIBRARY_ENTRIES: readonly LibraryEntry[] = LIMIT_KINDS.flatMap((kind) => kind.library);
+
+/**
+ * Every algorithm the decorators use, in the order of the library's table; its script form,
+ * for Redis without Functions, is defined when the store is created, since an ioredis
+ * auto-pipeline copies the client's commands when it starts.
+ */
+export const BUILT_IN_ALGORITHMS: readonly EngineAlgorithm<any, any, any>[] = LIBRARY_ENTRIES.map(
+  (entry) => entry.algorithm,
+);

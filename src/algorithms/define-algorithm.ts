@@ -10,7 +10,8 @@ import {
 import { PermitsAccess } from './state-ops/key-state-limiter';
 import { EngineAlgorithm } from './engine-algorithm';
 import { blockable } from './state-ops/blockable';
-import { coalesce } from './state-ops/coalesced';
+import { coalesce, coalescedAcquire } from './state-ops/coalesced';
+import { libraryEntries } from './library-entries';
 import { leaseParams, markLeasable } from './state-ops/lease-option';
 import { StateOps, stateOps } from './state-ops/state-ops';
 import { BlockParams, Blockable, RefundRequest, StateType } from './state-ops/state-ops.model';
@@ -26,8 +27,9 @@ import { DefinedSlots, defineSlots, commonKindParts, SlotHooks } from './define-
 interface AlgorithmDefinition<O, P, R, S, L> {
   /**
    * The one name of the algorithm: its decorator's in camel case (`countLimit`), the kind a
-   * decorator records and a module default names, its folder, its Lua functions; its class
-   * and factory method add `er`.
+   * decorator records and a module default names, its folder (in kebab case), whose Lua files
+   * (`<name>.lua`, `.refund.lua`, `.charge.lua`) the engine library's composer reads; its
+   * class and factory method add `er`.
    */
   name: string;
   /** The decorator's name, for messages. */
@@ -53,8 +55,8 @@ interface AlgorithmDefinition<O, P, R, S, L> {
   /** Where a block is kept in its key. */
   stateType: StateType;
   /**
-   * True when `<folder>.coalesced.lua` decides n requests on one key at once, exactly as n
-   * in a row (state-ops/coalesced.ts): the engine then sends a hot key's requests of one
+   * True when its coalesced form decides n requests on one key at once, exactly as n in a row
+   * (state-ops/coalesced.ts, coalesced.lua): the engine then sends a hot key's requests of one
    * call as one entry.
    */
   coalesces?: boolean;
@@ -65,18 +67,12 @@ interface AlgorithmDefinition<O, P, R, S, L> {
    * the end of a window (`resetMs`), which a lease never outlives.
    */
   leases?: { endsWithWindow: boolean };
-  /**
-   * Its folder, `__dirname`: its Lua is `<folder>.lua`, `.refund.lua`, `.charge.lua` and
-   * `.coalesced.lua` there, composed into the engine library by
-   * stores/redis/engine/library.lua.
-   */
-  folder: string;
-  /** The acquire but its command (`limiter<Name>`) and Lua (`<folder>.lua`): twin, arguments. */
+  /** The acquire but its command (`limiter<Name>`) and Lua (`<name>.lua`): twin, arguments. */
   core: Omit<EngineAlgorithm<P, R, S>, 'commandName' | 'lua'>;
-  /** Gives permits back (refund, `count`, `settle`): the twin of `<folder>.refund.lua`. */
+  /** Gives permits back (refund, `count`, `settle`): the twin of `<name>.refund.lua`. */
   refund?: { step: Adjustment<P, S>['step'] };
   /**
-   * Takes permits into debt (`settle`): the twin of `<folder>.charge.lua`, or an algorithm of
+   * Takes permits into debt (`settle`): the twin of `<name>.charge.lua`, or an algorithm of
    * its own made from the acquire (the token bucket's is its acquire without a timeout).
    */
   charge?:
@@ -156,7 +152,16 @@ export function defineAlgorithm<O, P, R, S, L>(
   };
   if (definition.coalesces) coalesce(algorithm);
   const ops = stateOps(algorithm, stateType, refund, charge);
+  const library = libraryEntries({
+    name,
+    stateType,
+    acquire: algorithm,
+    ops,
+    chargeIsAcquire: given !== undefined && 'of' in given,
+    coalesced: coalescedAcquire(algorithm),
+  });
   const kind: LimitKind<O, L> = {
+    library,
     ...commonKindParts(definition),
     optionNames: [...definition.options, ...STATE_OPTION_NAMES],
     durationOptions: [...(definition.durations ?? []), 'block'],
@@ -231,7 +236,7 @@ export function defineAlgorithm<O, P, R, S, L>(
 }
 
 /**
- * A refund or a charge of `core`: its own Lua (`<folder>.refund.lua`, `.charge.lua`, in the
+ * A refund or a charge of `core`: its own Lua (`<name>.refund.lua`, `.charge.lua`, in the
  * engine library) and twin, on the acquire's parameters; the definition wraps it so that it
  * keeps the key's block.
  */

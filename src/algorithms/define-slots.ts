@@ -2,6 +2,7 @@ import { Decision } from '../contracts/decision';
 import { anyAlgorithm, CompiledAlgorithm, LimitKind } from './limit-kind';
 import { DecisionSource } from './decision-source';
 import { EngineAlgorithm } from './engine-algorithm';
+import { libraryEntries } from './library-entries';
 import { staticPermits } from './permits';
 import { peekOf, resetOf, StateOps } from './state-ops/state-ops';
 import { FACTORY_KEY_OPTIONS } from './state-ops/state-options';
@@ -67,7 +68,15 @@ export function defineSlots<O, P, R, S, L>(
     (cost: number) =>
     (permits = cost) =>
       permitRequest ? permitRequest(permits) : { permits };
+  const library = libraryEntries({
+    name: definition.name,
+    stateType: definition.stateType,
+    acquire: algorithm,
+    ops,
+    keepsBlock: true,
+  });
   const kind: LimitKind<O, L> = {
+    library,
     ...commonKindParts(definition),
     optionNames: definition.options,
     algorithm,

@@ -9,11 +9,6 @@ import type { LimiterAlgorithm } from './limiter-algorithm';
  */
 export interface EngineAlgorithm<P, R, S> extends LimiterAlgorithm<P, R, S> {
   /**
-   * The name of its function in the engine library's table (engine/library.lua); default
-   * `commandName`. An algorithm that runs another's function under its own command sets it.
-   */
-  readonly luaName?: string;
-  /**
    * True for an operation that can end a denial before its time (reset, refund, block):
    * the store forgets what it remembered of the key's denials.
    */

@@ -2,6 +2,7 @@ import { Decision } from '../contracts/decision';
 import type { DecisionSource } from './decision-source';
 import { EngineAlgorithm } from './engine-algorithm';
 import { StateOps } from './state-ops/state-ops';
+import type { LibraryEntry } from './library-entries';
 
 /** A limit's algorithm with its parameters fixed, as the guard runs it. */
 export interface CompiledAlgorithm {
@@ -75,6 +76,8 @@ export interface LimitKind<Options = any, Limiter = unknown> {
   readonly algorithm: EngineAlgorithm<any, any, any>;
   /** The operations on its keys besides acquiring (state-ops/): their scripts are built in too. */
   readonly ops?: StateOps<any, any, any, any>;
+  /** Its entries in the engine library's table: the acquire, its operations, its coalesced form. */
+  readonly library: readonly LibraryEntry[];
   /**
    * Set on a kind that another kind's decorator selects by a truthy option, e.g.
    * `{ of: 'slidingWindowLimit', when: 'approximate' }`.

@@ -6,14 +6,3 @@ export interface LuaDefinition {
   readonly name: string;
   readonly source: string;
 }
-
-/** What names an algorithm in the engine library's table. */
-interface LuaNamed {
-  readonly commandName: string;
-  readonly luaName?: string;
-}
-
-/** The name of the algorithm's function in the engine library (engine/library.lua). */
-export function luaNameOf(algorithm: LuaNamed): string {
-  return algorithm.luaName ?? algorithm.commandName;
-}

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { ROOT } from './readme-blocks';
 
 /**
@@ -8,7 +8,7 @@ import { ROOT } from './readme-blocks';
  * folder holds. Both are held to the files, so a new file, a moved one or a body turned into
  * functions shows here rather than in a stale page.
  */
-const FORMS = ['body', 'functions', 'library', 'generated', 'script part', 'script'];
+const FORMS = ['functions', 'library', 'generated', 'script part', 'script'];
 
 function luaFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -35,34 +35,19 @@ const codeOf = (file: string) =>
 
 /**
  * Whether a file only defines (functions, and the locals and tables they share): every line
- * at its top level declares, where a body runs statements there (an `if`, a `return`) as the
- * body of `function(key, now, argv)`.
+ * at its top level declares, none runs statements there (an `if`, a `return`).
  */
 const onlyDefines = (file: string) =>
   codeOf(file)
     .filter((line) => /^\S/.test(line))
     .every((line) => /^(local function |local [\w, ]+( =|$)|function [\w.:]+\(|end$)/.test(line));
 
-/** The files `library` (a path from the root) includes between a function's first line and its `end`. */
-function wrappedBy(library: string): Set<string> {
-  const lines = readFileSync(join(ROOT, library), 'utf8').split('\n');
-  const wrapped = new Set<string>();
-  lines.forEach((line, index) => {
-    const include = /^--- @include "([^"]+)"$/.exec(line);
-    const opens = /^local function \w+\(key, now, argv\)$/.test(lines[index - 1] ?? '');
-    if (include && opens && lines[index + 1] === 'end') {
-      wrapped.add(relative(ROOT, join(ROOT, dirname(library), include[1])));
-    }
-  });
-  return wrapped;
-}
-
 describe('docs/engine.md, the map of the Lua', () => {
   const map = engineMap();
   const files = luaFiles(join(ROOT, 'src')).sort();
 
   it('names every .lua file under src/, and no other', () => {
-    expect(files.length).toBeGreaterThanOrEqual(38);
+    expect(files.length).toBeGreaterThanOrEqual(36);
     expect([...map.keys()].sort()).toEqual(files);
   });
 
@@ -72,24 +57,20 @@ describe('docs/engine.md, the map of the Lua', () => {
     for (const form of FORMS) expect(page).toContain(`- **${form}**`);
   });
 
-  it('calls a body exactly the files the library wraps in a function, each running statements', () => {
-    const bodies = [...map].filter(([, form]) => form === 'body').map(([file]) => file);
-    // The library's source is the row that says so: the check follows it wherever it moves.
-    const libraries = [...map].filter(([, form]) => form === 'library').map(([file]) => file);
-    expect(libraries).toHaveLength(1);
-    expect(bodies.sort()).toEqual([...wrappedBy(libraries[0])].sort());
-    expect(bodies.filter(onlyDefines)).toEqual([]);
+  it("calls every algorithm's file functions: no file is the body of a function the library wraps", () => {
+    const algorithms = files.filter((file) => file.startsWith('src/algorithms/'));
+    expect(algorithms.filter((file) => map.get(file) !== 'functions')).toEqual([]);
+    expect(algorithms.filter((file) => !onlyDefines(file))).toEqual([]);
   });
 
   it('calls functions the files that only define, each included whole', () => {
     const functions = [...map].filter(([, form]) => form === 'functions').map(([file]) => file);
     expect(functions.filter((file) => !onlyDefines(file))).toEqual([]);
-    const included = files.flatMap((file) =>
-      [...readFileSync(join(ROOT, file), 'utf8').matchAll(/^--- @include "([^"]+)"$/gm)].map(
-        (include) => relative(ROOT, join(ROOT, file, '..', include[1])),
-      ),
-    );
-    expect(functions.filter((file) => !included.includes(file))).toEqual([]);
+    // Included by a file's `--- @include`, or by the composer for the library's table: whole,
+    // in the generated library.
+    const [generated] = [...map].filter(([, form]) => form === 'generated').map(([file]) => file);
+    const library = codeOf(generated).join('\n');
+    expect(functions.filter((file) => !library.includes(codeOf(file).join('\n')))).toEqual([]);
   });
 });
 

@@ -76,7 +76,7 @@ describe('the option types accept what people write', () => {
 });
 
 describe("the public LimiterAlgorithm: what an algorithm of the app's own implements", () => {
-  it('names no engine flag (luaName, forgetsDenials, stateOf, isDecision, readsOnly are internal)', () => {
+  it('names no engine flag (forgetsDenials, stateOf, isDecision, readsOnly are internal)', () => {
     const checker = program.getTypeChecker();
     const index = program.getSourceFile(join(ROOT, 'src', 'index.ts'))!;
     const exported = checker.getExportsOfModule(checker.getSymbolAtLocation(index)!);

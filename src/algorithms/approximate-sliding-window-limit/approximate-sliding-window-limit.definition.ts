@@ -21,7 +21,6 @@ export const approximateSlidingWindowLimitDefinition = defineAlgorithm({
   requestOptions: ['permits'],
   durations: ['window'],
   variant: { of: 'slidingWindowLimit', when: 'approximate' },
-  folder: __dirname,
   stateType: 'string',
   coalesces: true,
   limiter: (source, key, params) => new ApproximateSlidingWindowLimiter(source, key, params),

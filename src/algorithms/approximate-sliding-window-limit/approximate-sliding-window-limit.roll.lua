@@ -1,4 +1,4 @@
---- @include "../../stores/redis/engine/prelude.lua"
+--- @include "../state-ops/prelude.lua"
 -- The state rolled forward to the window of `now`, for the acquire and the charge (defined
 -- once in the engine): the window of `now` (its index), its count and the previous window's
 -- count, 0 for a window the key never saw; then the index's and the previous count's text,

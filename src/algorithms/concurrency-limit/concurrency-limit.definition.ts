@@ -38,7 +38,6 @@ const concurrencyLimitDefinition = defineAlgorithm<
   options: ['max', 'lease', 'permits'],
   requestOptions: ['permits'],
   durations: ['lease'],
-  folder: __dirname,
   stateType: 'zset',
   limiter: (source, key, params) => new ConcurrencyLimiter(source, key, params),
   core: {
@@ -60,7 +59,7 @@ const concurrencyLimitDefinition = defineAlgorithm<
     // An acquire of an id in flight renews its lease (concurrency-limit.model.ts).
     leaseMs: (params) => params.leaseMicros / 1000,
     block: blockOf,
-    // The block hidden from the acquire, as peek_state hides it in the Lua: a peek that finds
+    // The block hidden from the acquire, as peek_of hides it in the Lua: a peek that finds
     // no free slot reports the leases' retry time, and the block's when it is longer.
     peekState: (state, _now, expiresAt) => ({ state: { leases: state.leases }, expiresAt }),
     // A denial that outlasts any lease comes from a block(): its end is the real answer;
@@ -96,7 +95,7 @@ function blockOf(
   return {
     commandName: `${acquire.commandName}Block`,
     stateOf: acquire,
-    // engine/library.lua's limiterConcurrencyLimitBlock: written over any earlier block (a
+    // state-ops.lua's block_of(zset_block, true): written over any earlier block (a
     // concurrency key keeps no levels).
     paramsArgv: () => [],
     requestArgv: (micros) => [String(micros)],

@@ -98,7 +98,7 @@ export function concurrencyLimitStep(
 }
 
 /**
- * The twin of engine/library.lua's limiterConcurrencyLimitBlock: the block (µs from now) is
+ * The twin of state-ops.lua's block_of(zset_block, true): the block (µs from now) is
  * written over any earlier one (a concurrency key keeps no levels); the leases stay.
  */
 export function concurrencyLimitBlockStep(

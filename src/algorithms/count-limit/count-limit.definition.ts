@@ -12,7 +12,6 @@ export const countLimitDefinition = defineAlgorithm({
   options: ['limit', 'period', 'permits', 'lease'],
   requestOptions: ['permits'],
   durations: ['period'],
-  folder: __dirname,
   stateType: 'string',
   coalesces: true,
   leases: { endsWithWindow: true },

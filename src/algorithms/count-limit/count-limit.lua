@@ -1,5 +1,6 @@
+--- @include "../state-ops/prelude.lua"
 -- Fixed-window counter. The reasons and limits: count-limit.model.ts.
--- The body of function(key, now, argv), run by the store's engine script (stores/redis/engine).
+-- An entry of the engine library's table, which wraps it (stores/redis/engine/compose-library.ts).
 -- key      the counter (an integer string)
 -- now      unused: windows are Redis TTLs, timed by Redis's own clock
 -- argv[1]  limit     permits per window
@@ -9,36 +10,38 @@
 --          request above the limit (it can never pass)
 -- TTL      one period from the window's first request; a denial or a peek writes no count;
 --          a window longer than one period (written under a longer `period`) is cut to one
-local n = numeric(argv)
-local limit, period_ms, permits = n[1], n[2], n[3] or 1
-local count = tonumber(get_state(key))
-local ttl = 0
-if count then
-  ttl = redis.call('PTTL', key)
-  if ttl < 0 or ttl > period_ms then
-    -- Self-healing: a counter without a TTL (a manual SET, a restore) gets one period, and
-    -- one written under a longer period is cut to this one: state never outlives its options.
-    redis.call('PEXPIRE', key, period_ms)
-    ttl = period_ms
+local function count_limit(key, now, argv)
+  local n = numeric(argv)
+  local limit, period_ms, permits = n[1], n[2], n[3] or 1
+  local count = tonumber(get_state(key))
+  local ttl = 0
+  if count then
+    ttl = state_ttl(key)
+    if ttl < 0 or ttl > period_ms then
+      -- Self-healing: a counter without a TTL (a manual SET, a restore) gets one period, and
+      -- one written under a longer period is cut to this one: state never outlives its options.
+      expire_state(key, period_ms)
+      ttl = period_ms
+    end
+  else
+    count = 0
   end
-else
-  count = 0
+  local remaining = math.max(0, limit - count)
+  if permits > limit then
+    return {0, remaining, ttl * 1000, -1, 0}
+  end
+  -- A request of 0 passes only where one of 1 would (it takes nothing).
+  if count + math.max(permits, 1) > limit then
+    return {0, remaining, ttl * 1000, ttl * 1000, 0}
+  end
+  if permits == 0 then
+    return {1, remaining, ttl * 1000, 0, 0}
+  end
+  if count == 0 then
+    set_state(key, permits, period_ms)
+    ttl = period_ms
+  else
+    incr_state(key, permits)
+  end
+  return {1, limit - count - permits, ttl * 1000, 0, 0}
 end
-local remaining = math.max(0, limit - count)
-if permits > limit then
-  return {0, remaining, ttl * 1000, -1, 0}
-end
--- A request of 0 passes only where one of 1 would (it takes nothing).
-if count + math.max(permits, 1) > limit then
-  return {0, remaining, ttl * 1000, ttl * 1000, 0}
-end
-if permits == 0 then
-  return {1, remaining, ttl * 1000, 0, 0}
-end
-if count == 0 then
-  redis.call('SET', key, permits, 'PX', period_ms)
-  ttl = period_ms
-else
-  redis.call('INCRBY', key, permits)
-end
-return {1, limit - count - permits, ttl * 1000, 0, 0}

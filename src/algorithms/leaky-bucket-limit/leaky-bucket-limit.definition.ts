@@ -19,7 +19,6 @@ export const leakyBucketLimitDefinition = defineAlgorithm({
   prefix: 'leakyBucket:',
   options: ['capacity', 'rate', 'permits', 'lease'],
   requestOptions: ['permits'],
-  folder: __dirname,
   stateType: 'string',
   coalesces: true,
   leases: { endsWithWindow: false },

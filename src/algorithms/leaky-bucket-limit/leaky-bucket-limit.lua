@@ -1,6 +1,7 @@
+--- @include "../state-ops/prelude.lua"
 -- Leaky bucket as GCRA (redis-cell's CL.THROTTLE with its quantity). The math:
 -- leaky-bucket-limit.model.ts.
--- The body of function(key, now, argv), run by the store's engine script (stores/redis/engine).
+-- An entry of the engine library's table, which wraps it (stores/redis/engine/compose-library.ts).
 -- key      the theoretical arrival time (tat) in µs, then `~` and the options' fingerprint
 -- now      the time in µs (Redis TIME, or the store's injected clock)
 -- argv[1]  capacity        requests that may arrive at once (integer >= 1)
@@ -12,35 +13,37 @@
 -- TTL      newTat - now after an allowed request; a denial or a peek writes nothing
 -- Older    a tat written under other options beyond now + tau is cut to it at once, and
 --          written so (leaky-bucket-limit.model.ts)
-local n = numeric(argv)
-local capacity, interval, permits = n[1], n[2], n[4] or 1
-local tolerance = interval * capacity
-local mark = '~' .. argv[3]
+local function leaky_bucket_limit(key, now, argv)
+  local n = numeric(argv)
+  local capacity, interval, permits = n[1], n[2], n[4] or 1
+  local tolerance = interval * capacity
+  local mark = '~' .. argv[3]
 
-local tat = now
-local stored = get_state(key)
-if stored then
-  local moment, same = moment_of(stored, argv[3])
-  tat = math.max(now, moment)
-  if not same and tat > now + tolerance then
-    tat = now + tolerance
-    redis.call('SET', key, exact(tat) .. mark, 'PX', ttl_ms(tolerance))
+  local tat = now
+  local stored = get_state(key)
+  if stored then
+    local moment, same = moment_of(stored, argv[3])
+    tat = math.max(now, moment)
+    if not same and tat > now + tolerance then
+      tat = now + tolerance
+      set_state(key, exact(tat) .. mark, ttl_ms(tolerance))
+    end
   end
-end
 
-if permits > capacity then
-  return {0, permits_in(tolerance - (tat - now), interval), tat - now, -1, 0}
-end
--- A request of 0 passes only where one of 1 would (it takes nothing).
-local new_tat = tat + math.max(permits, 1) * interval
-local allow_at = new_tat - tolerance
-if now < allow_at then
-  return {0, permits_in(tolerance - (tat - now), interval), tat - now, allow_at - now, 0}
-end
-if permits == 0 then
-  return {1, permits_in(tolerance - (tat - now), interval), tat - now, 0, 0}
-end
+  if permits > capacity then
+    return {0, permits_in(tolerance - (tat - now), interval), tat - now, -1, 0}
+  end
+  -- A request of 0 passes only where one of 1 would (it takes nothing).
+  local new_tat = tat + math.max(permits, 1) * interval
+  local allow_at = new_tat - tolerance
+  if now < allow_at then
+    return {0, permits_in(tolerance - (tat - now), interval), tat - now, allow_at - now, 0}
+  end
+  if permits == 0 then
+    return {1, permits_in(tolerance - (tat - now), interval), tat - now, 0, 0}
+  end
 
-local reset = new_tat - now
-redis.call('SET', key, string.format('%d', new_tat) .. mark, 'PX', ttl_ms(reset))
-return {1, permits_in(tolerance - reset, interval), reset, 0, 0}
+  local reset = new_tat - now
+  set_state(key, string.format('%d', new_tat) .. mark, ttl_ms(reset))
+  return {1, permits_in(tolerance - reset, interval), reset, 0, 0}
+end

@@ -1,16 +1,19 @@
+--- @include "../state-ops/prelude.lua"
 -- Leaky bucket refund: the TAT moves back by permits * T, never before now (an empty
 -- bucket); a bucket back to empty is deleted (a missing TAT means now). Reasons:
--- state-ops.model.ts. The body of function(key, now, argv): argv[1] capacity,
+-- state-ops.model.ts. Its arguments: argv[1] capacity,
 -- argv[2] intervalMicros, argv[3] fingerprint, argv[4] permits; the value keeps the
 -- options it was written under (its `~` mark).
-local found = get_state(key)
-if not found then
+local function leaky_bucket_limit_refund(key, now, argv)
+  local found = get_state(key)
+  if not found then
+    return {1, 0, 0, 0, 0}
+  end
+  local tat = math.max(now, moment_of(found, '') - tonumber(argv[4]) * tonumber(argv[2]))
+  if tat <= now then
+    redis.call('DEL', key)
+  else
+    redis.call('SET', key, exact(tat) .. (string.match(found, '~.*') or ''), 'PX', ttl_ms(tat - now))
+  end
   return {1, 0, 0, 0, 0}
 end
-local tat = math.max(now, moment_of(found, '') - tonumber(argv[4]) * tonumber(argv[2]))
-if tat <= now then
-  redis.call('DEL', key)
-else
-  redis.call('SET', key, exact(tat) .. (string.match(found, '~.*') or ''), 'PX', ttl_ms(tat - now))
-end
-return {1, 0, 0, 0, 0}

@@ -38,7 +38,6 @@ const quotaLimitDefinition = defineAlgorithm({
   requestOptions: ['permits', 'idempotencyKey'],
   fixedOptions: ['cycle', 'timeZone', 'anchor', 'weekStart', 'idempotencyWindow', 'idempotencyKey'],
   durations: ['idempotencyWindow'],
-  folder: __dirname,
   stateType: 'string',
   limiter: (source, key, params) => new QuotaLimiter(source, key, params),
   core: {

@@ -3,7 +3,6 @@ import { defineAlgorithm } from '../define-algorithm';
 import { Seconds } from '../duration';
 import { EngineAlgorithm } from '../engine-algorithm';
 import { exactString } from '../limiter-algorithm';
-import { luaNameOf } from '../lua-source';
 import { KeyStateAccess, KeyStateLimiter } from '../state-ops/key-state-limiter';
 import { RefundRequest } from '../state-ops/state-ops.model';
 import { rateLimitRefundStep, rateLimitStep } from './rate-limit.memory';
@@ -32,8 +31,7 @@ function rateLimitChargeOf(
   return {
     ...core,
     commandName: 'limiterRateLimitCharge',
-    // The acquire's own function, under a command of its own.
-    luaName: luaNameOf(core),
+    // The acquire's own function (charge: { of }), under a command of its own.
     requestArgv: (request) => core.requestArgv!(forced(request)),
     step: (state, now, params, request) => rateLimitStep(state, now, params, forced(request)),
   };
@@ -47,7 +45,6 @@ export const rateLimitDefinition = defineAlgorithm({
   options: ['rate', 'burst', 'capacity', 'permits', 'timeout', 'expire', 'initialPermits', 'lease'],
   requestOptions: ['permits', 'timeout'],
   durations: ['burst', 'timeout', 'expire'],
-  folder: __dirname,
   stateType: 'string',
   coalesces: true,
   leases: { endsWithWindow: false },

@@ -1,4 +1,4 @@
---- @include "../../stores/redis/engine/prelude.lua"
+--- @include "../state-ops/prelude.lua"
 -- A token bucket's state under older options (the bucket's math: rate-limit.model.ts).
 --
 -- E beyond now is owed: reservations (each at most its request's timeout ahead) and settled

@@ -1,4 +1,4 @@
---- @include "../../stores/redis/engine/prelude.lua"
+--- @include "../state-ops/prelude.lua"
 -- Requests of one sliding-window log decided in a row, as sliding-window-limit.lua decides
 -- each, with one read of the log and one ZADD of every allowed request's member
 -- (state-ops/coalesced.lua calls it). Exact while every request's id is new: a request whose

@@ -24,7 +24,6 @@ export const slidingWindowLimitDefinition = defineAlgorithm({
   options: ['limit', 'window', 'permits'],
   requestOptions: ['permits'],
   durations: ['window'],
-  folder: __dirname,
   stateType: 'zset',
   coalesces: true,
   limiter: (source, key, params) => new SlidingWindowLimiter(source, key, params),

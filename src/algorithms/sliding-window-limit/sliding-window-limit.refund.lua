@@ -1,40 +1,43 @@
+--- @include "../state-ops/prelude.lua"
 -- Sliding-window log refund: takes permits off the acquire's own member, or, without an id,
 -- off the newest requests' weight (never a block); a member refunded in part keeps the rest
--- of its weight at its time. Reasons: state-ops.model.ts. The body of function(key, now,
+-- of its weight at its time. Reasons: state-ops.model.ts. Its arguments (key, now,
 -- argv): argv[1] limit, argv[2] windowMicros, argv[3] permits (the acquire's, or fewer for a
 -- settled cost), argv[4] the acquire's id or ''. Redis deletes a zset left empty.
-local permits = tonumber(argv[3])
-if argv[4] ~= '' then
-  -- Its whole weight at once; else a settled cost below what it reserved: the member is
-  -- found by its id and keeps the rest of its weight.
-  if redis.call('ZREM', key, weighted_member(argv[4], permits)) == 0 then
-    local log = get_members(key)
-    local at = member_index(log, 1, argv[4])
-    if at then
-      local weight = member_weight(log[at])
-      redis.call('ZREM', key, log[at])
-      if weight > permits then
-        redis.call('ZADD', key, log[at + 1], weighted_member(argv[4], weight - permits))
+local function sliding_window_limit_refund(key, now, argv)
+  local permits = tonumber(argv[3])
+  if argv[4] ~= '' then
+    -- Its whole weight at once; else a settled cost below what it reserved: the member is
+    -- found by its id and keeps the rest of its weight.
+    if redis.call('ZREM', key, weighted_member(argv[4], permits)) == 0 then
+      local log = get_members(key)
+      local at = member_index(log, 1, argv[4])
+      if at then
+        local weight = member_weight(log[at])
+        redis.call('ZREM', key, log[at])
+        if weight > permits then
+          redis.call('ZADD', key, log[at + 1], weighted_member(argv[4], weight - permits))
+        end
+      end
+    end
+    return {1, 0, 0, 0, 0}
+  end
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(now - tonumber(argv[2])))
+  local newest = redis.call('ZREVRANGEBYSCORE', key, exact(now), '-inf', 'WITHSCORES', 'LIMIT', 0, permits + 1)
+  local left = permits
+  for i = 1, #newest, 2 do
+    local member = newest[i]
+    if left > 0 and member ~= '#block' then
+      local weight = member_weight(member)
+      redis.call('ZREM', key, member)
+      if weight > left then
+        local id = string.match(member, '^(.*)%z%d+$')
+        redis.call('ZADD', key, newest[i + 1], weighted_member(id, weight - left))
+        left = 0
+      else
+        left = left - weight
       end
     end
   end
   return {1, 0, 0, 0, 0}
 end
-redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(now - tonumber(argv[2])))
-local newest = redis.call('ZREVRANGEBYSCORE', key, exact(now), '-inf', 'WITHSCORES', 'LIMIT', 0, permits + 1)
-local left = permits
-for i = 1, #newest, 2 do
-  local member = newest[i]
-  if left > 0 and member ~= '#block' then
-    local weight = member_weight(member)
-    redis.call('ZREM', key, member)
-    if weight > left then
-      local id = string.match(member, '^(.*)%z%d+$')
-      redis.call('ZADD', key, newest[i + 1], weighted_member(id, weight - left))
-      left = 0
-    else
-      left = left - weight
-    end
-  end
-end
-return {1, 0, 0, 0, 0}

@@ -2,9 +2,11 @@
 -- block past its end is dropped; a denial with a block > 0 blocks the key for that long, or
 -- with escalating steps for the step after the last block's. `decide` is the algorithm's
 -- function, `blocks` where its state type keeps a block (string_block, zset_block);
--- blockable_acquire(decide, blocks) is the acquire's function (key, now, argv): one call less
--- on each entry's path than a function around it. argv starts with the block (µs, or the
--- steps joined by commas), then the algorithm's own.
+-- blockable_acquire(decide, blocks, fast) is the acquire's function (key, now, argv): one call
+-- less on each entry's path than a function around it. `fast`, where the algorithm has one
+-- (count-limit.incr.lua), is tried first: fast(key, argv) answers, or nil sends the decision
+-- the long way. argv starts with the block (µs, or the steps joined by commas), then the
+-- algorithm's own.
 -- The algorithm's own arguments, past the block: made once for a run of one limit's entries,
 -- whose argv is one table that nothing writes (engine.lua).
 local own_of, own = nil, nil
@@ -35,8 +37,8 @@ local function current_block(blocks, key, now, block, steps)
   return until_, level
 end
 
-local function blockable_acquire(decide, blocks)
-  return function(key, now, argv)
+local function blockable_acquire(decide, blocks, fast)
+  local function acquire(key, now, argv)
     -- A limit without blocks on a key that holds none (the usual decision): the state's one
     -- read, then the algorithm, with nothing of the block's to check after it.
     if argv[1] == '0' and blocks.unblocked(key) then
@@ -84,5 +86,11 @@ local function blockable_acquire(decide, blocks)
       blocks.write(key, now, until_, level, until_ + steps[#steps])
     end
     return reply
+  end
+  if not fast then
+    return acquire
+  end
+  return function(key, now, argv)
+    return fast(key, argv) or acquire(key, now, argv)
   end
 end

@@ -28,8 +28,7 @@ export function blockable<P, R, S>(
     ...rest,
     stateOf: algorithm.stateOf ?? algorithm,
     // blockable.lua's blockable_acquire around the algorithm's own function, in the engine
-    // library (stores/redis/engine/library.lua).
-    luaName: `${algorithm.commandName}WithBlock`,
+    // library (its table's entry: library-entries.ts).
     lua: undefined,
     step: (state, now, params, request, expiresAt) =>
       blockableStep(algorithm, stateType, state, now, params, request, expiresAt),

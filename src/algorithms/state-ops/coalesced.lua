@@ -1,86 +1,127 @@
---- @include "../../stores/redis/engine/prelude.lua"
+--- @include "prelude.lua"
+--- @include "blockable.lua"
 -- n decisions of one limit on one key at once (stores/redis/engine/coalescing.ts), answered
 -- as n entries of the acquire with blocks (blockable.lua) would answer them, one after
 -- another at the same `now`, with one read and one write of the key instead of n of each.
--- decide_all  the algorithm's coalesced function (<folder>.coalesced.lua):
+-- coalesced_of(decide, blocks, decide_all) is the coalesced acquire's function (key, now,
+-- argv), where
+-- decide      the algorithm's function: run once per request against the prelude's
+--             write-back cell on the key (one read, one write), for a string state
+-- blocks      where the state type keeps a block (string_block)
+-- decide_all  the algorithm's own coalesced function, in place of the cell (a sliding log's):
 --             decide_all(key, now, own, requests, stop) runs `requests` in order on the
 --             algorithm's own argv `own`, writes the key once, and returns the replies and,
 --             when `stop`, the index of the first denial that can start a block (it stops
 --             there, the state written as the requests before it left it); or nil, before
 --             deciding any, for requests it cannot decide together
--- one         the acquire with blocks, for the cases run one by one (below)
--- blocks      where the state type keeps a block (string_block)
 -- argv        the limit's argv (the block, then the algorithm's own), then per request the
 --             count of its fields and its fields, then n, then the count of the limit's argv
 -- Reply       one string: the n replies as the engine formats an entry's, each ended by NUL
 --             but the last (engine.lua joins the entries' fields with NUL)
 -- A key holding a block, and escalating blocks (steps), are run one by one: exact by
 -- construction, and rare (a blocked key is answered by the denial cache).
-local function coalesced_acquire(decide_all, one, blocks, key, now, argv)
-  local params = tonumber(argv[#argv]) - 1
-  local n = tonumber(argv[#argv - 1])
-  local requests, pos = {}, params + 2
-  for i = 1, n do
-    local count = tonumber(argv[pos])
-    local fields = {}
-    for j = 1, count do
-      fields[j] = argv[pos + j]
-    end
-    requests[i] = fields
-    pos = pos + count + 1
-  end
-  -- Each request as an entry of its own: the acquire with blocks, on a fresh read.
-  local function one_by_one()
-    local replies = {}
-    for i = 1, n do
-      local own = {}
-      for j = 1, params + 1 do
-        own[j] = argv[j]
+
+-- `decide` run on each request in turn against the cell: the same commands, read once and
+-- written once; it stops as decide_all does.
+local function decide_in_cell(decide, key, now, own, requests, stop)
+  local replies, stopped = {}, nil
+  open_cell(key)
+  local ok, err = pcall(function()
+    for i = 1, #requests do
+      local argv = {}
+      for j = 1, #own do
+        argv[j] = own[j]
       end
       for _, field in ipairs(requests[i]) do
-        own[#own + 1] = field
+        argv[#argv + 1] = field
       end
-      forget_state()
-      replies[i] = one(key, now, own)
+      local reply = decide(key, now, argv)
+      replies[i] = reply
+      if stop and tonumber(reply[1]) == 0 and tonumber(reply[4]) >= 0 then
+        stopped = i
+        break
+      end
     end
-    return replies
+  end)
+  close_cell(ok)
+  if not ok then
+    error(err, 0)
   end
-  local replies, stopped = {}, nil
-  local block = tonumber(argv[1])
-  local until_ = nil
-  if block then
-    until_ = current_block(blocks, key, now, block)
-  end
-  if until_ and now < until_ then
+  return replies, stopped
+end
+
+local function coalesced_of(decide, blocks, decide_all)
+  local one = blockable_acquire(decide, blocks)
+  return function(key, now, argv)
+    local params = tonumber(argv[#argv]) - 1
+    local n = tonumber(argv[#argv - 1])
+    local requests, pos = {}, params + 2
     for i = 1, n do
-      replies[i] = {0, 0, until_ - now, until_ - now, 0}
+      local count = tonumber(argv[pos])
+      local fields = {}
+      for j = 1, count do
+        fields[j] = argv[pos + j]
+      end
+      requests[i] = fields
+      pos = pos + count + 1
     end
-  elseif not block or until_ then
-    replies = one_by_one()
-  else
-    local own = {}
-    for j = 2, params + 1 do
-      own[j - 1] = argv[j]
+    -- Each request as an entry of its own: the acquire with blocks, on a fresh read.
+    local function one_by_one()
+      local replies = {}
+      for i = 1, n do
+        local own = {}
+        for j = 1, params + 1 do
+          own[j] = argv[j]
+        end
+        for _, field in ipairs(requests[i]) do
+          own[#own + 1] = field
+        end
+        forget_state()
+        replies[i] = one(key, now, own)
+      end
+      return replies
     end
-    replies, stopped = decide_all(key, now, own, requests, block > 0)
-    -- nil: the algorithm cannot decide these requests together (a sliding log's repeated id).
-    if not replies then
+    local replies, stopped = {}, nil
+    local block = tonumber(argv[1])
+    local until_ = nil
+    if block then
+      until_ = current_block(blocks, key, now, block)
+    end
+    if until_ and now < until_ then
+      for i = 1, n do
+        replies[i] = {0, 0, until_ - now, until_ - now, 0}
+      end
+    elseif not block or until_ then
       replies = one_by_one()
+    else
+      local own = {}
+      for j = 2, params + 1 do
+        own[j - 1] = argv[j]
+      end
+      if decide_all then
+        replies, stopped = decide_all(key, now, own, requests, block > 0)
+      else
+        replies, stopped = decide_in_cell(decide, key, now, own, requests, block > 0)
+      end
+      -- nil: the algorithm cannot decide these requests together (a sliding log's repeated id).
+      if not replies then
+        replies = one_by_one()
+      end
     end
-  end
-  if stopped then
-    -- As blockable.lua after the denial; the requests after it find the key blocked.
-    blocks.write(key, now, now + block)
-    local reply = replies[stopped]
-    replies[stopped] = {0, reply[2], math.max(tonumber(reply[3]), block), math.max(tonumber(reply[4]), block), 0}
-    for i = stopped + 1, n do
-      replies[i] = {0, 0, block, block, 0}
+    if stopped then
+      -- As blockable.lua after the denial; the requests after it find the key blocked.
+      blocks.write(key, now, now + block)
+      local reply = replies[stopped]
+      replies[stopped] = {0, reply[2], math.max(tonumber(reply[3]), block), math.max(tonumber(reply[4]), block), 0}
+      for i = stopped + 1, n do
+        replies[i] = {0, 0, block, block, 0}
+      end
     end
+    local out = {}
+    for i = 1, n do
+      local reply = replies[i]
+      out[i] = string.format('%d,%d,%d,%d,%d', reply[1], reply[2], reply[3], reply[4], reply[5])
+    end
+    return table.concat(out, '\0')
   end
-  local out = {}
-  for i = 1, n do
-    local reply = replies[i]
-    out[i] = string.format('%d,%d,%d,%d,%d', reply[1], reply[2], reply[3], reply[4], reply[5])
-  end
-  return table.concat(out, '\0')
 end

@@ -11,13 +11,13 @@ const coalescedAcquires = new WeakMap<object, AnyAlgorithm>();
 
 /**
  * Gives `acquire` (an algorithm with blocks, blockable.ts) its coalesced form: the engine
- * runs n of its requests on one key as one entry, in the library's `limiter<Name>Coalesced`
- * (coalesced.lua's loop around `<folder>.coalesced.lua`, stores/redis/engine/library.lua),
- * which answers each exactly as n entries in a row would.
+ * runs n of its requests on one key as one entry, in the library's coalesced_of (coalesced.lua:
+ * the acquire run n times against a write-back cell on the key, or a sliding log's own
+ * `<name>.coalesced.lua`), which answers each exactly as n entries in a row would.
  */
 export function coalesce<P, R, S>(acquire: EngineAlgorithm<P, R, S>): void {
   const commandName = `${acquire.commandName}Coalesced`;
-  coalescedAcquires.set(acquire, { ...acquire, commandName, luaName: commandName });
+  coalescedAcquires.set(acquire, { ...acquire, commandName });
 }
 
 /** The algorithm that runs n requests of `algorithm` on one key at once, if it has one. */

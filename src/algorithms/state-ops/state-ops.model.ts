@@ -79,7 +79,7 @@ export interface RefundRequest {
   windowEndsAtMicros?: number;
 }
 
-/** The twin of a refund or a charge script (`<folder>.refund.lua`, `<folder>.charge.lua`). */
+/** The twin of a refund or a charge script (`<name>.refund.lua`, `<name>.charge.lua`). */
 export type AdjustmentStep<P, S> = LimiterAlgorithm<P, RefundRequest, S>['step'];
 
 /** The argv every refund script reads after the limit's parameters. */

@@ -1,7 +1,6 @@
 import { RawReply } from '../../contracts/decision';
 import { EngineAlgorithm } from '../engine-algorithm';
 import { MemoryStep } from '../limiter-algorithm';
-import { blocksOf } from './block-lua';
 import { hiddenBlock, HiddenState, hideBlock, pttlOf, withBlock } from './block-twin';
 import { Blockable, RefundRequest, refundArgv, StateType } from './state-ops.model';
 
@@ -48,8 +47,7 @@ export function stateOps<P, R, S>(
       commandName: `${name}Block`,
       forgetsDenials: true,
       stateOf: acquire.stateOf ?? acquire,
-      // One function blocks a key of any algorithm of the state type (state-ops.lua).
-      luaName: `block_${blocksOf(stateType)}_key`,
+      // One function blocks a key of any algorithm of the state type (state-ops.lua's block_of).
       paramsArgv: () => [],
       requestArgv: (micros) => [String(micros)],
       // A block set by hand starts no escalation: the level of escalating blocks is dropped,
@@ -83,8 +81,7 @@ export function resetOf<P, S>(acquire: Algorithm<P, any, S>): Algorithm<P, void,
     commandName: `${acquire.commandName}Reset`,
     forgetsDenials: true,
     stateOf: acquire.stateOf ?? acquire,
-    // One function resets a key of any algorithm (state-ops.lua).
-    luaName: 'reset_key',
+    // One function resets a key of any algorithm (state-ops.lua's reset_state).
     paramsArgv: () => [],
     step: () => ({ state: undefined, ttlMs: null, reply: DONE }),
     limit: acquire.limit,
@@ -93,7 +90,7 @@ export function resetOf<P, S>(acquire: Algorithm<P, any, S>): Algorithm<P, void,
 
 /**
  * The acquire's decision on a request of 0 permits (the caller's), on a snapshot of the key
- * restored after (state-ops.lua's `peek_state`): what a request could take and when the state
+ * restored after (state-ops.lua's `peek_of`): what a request could take and when the state
  * is fully recovered, as it stands. Its argv asks for no block on a denial, and a block found
  * is hidden from the algorithm (`hide`: how its state keeps one; none for an acquire that
  * reports its block itself); its waitMicros is the block left.
@@ -107,9 +104,8 @@ export function peekOf<P, R, S>(
     ...acquire,
     commandName: `${acquire.commandName}Peek`,
     stateOf: acquire.stateOf ?? acquire,
-    // state-ops.lua's peek_state: the prelude's snapshot and restore, value and TTL exactly
+    // state-ops.lua's peek_of: the prelude's snapshot and restore, value and TTL exactly
     // as before.
-    luaName: `${acquire.commandName}Peek`,
     lua: undefined,
     paramsArgv: (params) => acquire.paramsArgv(withoutBlocks(params)),
     denialScope: undefined,
@@ -152,8 +148,7 @@ function adjustmentOf<P, S>(
     ...adjust,
     denialScope: undefined,
     isDecision: () => false,
-    // state-ops.lua's adjust_state around the refund's or the charge's own function.
-    luaName: `${adjust.commandName}WithBlock`,
+    // state-ops.lua's adjust_of around the refund's or the charge's own function.
     lua: undefined,
     requestArgv: adjust.requestArgv ?? refundArgv,
     step: (state, now, params, request, expiresAt) =>

@@ -1,4 +1,4 @@
---- @include "../../stores/redis/engine/prelude.lua"
+--- @include "prelude.lua"
 -- A block kept in a string state's own key (state-ops.model.ts):
 --   string_block.read(key, now)   the block's end (µs), its level, the state's own expiry (µs);
 --                                 or nil; a value without a block is left for the

@@ -1,4 +1,4 @@
---- @include "../../stores/redis/engine/prelude.lua"
+--- @include "prelude.lua"
 -- A block kept in a zset state's own key (state-ops.model.ts): a `#block` member scored by
 -- the block's end (µs), and for escalating blocks a `#level` member scored by the step of the
 -- last block (0 for a block set by hand). The same operations as string-block.lua; a zset's algorithm times its members

@@ -1,4 +1,4 @@
---- @include "prelude.lua"
+--- @include "../../../algorithms/state-ops/prelude.lua"
 -- The engine: runs a batch of limiter decisions, each with its algorithm, in order, in one
 -- call (FCALL of the library's function, or EVALSHA of the same Lua as a script: see
 -- docs/engine.md). `algorithms` is the table library.lua builds.

@@ -3,18 +3,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUILT_IN_ALGORITHMS } from '../../../algorithms/built-in-algorithms';
 import { LimiterAlgorithm } from '../../../algorithms/limiter-algorithm';
-import { luaNameOf } from '../../../algorithms/lua-source';
 
 type AnyAlgorithm = LimiterAlgorithm<any, any, any>;
 
 const read = (file: string): string => readFileSync(join(__dirname, file), 'utf8');
 
 /**
- * The engine's Redis Functions library as built from the .lua files (library.lua and
- * what it includes, by scripts/engine-library.js): the golden file a unit test holds equal to
- * what the build composes, so the Lua read in review is the Lua that runs.
+ * The engine's Redis Functions library as composed from the .lua files and the registry's
+ * definitions (compose-library.ts, `npm run engine:library`): the generated file a unit test
+ * holds equal to what the composer writes, so the Lua read in review is the Lua that runs.
  */
-export const ENGINE_LIBRARY = read('engine.library.lua');
+export const ENGINE_LIBRARY = read('library.generated.lua');
 
 /** The lines that are only a comment, and blank lines, dropped, as the library has them. */
 function withoutCommentLines(lua: string): string {
@@ -30,28 +29,30 @@ const CUSTOM_ENTRY = read('custom.lua');
 /** How a script (EVAL) declares that it may touch keys of several slots of its node (Redis >= 7). */
 const CROSS_SLOT_FLAGS = '#!lua flags=allow-cross-slot-keys\n';
 
-/** The library's name (its first line), and its text without that line and its registrations. */
-function libraryParts(library: string): { name: string; body: string; table: string[] } {
+/**
+ * The library's name (its first line), its text without that line and its registrations, and
+ * the size of its table (an entry a line).
+ */
+function libraryParts(library: string): { name: string; body: string; entries: number } {
   const lines = library.split('\n');
   const name = /^#!lua name=(\w+)$/.exec(lines[0])?.[1];
   const registrations = lines.findIndex((line) => line.startsWith('redis.register_function'));
   const body = lines.slice(1, registrations).join('\n');
   const table = /^local algorithms = \{\n([^}]*)\n\}$/m.exec(body)?.[1];
-  if (!name || registrations < 0 || table === undefined) {
-    throw new Error('engine.library.lua is not the engine library: run npm run engine:library');
+  const entries = table?.split('\n').length;
+  if (!name || registrations < 0 || entries !== BUILT_IN_ALGORITHMS.length) {
+    throw new Error('library.generated.lua is not the engine library: run npm run engine:library');
   }
-  const names = table.split(',').map((entry) => entry.trim());
-  return { name, body, table: names.filter(Boolean) };
+  return { name, body, entries };
 }
 
 const LIBRARY = libraryParts(ENGINE_LIBRARY);
-const BUILT_IN = new Set<AnyAlgorithm>(BUILT_IN_ALGORITHMS);
 
 /**
  * The engine for a list of algorithms, in the two forms Redis can run it: the library
  * (FUNCTION LOAD once, FCALL per batch), and the same Lua as one script (EVALSHA) where
- * Redis has no Functions. An entry names its algorithm by its index in the library's table
- * (found by its Lua name). An algorithm the app defines itself (not built in) is appended to
+ * Redis has no Functions. An entry names its algorithm by its index in the library's table,
+ * which lists the built-in algorithms in the order of BUILT_IN_ALGORITHMS. An algorithm the app defines itself (not built in) is appended to
  * the table in the script: an engine with one has no library and always runs as a script.
  */
 export class EngineScript {
@@ -78,9 +79,8 @@ export class EngineScript {
     let custom = '';
     let added = 0;
     for (const algorithm of algorithms) {
-      if (BUILT_IN.has(algorithm)) {
-        const at = LIBRARY.table.indexOf(luaNameOf(algorithm));
-        if (at < 0) throw new Error(`The engine library has no ${luaNameOf(algorithm)}`);
+      const at = BUILT_IN_ALGORITHMS.indexOf(algorithm);
+      if (at >= 0) {
         this.indexes.set(algorithm, String(at + 1));
         continue;
       }
@@ -91,7 +91,7 @@ export class EngineScript {
       }
       const body = algorithm.lua.trim();
       custom += `${withoutCommentLines(CUSTOM_ENTRY.replace(/^--- @body$/m, () => body))}\n`;
-      this.indexes.set(algorithm, String(LIBRARY.table.length + ++added));
+      this.indexes.set(algorithm, String(LIBRARY.entries + ++added));
     }
     const script = `${LIBRARY.body}\n${custom}${EVAL_ENTRY}\n`;
     this.lua = crossSlot ? CROSS_SLOT_FLAGS + script : script;

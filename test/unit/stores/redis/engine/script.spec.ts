@@ -1,13 +1,26 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { BUILT_IN_ALGORITHMS } from '../../../../../src/algorithms/built-in-algorithms';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import {
+  BUILT_IN_ALGORITHMS,
+  LIBRARY_ENTRIES,
+} from '../../../../../src/algorithms/built-in-algorithms';
+import { composeEngineLibrary } from '../../../../../src/stores/redis/engine/compose-library';
 import { BUILT_IN_ENGINE, ENGINE_LIBRARY } from '../../../../../src/stores/redis/engine/script';
 
-// The composer is the build's own script (plain JavaScript, run by npm run engine:library).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { composeEngineLibrary } = require('../../../../../scripts/engine-library.js') as {
-  composeEngineLibrary(): string;
-};
+/** The entries of the library's table, one a line. */
+function tableOf(lua: string): string[] {
+  const table = /^local algorithms = \{\n([^}]*)\n\}$/m.exec(lua)?.[1] ?? '';
+  return table.split('\n').map((entry) => entry.trim().replace(/,$/, ''));
+}
+
+/** The .lua files under `dir`, as paths from src/. */
+function luaFiles(dir: string): string[] {
+  const src = join(__dirname, '..', '..', '..', '..', '..', 'src');
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.lua'))
+    .map((entry) => relative(src, join(entry.parentPath, entry.name)))
+    .sort();
+}
 
 /** The engine library is composed of real .lua files, each piece of it written once. */
 describe('the engine library', () => {
@@ -20,7 +33,7 @@ describe('the engine library', () => {
       .join('\n')
       .trim();
 
-  it('is the golden file the build composes from the .lua files: run npm run engine:library after a change', () => {
+  it('is the generated file the composer writes from the .lua files and the registry: run npm run engine:library after a change', () => {
     expect(composeEngineLibrary()).toBe(lua);
   });
 
@@ -44,18 +57,60 @@ describe('the engine library', () => {
   // The buckets keep the options (and a decorator's timeout) they were written under and cut a
   // state written under others, and a denial's block is cut to the current block (state under
   // older options): 45 lines.
-  it('stays under 1,085 lines for the seven algorithms, and 1,410 with the coalesced forms of five, so it can be read as one piece', () => {
-    const coalesced =
-      /^local function (\w+_coalesced|coalesced_acquire|limiter\w+Coalesced)\(.*?^end$/gms;
+  it('stays under 1,085 lines for the seven algorithms, and 1,250 with the coalesced forms, so it can be read as one piece', () => {
+    const coalesced = /^local function (\w+_coalesced|coalesced_of|decide_in_cell)\(.*?^end$/gms;
     expect(lua.replace(coalesced, '').split('\n').length).toBeLessThan(1085);
-    expect(lua.split('\n').length).toBeLessThan(1410);
+    expect(lua.split('\n').length).toBeLessThan(1250);
   });
 
-  it('rolls the approximate window in one function, which the acquire, the charge and the coalesced acquire call', () => {
+  it('rolls the approximate window in one function, which the acquire and the charge call (the coalesced acquire runs the acquire)', () => {
     // The acquire also takes the texts its write reuses.
     const call = /local index, curr, prev(, \w+)* = approximate_roll\(key, now, window\)/g;
     expect(lua.split('local function approximate_roll(').length - 1).toBe(1);
-    expect(lua.match(call)).toHaveLength(3);
+    expect(lua.match(call)).toHaveLength(2);
+  });
+
+  it('coalesces every string state with the one generic coalescer: only the sliding log has a coalesced form of its own', () => {
+    const forms = luaFiles(join(src, 'algorithms')).filter((file) =>
+      file.endsWith('.coalesced.lua'),
+    );
+    expect(forms).toEqual(['algorithms/sliding-window-limit/sliding-window-limit.coalesced.lua']);
+    const table = tableOf(lua);
+    expect(table.filter((line) => line.startsWith('coalesced_of('))).toEqual([
+      'coalesced_of(rate_limit, string_block)',
+      'coalesced_of(count_limit, string_block)',
+      'coalesced_of(sliding_window_limit, zset_block, sliding_window_limit_coalesced)',
+      'coalesced_of(leaky_bucket_limit, string_block)',
+      'coalesced_of(approximate_sliding_window_limit, string_block)',
+    ]);
+  });
+
+  it('makes each algorithm file one whole local function, and no include under algorithms/ leaves algorithms/', () => {
+    const algorithms = join(src, 'algorithms');
+    const files = luaFiles(algorithms).filter((file) => !file.startsWith('algorithms/state-ops/'));
+    expect(files.length).toBeGreaterThanOrEqual(19);
+    const helpers = ['approximate-sliding-window-limit.roll.lua'];
+    for (const file of files) {
+      const text = readFileSync(join(src, file), 'utf8');
+      const functions = text.match(/^local function \w+\(/gm) ?? [];
+      if (!helpers.some((helper) => file.endsWith(helper))) {
+        expect([file, functions.length]).toEqual([file, 1]);
+      }
+      // Nothing but the function (and its includes and comments) at the top level.
+      const code = text.split('\n').filter((line) => line.trim() !== '' && !/^\s*--/.test(line));
+      const top = code.filter((line) => /^\S/.test(line));
+      expect([
+        file,
+        top.every((line) => /^(local function |local [\w, ]+( =|$)|end$)/.test(line)),
+      ]).toEqual([file, true]);
+    }
+    const leaving = luaFiles(algorithms).flatMap((file) =>
+      [...readFileSync(join(src, file), 'utf8').matchAll(/^--- @include "([^"]+)"/gm)]
+        .map((include) => relative(algorithms, resolve(dirname(join(src, file)), include[1])))
+        .filter((target) => target.startsWith('..'))
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(leaving).toEqual([]);
   });
 
   it.each([
@@ -67,33 +122,35 @@ describe('the engine library', () => {
     'algorithms/leaky-bucket-limit/leaky-bucket-limit.lua',
     'algorithms/concurrency-limit/concurrency-limit.lua',
     'algorithms/count-limit/count-limit.refund.lua',
-    'algorithms/count-limit/count-limit.coalesced.lua',
+    'algorithms/sliding-window-limit/sliding-window-limit.coalesced.lua',
     'algorithms/state-ops/coalesced.lua',
     'algorithms/state-ops/string-block.lua',
     'algorithms/state-ops/zset-block.lua',
-    'stores/redis/engine/prelude.lua',
+    'algorithms/state-ops/prelude.lua',
   ])('holds %s once, though several files include it', (file) => {
     expect(lua.split(withoutComments(file)).length - 1).toBe(1);
   });
 
-  it('finds every built-in algorithm and operation in its table', () => {
-    const table = /^local algorithms = \{\n([^}]*)\n\}$/m.exec(lua)?.[1] ?? '';
-    const entries = table
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean);
-    for (const algorithm of BUILT_IN_ALGORITHMS) {
-      const index = Number(BUILT_IN_ENGINE.indexOf(algorithm));
-      expect(entries[index - 1]).toBe(algorithm.luaName ?? algorithm.commandName);
-    }
-    expect(entries.slice(0, 6)).toEqual([
-      'limiterRateLimitWithBlock',
-      'limiterRateLimitPeek',
-      'reset_key',
-      'block_string_block_key',
-      'limiterRateLimitRefundWithBlock',
-      'limiterRateLimitChargeWithBlock',
+  it('finds every built-in algorithm and operation in its table, an entry a line in the order of the registry', () => {
+    const entries = tableOf(lua);
+    expect(entries).toHaveLength(LIBRARY_ENTRIES.length);
+    BUILT_IN_ALGORITHMS.forEach((algorithm, at) => {
+      expect(BUILT_IN_ENGINE.indexOf(algorithm)).toBe(String(at + 1));
+      expect(LIBRARY_ENTRIES[at].algorithm).toBe(algorithm);
+    });
+    // The token bucket's: its charge is its acquire's function without a timeout.
+    expect(entries.slice(0, 7)).toEqual([
+      'blockable_acquire(rate_limit, string_block)',
+      'peek_of(blockable_acquire(rate_limit, string_block), string_block)',
+      'reset_state',
+      'block_of(string_block)',
+      'adjust_of(rate_limit_refund, string_block)',
+      'adjust_of(rate_limit, string_block)',
+      'coalesced_of(rate_limit, string_block)',
     ]);
+    // The counter's acquire tries its two-command path first; the concurrency limit keeps its block.
+    expect(entries).toContain('blockable_acquire(count_limit, string_block, count_limit_incr)');
+    expect(entries).toContain('block_of(zset_block, true)');
   });
 
   it('runs as a script where Redis has no Functions: the same text, without its name and registrations', () => {

@@ -1,4 +1,4 @@
--- Helpers shared by every algorithm's function, written once at the top of the engine script.
+-- Helpers shared by every algorithm's function, written once at the top of the engine library.
 
 -- tostring keeps 14 significant digits and Redis truncates numbers in replies to
 -- integers: '%.17g' round-trips every double exactly. A whole number (a state in whole µs)
@@ -60,13 +60,86 @@ end
 -- The engine clears it before each entry.
 local created_key = nil
 
--- GET, or the value string_block.read found for this key in this entry.
+-- A write-back cell: while the generic coalescer (coalesced.lua) runs one acquire n times on
+-- `cell_key`, the acquire's reads and writes of that key through the helpers below go to the
+-- cell (its value, its TTL in ms as PTTL reads it, and a TTL a write set), and the cell is
+-- written back once after the n decisions: one read and one write, as n entries would leave
+-- the key. Outside it, each helper is its command.
+local cell_key, cell_value, cell_ttl, cell_px, cell_written = nil, nil, nil, nil, false
+
+-- GET, or the value string_block.read found for this key in this entry, or the cell's.
 local function get_state(key)
   if read_key == key then
     read_key = nil
     return read_value
   end
+  if cell_key == key then
+    return cell_value
+  end
   return redis.call('GET', key)
+end
+
+-- SET ... PX: the acquires' write of a string state.
+local function set_state(key, value, px)
+  if cell_key == key then
+    cell_value, cell_ttl, cell_px, cell_written = value, tonumber(px), px, true
+    return
+  end
+  redis.call('SET', key, value, 'PX', px)
+end
+
+-- INCRBY, its TTL kept (none for a key it creates).
+local function incr_state(key, by)
+  if cell_key == key then
+    if not cell_value then
+      cell_ttl = -1
+    end
+    local value = (tonumber(cell_value) or 0) + by
+    cell_value, cell_written = string.format('%d', value), true
+    return value
+  end
+  return redis.call('INCRBY', key, by)
+end
+
+-- PTTL, and PEXPIRE.
+local function state_ttl(key)
+  if cell_key == key then
+    if not cell_ttl then
+      cell_ttl = redis.call('PTTL', key)
+    end
+    return cell_ttl
+  end
+  return redis.call('PTTL', key)
+end
+
+local function expire_state(key, px)
+  if cell_key == key then
+    if cell_value then
+      cell_ttl, cell_px, cell_written = px, px, true
+    end
+    return
+  end
+  redis.call('PEXPIRE', key, px)
+end
+
+-- Opens the cell on `key` (its value read once: get_state), and closes it: what the
+-- acquires wrote, in one SET, with the TTL a write set, else the key's own (KEEPTTL).
+local function open_cell(key)
+  cell_value = get_state(key)
+  cell_key, cell_ttl, cell_px, cell_written = key, nil, nil, false
+end
+
+local function close_cell(write)
+  local key = cell_key
+  cell_key = nil
+  if not (write and cell_written) then
+    return
+  end
+  if cell_px then
+    redis.call('SET', key, cell_value, 'PX', cell_px)
+  else
+    redis.call('SET', key, cell_value, 'KEEPTTL')
+  end
 end
 
 -- ZRANGE 0 -1 WITHSCORES, or the members zset_block.read found for this key in this entry.
