@@ -3,7 +3,7 @@ import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { CompiledLimit, PlannedLimit } from '../compile/compiled-limit';
 import { LimitContext, SkipPredicate } from '../contracts/limit-context';
 import { InvalidResolvedOptionError } from '../compile/resolvable-options';
-import { LimitPlan } from '../compile/limit.explorer';
+import { LimitPlan } from '../compile/handler-routes';
 import { forContext } from '../context/context-exception';
 import { GuardedRequest, hasUser } from '../context/http-context';
 import { RequestLimitContext } from '../context/request-limit-context';

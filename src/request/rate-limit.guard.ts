@@ -19,7 +19,8 @@ import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { forContext } from '../context/context-exception';
 import { waitWhileConnected } from './concurrency-release';
 import { RequestLimitContext } from '../context/request-limit-context';
-import { LimitExplorer, LimitPlan } from '../compile/limit.explorer';
+import { LimitExplorer } from '../compile/limit.explorer';
+import { LimitPlan } from '../compile/handler-routes';
 import { keysOf } from './limit-keys';
 import { describeLimits, setRetryAfter } from './rate-limit-headers';
 import { denialMessage } from './denial-message';
@@ -65,7 +66,7 @@ export class RateLimitGuard implements CanActivate {
     /** The `allow` and `deny` networks; absent (a guard built by hand), none apply. */
     @Optional() private readonly networks?: NetworkPolicy,
     @Optional() listeners?: DecisionListeners,
-    @Optional() private readonly overload?: OverloadGates,
+    @Optional() overload?: OverloadGates,
   ) {
     this.headers = options.headers ?? 'legacy';
     this.decisions = new LimitDecisions(store, this.logger);
@@ -79,8 +80,7 @@ export class RateLimitGuard implements CanActivate {
   }
 
   private async activate(context: ExecutionContext): Promise<boolean> {
-    const plan = this.explorer.limitsFor(context.getClass(), context.getHandler());
-    const gate = this.overload?.gateFor(context.getClass(), context.getHandler());
+    const { plan, gate } = this.explorer.routes.of(context.getClass(), context.getHandler());
     if (plan.length === 0 && !this.networks?.active && !gate) return true;
     // Bound twice (the global guard and @UseGuards): the first decides, once per request. A
     // request Nest gives no object for has no ledger: each guard decides.
