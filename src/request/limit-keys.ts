@@ -1,6 +1,5 @@
 import {
   BadRequestException,
-  ExecutionContext,
   HttpException,
   InternalServerErrorException,
   Logger,
@@ -13,7 +12,7 @@ import {
 import { UserIdInvalidError, UserIdMalformedError } from '../keys/user-id';
 import { CompiledLimit } from '../compile/compiled-limit';
 import { RequestFacts } from '../keys/compile-key';
-import { forContext } from '../context/context-exception';
+import { GuardAnswer } from '../context/context-exception';
 
 /**
  * What a client is told when a value its limit's key needs is missing. The expression stays
@@ -38,7 +37,6 @@ const loggedMissing = new WeakSet<CompiledLimit['key']>();
 export function keysOf(
   limits: readonly CompiledLimit[],
   facts: RequestFacts,
-  context: ExecutionContext,
   logger: Logger,
 ): string[] {
   const keys: string[] = [];
@@ -47,7 +45,7 @@ export function keysOf(
       keys.push(limit.key(facts));
     } catch (error) {
       const answer = answerTo(error, limit, logger);
-      throw answer ? forContext(context, answer) : error;
+      throw answer ? new GuardAnswer(answer) : error;
     }
   }
   return keys;

@@ -16,17 +16,16 @@ import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { OUTSIDE_DENY_LIST } from '../rate-limiter.constants';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
-import { forContext } from '../context/context-exception';
+import { answeredFor, GuardAnswer } from '../context/context-exception';
 import { waitWhileConnected } from './concurrency-release';
 import { RequestLimitContext } from '../context/request-limit-context';
 import { LimitExplorer } from '../compile/limit.explorer';
 import { LimitPlan } from '../compile/handler-routes';
 import { keysOf } from './limit-keys';
-import { describeLimits, setRetryAfter } from './rate-limit-headers';
-import { denialMessage } from './denial-message';
+import { denialMessage, describeLimits, setRetryAfter } from './rate-limit-headers';
 import { reportOutcomes } from '../contracts/rate-limit-event';
 import { GuardedRequest, hasUser } from '../context/http-context';
-import { clientIp, readRequest } from '../context/request-facts';
+import { readRequest } from '../context/request-facts';
 import { Taken } from './taken-permits';
 import { settleAfterHandler } from './settlement';
 import { RequestLedger } from './request-ledger';
@@ -76,7 +75,7 @@ export class RateLimitGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): Promise<boolean> {
-    return decidedInTurn(context, () => this.activate(context));
+    return decidedInTurn(context, () => answeredFor(context, () => this.activate(context)));
   }
 
   private async activate(context: ExecutionContext): Promise<boolean> {
@@ -93,7 +92,7 @@ export class RateLimitGuard implements CanActivate {
       // allowed one is never limited, there included.
       const verdict = this.networks.verdictFor(clientIp(read));
       if (verdict === 'deny' && !Reflect.getMetadata(OUTSIDE_DENY_LIST, context.getClass())) {
-        throw this.answer(context, new ForbiddenException());
+        throw new GuardAnswer(new ForbiddenException());
       }
       if (verdict === 'allow') {
         for (const limit of plan) this.reports.skipped(limit);
@@ -120,7 +119,9 @@ export class RateLimitGuard implements CanActivate {
       // an auth guard bound after ours will set.
       ledger.leave('deferred', () =>
         decidedInTurn(context, () =>
-          this.enforce(plan, context, readRequest(context, this.options)),
+          answeredFor(context, () =>
+            this.enforce(plan, context, readRequest(context, this.options)),
+          ),
         ),
       );
       return true;
@@ -140,13 +141,13 @@ export class RateLimitGuard implements CanActivate {
   ): Promise<boolean> {
     const limits = await this.planLimits.of(plan, context, read);
     if (limits.length === 0) return true;
-    const keys = keysOf(limits, read.facts, context, this.logger);
+    const keys = keysOf(limits, read.facts, this.logger);
     const decided = await this.decisions.decide(limits, keys);
     const outcomes = decided.filter((outcome): outcome is Taken => outcome !== null);
     if (this.decisions.unansweredUnderDeny(limits, decided)) {
       reportOutcomes(this.reports.report, outcomes, true);
       await this.decisions.giveBack(outcomes);
-      throw this.answer(context, new ServiceUnavailableException('Rate limiting is unavailable'));
+      throw new GuardAnswer(new ServiceUnavailableException('Rate limiting is unavailable'));
     }
     if (outcomes.length === 0) return true; // store unavailable under 'allow'
     const enforced = plan.hasShadow
@@ -179,8 +180,7 @@ export class RateLimitGuard implements CanActivate {
     const message = this.options.errorMessage
       ? denialMessage(this.options.errorMessage, context, denied, retries, this.logger)
       : undefined;
-    throw this.answer(
-      context,
+    throw new GuardAnswer(
       this.createException(retryAfter, context, violated, message),
       retryAfterMs,
     );
@@ -204,24 +204,12 @@ export class RateLimitGuard implements CanActivate {
       // and run no handler for nobody. (Its concurrency slots went back when it closed.)
       // Everything it took goes back, the token bucket's reservation included.
       void this.decisions.giveBack(outcomes, false);
-      throw this.answer(context, new HttpException('Client Closed Request', CLIENT_CLOSED_REQUEST));
+      throw new GuardAnswer(new HttpException('Client Closed Request', CLIENT_CLOSED_REQUEST));
     }
     settleAfterHandler(context, response, outcomes, this.store, this.logger, () => {
       return new RequestLimitContext(context, read.request, facts);
     });
     return true;
-  }
-
-  /**
-   * What the guard throws: the HTTP answer, as the request's transport carries it (with the
-   * retry time where the transport has a place for it: gRPC metadata, an RPC error).
-   */
-  private answer(
-    context: ExecutionContext,
-    exception: HttpException,
-    retryAfterMs?: number,
-  ): Error {
-    return forContext(context, exception, retryAfterMs);
   }
 
   /**
@@ -239,5 +227,14 @@ export class RateLimitGuard implements CanActivate {
       return new RateLimitProblemException(retryAfterSeconds, violatedPolicies, message);
     }
     return new RateLimitExceededException(retryAfterSeconds, message);
+  }
+}
+
+/** The client address as IP keys see it; '' where the context has none to give. */
+function clientIp(read: GuardedRequest): string {
+  try {
+    return read.facts.ip;
+  } catch {
+    return ''; // a GraphQL context without its HTTP request: its limits say so themselves
   }
 }
