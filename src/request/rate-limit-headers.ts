@@ -158,11 +158,48 @@ export function setRetryAfter(response: any, retryAfterMs: number): number {
   return retryAfter;
 }
 
+/** What a denied request is told: when to retry, which limits denied it, and why. */
+interface Denial {
+  /** The `Retry-After` seconds (-1: never). */
+  retryAfter: number;
+  retryAfterMs: number;
+  violated: string[];
+  message?: string;
+}
+
+/**
+ * A denied request's answer, its `Retry-After` header set: the longest wait of the limits
+ * that denied it, or none (-1) when one can never pass, and the module's `errorMessage`.
+ */
+export function denialOf(
+  denied: readonly Taken[],
+  response: unknown,
+  context: ExecutionContext,
+  options: { errorMessage?: RateLimitErrorMessage },
+  logger: Logger,
+): Denial {
+  const retries = denied.map(
+    ({ limit, decision }) => limit.retryAfterMs?.(decision) ?? decision.retryAfterMs,
+  );
+  // A request costing more than a limit holds can never pass: no retry time is true.
+  const retryAfterMs = retries.some((ms) => ms < 0) ? -1 : Math.max(...retries);
+  const retryAfter = setRetryAfter(response, retryAfterMs);
+  const message = options.errorMessage
+    ? denialMessage(options.errorMessage, context, denied, retries, logger)
+    : undefined;
+  return {
+    retryAfter,
+    retryAfterMs,
+    violated: denied.map((outcome) => outcome.limit.name),
+    message,
+  };
+}
+
 /**
  * The module's `errorMessage` for a denial, told of the limit with the longest wait (the one
  * the client must wait out), or of one that can never pass (`retries` < 0) first.
  */
-export function denialMessage(
+function denialMessage(
   errorMessage: RateLimitErrorMessage,
   context: ExecutionContext,
   denied: readonly Taken[],

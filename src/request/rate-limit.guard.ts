@@ -22,7 +22,7 @@ import { RequestLimitContext } from '../context/request-limit-context';
 import { LimitExplorer } from '../compile/limit.explorer';
 import { LimitPlan } from '../compile/handler-routes';
 import { keysOf } from './limit-keys';
-import { denialMessage, describeLimits, setRetryAfter } from './rate-limit-headers';
+import { denialOf, describeLimits } from './rate-limit-headers';
 import { reportOutcomes } from '../contracts/rate-limit-event';
 import { GuardedRequest, hasUser } from '../context/http-context';
 import { readRequest } from '../context/request-facts';
@@ -158,32 +158,17 @@ export class RateLimitGuard implements CanActivate {
     if (enforced.length > 0 && read.response && this.headers !== false) {
       describeLimits(read.response, this.headers, enforced, denied);
     }
-    if (denied.length > 0) return this.refuse(outcomes, denied, context, read.response);
+    if (denied.length > 0) {
+      // All or nothing: a denied request keeps nothing any other limit gave it; then 429.
+      await this.decisions.giveBack(outcomes);
+      const denial = denialOf(denied, read.response, context, this.options, this.logger);
+      const { retryAfter, violated, message, retryAfterMs } = denial;
+      throw new GuardAnswer(
+        this.createException(retryAfter, context, violated, message),
+        retryAfterMs,
+      );
+    }
     return this.admit(outcomes, enforced, context, read);
-  }
-
-  /** A denied request: all or nothing, it keeps nothing any other limit gave it; then 429. */
-  private async refuse(
-    outcomes: Taken[],
-    denied: Taken[],
-    context: ExecutionContext,
-    response: unknown,
-  ): Promise<never> {
-    await this.decisions.giveBack(outcomes);
-    const retries = denied.map(
-      ({ limit, decision }) => limit.retryAfterMs?.(decision) ?? decision.retryAfterMs,
-    );
-    // A request costing more than a limit holds can never pass: no retry time is true.
-    const retryAfterMs = retries.some((ms) => ms < 0) ? -1 : Math.max(...retries);
-    const violated = denied.map((outcome) => outcome.limit.name);
-    const retryAfter = setRetryAfter(response, retryAfterMs);
-    const message = this.options.errorMessage
-      ? denialMessage(this.options.errorMessage, context, denied, retries, this.logger)
-      : undefined;
-    throw new GuardAnswer(
-      this.createException(retryAfter, context, violated, message),
-      retryAfterMs,
-    );
   }
 
   /**
