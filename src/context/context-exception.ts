@@ -1,7 +1,7 @@
 import { ExecutionContext, HttpException } from '@nestjs/common';
 import { optionalExport } from '../optional-package';
 import { toGraphQLError } from './graphql-context';
-import { wsRefusalBody } from './ws-context';
+import { answerInTurn, wsRefusalBody } from './ws-context';
 
 type ExceptionClass = new (error: string | object) => Error;
 
@@ -23,7 +23,8 @@ export class GuardAnswer extends Error {
 
 /**
  * Runs the guard's steps for one request; a GuardAnswer one of them throws is thrown in the
- * form of the request's transport (forContext). Anything else goes on as it came.
+ * form of the request's transport (forContext), and on a gateway message told to its client
+ * in turn first (ws-context.ts's answerInTurn). Anything else goes on as it came.
  */
 export async function answeredFor<T>(
   context: ExecutionContext,
@@ -32,9 +33,12 @@ export async function answeredFor<T>(
   try {
     return await steps();
   } catch (error) {
-    if (error instanceof GuardAnswer)
-      throw forContext(context, error.exception, error.retryAfterMs);
-    throw error;
+    const answer =
+      error instanceof GuardAnswer
+        ? forContext(context, error.exception, error.retryAfterMs)
+        : error;
+    if (context.getType() === 'ws') await answerInTurn(context, answer);
+    throw answer;
   }
 }
 

@@ -91,20 +91,6 @@ export function wsRefusalBody(context: ExecutionContext, body: string | object):
  * answers are out; and refusals stay in the order they were decided. The caller rethrows
  * the refusal after this, for Nest's filter.
  */
-/** Runs a guard's decision; on a gateway, a refusal is told to its client in turn first. */
-export async function decidedInTurn(
-  context: ExecutionContext,
-  decide: () => Promise<boolean>,
-): Promise<boolean> {
-  if (context.getType() !== 'ws') return decide();
-  try {
-    return await decide();
-  } catch (refusal) {
-    await answerInTurn(context, refusal);
-    throw refusal;
-  }
-}
-
 export async function answerInTurn(context: ExecutionContext, refusal: unknown): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
   const body = (refusal as { getError?: () => unknown } | undefined)?.getError?.();

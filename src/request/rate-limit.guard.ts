@@ -34,7 +34,6 @@ import { DecisionListeners } from './decision-listeners';
 import { LimitDecisions } from './limit-decisions';
 import { DecisionReports } from './decision-reports';
 import { PlanLimits } from './plan-limits';
-import { decidedInTurn } from '../context/ws-context';
 import { OverloadGates } from '../compile/overload-gates';
 import { OverloadGuard } from './overload-guard';
 
@@ -75,7 +74,7 @@ export class RateLimitGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): Promise<boolean> {
-    return decidedInTurn(context, () => answeredFor(context, () => this.activate(context)));
+    return answeredFor(context, () => this.activate(context));
   }
 
   private async activate(context: ExecutionContext): Promise<boolean> {
@@ -118,11 +117,7 @@ export class RateLimitGuard implements CanActivate {
       // Left to RateLimitInterceptor, which runs after every guard: a USER limit whose user
       // an auth guard bound after ours will set.
       ledger.leave('deferred', () =>
-        decidedInTurn(context, () =>
-          answeredFor(context, () =>
-            this.enforce(plan, context, readRequest(context, this.options)),
-          ),
-        ),
+        answeredFor(context, () => this.enforce(plan, context, readRequest(context, this.options))),
       );
       return true;
     }
