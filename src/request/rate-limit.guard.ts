@@ -17,8 +17,6 @@ import { OUTSIDE_DENY_LIST } from '../rate-limiter.constants';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { answeredFor, GuardAnswer } from '../context/context-exception';
-import { waitWhileConnected } from './concurrency-release';
-import { RequestLimitContext } from '../context/request-limit-context';
 import { LimitExplorer } from '../compile/limit.explorer';
 import { LimitPlan } from '../compile/handler-routes';
 import { keysOf } from './limit-keys';
@@ -27,7 +25,6 @@ import { reportOutcomes } from '../contracts/rate-limit-event';
 import { GuardedRequest, hasUser } from '../context/http-context';
 import { readRequest } from '../context/request-facts';
 import { Taken } from './taken-permits';
-import { settleAfterHandler } from './settlement';
 import { RequestLedger } from './request-ledger';
 import { interceptorBoundFor } from './rate-limit.interceptor';
 import { DecisionListeners } from './decision-listeners';
@@ -36,9 +33,6 @@ import { DecisionReports } from './decision-reports';
 import { PlanLimits } from './plan-limits';
 import { OverloadGates } from '../compile/overload-gates';
 import { OverloadGuard } from './overload-guard';
-
-/** nginx's status for a request whose client closed the connection before the answer. */
-const CLIENT_CLOSED_REQUEST = 499;
 
 /**
  * Enforces every limit declared on a handler and its class. All limits are decided
@@ -59,7 +53,7 @@ export class RateLimitGuard implements CanActivate {
 
   constructor(
     private readonly explorer: LimitExplorer,
-    private readonly store: FailurePolicyStore,
+    store: FailurePolicyStore,
     @Inject(RATE_LIMITER_OPTIONS) private readonly options: RateLimiterModuleOptions,
     /** The `allow` and `deny` networks; absent (a guard built by hand), none apply. */
     @Optional() private readonly networks?: NetworkPolicy,
@@ -100,28 +94,10 @@ export class RateLimitGuard implements CanActivate {
     }
     // The server's own limit first: a request it refuses costs the store nothing.
     if (gate) {
-      const limits = () => this.limitsOf(plan, context, read, ledger);
+      const limits = () => this.enforce(plan, context, read, ledger);
       return this.overloadGuard.around(gate, context, read, limits);
     }
-    return this.limitsOf(plan, context, read, ledger);
-  }
-
-  private async limitsOf(
-    plan: LimitPlan,
-    context: ExecutionContext,
-    read: GuardedRequest,
-    ledger?: RequestLedger,
-  ): Promise<boolean> {
-    if (plan.length === 0) return true;
-    if (plan.readsUser && !hasUser(read) && ledger && interceptorBoundFor(context)) {
-      // Left to RateLimitInterceptor, which runs after every guard: a USER limit whose user
-      // an auth guard bound after ours will set.
-      ledger.leave('deferred', () =>
-        answeredFor(context, () => this.enforce(plan, context, readRequest(context, this.options))),
-      );
-      return true;
-    }
-    return this.enforce(plan, context, read);
+    return this.enforce(plan, context, read, ledger);
   }
 
   /**
@@ -133,7 +109,18 @@ export class RateLimitGuard implements CanActivate {
     plan: LimitPlan,
     context: ExecutionContext,
     read: GuardedRequest,
+    /** The request's ledger, where a decision can be left for later; none once it was. */
+    ledger?: RequestLedger,
   ): Promise<boolean> {
+    if (plan.length === 0) return true;
+    if (plan.readsUser && !hasUser(read) && ledger && interceptorBoundFor(context)) {
+      // Left to RateLimitInterceptor, which runs after every guard: a USER limit whose user
+      // an auth guard bound after ours will set.
+      ledger.leave('deferred', () =>
+        answeredFor(context, () => this.enforce(plan, context, readRequest(context, this.options))),
+      );
+      return true;
+    }
     const limits = await this.planLimits.of(plan, context, read);
     if (limits.length === 0) return true;
     const keys = keysOf(limits, read.facts, this.logger);
@@ -163,33 +150,7 @@ export class RateLimitGuard implements CanActivate {
         retryAfterMs,
       );
     }
-    return this.admit(outcomes, enforced, context, read);
-  }
-
-  /**
-   * An allowed request: its slots held until its work is over, its reservation waited for
-   * (while its client stays), its `count` and `settle` left to settle after the handler.
-   */
-  private async admit(
-    outcomes: Taken[],
-    enforced: Taken[],
-    context: ExecutionContext,
-    read: GuardedRequest,
-  ): Promise<boolean> {
-    const { response, facts } = read;
-    this.decisions.holdSlots(outcomes, context, response);
-    const waitMs = Math.max(0, ...enforced.map((outcome) => outcome.decision.waitMs));
-    if (waitMs > 0 && !(await waitWhileConnected(this.store.sleep(waitMs), response))) {
-      // The client left while waiting for its slot: give the slot to the next request now,
-      // and run no handler for nobody. (Its concurrency slots went back when it closed.)
-      // Everything it took goes back, the token bucket's reservation included.
-      void this.decisions.giveBack(outcomes, false);
-      throw new GuardAnswer(new HttpException('Client Closed Request', CLIENT_CLOSED_REQUEST));
-    }
-    settleAfterHandler(context, response, outcomes, this.store, this.logger, () => {
-      return new RequestLimitContext(context, read.request, facts);
-    });
-    return true;
+    return this.decisions.admitAllowed(outcomes, enforced, context, read);
   }
 
   /**
