@@ -1,4 +1,5 @@
 import { ExecutionContext, HttpException } from '@nestjs/common';
+import { GuardAnswer } from '../errors/guard-answer';
 import { optionalExport } from '../optional-package';
 import { toGraphQLError } from './graphql-context';
 import { nestFilterSendsToWs } from './nest-ws-filter';
@@ -6,20 +7,6 @@ import { nestFilterSendsToWs } from './nest-ws-filter';
 type ExceptionClass = new (error: string | object) => Error;
 
 let wsException: ExceptionClass | undefined | null = null;
-
-/**
- * An answer a step of the guard gives (a refusal, a 400 for a key, a 503): the HTTP
- * exception, with a denial's retry time. The guard's steps throw it as is, knowing nothing
- * of transports; `answeredFor` throws it once, as the request's transport carries it.
- */
-export class GuardAnswer extends Error {
-  constructor(
-    readonly exception: HttpException,
-    readonly retryAfterMs?: number,
-  ) {
-    super(exception.message);
-  }
-}
 
 /**
  * Runs the guard's steps for one request; a GuardAnswer one of them throws is thrown in the

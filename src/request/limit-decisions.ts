@@ -3,7 +3,7 @@ import { Decision } from '../contracts/decision';
 import { DecisionGroup } from '../contracts/decision-group';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { CompiledLimit } from '../compile/compiled-limit';
-import { GuardAnswer } from '../context/context-exception';
+import { GuardAnswer } from '../errors/guard-answer';
 import { GuardedRequest } from '../context/http-context';
 import { RequestLimitContext } from '../context/request-limit-context';
 import { holdUntilDone, once, waitWhileConnected } from './concurrency-release';

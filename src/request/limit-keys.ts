@@ -12,7 +12,7 @@ import {
 import { UserIdInvalidError, UserIdMalformedError } from '../keys/user-id';
 import { CompiledLimit } from '../compile/compiled-limit';
 import { RequestFacts } from '../keys/compile-key';
-import { GuardAnswer } from '../context/context-exception';
+import { GuardAnswer } from '../errors/guard-answer';
 
 /**
  * What a client is told when a value its limit's key needs is missing. The expression stays

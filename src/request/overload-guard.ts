@@ -1,5 +1,5 @@
 import { ExecutionContext } from '@nestjs/common';
-import { GuardAnswer } from '../context/context-exception';
+import { GuardAnswer } from '../errors/guard-answer';
 import { GuardedRequest } from '../context/http-context';
 import { OverloadException, OverloadProblemException } from '../errors/overload.exception';
 import type { HandlerGate, OverloadGates } from '../compile/overload-gates';

@@ -4,7 +4,7 @@ import { CompiledLimit, PlannedLimit } from '../compile/compiled-limit';
 import { LimitContext, SkipPredicate } from '../contracts/limit-context';
 import { InvalidResolvedOptionError } from '../compile/resolvable-options';
 import { LimitPlan } from '../compile/handler-routes';
-import { GuardAnswer } from '../context/context-exception';
+import { GuardAnswer } from '../errors/guard-answer';
 import { GuardedRequest, hasUser } from '../context/http-context';
 import { RequestLimitContext } from '../context/request-limit-context';
 import { limiterMessages } from '../rate-limiter.messages';
