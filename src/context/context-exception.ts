@@ -9,24 +9,15 @@ type ExceptionClass = new (error: string | object) => Error;
 let wsException: ExceptionClass | undefined | null = null;
 
 /**
- * Runs the guard's steps for one request; a GuardAnswer one of them throws is thrown in the
- * form of the request's transport (forContext), and on a gateway message told to its client
- * in turn first (answerInTurn, below). Anything else goes on as it came.
+ * What the guard throws for an error one of its steps threw: a GuardAnswer in the form of
+ * the request's transport (forContext), on a gateway message told to its client in turn
+ * first (answerInTurn, below); anything else as it came.
  */
-export async function answeredFor<T>(
-  context: ExecutionContext,
-  steps: () => Promise<T>,
-): Promise<T> {
-  try {
-    return await steps();
-  } catch (error) {
-    const answer =
-      error instanceof GuardAnswer
-        ? forContext(context, error.exception, error.retryAfterMs)
-        : error;
-    if (context.getType() === 'ws') await answerInTurn(context, answer);
-    throw answer;
-  }
+export async function answerFor(context: ExecutionContext, error: unknown): Promise<unknown> {
+  const answer =
+    error instanceof GuardAnswer ? forContext(context, error.exception, error.retryAfterMs) : error;
+  if (context.getType() === 'ws') await answerInTurn(context, answer);
+  return answer;
 }
 
 /**

@@ -16,7 +16,7 @@ import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { OUTSIDE_DENY_LIST } from '../rate-limiter.constants';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
-import { answeredFor } from '../context/context-exception';
+import { answerFor } from '../context/context-exception';
 import { GuardAnswer } from '../errors/guard-answer';
 import { LimitExplorer } from '../compile/limit.explorer';
 import { LimitPlan } from '../compile/handler-routes';
@@ -69,7 +69,19 @@ export class RateLimitGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): Promise<boolean> {
-    return answeredFor(context, () => this.activate(context));
+    return this.answered(context, () => this.activate(context));
+  }
+
+  /** Runs the guard's steps for one request; what they throw leaves as its transport carries it. */
+  private async answered(
+    context: ExecutionContext,
+    steps: () => Promise<boolean>,
+  ): Promise<boolean> {
+    try {
+      return await steps();
+    } catch (error) {
+      throw await answerFor(context, error);
+    }
   }
 
   private async activate(context: ExecutionContext): Promise<boolean> {
@@ -118,7 +130,9 @@ export class RateLimitGuard implements CanActivate {
       // Left to RateLimitInterceptor, which runs after every guard: a USER limit whose user
       // an auth guard bound after ours will set.
       ledger.leave('deferred', () =>
-        answeredFor(context, () => this.enforce(plan, context, readRequest(context, this.options))),
+        this.answered(context, () =>
+          this.enforce(plan, context, readRequest(context, this.options)),
+        ),
       );
       return true;
     }
