@@ -1,9 +1,4 @@
-import {
-  BadRequestException,
-  HttpException,
-  InternalServerErrorException,
-  Logger,
-} from '@nestjs/common';
+import { BadRequestException, InternalServerErrorException, Logger } from '@nestjs/common';
 import {
   KeyValueConflictError,
   KeyValueInvalidError,
@@ -44,33 +39,27 @@ export function keysOf(
     try {
       keys.push(limit.key(facts));
     } catch (error) {
-      const answer = answerTo(error, limit, logger);
-      throw answer ? new GuardAnswer(answer) : error;
+      // 400 for the client's value, 500 for the app's; anything else is no key's to answer.
+      if (error instanceof KeyValueMissingError) {
+        if (!loggedMissing.has(limit.key)) {
+          loggedMissing.add(limit.key);
+          logger.warn(`${limit.where}: ${error.message}: answered 400 (logged once per limit)`);
+        }
+        throw new GuardAnswer(new BadRequestException(MISSING_KEY_VALUE));
+      }
+      if (
+        error instanceof KeyValueInvalidError ||
+        error instanceof KeyValueConflictError ||
+        error instanceof UserIdMalformedError
+      ) {
+        throw new GuardAnswer(new BadRequestException(error.message));
+      }
+      if (error instanceof UserIdInvalidError) {
+        logger.error(`${limit.where}: ${error.message}`);
+        throw new GuardAnswer(new InternalServerErrorException());
+      }
+      throw error;
     }
   }
   return keys;
-}
-
-/** The answer to a key that could not be built: 400 for the client's value, 500 for the app's. */
-function answerTo(error: unknown, limit: CompiledLimit, logger: Logger): HttpException | undefined {
-  if (error instanceof KeyValueMissingError) {
-    const id = limit.key;
-    if (!loggedMissing.has(id)) {
-      loggedMissing.add(id);
-      logger.warn(`${limit.where}: ${error.message}: answered 400 (logged once per limit)`);
-    }
-    return new BadRequestException(MISSING_KEY_VALUE);
-  }
-  if (
-    error instanceof KeyValueInvalidError ||
-    error instanceof KeyValueConflictError ||
-    error instanceof UserIdMalformedError
-  ) {
-    return new BadRequestException(error.message);
-  }
-  if (error instanceof UserIdInvalidError) {
-    logger.error(`${limit.where}: ${error.message}`);
-    return new InternalServerErrorException();
-  }
-  return undefined;
 }
