@@ -47,19 +47,6 @@ export class LimitDecisions {
   }
 
   /**
-   * Whether a limit the store could not answer must refuse the request: its policy (its own,
-   * else the module's) is 'deny'. A shadow limit never refuses, not even then.
-   */
-  unansweredUnderDeny(limits: readonly CompiledLimit[], decided: (Taken | null)[]): boolean {
-    return decided.some(
-      (outcome, i) =>
-        outcome === null &&
-        !limits[i].shadow &&
-        (limits[i].onStoreError ?? this.store.policy) === 'deny',
-    );
-  }
-
-  /**
    * All or nothing: a request that will not run keeps nothing its limits gave it, slots
    * included. `slots` false leaves the slots alone (they went back when the client left).
    */

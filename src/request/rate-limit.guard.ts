@@ -54,7 +54,7 @@ export class RateLimitGuard implements CanActivate {
 
   constructor(
     private readonly explorer: LimitExplorer,
-    store: FailurePolicyStore,
+    private readonly store: FailurePolicyStore,
     @Inject(RATE_LIMITER_OPTIONS) private readonly options: RateLimiterModuleOptions,
     /** The `allow` and `deny` networks; absent (a guard built by hand), none apply. */
     @Optional() private readonly networks?: NetworkPolicy,
@@ -141,7 +141,15 @@ export class RateLimitGuard implements CanActivate {
     const keys = keysOf(limits, read.facts, this.logger);
     const decided = await this.decisions.decide(limits, keys);
     const outcomes = decided.filter((outcome): outcome is Taken => outcome !== null);
-    if (this.decisions.unansweredUnderDeny(limits, decided)) {
+    // A limit the store could not answer refuses the request where its policy (its own, else
+    // the module's) is 'deny'. A shadow limit never refuses, not even then.
+    const unansweredUnderDeny = decided.some(
+      (outcome, i) =>
+        outcome === null &&
+        !limits[i].shadow &&
+        (limits[i].onStoreError ?? this.store.policy) === 'deny',
+    );
+    if (unansweredUnderDeny) {
       reportOutcomes(this.reports.report, outcomes, true);
       await this.decisions.giveBack(outcomes);
       throw new GuardAnswer(new ServiceUnavailableException('Rate limiting is unavailable'));
