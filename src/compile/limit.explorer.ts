@@ -1,6 +1,5 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { readLimits } from '../decorators/limit-metadata.accessor';
 import { defaultDefinitions } from './default-limits';
 import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { RateLimiterModuleOptions } from '../rate-limiter.options';
@@ -12,20 +11,9 @@ import { PlannedLimit } from './compiled-limit';
 import { HandlerCompile, handlerLimits } from './handler-definitions';
 import { checkOverrides, LimitOverrides } from './limit-overrides';
 import { isConnectionHandler } from './connection-handler';
-
-/**
- * A handler's compiled limits. `dynamic` says the guard needs the request's
- * `LimitContext` (a `skip` predicate or an option that is a function somewhere); a plan
- * without it does no more work per request than one before those existed.
- */
-export interface LimitPlan extends ReadonlyArray<PlannedLimit> {
-  readonly dynamic: boolean;
-  readonly hasShadow: boolean;
-  /** Some key depends on the user: decided after the app's own guards (RateLimitInterceptor decides them). */
-  readonly readsUser: boolean;
-  /** Some limit has work after the guard (see PlannedLimit's `afterHandler`). */
-  readonly afterHandler: boolean;
-}
+import { isProviderHandler } from './provider-handler';
+import { OverloadGates } from './overload-gates';
+import { HandlerRoute, HandlerRoutes, LimitPlan } from './handler-routes';
 
 const NO_LIMITS: LimitPlan = Object.freeze(
   Object.assign([], {
@@ -43,13 +31,16 @@ const NO_CLASS = Object.freeze({});
  * Compiles every controller handler and every decorated provider method (resolvers,
  * gateways) once, when the application initialises: options are
  * validated and key templates parsed there, so a mistake fails start-up naming the class,
- * method and option, and the guard does two map lookups per request. Plans are kept per
- * controller and handler: a method inherited by two controllers gets each one's class limits
- * and key names.
+ * method and option, and the guard looks its handler's route (plan and overload gate) up
+ * once per request (handler-routes.ts). Plans are kept per controller and handler: a method
+ * inherited by two controllers gets each one's class limits and key names.
  */
 @Injectable()
 export class LimitExplorer implements OnModuleInit {
-  private plans = new Map<Function, Map<Function, LimitPlan>>();
+  /** Every handler's plan and gate: what the guard reads, per request. */
+  routes = new HandlerRoutes((controller, handler) =>
+    this.compile(controller, handler, handler.name),
+  );
   private overrides: LimitOverrides = new Map();
   /** Every handler with limits, so overrides can compile them again. */
   private readonly handlers: { controller: Function; handler: Function; methodName: string }[] = [];
@@ -63,6 +54,8 @@ export class LimitExplorer implements OnModuleInit {
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     @Inject(RATE_LIMITER_OPTIONS) private readonly options: RateLimiterModuleOptions,
+    /** The overload gates; absent (an explorer built by hand), no handler passes one. */
+    @Optional() private readonly overload?: OverloadGates,
   ) {
     this.defaults = defaultDefinitions(options.defaults, 'RateLimiterModule');
   }
@@ -76,10 +69,9 @@ export class LimitExplorer implements OnModuleInit {
       if (!prototype) continue;
       for (const name of this.scanner.getAllMethodNames(prototype)) {
         const handler = prototype[name];
-        if (typeof handler !== 'function' || this.plans.get(metatype)?.has(handler)) continue;
-        // A provider's undecorated method (a service's, mostly) has only the defaults: it is
-        // planned on first use, if a resolver or gateway method ever is one.
-        if (!controllers.has(wrapper) && readLimits(metatype, handler).length === 0) continue;
+        if (typeof handler !== 'function' || this.routes.has(metatype, handler)) continue;
+        // A provider's method that is no handler the guard runs for (a service's) is left out.
+        if (!controllers.has(wrapper) && !isProviderHandler(metatype, handler)) continue;
         this.compile(metatype, handler, name);
       }
     }
@@ -116,9 +108,7 @@ export class LimitExplorer implements OnModuleInit {
   /** Every limit of every handler compiled so far, overrides applied. */
   allLimits(): PlannedLimit[] {
     const limits: PlannedLimit[] = [];
-    for (const byHandler of this.plans.values()) {
-      for (const plan of byHandler.values()) limits.push(...plan);
-    }
+    for (const plan of this.routes.plans()) limits.push(...plan);
     return limits;
   }
 
@@ -130,20 +120,18 @@ export class LimitExplorer implements OnModuleInit {
    */
   applyOverrides(overrides: LimitOverrides, dryRun = false): void {
     checkOverrides(overrides);
-    const [previousPlans, previousOverrides] = [this.plans, this.overrides];
-    this.plans = new Map(
-      [...previousPlans].map(([controller, byHandler]) => [controller, new Map(byHandler)]),
-    );
+    const [previousRoutes, previousOverrides] = [this.routes, this.overrides];
+    this.routes = previousRoutes.copy();
     this.overrides = overrides;
     try {
       for (const { controller, handler, methodName } of this.handlers) {
         this.compile(controller, handler, methodName, false);
       }
     } catch (error) {
-      [this.plans, this.overrides] = [previousPlans, previousOverrides];
+      [this.routes, this.overrides] = [previousRoutes, previousOverrides];
       throw error;
     }
-    if (dryRun) [this.plans, this.overrides] = [previousPlans, previousOverrides];
+    if (dryRun) [this.routes, this.overrides] = [previousRoutes, previousOverrides];
   }
 
   /**
@@ -160,26 +148,18 @@ export class LimitExplorer implements OnModuleInit {
     }
   }
 
-  /** The compiled limits of a handler; one that was not discovered is compiled on first use. */
-  limitsFor(controller: Function, handler: Function): LimitPlan {
-    return (
-      this.plans.get(controller)?.get(handler) ?? this.compile(controller, handler, handler.name)
-    );
-  }
-
   private compile(
     controller: Function,
     handler: Function,
     methodName: string,
     firstTime = true,
-  ): LimitPlan {
+  ): HandlerRoute {
     const limits = this.compileHandler(controller, handler, methodName);
     if (firstTime && limits.length > 0) this.handlers.push({ controller, handler, methodName });
     const plan = limits.length === 0 ? NO_LIMITS : this.planOf(limits);
-    let byHandler = this.plans.get(controller);
-    if (!byHandler) this.plans.set(controller, (byHandler = new Map()));
-    byHandler.set(handler, plan);
-    return plan;
+    const route = { plan, gate: this.overload?.gateFor(controller, handler) };
+    this.routes.set(controller, handler, route);
+    return route;
   }
 
   private planOf(limits: PlannedLimit[]): LimitPlan {

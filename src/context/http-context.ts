@@ -1,11 +1,11 @@
-import { ExecutionContext } from '@nestjs/common';
+import { ExecutionContext, Logger } from '@nestjs/common';
 import { DEFAULT_IPV6_SUBNET, ipForKey } from '../keys/ip-subnet';
 import { normalizeClientIp } from '../keys/client-ip';
 import { RequestFacts } from '../keys/compile-key';
 import { KeyContext } from '../keys/key-template.evaluator';
 import { toUserId } from '../keys/user-id';
 import { RequestReadingOptions } from './request-reading.options';
-import { warnIfProxyUntrusted } from './untrusted-proxy.check';
+import { limiterMessages } from '../rate-limiter.messages';
 
 export const EMPTY = Object.freeze({});
 
@@ -92,7 +92,7 @@ export function ipv6SubnetOf(options: RequestReadingOptions): number | false {
   return options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET;
 }
 
-/** `req.ip`, after a look at whether a proxy in front goes unnoticed (untrusted-proxy.check.ts). */
+/** `req.ip`, after a look at whether a proxy in front goes unnoticed (warnIfProxyUntrusted, below). */
 function proxiedIp(request: any, options: RequestReadingOptions): unknown {
   const ip = request.ip;
   warnIfProxyUntrusted(request, String(ip ?? ''), options);
@@ -136,4 +136,30 @@ export function httpRequestOf(context: ExecutionContext): any {
 /** What `switchToHttp().getResponse()` returns, the second argument (see httpRequestOf). */
 export function httpResponseOf(context: ExecutionContext): any {
   return context.getArgByIndex(1);
+}
+
+/** The options of the apps that were told: once per app, not per request. */
+const told = new WeakSet<object>();
+
+/**
+ * Whether the app trusts proxies to name the client: Express's `trust proxy` setting;
+ * Fastify's `trustProxy`, without which its requests have no `ips`. Undefined for a request
+ * of neither.
+ */
+function trustsProxies(request: any): boolean | undefined {
+  if (typeof request?.app?.get === 'function') return Boolean(request.app.get('trust proxy'));
+  if (request?.raw !== undefined) return request.ips !== undefined;
+  return undefined;
+}
+
+/**
+ * A request that came through a proxy (it carries X-Forwarded-For) to an app that trusts no
+ * proxy is keyed by the proxy's address: every client behind it shares one IP limit. Said
+ * once per app (`appOptions`, the module's options, stands for the app), with the fix.
+ */
+function warnIfProxyUntrusted(request: any, ip: string, appOptions: object): void {
+  if (told.has(appOptions) || request?.headers?.['x-forwarded-for'] === undefined) return;
+  if (trustsProxies(request) !== false) return;
+  told.add(appOptions);
+  new Logger('RateLimiter').warn(limiterMessages.untrustedProxy(ip));
 }

@@ -65,12 +65,3 @@ function rpcPeerAddress(context: ExecutionContext, carrier: any): unknown {
   const host = bracketed ?? unprefixed.replace(/:\d+$/, '');
   return ipv4Bits(host) !== undefined || ipv6Bits(host) !== undefined ? host : undefined;
 }
-
-/** The client address as IP keys see it; '' where the context has none to give. */
-export function clientIp(read: GuardedRequest): string {
-  try {
-    return read.facts.ip;
-  } catch {
-    return ''; // a GraphQL context without its HTTP request: its limits say so themselves
-  }
-}

@@ -1,7 +1,6 @@
 import { ExecutionContext } from '@nestjs/common';
 import { RequestReadingOptions } from './request-reading.options';
 import { defaultUser, EMPTY, GuardedRequest, ipv6SubnetOf, LazyFacts } from './http-context';
-import { nestFilterSendsToWs } from './nest-ws-filter';
 
 /**
  * The address of a WebSocket client: socket.io's handshake address, or the TCP peer of a
@@ -54,80 +53,4 @@ export function readWs(context: ExecutionContext, options: RequestReadingOptions
     ipv6SubnetOf(options),
   );
   return { facts, request: client };
-}
-
-const OPEN = 1;
-
-/**
- * The event a gateway message came as: Nest puts it last in the handler's arguments,
- * after the client, the data and (socket.io) the acknowledgement. A connection's arguments
- * (connection-limits.ts) are the client and its handshake data alone: no event.
- */
-function eventOf(context: ExecutionContext): string | undefined {
-  const args = context.getArgs();
-  const last: unknown = args[args.length - 1];
-  return args.length > 2 && typeof last === 'string' ? last : undefined;
-}
-
-/** The socket.io acknowledgement the client asked for with its message, if it did. */
-function acknowledgementOf(context: ExecutionContext): ((answer: unknown) => void) | undefined {
-  const args = context.getArgs();
-  const ack: unknown = args.length > 3 ? args[2] : undefined;
-  return typeof ack === 'function' ? (ack as (answer: unknown) => void) : undefined;
-}
-
-/** A refusal's body on a gateway message: it names the event refused, so the client knows which. */
-export function wsRefusalBody(context: ExecutionContext, body: string | object): string | object {
-  const event = eventOf(context);
-  return event !== undefined && typeof body === 'object' ? { ...body, event } : body;
-}
-
-/**
- * Tells a gateway message's client that it was refused, in turn: after the answers of the
- * socket's earlier messages. Those are on their way through Nest's handler pipeline (pipes,
- * interceptors, the handler, the adapter's send), which takes more steps than a refusal, so
- * a refusal sent at once would pass them (seven denials before the three replies they
- * followed). Their decisions arrived first, so after the turn of the event loop their
- * answers are out; and refusals stay in the order they were decided. The caller rethrows
- * the refusal after this, for Nest's filter.
- */
-/** Runs a guard's decision; on a gateway, a refusal is told to its client in turn first. */
-export async function decidedInTurn(
-  context: ExecutionContext,
-  decide: () => Promise<boolean>,
-): Promise<boolean> {
-  if (context.getType() !== 'ws') return decide();
-  try {
-    return await decide();
-  } catch (refusal) {
-    await answerInTurn(context, refusal);
-    throw refusal;
-  }
-}
-
-export async function answerInTurn(context: ExecutionContext, refusal: unknown): Promise<void> {
-  await new Promise((resolve) => setImmediate(resolve));
-  const body = (refusal as { getError?: () => unknown } | undefined)?.getError?.();
-  if (body !== undefined) sendToWsClient(context, body);
-}
-
-/**
- * Tells the client of a refusal where Nest's WebSocket exception filter cannot: the filter
- * calls `client.emit('exception', ...)`, which on socket.io sends it but on a `ws` socket
- * (platform-ws) only fires a local event, so a `ws` client is sent
- * `{ event: 'exception', data }` here. A socket.io client that asked for an acknowledgement
- * gets the body as its answer (else it would wait for one forever); the filter sends it the
- * `exception` event as well.
- */
-function sendToWsClient(context: ExecutionContext, body: unknown): void {
-  const client = context.switchToWs().getClient();
-  if (!client) return;
-  if (client.handshake !== undefined) return void acknowledgementOf(context)?.(body);
-  if (typeof client.send !== 'function' || client.readyState !== OPEN) return;
-  try {
-    // From NestJS 12 Nest's filter sends it to a `ws` socket too: the client reads it once.
-    if (!nestFilterSendsToWs()) client.send(JSON.stringify({ event: 'exception', data: body }));
-  } catch {
-    // The socket closed in between: nobody to tell.
-  }
 }

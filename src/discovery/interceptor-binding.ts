@@ -2,22 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
 import { ApplicationConfig, DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
-import { readClassLimits, readMethodLimits } from '../decorators/limit-metadata.accessor';
 import { LimitExplorer } from '../compile/limit.explorer';
 import { isRateLimitInterceptor, RateLimitInterceptor } from '../request/rate-limit.interceptor';
 import { putFirstAmongGlobalInterceptors } from './first-global-interceptor';
 import { isConnectionHandler } from '../compile/connection-handler';
 import { OverloadGates } from '../compile/overload-gates';
-
-/**
- * Gateway message handlers, GraphQL resolvers and federation's reference resolvers, named as
- * their packages name them.
- */
-const PROVIDER_HANDLER_METADATA = [
-  'websockets:message_mapping',
-  'graphql:resolver_name',
-  'graphql:resolve_reference',
-];
+import { isProviderHandler } from '../compile/provider-handler';
 
 /**
  * Binds RateLimitInterceptor to exactly the handlers whose limits have work after the guard
@@ -82,15 +72,6 @@ function classOf(wrapper: InstanceWrapper): Function | undefined {
   const { metatype } = wrapper;
   if (wrapper.isNotMetatype || typeof metatype !== 'function' || !metatype.prototype) return;
   return metatype;
-}
-
-/** A provider's method the guard can see: decorated with limits, or a gateway or resolver handler. */
-function isProviderHandler(type: Function, method: Function): boolean {
-  return (
-    readClassLimits(type).length > 0 ||
-    readMethodLimits(method).length > 0 ||
-    PROVIDER_HANDLER_METADATA.some((key) => Reflect.hasMetadata(key, method))
-  );
 }
 
 function bind(interceptor: RateLimitInterceptor, type: Function, methods: Function[]): void {

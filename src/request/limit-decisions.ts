@@ -1,9 +1,16 @@
-import { ExecutionContext, Logger } from '@nestjs/common';
+import { ExecutionContext, HttpException, Logger } from '@nestjs/common';
 import { Decision } from '../contracts/decision';
 import { DecisionGroup } from '../contracts/decision-group';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { CompiledLimit } from '../compile/compiled-limit';
-import { holdUntilDone, once } from './concurrency-release';
+import { GuardAnswer } from '../errors/guard-answer';
+import { GuardedRequest } from '../context/http-context';
+import { RequestLimitContext } from '../context/request-limit-context';
+import { holdUntilDone, once, waitWhileConnected } from './concurrency-release';
+import { settleAfterHandler } from './settlement';
+
+/** nginx's status for a request whose client closed the connection before the answer. */
+const CLIENT_CLOSED_REQUEST = 499;
 import { giveBack, Taken } from './taken-permits';
 import { RequestLedger, SlotRenewal } from './request-ledger';
 
@@ -40,19 +47,6 @@ export class LimitDecisions {
   }
 
   /**
-   * Whether a limit the store could not answer must refuse the request: its policy (its own,
-   * else the module's) is 'deny'. A shadow limit never refuses, not even then.
-   */
-  unansweredUnderDeny(limits: readonly CompiledLimit[], decided: (Taken | null)[]): boolean {
-    return decided.some(
-      (outcome, i) =>
-        outcome === null &&
-        !limits[i].shadow &&
-        (limits[i].onStoreError ?? this.store.policy) === 'deny',
-    );
-  }
-
-  /**
    * All or nothing: a request that will not run keeps nothing its limits gave it, slots
    * included. `slots` false leaves the slots alone (they went back when the client left).
    */
@@ -66,6 +60,32 @@ export class LimitDecisions {
     }
     this.releaseSlots(outcomes);
     await giveBack(this.store, outcomes, this.logger);
+  }
+
+  /**
+   * An allowed request: its slots held until its work is over, its reservation waited for
+   * (while its client stays), its `count` and `settle` left to settle after the handler.
+   */
+  async admitAllowed(
+    outcomes: Taken[],
+    enforced: Taken[],
+    context: ExecutionContext,
+    read: GuardedRequest,
+  ): Promise<boolean> {
+    const { response, facts } = read;
+    this.holdSlots(outcomes, context, response);
+    const waitMs = Math.max(0, ...enforced.map((outcome) => outcome.decision.waitMs));
+    if (waitMs > 0 && !(await waitWhileConnected(this.store.sleep(waitMs), response))) {
+      // The client left while waiting for its slot: give the slot to the next request now,
+      // and run no handler for nobody. (Its concurrency slots went back when it closed.)
+      // Everything it took goes back, the token bucket's reservation included.
+      void this.giveBack(outcomes, false);
+      throw new GuardAnswer(new HttpException('Client Closed Request', CLIENT_CLOSED_REQUEST));
+    }
+    settleAfterHandler(context, response, outcomes, this.store, this.logger, () => {
+      return new RequestLimitContext(context, read.request, facts);
+    });
+    return true;
   }
 
   /**

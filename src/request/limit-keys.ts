@@ -1,10 +1,4 @@
-import {
-  BadRequestException,
-  ExecutionContext,
-  HttpException,
-  InternalServerErrorException,
-  Logger,
-} from '@nestjs/common';
+import { BadRequestException, InternalServerErrorException, Logger } from '@nestjs/common';
 import {
   KeyValueConflictError,
   KeyValueInvalidError,
@@ -13,7 +7,7 @@ import {
 import { UserIdInvalidError, UserIdMalformedError } from '../keys/user-id';
 import { CompiledLimit } from '../compile/compiled-limit';
 import { RequestFacts } from '../keys/compile-key';
-import { forContext } from '../context/context-exception';
+import { GuardAnswer } from '../errors/guard-answer';
 
 /**
  * What a client is told when a value its limit's key needs is missing. The expression stays
@@ -38,7 +32,6 @@ const loggedMissing = new WeakSet<CompiledLimit['key']>();
 export function keysOf(
   limits: readonly CompiledLimit[],
   facts: RequestFacts,
-  context: ExecutionContext,
   logger: Logger,
 ): string[] {
   const keys: string[] = [];
@@ -46,33 +39,27 @@ export function keysOf(
     try {
       keys.push(limit.key(facts));
     } catch (error) {
-      const answer = answerTo(error, limit, logger);
-      throw answer ? forContext(context, answer) : error;
+      // 400 for the client's value, 500 for the app's; anything else is no key's to answer.
+      if (error instanceof KeyValueMissingError) {
+        if (!loggedMissing.has(limit.key)) {
+          loggedMissing.add(limit.key);
+          logger.warn(`${limit.where}: ${error.message}: answered 400 (logged once per limit)`);
+        }
+        throw new GuardAnswer(new BadRequestException(MISSING_KEY_VALUE));
+      }
+      if (
+        error instanceof KeyValueInvalidError ||
+        error instanceof KeyValueConflictError ||
+        error instanceof UserIdMalformedError
+      ) {
+        throw new GuardAnswer(new BadRequestException(error.message));
+      }
+      if (error instanceof UserIdInvalidError) {
+        logger.error(`${limit.where}: ${error.message}`);
+        throw new GuardAnswer(new InternalServerErrorException());
+      }
+      throw error;
     }
   }
   return keys;
-}
-
-/** The answer to a key that could not be built: 400 for the client's value, 500 for the app's. */
-function answerTo(error: unknown, limit: CompiledLimit, logger: Logger): HttpException | undefined {
-  if (error instanceof KeyValueMissingError) {
-    const id = limit.key;
-    if (!loggedMissing.has(id)) {
-      loggedMissing.add(id);
-      logger.warn(`${limit.where}: ${error.message}: answered 400 (logged once per limit)`);
-    }
-    return new BadRequestException(MISSING_KEY_VALUE);
-  }
-  if (
-    error instanceof KeyValueInvalidError ||
-    error instanceof KeyValueConflictError ||
-    error instanceof UserIdMalformedError
-  ) {
-    return new BadRequestException(error.message);
-  }
-  if (error instanceof UserIdInvalidError) {
-    logger.error(`${limit.where}: ${error.message}`);
-    return new InternalServerErrorException();
-  }
-  return undefined;
 }

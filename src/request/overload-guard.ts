@@ -1,5 +1,5 @@
 import { ExecutionContext } from '@nestjs/common';
-import { forContext } from '../context/context-exception';
+import { GuardAnswer } from '../errors/guard-answer';
 import { GuardedRequest } from '../context/http-context';
 import { OverloadException, OverloadProblemException } from '../errors/overload.exception';
 import type { HandlerGate, OverloadGates } from '../compile/overload-gates';
@@ -67,6 +67,6 @@ export class OverloadGuard {
       this.options.problemDetails && context.getType() === 'http'
         ? new OverloadProblemException(retryAfter)
         : new OverloadException(retryAfter);
-    throw forContext(context, exception, retryAfterMs);
+    throw new GuardAnswer(exception, retryAfterMs);
   }
 }

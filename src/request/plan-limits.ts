@@ -3,8 +3,8 @@ import { RateLimiterModuleOptions } from '../rate-limiter.options';
 import { CompiledLimit, PlannedLimit } from '../compile/compiled-limit';
 import { LimitContext, SkipPredicate } from '../contracts/limit-context';
 import { InvalidResolvedOptionError } from '../compile/resolvable-options';
-import { LimitPlan } from '../compile/limit.explorer';
-import { forContext } from '../context/context-exception';
+import { LimitPlan } from '../compile/handler-routes';
+import { GuardAnswer } from '../errors/guard-answer';
 import { GuardedRequest, hasUser } from '../context/http-context';
 import { RequestLimitContext } from '../context/request-limit-context';
 import { limiterMessages } from '../rate-limiter.messages';
@@ -54,7 +54,7 @@ export class PlanLimits {
       if (!(error instanceof InvalidResolvedOptionError)) throw error;
       // Never allow on a value we cannot enforce: the app's mistake, answered as one.
       this.logger.error(error.message);
-      throw forContext(context, new InternalServerErrorException());
+      throw new GuardAnswer(new InternalServerErrorException());
     }
   }
 }

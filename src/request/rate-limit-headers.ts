@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Decision } from '../contracts/decision';
+import { ExecutionContext, Logger } from '@nestjs/common';
 import { HeadersMode } from '../rate-limiter.options';
+import { errorMessageFor, RateLimitErrorMessage } from '../errors/rate-limit-error-message';
 import { CompiledLimit } from '../compile/compiled-limit';
 import { reservedPermits, Taken } from './taken-permits';
 
@@ -78,7 +80,7 @@ function setLimitHeaders(
 }
 
 /** A limit's quota as headers show it: whole permits. */
-export const quotaOf = (decision: Decision) => Math.floor(decision.limit + 1e-9);
+const quotaOf = (decision: Decision) => Math.floor(decision.limit + 1e-9);
 
 /** What a limit's items say whatever the request: its name, and its policy's window and unit. */
 interface ItemParts {
@@ -154,4 +156,73 @@ export function setRetryAfter(response: any, retryAfterMs: number): number {
   const retryAfter = Math.max(1, seconds(retryAfterMs));
   setHeader(response, 'Retry-After', retryAfter);
   return retryAfter;
+}
+
+/** What a denied request is told: when to retry, which limits denied it, and why. */
+interface Denial {
+  /** The `Retry-After` seconds (-1: never). */
+  retryAfter: number;
+  retryAfterMs: number;
+  violated: string[];
+  message?: string;
+}
+
+/**
+ * A denied request's answer, its `Retry-After` header set: the longest wait of the limits
+ * that denied it, or none (-1) when one can never pass, and the module's `errorMessage`.
+ */
+export function denialOf(
+  denied: readonly Taken[],
+  response: unknown,
+  context: ExecutionContext,
+  options: { errorMessage?: RateLimitErrorMessage },
+  logger: Logger,
+): Denial {
+  const retries = denied.map(
+    ({ limit, decision }) => limit.retryAfterMs?.(decision) ?? decision.retryAfterMs,
+  );
+  // A request costing more than a limit holds can never pass: no retry time is true.
+  const retryAfterMs = retries.some((ms) => ms < 0) ? -1 : Math.max(...retries);
+  const retryAfter = setRetryAfter(response, retryAfterMs);
+  const message = options.errorMessage
+    ? denialMessage(options.errorMessage, context, denied, retries, logger)
+    : undefined;
+  return {
+    retryAfter,
+    retryAfterMs,
+    violated: denied.map((outcome) => outcome.limit.name),
+    message,
+  };
+}
+
+/**
+ * The module's `errorMessage` for a denial, told of the limit with the longest wait (the one
+ * the client must wait out), or of one that can never pass (`retries` < 0) first.
+ */
+function denialMessage(
+  errorMessage: RateLimitErrorMessage,
+  context: ExecutionContext,
+  denied: readonly Taken[],
+  retries: readonly number[],
+  logger: Logger,
+): string {
+  let chosen = 0;
+  for (let i = 1; i < retries.length; i++) {
+    const [current, best] = [retries[i], retries[chosen]];
+    if (best >= 0 && (current < 0 || current > best)) chosen = i;
+  }
+  const { limit, decision } = denied[chosen];
+  const retryAfterMs = retries[chosen];
+  return errorMessageFor(
+    errorMessage,
+    context,
+    {
+      name: limit.name,
+      limit: quotaOf(decision),
+      retryAfter: retryAfterMs < 0 ? -1 : Math.max(1, Math.ceil(retryAfterMs / 1000)),
+      retryAfterMs,
+      violatedPolicies: denied.map((outcome) => outcome.limit.name),
+    },
+    logger,
+  );
 }

@@ -16,30 +16,24 @@ import { RATE_LIMITER_OPTIONS } from '../rate-limiter.module-definition';
 import { OUTSIDE_DENY_LIST } from '../rate-limiter.constants';
 import { HeadersMode, RateLimiterModuleOptions } from '../rate-limiter.options';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
-import { forContext } from '../context/context-exception';
-import { waitWhileConnected } from './concurrency-release';
-import { RequestLimitContext } from '../context/request-limit-context';
-import { LimitExplorer, LimitPlan } from '../compile/limit.explorer';
+import { answerFor } from '../context/context-exception';
+import { GuardAnswer } from '../errors/guard-answer';
+import { LimitExplorer } from '../compile/limit.explorer';
+import { LimitPlan } from '../compile/handler-routes';
 import { keysOf } from './limit-keys';
-import { describeLimits, setRetryAfter } from './rate-limit-headers';
-import { denialMessage } from './denial-message';
+import { denialOf, describeLimits } from './rate-limit-headers';
 import { reportOutcomes } from '../contracts/rate-limit-event';
 import { GuardedRequest, hasUser } from '../context/http-context';
-import { clientIp, readRequest } from '../context/request-facts';
+import { readRequest } from '../context/request-facts';
 import { Taken } from './taken-permits';
-import { settleAfterHandler } from './settlement';
 import { RequestLedger } from './request-ledger';
 import { interceptorBoundFor } from './rate-limit.interceptor';
 import { DecisionListeners } from './decision-listeners';
 import { LimitDecisions } from './limit-decisions';
 import { DecisionReports } from './decision-reports';
 import { PlanLimits } from './plan-limits';
-import { decidedInTurn } from '../context/ws-context';
 import { OverloadGates } from '../compile/overload-gates';
 import { OverloadGuard } from './overload-guard';
-
-/** nginx's status for a request whose client closed the connection before the answer. */
-const CLIENT_CLOSED_REQUEST = 499;
 
 /**
  * Enforces every limit declared on a handler and its class. All limits are decided
@@ -65,7 +59,7 @@ export class RateLimitGuard implements CanActivate {
     /** The `allow` and `deny` networks; absent (a guard built by hand), none apply. */
     @Optional() private readonly networks?: NetworkPolicy,
     @Optional() listeners?: DecisionListeners,
-    @Optional() private readonly overload?: OverloadGates,
+    @Optional() overload?: OverloadGates,
   ) {
     this.headers = options.headers ?? 'legacy';
     this.decisions = new LimitDecisions(store, this.logger);
@@ -75,12 +69,23 @@ export class RateLimitGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): Promise<boolean> {
-    return decidedInTurn(context, () => this.activate(context));
+    return this.answered(context, () => this.activate(context));
+  }
+
+  /** Runs the guard's steps for one request; what they throw leaves as its transport carries it. */
+  private async answered(
+    context: ExecutionContext,
+    steps: () => Promise<boolean>,
+  ): Promise<boolean> {
+    try {
+      return await steps();
+    } catch (error) {
+      throw await answerFor(context, error);
+    }
   }
 
   private async activate(context: ExecutionContext): Promise<boolean> {
-    const plan = this.explorer.limitsFor(context.getClass(), context.getHandler());
-    const gate = this.overload?.gateFor(context.getClass(), context.getHandler());
+    const { plan, gate } = this.explorer.routes.of(context.getClass(), context.getHandler());
     if (plan.length === 0 && !this.networks?.active && !gate) return true;
     // Bound twice (the global guard and @UseGuards): the first decides, once per request. A
     // request Nest gives no object for has no ledger: each guard decides.
@@ -93,7 +98,7 @@ export class RateLimitGuard implements CanActivate {
       // allowed one is never limited, there included.
       const verdict = this.networks.verdictFor(clientIp(read));
       if (verdict === 'deny' && !Reflect.getMetadata(OUTSIDE_DENY_LIST, context.getClass())) {
-        throw this.answer(context, new ForbiddenException());
+        throw new GuardAnswer(new ForbiddenException());
       }
       if (verdict === 'allow') {
         for (const limit of plan) this.reports.skipped(limit);
@@ -102,30 +107,10 @@ export class RateLimitGuard implements CanActivate {
     }
     // The server's own limit first: a request it refuses costs the store nothing.
     if (gate) {
-      const limits = () => this.limitsOf(plan, context, read, ledger);
+      const limits = () => this.enforce(plan, context, read, ledger);
       return this.overloadGuard.around(gate, context, read, limits);
     }
-    return this.limitsOf(plan, context, read, ledger);
-  }
-
-  private async limitsOf(
-    plan: LimitPlan,
-    context: ExecutionContext,
-    read: GuardedRequest,
-    ledger?: RequestLedger,
-  ): Promise<boolean> {
-    if (plan.length === 0) return true;
-    if (plan.readsUser && !hasUser(read) && ledger && interceptorBoundFor(context)) {
-      // Left to RateLimitInterceptor, which runs after every guard: a USER limit whose user
-      // an auth guard bound after ours will set.
-      ledger.leave('deferred', () =>
-        decidedInTurn(context, () =>
-          this.enforce(plan, context, readRequest(context, this.options)),
-        ),
-      );
-      return true;
-    }
-    return this.enforce(plan, context, read);
+    return this.enforce(plan, context, read, ledger);
   }
 
   /**
@@ -137,16 +122,37 @@ export class RateLimitGuard implements CanActivate {
     plan: LimitPlan,
     context: ExecutionContext,
     read: GuardedRequest,
+    /** The request's ledger, where a decision can be left for later; none once it was. */
+    ledger?: RequestLedger,
   ): Promise<boolean> {
+    if (plan.length === 0) return true;
+    if (plan.readsUser && !hasUser(read) && ledger && interceptorBoundFor(context)) {
+      // Left to RateLimitInterceptor, which runs after every guard: a USER limit whose user
+      // an auth guard bound after ours will set.
+      ledger.leave('deferred', () =>
+        this.answered(context, () =>
+          this.enforce(plan, context, readRequest(context, this.options)),
+        ),
+      );
+      return true;
+    }
     const limits = await this.planLimits.of(plan, context, read);
     if (limits.length === 0) return true;
-    const keys = keysOf(limits, read.facts, context, this.logger);
+    const keys = keysOf(limits, read.facts, this.logger);
     const decided = await this.decisions.decide(limits, keys);
     const outcomes = decided.filter((outcome): outcome is Taken => outcome !== null);
-    if (this.decisions.unansweredUnderDeny(limits, decided)) {
+    // A limit the store could not answer refuses the request where its policy (its own, else
+    // the module's) is 'deny'. A shadow limit never refuses, not even then.
+    const unansweredUnderDeny = decided.some(
+      (outcome, i) =>
+        outcome === null &&
+        !limits[i].shadow &&
+        (limits[i].onStoreError ?? this.store.policy) === 'deny',
+    );
+    if (unansweredUnderDeny) {
       reportOutcomes(this.reports.report, outcomes, true);
       await this.decisions.giveBack(outcomes);
-      throw this.answer(context, new ServiceUnavailableException('Rate limiting is unavailable'));
+      throw new GuardAnswer(new ServiceUnavailableException('Rate limiting is unavailable'));
     }
     if (outcomes.length === 0) return true; // store unavailable under 'allow'
     const enforced = plan.hasShadow
@@ -157,71 +163,17 @@ export class RateLimitGuard implements CanActivate {
     if (enforced.length > 0 && read.response && this.headers !== false) {
       describeLimits(read.response, this.headers, enforced, denied);
     }
-    if (denied.length > 0) return this.refuse(outcomes, denied, context, read.response);
-    return this.admit(outcomes, enforced, context, read);
-  }
-
-  /** A denied request: all or nothing, it keeps nothing any other limit gave it; then 429. */
-  private async refuse(
-    outcomes: Taken[],
-    denied: Taken[],
-    context: ExecutionContext,
-    response: unknown,
-  ): Promise<never> {
-    await this.decisions.giveBack(outcomes);
-    const retries = denied.map(
-      ({ limit, decision }) => limit.retryAfterMs?.(decision) ?? decision.retryAfterMs,
-    );
-    // A request costing more than a limit holds can never pass: no retry time is true.
-    const retryAfterMs = retries.some((ms) => ms < 0) ? -1 : Math.max(...retries);
-    const violated = denied.map((outcome) => outcome.limit.name);
-    const retryAfter = setRetryAfter(response, retryAfterMs);
-    const message = this.options.errorMessage
-      ? denialMessage(this.options.errorMessage, context, denied, retries, this.logger)
-      : undefined;
-    throw this.answer(
-      context,
-      this.createException(retryAfter, context, violated, message),
-      retryAfterMs,
-    );
-  }
-
-  /**
-   * An allowed request: its slots held until its work is over, its reservation waited for
-   * (while its client stays), its `count` and `settle` left to settle after the handler.
-   */
-  private async admit(
-    outcomes: Taken[],
-    enforced: Taken[],
-    context: ExecutionContext,
-    read: GuardedRequest,
-  ): Promise<boolean> {
-    const { response, facts } = read;
-    this.decisions.holdSlots(outcomes, context, response);
-    const waitMs = Math.max(0, ...enforced.map((outcome) => outcome.decision.waitMs));
-    if (waitMs > 0 && !(await waitWhileConnected(this.store.sleep(waitMs), response))) {
-      // The client left while waiting for its slot: give the slot to the next request now,
-      // and run no handler for nobody. (Its concurrency slots went back when it closed.)
-      // Everything it took goes back, the token bucket's reservation included.
-      void this.decisions.giveBack(outcomes, false);
-      throw this.answer(context, new HttpException('Client Closed Request', CLIENT_CLOSED_REQUEST));
+    if (denied.length > 0) {
+      // All or nothing: a denied request keeps nothing any other limit gave it; then 429.
+      await this.decisions.giveBack(outcomes);
+      const denial = denialOf(denied, read.response, context, this.options, this.logger);
+      const { retryAfter, violated, message, retryAfterMs } = denial;
+      throw new GuardAnswer(
+        this.createException(retryAfter, context, violated, message),
+        retryAfterMs,
+      );
     }
-    settleAfterHandler(context, response, outcomes, this.store, this.logger, () => {
-      return new RequestLimitContext(context, read.request, facts);
-    });
-    return true;
-  }
-
-  /**
-   * What the guard throws: the HTTP answer, as the request's transport carries it (with the
-   * retry time where the transport has a place for it: gRPC metadata, an RPC error).
-   */
-  private answer(
-    context: ExecutionContext,
-    exception: HttpException,
-    retryAfterMs?: number,
-  ): Error {
-    return forContext(context, exception, retryAfterMs);
+    return this.decisions.admitAllowed(outcomes, enforced, context, read);
   }
 
   /**
@@ -239,5 +191,14 @@ export class RateLimitGuard implements CanActivate {
       return new RateLimitProblemException(retryAfterSeconds, violatedPolicies, message);
     }
     return new RateLimitExceededException(retryAfterSeconds, message);
+  }
+}
+
+/** The client address as IP keys see it; '' where the context has none to give. */
+function clientIp(read: GuardedRequest): string {
+  try {
+    return read.facts.ip;
+  } catch {
+    return ''; // a GraphQL context without its HTTP request: its limits say so themselves
   }
 }
