@@ -78,12 +78,23 @@ describe('rateLimit (a token bucket) on real Redis', () => {
 
   it('reserve() returns 0, ~100, ~200 ms in sequence', async () => {
     const limiter = factory.rateLimiter({ key: key(), rate: 10, burst: 0.1 });
-    const waits = [await limiter.reserve(), await limiter.reserve(), await limiter.reserve()];
-    expect(waits[0]).toBe(0);
-    expect(waits[1]).toBeGreaterThan(90);
-    expect(waits[1]).toBeLessThanOrEqual(100);
-    expect(waits[2]).toBeGreaterThan(190);
-    expect(waits[2]).toBeLessThanOrEqual(200);
+    const reservations: { sentAt: number; at: number; wait: number }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const sentAt = Date.now();
+      const wait = await limiter.reserve();
+      reservations.push({ sentAt, at: Date.now(), wait });
+    }
+    const [first, ...later] = reservations;
+    expect(first.wait).toBe(0);
+    // The k-th slot is exactly k × 100 ms after the first decision; each wait is that, less the
+    // time between the two decisions, which the test's clock brackets (Redis's TIME is the same
+    // wall clock; 1 ms for Date.now's rounding).
+    later.forEach(({ sentAt, at, wait }, i) => {
+      const slotMs = 100 * (i + 1);
+      expect(wait).toBeLessThanOrEqual(slotMs);
+      expect(wait).toBeGreaterThanOrEqual(slotMs - (at - first.sentAt) - 1);
+      expect(wait).toBeLessThanOrEqual(slotMs - (sentAt - first.at) + 1);
+    });
   });
 
   it('never hands out permits early when expire is shorter than the refill', async () => {
