@@ -1,8 +1,9 @@
-import { Decision, LimiterStore, MemoryStore, RedisStore } from '../../src';
+import { Decision, LimiterStore } from '../../src';
 import { LimitKind } from '../../src/algorithms/limit-kind';
 import { rateLimitKind } from '../../src/algorithms/rate-limit/rate-limit.definition';
 import { leakyBucketLimitKind } from '../../src/algorithms/leaky-bucket-limit/leaky-bucket-limit.definition';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
+import { storesBeforeAndAfter } from '../helpers/stores-before-after';
 
 /**
  * The buckets and the blocks under older options: a state written under a slower rate, a
@@ -62,22 +63,7 @@ function limitsOn(store: LimiterStore): LimitOn {
 }
 
 /** The app before and after the correction, on the same state. */
-const stores: [string, () => [LimitOn, LimitOn]][] = [
-  [
-    'RedisStore',
-    () => [
-      limitsOn(new RedisStore({ client: server.client(), now })),
-      limitsOn(new RedisStore({ client: server.client(), now })),
-    ],
-  ],
-  [
-    'MemoryStore',
-    () => {
-      const limits = limitsOn(new MemoryStore({ now }));
-      return [limits, limits];
-    },
-  ],
-];
+const stores = storesBeforeAndAfter(() => server, now, limitsOn);
 
 describe.each(stores)('buckets and blocks under older options, on %s', (name, factories) => {
   const key = (what: string) => `older:${what}:${name}`;

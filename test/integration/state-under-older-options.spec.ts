@@ -1,10 +1,11 @@
-import { Decision, LimiterStore, MemoryStore, RedisStore } from '../../src';
+import { Decision, LimiterStore } from '../../src';
 import { LimitKind } from '../../src/algorithms/limit-kind';
 import { countLimitKind } from '../../src/algorithms/count-limit/count-limit.definition';
 import { concurrencyLimitKind } from '../../src/algorithms/concurrency-limit/concurrency-limit.definition';
 import { slidingWindowLimitKind } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.definition';
 import { approximateSlidingWindowLimitKind } from '../../src/algorithms/approximate-sliding-window-limit/approximate-sliding-window-limit.definition';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
+import { storesBeforeAndAfter } from '../helpers/stores-before-after';
 
 /**
  * State written under older options never outlives the current ones: `period: 10000` (meant
@@ -46,22 +47,7 @@ function decideOn(store: LimiterStore): Decide {
 }
 
 /** The app before and after the correction, on the same state. */
-const stores: [string, () => [Decide, Decide]][] = [
-  [
-    'RedisStore',
-    () => [
-      decideOn(new RedisStore({ client: server.client(), now })),
-      decideOn(new RedisStore({ client: server.client(), now })),
-    ],
-  ],
-  [
-    'MemoryStore',
-    () => {
-      const decide = decideOn(new MemoryStore({ now }));
-      return [decide, decide];
-    },
-  ],
-];
+const stores = storesBeforeAndAfter(() => server, now, decideOn);
 
 describe.each(stores)('state written under older options, on %s', (name, factories) => {
   it('a fixed window of 10000 s corrected to 10 s denies for 10 s, no longer', async () => {
