@@ -7,6 +7,9 @@
 //   --engine-cost  Redis's side of a decision by algorithm and batch size (engine-cost.ts)
 //   --engine-floor what an engine entry costs beyond its commands (engine-floor.ts); names
 //             after it (counter, tokenBucket...) measure those algorithms alone
+//   --app-pattern  decisions as an app makes them, a limiter per decision, at 1 and 200 in flight,
+//             against a bare loop of their commands and rate-limiter-flexible (app-pattern.ts);
+//             writes bench/results/app-pattern.json only
 //   --hot-key  one hot key, 1 and 3 processes, with and without coalescing and leases (hot-key.ts)
 //   --overload the overload guard against no guard and a static limit (overload.ts); writes
 //             bench/results/overload.json and prints the Markdown for BENCHMARKS.md
@@ -18,6 +21,7 @@ import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { engineCost, engineCostRounds } from './engine-cost';
 import { engineFloor } from './engine-floor';
+import { appPattern } from './app-pattern';
 import { floodBench } from './flood';
 import { guardBench, GuardResults, plansOnRedisBench } from './guard';
 import { hotKeyBench } from './hot-key';
@@ -84,6 +88,7 @@ async function main(): Promise<void> {
       log,
       process.argv.slice(2).filter((arg) => !arg.startsWith('--')),
     );
+  if (process.argv.includes('--app-pattern')) return appPattern(log, RESULTS, quick);
   if (process.argv.includes('--hot-key')) return void (await hotKeyBench(log));
   if (process.argv.includes('--upstream')) return upstreamBench(log, quick);
   if (process.argv.includes('--guard')) return guardOnly();
