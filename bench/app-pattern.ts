@@ -9,29 +9,19 @@
 //     rate-limiter-flexible's consume;
 //   - Node CPU per counter decision at 200 in flight against rate-limiter-flexible's (at its
 //     auto-pipelining setting that costs it less).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { RateLimiterFactory, RedisStore } from 'nestjs-limiter';
 import { commandStats, KEYS } from './engine-cost';
-import { bareLoop, BARE } from './engine-floor';
+import { bareLoop, BARE, LIBRARY } from './engine-floor';
 import { Contender, rlf } from './library';
 import { Decide, runLoad } from './load';
 import { BenchRedis, redisCpuSeconds, standaloneRedis } from './redis';
-import { atMostJudged, compareRounds, inRoundOrder, median } from './stats';
-import { us, x } from './targets';
+import { inRoundOrder, median } from './stats';
+import { AppResults, AppRow, appPatternVerdicts } from './app-pattern-targets';
 
 const SCRIPTS = new Set(['eval', 'evalsha', 'fcall', 'eval_ro', 'evalsha_ro', 'fcall_ro']);
-
-/** Per round: µs per decision inside script calls, of the redis-server and of Node; batch sizes. */
-export interface AppRow {
-  scriptUs: number[];
-  redisCpuUs: number[];
-  nodeCpuUs: number[];
-  decisionsPerCall: number[];
-}
-
-export type AppResults = Record<string, AppRow>;
 
 /** The decisions as the issue's app makes them: a limiter made for each. */
 const APP: Record<string, (factory: RateLimiterFactory) => Decide> = {
@@ -48,6 +38,8 @@ const APP: Record<string, (factory: RateLimiterFactory) => Decide> = {
 
 interface Measured {
   decide: Decide;
+  /** Ours: the engine library loaded (under our name) before its decisions. */
+  library?: string;
   calls?: { calls: number; decisions: number };
 }
 
@@ -73,6 +65,7 @@ async function measureInto(
   load: { total: number; inFlight: number },
   row: AppRow | undefined,
 ): Promise<void> {
+  if (measured.library) await admin.function('LOAD', 'REPLACE', measured.library);
   await admin.flushall();
   await admin.config('RESETSTAT');
   const cpu = await redisCpuSeconds(redis);
@@ -102,21 +95,43 @@ const newRow = (): AppRow => ({
   decisionsPerCall: [],
 });
 
+/**
+ * Ours with each library: this build's, and `before`'s (another build's library.generated.lua,
+ * loaded under this one's name) as rows ending ' before': two engines' Lua in one run.
+ */
+function withLibraries(rows: [string, Measured][], before?: string): [string, Measured][] {
+  if (before === undefined) return rows;
+  const library = readFileSync(LIBRARY, 'utf8');
+  const renamed = before.replace(/^#!lua name=\S+/, library.split('\n')[0]);
+  return rows.flatMap(([id, m]): [string, Measured][] => [
+    [id, { ...m, library }],
+    [`${id} before`, { ...m, library: renamed }],
+  ]);
+}
+
 /** Every row of the section, `rounds` interleaved rounds after one that warms up. */
 export async function appPatternRounds(
   redis: BenchRedis,
-  { rounds, total, log }: { rounds: number; total: number; log: (line: string) => void },
+  { rounds, total, log, before }: AppPatternOptions,
 ): Promise<AppResults> {
   const admin = redis.client(false) as Redis;
   const rows: AppResults = {};
   const mine = Object.fromEntries(Object.keys(APP).map((name) => [name, ours(redis, name)]));
   const one: [string, Measured][] = [
-    ...Object.entries(mine).map(([name, m]) => [`${name}@1`, m] as [string, Measured]),
+    ...withLibraries(
+      Object.entries(mine).map(([name, m]) => [`${name}@1`, m]),
+      before,
+    ),
     ['rlf@1', peer(redis, rlf(false))],
   ];
   const many: [string, Measured][] = [
-    ['counter@200', mine.counter],
-    ['tokenBucket@200', mine.tokenBucket],
+    ...withLibraries(
+      [
+        ['counter@200', mine.counter],
+        ['tokenBucket@200', mine.tokenBucket],
+      ],
+      before,
+    ),
     ['rlf@200', peer(redis, rlf(false))],
     ['rlf+ap@200', peer(redis, rlf(true))],
   ];
@@ -130,7 +145,7 @@ export async function appPatternRounds(
       await measureInto(redis, admin, m, { total, inFlight: 200 }, row);
       // The bare loop of the algorithm's commands, as many keys a call as ours carried.
       const limiter = id.split('@')[0];
-      if (!row || !(limiter in BARE)) continue;
+      if (!row || !(limiter in BARE) || !id.endsWith('@200')) continue;
       const keysPerCall = Math.max(1, Math.round(row.decisionsPerCall.at(-1)!));
       const bare = (rows[`${limiter}-bare@200`] ??= newRow());
       bare.scriptUs.push(
@@ -149,81 +164,32 @@ const roundLine = (rows: AppResults) =>
     .map(([id, row]) => `${id} ${row.scriptUs.at(-1)!.toFixed(2)}`)
     .join(', ');
 
-/** The section's targets: [ours, against, wanted most, what, figure]. */
-const TARGETS: [string, string, number, string, keyof AppRow][] = [
-  [
-    'counter@200',
-    'counter-bare@200',
-    1.25,
-    'counter at 200 in flight, script µs ≤ the bare loop of its commands',
-    'scriptUs',
-  ],
-  [
-    'tokenBucket@200',
-    'tokenBucket-bare@200',
-    1.25,
-    'token bucket at 200 in flight, script µs ≤ the bare loop of its commands',
-    'scriptUs',
-  ],
-  [
-    'counter@1',
-    'rlf@1',
-    1,
-    'counter at one in flight, script µs ≤ rate-limiter-flexible',
-    'scriptUs',
-  ],
-  [
-    'tokenBucket@1',
-    'rlf@1',
-    1,
-    'token bucket at one in flight, script µs ≤ rate-limiter-flexible',
-    'scriptUs',
-  ],
-  [
-    'concurrency@1',
-    'rlf@1',
-    1.5,
-    'concurrency acquire + release at one in flight, script µs ≤ rate-limiter-flexible',
-    'scriptUs',
-  ],
-  [
-    'counter@200',
-    'rlf@200',
-    0.2,
-    'counter at 200 in flight, Node CPU ≤ rate-limiter-flexible',
-    'nodeCpuUs',
-  ],
-];
-
-/** Each target's line: met or missed, on the estimator less kind to us (stats.ts). */
-export function appPatternVerdicts(rows: AppResults): string[] {
-  return TARGETS.map(([ours, against, most, what, figure]) => {
-    // Node CPU is judged against the peer's cheaper setting.
-    const peerId =
-      figure === 'nodeCpuUs' &&
-      median(rows['rlf+ap@200'].nodeCpuUs) < median(rows[against].nodeCpuUs)
-        ? 'rlf+ap@200'
-        : against;
-    const ratio = atMostJudged(
-      compareRounds(rows[ours][figure] as number[], rows[peerId][figure] as number[]),
-    );
-    const figures = `ours ${us(median(rows[ours][figure] as number[]))}, ${peerId} ${us(median(rows[peerId][figure] as number[]))}`;
-    return `${ratio <= most ? 'met   ' : 'MISSED'} ${what.replace('≤', `≤ ${x(most)}`)}: ${x(ratio)} (${figures})`;
-  });
+interface AppPatternOptions {
+  rounds: number;
+  total: number;
+  log: (line: string) => void;
+  /** Another engine library's text, measured beside this build's (withLibraries). */
+  before?: string;
 }
 
-/** `--app-pattern`: the section alone, on a server of its own; bench/results/app-pattern.json. */
+/**
+ * `--app-pattern [--before=<library.generated.lua>]`: the section alone, on a server of its
+ * own; bench/results/app-pattern.json.
+ */
 export async function appPattern(
   log: (line: string) => void,
   results: string,
   quick: boolean,
+  beforeFile?: string,
 ): Promise<void> {
   const redis = await standaloneRedis();
+  const before = beforeFile === undefined ? undefined : readFileSync(beforeFile, 'utf8');
   try {
     const rows = await appPatternRounds(redis, {
       rounds: quick ? 1 : 5,
       total: quick ? 8_000 : 20_000,
       log,
+      before,
     });
     mkdirSync(results, { recursive: true });
     writeFileSync(join(results, 'app-pattern.json'), JSON.stringify(rows, null, 2));
@@ -237,6 +203,9 @@ export async function appPattern(
     }
     log('\ntargets:');
     for (const line of appPatternVerdicts(rows)) log(`  ${line}`);
+    if (before === undefined) return;
+    log('\nthe same, with the library before:');
+    for (const line of appPatternVerdicts(rows, ' before')) log(`  ${line}`);
   } finally {
     await redis.stop();
   }

@@ -21,7 +21,8 @@ import { median } from './stats';
 
 const BATCH = 200;
 const ROUNDS = 5;
-const LIBRARY = join(
+/** This build's engine library (app-pattern.ts loads it too). */
+export const LIBRARY = join(
   __dirname,
   '..',
   '..',

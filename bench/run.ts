@@ -9,7 +9,8 @@
 //             after it (counter, tokenBucket...) measure those algorithms alone
 //   --app-pattern  decisions as an app makes them, a limiter per decision, at 1 and 200 in flight,
 //             against a bare loop of their commands and rate-limiter-flexible (app-pattern.ts);
-//             writes bench/results/app-pattern.json only
+//             writes bench/results/app-pattern.json only; --before=<library.generated.lua> adds
+//             our rows on that library too, loaded under this build's name, in the same rounds
 //   --hot-key  one hot key, 1 and 3 processes, with and without coalescing and leases (hot-key.ts)
 //   --overload the overload guard against no guard and a static limit (overload.ts); writes
 //             bench/results/overload.json and prints the Markdown for BENCHMARKS.md
@@ -88,7 +89,10 @@ async function main(): Promise<void> {
       log,
       process.argv.slice(2).filter((arg) => !arg.startsWith('--')),
     );
-  if (process.argv.includes('--app-pattern')) return appPattern(log, RESULTS, quick);
+  if (process.argv.includes('--app-pattern')) {
+    const before = process.argv.find((arg) => arg.startsWith('--before='));
+    return appPattern(log, RESULTS, quick, before?.slice('--before='.length));
+  }
   if (process.argv.includes('--hot-key')) return void (await hotKeyBench(log));
   if (process.argv.includes('--upstream')) return upstreamBench(log, quick);
   if (process.argv.includes('--guard')) return guardOnly();
