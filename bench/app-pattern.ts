@@ -181,12 +181,13 @@ export async function appPattern(
   results: string,
   quick: boolean,
   beforeFile?: string,
+  rounds = 5,
 ): Promise<void> {
   const redis = await standaloneRedis();
   const before = beforeFile === undefined ? undefined : readFileSync(beforeFile, 'utf8');
   try {
     const rows = await appPatternRounds(redis, {
-      rounds: quick ? 1 : 5,
+      rounds: quick ? 1 : rounds,
       total: quick ? 8_000 : 20_000,
       log,
       before,
