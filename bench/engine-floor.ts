@@ -21,7 +21,8 @@ import { median } from './stats';
 
 const BATCH = 200;
 const ROUNDS = 5;
-const LIBRARY = join(
+/** This build's engine library (app-pattern.ts loads it too). */
+export const LIBRARY = join(
   __dirname,
   '..',
   '..',
@@ -60,15 +61,21 @@ for i = 1, #KEYS do
   redis.call('PEXPIRE', KEYS[i], 60000)
 end`;
 
-const FLOORS: Record<Limiter, Floor> = {
-  counter: {
-    entry: 'blockable_acquire(count_limit, string_block, count_limit_incr)',
-    bare: `for i = 1, #KEYS do
+/** The bare loops of the counter's and the token bucket's commands (app-pattern.ts too). */
+export const BARE = {
+  counter: `for i = 1, #KEYS do
   redis.call('INCRBY', KEYS[i], 1)
   if redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIRE', KEYS[i], 60000) end
 end`,
+  tokenBucket: STRING_STATE(T),
+};
+
+const FLOORS: Record<Limiter, Floor> = {
+  counter: {
+    entry: 'blockable_acquire(count_limit, string_block, count_limit_incr)',
+    bare: BARE.counter,
   },
-  tokenBucket: { entry: 'blockable_acquire(rate_limit, string_block)', bare: STRING_STATE(T) },
+  tokenBucket: { entry: 'blockable_acquire(rate_limit, string_block)', bare: BARE.tokenBucket },
   slidingLog: { entry: 'blockable_acquire(sliding_window_limit, zset_block)', bare: ZSET_STATE },
   approximateWindow: {
     entry: 'blockable_acquire(approximate_sliding_window_limit, string_block)',
@@ -95,12 +102,17 @@ function stubbed(library: string, entry: string): string {
   return library.replace(line, '  function() return {1, 1, 1, 0, 0} end,');
 }
 
-/** Script µs per decision of the bare loop, BATCH keys (and ids) per EVAL. */
-async function bareLoop(admin: Redis, script: string, total: number): Promise<number> {
+/** Script µs per decision of the bare loop, `batch` keys (and ids) per EVAL. */
+export async function bareLoop(
+  admin: Redis,
+  script: string,
+  total: number,
+  batch = BATCH,
+): Promise<number> {
   await admin.flushall();
   await admin.config('RESETSTAT');
-  for (let next = 0; next < total; next += BATCH) {
-    const keys = Array.from({ length: BATCH }, (_, j) => KEYS[(next + j) % KEYS.length]);
+  for (let next = 0; next < total; next += batch) {
+    const keys = Array.from({ length: batch }, (_, j) => KEYS[(next + j) % KEYS.length]);
     const ids = script.includes('ARGV') ? keys.map((_, j) => `${next + j}-${UUID}`) : [];
     await admin.eval(script, keys.length, ...keys, ...ids);
   }

@@ -7,6 +7,13 @@
 //   --engine-cost  Redis's side of a decision by algorithm and batch size (engine-cost.ts)
 //   --engine-floor what an engine entry costs beyond its commands (engine-floor.ts); names
 //             after it (counter, tokenBucket...) measure those algorithms alone
+//   --app-pattern  decisions as an app makes them, a limiter per decision, at 1 and 200 in flight,
+//             against a bare loop of their commands and rate-limiter-flexible (app-pattern.ts);
+//             writes bench/results/app-pattern.json only; --before=<library.generated.lua> adds
+//             our rows on that library too, loaded under this build's name, in the same rounds;
+//             --rounds=<n> for more than 5
+//   --engine-call  where one engine call's time goes: the counter's one-decision call against its
+//             commands alone, per call and in a Lua loop (engine-call.ts); --before as above
 //   --hot-key  one hot key, 1 and 3 processes, with and without coalescing and leases (hot-key.ts)
 //   --overload the overload guard against no guard and a static limit (overload.ts); writes
 //             bench/results/overload.json and prints the Markdown for BENCHMARKS.md
@@ -18,6 +25,8 @@ import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { engineCost, engineCostRounds } from './engine-cost';
 import { engineFloor } from './engine-floor';
+import { appPattern } from './app-pattern';
+import { engineCall } from './engine-call';
 import { floodBench } from './flood';
 import { guardBench, GuardResults, plansOnRedisBench } from './guard';
 import { hotKeyBench } from './hot-key';
@@ -84,6 +93,11 @@ async function main(): Promise<void> {
       log,
       process.argv.slice(2).filter((arg) => !arg.startsWith('--')),
     );
+  const before = process.argv.find((arg) => arg.startsWith('--before='))?.slice(9);
+  const appRounds = Number(process.argv.find((arg) => arg.startsWith('--rounds='))?.slice(9) ?? 5);
+  if (process.argv.includes('--app-pattern'))
+    return appPattern(log, RESULTS, quick, before, appRounds);
+  if (process.argv.includes('--engine-call')) return engineCall(log, before);
   if (process.argv.includes('--hot-key')) return void (await hotKeyBench(log));
   if (process.argv.includes('--upstream')) return upstreamBench(log, quick);
   if (process.argv.includes('--guard')) return guardOnly();

@@ -13,7 +13,8 @@ local function count_limit_incr(key, argv)
   if argv[1] ~= '0' or permits < 1 or permits > limit then
     return nil
   end
-  local count = redis.pcall('INCRBY', key, permits)
+  -- The usual request of one permit passes '1': no conversion of a number for the command.
+  local count = redis.pcall('INCRBY', key, argv[4] and permits or '1')
   if type(count) ~= 'number' then
     return nil
   end

@@ -55,6 +55,13 @@ local function run(algorithm, key, now, argv)
   return string.format(REPLY, allowed, reply[2], reply[3], reply[4], reply[5]), allowed
 end
 
+-- The entries of the call before, when they were one limit's decisions (one entry in full,
+-- the others repeats of it, no group): a call whose packed string is the same (one
+-- comparison: Lua interns its strings) reads none of it, and runs the same argv table, so
+-- what numeric() and own_args() (prelude.lua, blockable.lua) made of it is made once, not
+-- once per call. An app's calls of one limit at one in flight are all such calls.
+local known_packed, known_algorithm, known_time, known_fields = nil, nil, nil, nil
+
 -- Standard libraries are read when a call runs: a library's load sees none of them.
 local function engine(keys, args)
   local find, sub, byte = string.find, string.sub, string.byte
@@ -65,21 +72,25 @@ local function engine(keys, args)
   -- '%d': Redis's own conversion of a Lua number in a reply, exact up to 2^63.
   local out = {t[1] .. string.format('%06d', tonumber(t[2]))}
   -- A batch without groups makes no tables for them: they are made when a group starts.
-  local group_first, group_last, group_saved, group_allowed, group_denied = 0, 0, nil, nil, false
-  local group_created = nil
   -- A group whose keys could not be snapshotted (an ACL without DUMP) runs none of its
-  -- members: each answers the error, and the caller's store-error policy applies.
-  local group_failed = nil
+  -- members (group_failed): each answers the error, and the caller's store-error policy applies.
+  local group_first, group_last, group_saved, group_allowed, group_denied = 0, 0, nil, nil, false
+  local group_created, group_failed = nil, nil
   local packed = args[2] or ''
   local pos = 1
   -- The last entry written in full: a repeat (an empty first field) runs it again on its key,
-  -- with the same argv table (no algorithm writes its argv: numeric() in prelude.lua).
-  local algorithm, time, fields = nil, nil, nil
+  -- with the same argv table (no algorithm writes its argv: numeric() in prelude.lua). A
+  -- call's first entry is always in full: these are the known call's only when it is known.
+  local algorithm, time, fields = known_algorithm, known_time, known_fields
+  -- Whether it is the known call, and the entries read in full.
+  local known, read = packed == known_packed, 0
   for i = 1, #keys do
-    -- A repeat's one empty field, told by its first byte: nothing to find or cut.
-    if byte(packed, pos) == 0 then
+    -- A repeat's one empty field, told by its first byte: nothing to find or cut. Every
+    -- entry of the known call is the known one.
+    if known or byte(packed, pos) == 0 then
       pos = pos + 1
     else
+      read = read + 1
       local stop = find(packed, '\0', pos, true)
       local head = sub(packed, pos, stop - 1)
       pos = stop + 1
@@ -156,6 +167,10 @@ local function engine(keys, args)
       end
     end
   end
+  -- Known for the next call: a call of one entry in full without a group (a group past the
+  -- deadline ran none of its snapshots: not known either).
+  known_packed = (known or (read == 1 and group_last == 0 and not expired)) and packed or nil
+  known_algorithm, known_time, known_fields = algorithm, time, fields
   out[#out + 1] = ''
   return table.concat(out, '\0')
 end

@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_8d16cade0212
+#!lua name=nestjs_limiter_b973a07bafdb
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -575,7 +575,7 @@ local function count_limit_incr(key, argv)
   if argv[1] ~= '0' or permits < 1 or permits > limit then
     return nil
   end
-  local count = redis.pcall('INCRBY', key, permits)
+  local count = redis.pcall('INCRBY', key, argv[4] and permits or '1')
   if type(count) ~= 'number' then
     return nil
   end
@@ -1129,6 +1129,7 @@ local function run(algorithm, key, now, argv)
   end
   return string.format(REPLY, allowed, reply[2], reply[3], reply[4], reply[5]), allowed
 end
+local known_packed, known_algorithm, known_time, known_fields = nil, nil, nil, nil
 local function engine(keys, args)
   local find, sub, byte = string.find, string.sub, string.byte
   local t = redis.call('TIME')
@@ -1137,15 +1138,16 @@ local function engine(keys, args)
   local expired = deadline ~= nil and redis_micros > deadline
   local out = {t[1] .. string.format('%06d', tonumber(t[2]))}
   local group_first, group_last, group_saved, group_allowed, group_denied = 0, 0, nil, nil, false
-  local group_created = nil
-  local group_failed = nil
+  local group_created, group_failed = nil, nil
   local packed = args[2] or ''
   local pos = 1
-  local algorithm, time, fields = nil, nil, nil
+  local algorithm, time, fields = known_algorithm, known_time, known_fields
+  local known, read = packed == known_packed, 0
   for i = 1, #keys do
-    if byte(packed, pos) == 0 then
+    if known or byte(packed, pos) == 0 then
       pos = pos + 1
     else
+      read = read + 1
       local stop = find(packed, '\0', pos, true)
       local head = sub(packed, pos, stop - 1)
       pos = stop + 1
@@ -1218,6 +1220,8 @@ local function engine(keys, args)
       end
     end
   end
+  known_packed = (known or (read == 1 and group_last == 0 and not expired)) and packed or nil
+  known_algorithm, known_time, known_fields = algorithm, time, fields
   out[#out + 1] = ''
   return table.concat(out, '\0')
 end
@@ -1229,9 +1233,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_8d16cade0212', engine)
+redis.register_function('nestjs_limiter_b973a07bafdb', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_8d16cade0212_across_slots',
+  function_name = 'nestjs_limiter_b973a07bafdb_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }
