@@ -26,7 +26,7 @@ export interface HandlerRoute {
  * controllers has each one's). LimitExplorer fills it when the application starts, so a
  * request finds its route in one lookup and compiles nothing. Only a handler the module's
  * discovery never saw (a guard bound to a class outside it) is compiled on its first
- * request, by `late`: the request path asks the table, never the compiler.
+ * request, by `late`, which the explorer hands the table: the guard asks the table only.
  */
 export class HandlerRoutes {
   private readonly byController = new Map<Function, Map<Function, HandlerRoute>>();

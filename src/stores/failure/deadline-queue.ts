@@ -47,8 +47,9 @@ const COMPACT_AT = 1024;
  * and cleared on every request. Since every deadline has the same duration, they expire in
  * the order they start: a queue in start order, and one timer set for the oldest unsettled
  * deadline, serve them all. Settled deadlines are dropped when the timer next passes them.
- * (A postponed deadline stays in its place: the ones behind it wait for it, and they were
- * postponed as much, since work is sent in the order it starts.)
+ * (A postponed deadline stays in its place, and the ones behind it wait for it: they were
+ * postponed about as much where work is sent in the order it starts. On a Cluster each node
+ * has its batcher, so one behind may be judged late only when the one before it is.)
  *
  * A deadline is judged only after the I/O already waiting has been read: when the timer
  * fires, the deadlines due then expire on `setImmediate`, after the poll phase of the

@@ -64,9 +64,10 @@ export function callArgs(
  * the moment before (startWaits), so it never comes later than the caller's; a CPU lost
  * between the two is the app's, and never makes a caller give up on an answer Redis is
  * still in time for. Once per leaving of the batcher, and never for a decision whose wait
- * started at the end of its turn (held behind a silent Redis): a caller's storeTimeout runs
- * once, from its first write, whatever calls go again after it (per slot, the library
- * reloaded), and a wait that was Redis's silence is never given again.
+ * started at the end of its turn (held behind a silent Redis): a call sent again after it
+ * (per slot, the library reloaded) does not restart the wait, and a wait that was Redis's
+ * silence is never given again. Only a decision Redis skipped as late goes through the
+ * batcher once more (skipped-resend.ts), and then waits a storeTimeout of its own, once.
  */
 export function written(entries: readonly EngineEntry[], atMs: number): void {
   for (const entry of entries) {

@@ -167,8 +167,8 @@ local function engine(keys, args)
       end
     end
   end
-  -- Known for the next call: a call of one entry in full without a group (a group past the
-  -- deadline ran none of its snapshots: not known either).
+  -- Known for the next call: a call of one entry in full without a group, in time (a call
+  -- past its deadline read its fields but ran none of them: not known).
   known_packed = (known or (read == 1 and group_last == 0 and not expired)) and packed or nil
   known_algorithm, known_time, known_fields = algorithm, time, fields
   out[#out + 1] = ''

@@ -19,7 +19,8 @@ export interface EngineEntry {
   /**
    * Whether its wait starts again when its call is written (deadlines.ts written): set as
    * it leaves the batcher, unless its wait started at the end of its turn; spent by the
-   * first write, so a call sent again (per slot, after a refusal) never restarts it.
+   * first write, so a call sent again (per slot, after a refusal) does not restart it; a
+   * decision Redis skipped leaves the batcher again (skipped-resend.ts) and is set anew.
    */
   waitsFromWrite?: boolean;
   /**
