@@ -13,6 +13,7 @@ const ENGINE_UNDER_FAULTS = [
   'frozen-redis-load',
   'lease-faults',
   'overload-load',
+  'pinned-app-bursts',
   'sentinel',
   'websocket-connection-slots',
 ];
