@@ -154,10 +154,8 @@ export function defineAlgorithm<O, P, R, S, L>(
   const ops = stateOps(algorithm, stateType, refund, charge);
   const library = libraryEntries({
     name,
-    stateType,
     acquire: algorithm,
     ops,
-    chargeIsAcquire: given !== undefined && 'of' in given,
     coalesced: coalescedAcquire(algorithm),
   });
   const kind: LimitKind<O, L> = {

@@ -68,13 +68,7 @@ export function defineSlots<O, P, R, S, L>(
     (cost: number) =>
     (permits = cost) =>
       permitRequest ? permitRequest(permits) : { permits };
-  const library = libraryEntries({
-    name: definition.name,
-    stateType: definition.stateType,
-    acquire: algorithm,
-    ops,
-    keepsBlock: true,
-  });
+  const library = libraryEntries({ name: definition.name, acquire: algorithm, ops });
   const kind: LimitKind<O, L> = {
     library,
     ...commonKindParts(definition),

@@ -8,7 +8,7 @@ import { ROOT } from './readme-blocks';
  * folder holds. Both are held to the files, so a new file, a moved one or a body turned into
  * functions shows here rather than in a stale page.
  */
-const FORMS = ['functions', 'library', 'generated', 'script part', 'script'];
+const FORMS = ['functions', 'entries', 'library', 'generated', 'script part', 'script'];
 
 function luaFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -58,16 +58,30 @@ describe('docs/engine.md, the map of the Lua', () => {
   });
 
   it("calls every algorithm's file functions: no file is the body of a function the library wraps", () => {
+    const isEntries = (file: string) => file.endsWith('.entries.lua');
     const algorithms = files.filter((file) => file.startsWith('src/algorithms/'));
-    expect(algorithms.filter((file) => map.get(file) !== 'functions')).toEqual([]);
-    expect(algorithms.filter((file) => !onlyDefines(file))).toEqual([]);
+    const own = algorithms.filter((file) => !isEntries(file));
+    expect(own.filter((file) => map.get(file) !== 'functions')).toEqual([]);
+    expect(own.filter((file) => !onlyDefines(file))).toEqual([]);
+    // An entries file only adds its algorithm's entries, whole in the generated library.
+    const entries = algorithms.filter(isEntries);
+    expect(entries.filter((file) => map.get(file) !== 'entries')).toEqual([]);
+    const [generated] = [...map].filter(([, form]) => form === 'generated').map(([file]) => file);
+    const library = codeOf(generated).join('\n');
+    for (const file of entries) {
+      const code = codeOf(file).join('\n');
+      expect([file, /^add_entries\(\w+, \{.*\}\)$/s.test(code), library.includes(code)]).toEqual([
+        file,
+        true,
+        true,
+      ]);
+    }
   });
 
   it('calls functions the files that only define, each included whole', () => {
     const functions = [...map].filter(([, form]) => form === 'functions').map(([file]) => file);
     expect(functions.filter((file) => !onlyDefines(file))).toEqual([]);
-    // Included by a file's `--- @include`, or by the composer for the library's table: whole,
-    // in the generated library.
+    // Included by a file's `--- @include`: whole, in the generated library.
     const [generated] = [...map].filter(([, form]) => form === 'generated').map(([file]) => file);
     const library = codeOf(generated).join('\n');
     expect(functions.filter((file) => !library.includes(codeOf(file).join('\n')))).toEqual([]);

@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_b973a07bafdb
+#!lua name=nestjs_limiter_e193caf7e1ac
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -463,6 +463,29 @@ local function coalesced_of(decide, blocks, decide_all)
     return table.concat(out, '\0')
   end
 end
+local algorithms = {}
+local function add_entries(blocks, spec)
+  local function add(entry)
+    algorithms[#algorithms + 1] = entry
+  end
+  local decide = spec.acquire
+  local acquire = spec.keeps_block and decide or blockable_acquire(decide, blocks)
+  add(spec.fast and blockable_acquire(decide, blocks, spec.fast) or acquire)
+  add(peek_of(acquire, blocks))
+  add(reset_state)
+  add(block_of(blocks, spec.keeps_block))
+  if spec.refund then
+    add(adjust_of(spec.refund, blocks))
+  end
+  if spec.charge then
+    add(adjust_of(spec.charge, blocks))
+  end
+  if spec.coalesced == true then
+    add(coalesced_of(decide, blocks))
+  elseif spec.coalesced then
+    add(coalesced_of(decide, blocks, spec.coalesced))
+  end
+end
 local function rate_limit_found(found, now, argv, mark, timeout)
   local stored, same, was = moment_of(found, mark)
   if same then
@@ -537,6 +560,9 @@ local function rate_limit_refund(key, now, argv)
   end
   return {1, 0, 0, 0, 0}
 end
+add_entries(string_block, {
+  acquire = rate_limit, refund = rate_limit_refund, charge = rate_limit, coalesced = true,
+})
 local function count_limit(key, now, argv)
   local n = numeric(argv)
   local limit, period_ms, permits = n[1], n[2], n[3] or 1
@@ -624,6 +650,10 @@ local function count_limit_charge(key, now, argv)
   end
   return {1, 0, 0, 0, 0}
 end
+add_entries(string_block, {
+  acquire = count_limit, fast = count_limit_incr, refund = count_limit_refund,
+  charge = count_limit_charge, coalesced = true,
+})
 local function sliding_window_limit(key, now, argv)
   local limit, window, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[4]) or 1
   local log = get_members(key)
@@ -772,6 +802,10 @@ local function sliding_window_limit_coalesced(key, now, argv, requests, stop)
   end
   return replies, stopped
 end
+add_entries(zset_block, {
+  acquire = sliding_window_limit, refund = sliding_window_limit_refund,
+  charge = sliding_window_limit_charge, coalesced = sliding_window_limit_coalesced,
+})
 local function concurrency_limit(key, now, argv)
   local max, lease, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[5]) or 1
   local member = weighted_member(argv[4], permits)
@@ -832,6 +866,7 @@ local function concurrency_limit(key, now, argv)
     end
   end
 end
+add_entries(zset_block, { acquire = concurrency_limit, keeps_block = true })
 local function leaky_bucket_limit(key, now, argv)
   local n = numeric(argv)
   local capacity, interval, permits = n[1], n[2], n[4] or 1
@@ -887,6 +922,10 @@ local function leaky_bucket_limit_charge(key, now, argv)
   redis.call('SET', key, exact(tat) .. '~' .. argv[3], 'PX', ttl_ms(tat - now))
   return {1, 0, 0, 0, 0}
 end
+add_entries(string_block, {
+  acquire = leaky_bucket_limit, refund = leaky_bucket_limit_refund,
+  charge = leaky_bucket_limit_charge, coalesced = true,
+})
 local roll_now, roll_window, roll_index, roll_text, roll_ttl = nil, nil, nil, nil, nil
 local function approximate_roll(key, now, window)
   if now ~= roll_now or window ~= roll_window then
@@ -983,6 +1022,10 @@ local function approximate_sliding_window_limit_charge(key, now, argv)
     'PX', ttl_ms((index + 2) * window - now))
   return {1, 0, 0, 0, 0}
 end
+add_entries(string_block, {
+  acquire = approximate_sliding_window_limit, refund = approximate_sliding_window_limit_refund,
+  charge = approximate_sliding_window_limit_charge, coalesced = true,
+})
 local function quota_limit(key, now, argv)
   local n = numeric(argv)
   local limit, soft, window, permits = n[1], n[2], n[3], n[4]
@@ -1068,51 +1111,7 @@ local function quota_limit(key, now, argv)
   end
   return {1, allowance - used, reset, 0, used * 4 + flags}
 end
-local algorithms = {
-  blockable_acquire(rate_limit, string_block),
-  peek_of(blockable_acquire(rate_limit, string_block), string_block),
-  reset_state,
-  block_of(string_block),
-  adjust_of(rate_limit_refund, string_block),
-  adjust_of(rate_limit, string_block),
-  coalesced_of(rate_limit, string_block),
-  blockable_acquire(count_limit, string_block, count_limit_incr),
-  peek_of(blockable_acquire(count_limit, string_block), string_block),
-  reset_state,
-  block_of(string_block),
-  adjust_of(count_limit_refund, string_block),
-  adjust_of(count_limit_charge, string_block),
-  coalesced_of(count_limit, string_block),
-  blockable_acquire(sliding_window_limit, zset_block),
-  peek_of(blockable_acquire(sliding_window_limit, zset_block), zset_block),
-  reset_state,
-  block_of(zset_block),
-  adjust_of(sliding_window_limit_refund, zset_block),
-  adjust_of(sliding_window_limit_charge, zset_block),
-  coalesced_of(sliding_window_limit, zset_block, sliding_window_limit_coalesced),
-  concurrency_limit,
-  peek_of(concurrency_limit, zset_block),
-  reset_state,
-  block_of(zset_block, true),
-  blockable_acquire(leaky_bucket_limit, string_block),
-  peek_of(blockable_acquire(leaky_bucket_limit, string_block), string_block),
-  reset_state,
-  block_of(string_block),
-  adjust_of(leaky_bucket_limit_refund, string_block),
-  adjust_of(leaky_bucket_limit_charge, string_block),
-  coalesced_of(leaky_bucket_limit, string_block),
-  blockable_acquire(approximate_sliding_window_limit, string_block),
-  peek_of(blockable_acquire(approximate_sliding_window_limit, string_block), string_block),
-  reset_state,
-  block_of(string_block),
-  adjust_of(approximate_sliding_window_limit_refund, string_block),
-  adjust_of(approximate_sliding_window_limit_charge, string_block),
-  coalesced_of(approximate_sliding_window_limit, string_block),
-  blockable_acquire(quota_limit, string_block),
-  peek_of(blockable_acquire(quota_limit, string_block), string_block),
-  reset_state,
-  block_of(string_block),
-}
+add_entries(string_block, { acquire = quota_limit })
 local REPLY = '%d,%d,%d,%d,%d'
 local ALLOWED = '1,%d,%d,0,0'
 local function failed(message)
@@ -1233,9 +1232,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_b973a07bafdb', engine)
+redis.register_function('nestjs_limiter_e193caf7e1ac', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_b973a07bafdb_across_slots',
+  function_name = 'nestjs_limiter_e193caf7e1ac_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }

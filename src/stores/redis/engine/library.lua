@@ -1,17 +1,22 @@
 -- The engine as a Redis Functions library: the source of library.generated.lua, which
--- `npm run engine:library` composes from this file (compose-library.ts): `--- @algorithms`
--- becomes each built-in algorithm's files and the table an entry's index names, written from
--- the registry's definitions; each `--- @include` is replaced by its file, once (a file
--- included again is left out), comment lines and blank lines are dropped, and __LIBRARY__
--- becomes the library's versioned name. Where Redis has no Functions the store runs the same
+-- `npm run engine:library` composes from this file (compose-library.ts): each `--- @include`
+-- is replaced by its file, once (a file included again is left out), comment lines and blank
+-- lines are dropped, and __LIBRARY__ becomes the library's versioned name. The algorithms'
+-- entries files come in the registry's order (registry.ts): together they fill the table an
+-- entry's index names (state-ops/entries.lua). Where Redis has no Functions the store runs the same
 -- text as a script (eval.lua).
 --- @include "../../../algorithms/state-ops/prelude.lua"
 --- @include "../../../algorithms/state-ops/string-block.lua"
 --- @include "../../../algorithms/state-ops/zset-block.lua"
 --- @include "../../../algorithms/state-ops/blockable.lua"
---- @include "../../../algorithms/state-ops/state-ops.lua"
---- @include "../../../algorithms/state-ops/coalesced.lua"
---- @algorithms
+--- @include "../../../algorithms/state-ops/entries.lua"
+--- @include "../../../algorithms/rate-limit/rate-limit.entries.lua"
+--- @include "../../../algorithms/count-limit/count-limit.entries.lua"
+--- @include "../../../algorithms/sliding-window-limit/sliding-window-limit.entries.lua"
+--- @include "../../../algorithms/concurrency-limit/concurrency-limit.entries.lua"
+--- @include "../../../algorithms/leaky-bucket-limit/leaky-bucket-limit.entries.lua"
+--- @include "../../../algorithms/approximate-sliding-window-limit/approximate-sliding-window-limit.entries.lua"
+--- @include "../../../algorithms/quota-limit/quota-limit.entries.lua"
 --- @include "engine.lua"
 
 -- The library's two functions, named for its version so that two releases of the app load

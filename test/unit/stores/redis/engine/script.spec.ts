@@ -7,10 +7,28 @@ import {
 import { composeEngineLibrary } from '../../../../../src/stores/redis/engine/compose-library';
 import { BUILT_IN_ENGINE, ENGINE_LIBRARY } from '../../../../../src/stores/redis/engine/script';
 
-/** The entries of the library's table, one a line. */
-function tableOf(lua: string): string[] {
-  const table = /^local algorithms = \{\n([^}]*)\n\}$/m.exec(lua)?.[1] ?? '';
-  return table.split('\n').map((entry) => entry.trim().replace(/,$/, ''));
+const SRC = join(__dirname, '..', '..', '..', '..', '..', 'src');
+
+/** An algorithm's entries file: its folder, its blocks and its add_entries spec. */
+interface EntriesFile {
+  folder: string;
+  blocks: string;
+  spec: Record<string, string>;
+}
+
+/** Each algorithm's entries file, in the order library.lua includes them. */
+function entriesFiles(): EntriesFile[] {
+  const library = readFileSync(join(SRC, 'stores/redis/engine/library.lua'), 'utf8');
+  return [...library.matchAll(/^--- @include "[^"]*\/([\w-]+)\.entries\.lua"$/gm)].map(
+    ([, folder]) => {
+      const text = readFileSync(join(SRC, 'algorithms', folder, `${folder}.entries.lua`), 'utf8');
+      const [, blocks, fields] = /add_entries\((\w+), \{([^}]*)\}\)/s.exec(text)!;
+      const spec = Object.fromEntries(
+        [...fields.matchAll(/(\w+) = (\w+)/g)].map(([, field, value]) => [field, value]),
+      );
+      return { folder, blocks, spec };
+    },
+  );
 }
 
 /** The .lua files under `dir`, as paths from src/. */
@@ -75,19 +93,24 @@ describe('the engine library', () => {
       file.endsWith('.coalesced.lua'),
     );
     expect(forms).toEqual(['algorithms/sliding-window-limit/sliding-window-limit.coalesced.lua']);
-    const table = tableOf(lua);
-    expect(table.filter((line) => line.startsWith('coalesced_of('))).toEqual([
-      'coalesced_of(rate_limit, string_block)',
-      'coalesced_of(count_limit, string_block)',
-      'coalesced_of(sliding_window_limit, zset_block, sliding_window_limit_coalesced)',
-      'coalesced_of(leaky_bucket_limit, string_block)',
-      'coalesced_of(approximate_sliding_window_limit, string_block)',
+    const coalesced = entriesFiles().map(({ folder, spec }) => [folder, spec.coalesced]);
+    expect(coalesced).toEqual([
+      ['rate-limit', 'true'],
+      ['count-limit', 'true'],
+      ['sliding-window-limit', 'sliding_window_limit_coalesced'],
+      ['concurrency-limit', undefined],
+      ['leaky-bucket-limit', 'true'],
+      ['approximate-sliding-window-limit', 'true'],
+      ['quota-limit', undefined],
     ]);
   });
 
   it('makes each algorithm file one whole local function, and no include under algorithms/ leaves algorithms/', () => {
     const algorithms = join(src, 'algorithms');
-    const files = luaFiles(algorithms).filter((file) => !file.startsWith('algorithms/state-ops/'));
+    // An entries file is the table's part of its algorithm, not a function (state-ops/entries.lua).
+    const files = luaFiles(algorithms).filter(
+      (file) => !file.startsWith('algorithms/state-ops/') && !file.endsWith('.entries.lua'),
+    );
     expect(files.length).toBeGreaterThanOrEqual(19);
     const helpers = ['approximate-sliding-window-limit.roll.lua'];
     for (const file of files) {
@@ -131,26 +154,25 @@ describe('the engine library', () => {
     expect(lua.split(withoutComments(file)).length - 1).toBe(1);
   });
 
-  it('finds every built-in algorithm and operation in its table, an entry a line in the order of the registry', () => {
-    const entries = tableOf(lua);
-    expect(entries).toHaveLength(LIBRARY_ENTRIES.length);
+  it('finds every built-in algorithm and operation in its table, in the order of the registry', () => {
     BUILT_IN_ALGORITHMS.forEach((algorithm, at) => {
       expect(BUILT_IN_ENGINE.indexOf(algorithm)).toBe(String(at + 1));
       expect(LIBRARY_ENTRIES[at].algorithm).toBe(algorithm);
     });
-    // The token bucket's: its charge is its acquire's function without a timeout.
-    expect(entries.slice(0, 7)).toEqual([
-      'blockable_acquire(rate_limit, string_block)',
-      'peek_of(blockable_acquire(rate_limit, string_block), string_block)',
-      'reset_state',
-      'block_of(string_block)',
-      'adjust_of(rate_limit_refund, string_block)',
-      'adjust_of(rate_limit, string_block)',
-      'coalesced_of(rate_limit, string_block)',
-    ]);
-    // The counter's acquire tries its two-command path first; the concurrency limit keeps its block.
-    expect(entries).toContain('blockable_acquire(count_limit, string_block, count_limit_incr)');
-    expect(entries).toContain('block_of(zset_block, true)');
+    // The entries each file adds (add_entries, state-ops/entries.lua), in library.lua's order.
+    const fromLua = entriesFiles().flatMap(({ folder, spec }) =>
+      ['acquire', 'peek', 'reset', 'block', 'refund', 'charge', 'coalesced']
+        .filter((role) => ['acquire', 'peek', 'reset', 'block'].includes(role) || spec[role])
+        .map((role) => `${folder} ${role}`),
+    );
+    const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    expect(fromLua).toEqual(LIBRARY_ENTRIES.map((entry) => `${kebab(entry.name)} ${entry.role}`));
+    // The token bucket's charge is its acquire's function without a timeout; the counter's
+    // acquire tries its two-command path first; the concurrency limit keeps its block.
+    const [rate, count, , slots] = entriesFiles();
+    expect(rate.spec).toMatchObject({ acquire: 'rate_limit', charge: 'rate_limit' });
+    expect(count.spec).toMatchObject({ acquire: 'count_limit', fast: 'count_limit_incr' });
+    expect(slots).toMatchObject({ blocks: 'zset_block', spec: { keeps_block: 'true' } });
   });
 
   it('runs as a script where Redis has no Functions: the same text, without its name and registrations', () => {
