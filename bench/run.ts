@@ -17,6 +17,8 @@
 //   --hot-key  one hot key, 1 and 3 processes, with and without coalescing and leases (hot-key.ts)
 //   --overload the overload guard against no guard and a static limit (overload.ts); writes
 //             bench/results/overload.json and prints the Markdown for BENCHMARKS.md
+//   --http     the HTTP level alone (5 rounds, or 1 with --quick): requests/s and app CPU per
+//             request of the bare app, ours and @nestjs/throttler with its Redis storage
 //   --upstream calls to a mock API that limits them: nestjs-limiter's upstream budget, Bottleneck's
 //             clustering and no limiter, 8 caller processes (upstream.ts)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -33,6 +35,7 @@ import { hotKeyBench } from './hot-key';
 import { overloadBench, overloadMarkdown } from './overload';
 import { upstreamBench } from './upstream';
 import { httpBench } from './http';
+import type { HttpVariant } from './http-app';
 import { CLUSTER, libraryBench, Row, STANDALONE } from './library';
 import { memoryBench } from './memory';
 import { BenchRedis, clusterRedis, standaloneRedis } from './redis';
@@ -101,6 +104,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--hot-key')) return void (await hotKeyBench(log));
   if (process.argv.includes('--upstream')) return upstreamBench(log, quick);
   if (process.argv.includes('--guard')) return guardOnly();
+  if (process.argv.includes('--http')) return httpOnly();
   if (process.argv.includes('--overload')) return overloadOnly();
   const started = Date.now();
   const rounds = quick ? 1 : 10;
@@ -162,6 +166,25 @@ async function main(): Promise<void> {
   for (const v of evaluateTargets(results))
     log(`  ${v.met ? 'met   ' : 'MISSED'} ${v.target}: ${v.measured}`);
   log(`\ndone in ${Math.round(results.durationSeconds)} s`);
+}
+
+/** The HTTP level alone (`--http`): medians per variant, and ratios to the bare app. */
+async function httpOnly(): Promise<void> {
+  const http = await withRedis(standaloneRedis, (redis) =>
+    httpBench(redis, { rounds: quick ? 1 : 5, duration: 3, log }),
+  );
+  const rps = (v: HttpVariant) => median(http.runs[v].map((r) => r.requestsPerSecond));
+  const cpu = (v: HttpVariant, k: 'appCpuUs' | 'sharedCpuUs') =>
+    median(http.runs[v].map((r) => r[k]));
+  for (const v of ['none', 'ours', 'throttler'] as const) {
+    log(
+      `${v.padEnd(9)} ${Math.round(rps(v))} req/s (${(rps(v) / rps('none')).toFixed(3)}× bare), ` +
+        `CPU per request ${cpu(v, 'appCpuUs').toFixed(1)} µs alone ` +
+        `(+${(cpu(v, 'appCpuUs') - cpu('none', 'appCpuUs')).toFixed(1)}), ` +
+        `${cpu(v, 'sharedCpuUs').toFixed(1)} µs shared ` +
+        `(+${(cpu(v, 'sharedCpuUs') - cpu('none', 'sharedCpuUs')).toFixed(1)})`,
+    );
+  }
 }
 
 /** The overload guard alone (`--overload`): its figures, and the Markdown of its section. */
