@@ -48,6 +48,22 @@ const rowsOf = (page: Page, table: string) =>
 declare const document: any;
 declare const getComputedStyle: (element: any) => { color: string };
 
+/**
+ * Clicks a button found and clicked in one turn of the page's own
+ * event loop: the page rebuilds its tables every 2 s, so a handle taken a moment earlier
+ * (page.click's query, then its scroll and mouse) can be a row that is already gone.
+ */
+const clickButton = (page: Page, selector: string) =>
+  page.waitForFunction(
+    (target) => {
+      const button = document.querySelector(target);
+      button?.click();
+      return button !== null;
+    },
+    {},
+    selector,
+  );
+
 describe.each(PLATFORMS)('the admin page in a real browser, on %s', (platform) => {
   let redis: RedisServer;
   let app: INestApplication;
@@ -126,7 +142,7 @@ describe.each(PLATFORMS)('the admin page in a real browser, on %s', (platform) =
     ]);
 
     // A peek that finds nothing left is bad news, not shown as a success.
-    await page.click(`${blockedRow} button[data-action="peek"]`);
+    await clickButton(page, `${blockedRow} button[data-action="peek"]`);
     await page.waitForFunction(
       (text) => document.getElementById('status')?.textContent.startsWith(text),
       {},
@@ -139,7 +155,7 @@ describe.each(PLATFORMS)('the admin page in a real browser, on %s', (platform) =
     expect(peekShown).toEqual(['failed', 'rgb(180, 35, 24)']);
 
     expect(await hit(port, '127.0.0.2')).toBe(429);
-    await page.click(`${blockedRow} button[data-action="unblock"]`);
+    await clickButton(page, `${blockedRow} button[data-action="unblock"]`);
     await page.waitForFunction(
       (text) => document.getElementById('status')?.textContent === text,
       {},
