@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_e193caf7e1ac
+#!lua name=nestjs_limiter_bfee7fc61fef
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -365,6 +365,15 @@ local function adjust_of(adjust, blocks)
     return {1, 0, 0, 0, 0}
   end
 end
+local function without_limit(decide)
+  return function(key, now, argv)
+    local lifted = {math.huge}
+    for j = 2, #argv do
+      lifted[j] = argv[j]
+    end
+    return decide(key, now, lifted)
+  end
+end
 local function decide_in_cell(decide, key, now, own, requests, stop)
   local replies, stopped = {}, nil
   open_cell(key)
@@ -636,23 +645,9 @@ local function count_limit_refund(key, now, argv)
   end
   return {1, 0, 0, 0, 0}
 end
-local function count_limit_charge(key, now, argv)
-  local period_ms, permits = tonumber(argv[2]), tonumber(argv[3])
-  local count = tonumber(get_state(key))
-  if not count then
-    redis.call('SET', key, permits, 'PX', period_ms)
-    return {1, 0, 0, 0, 0}
-  end
-  redis.call('INCRBY', key, permits)
-  local pttl = redis.call('PTTL', key)
-  if pttl < 0 or pttl > period_ms then
-    redis.call('PEXPIRE', key, period_ms)
-  end
-  return {1, 0, 0, 0, 0}
-end
 add_entries(string_block, {
   acquire = count_limit, fast = count_limit_incr, refund = count_limit_refund,
-  charge = count_limit_charge, coalesced = true,
+  charge = without_limit(count_limit), coalesced = true,
 })
 local function sliding_window_limit(key, now, argv)
   local limit, window, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[4]) or 1
@@ -1014,17 +1009,9 @@ local function approximate_sliding_window_limit_refund(key, now, argv)
   end
   return {1, 0, 0, 0, 0}
 end
-local function approximate_sliding_window_limit_charge(key, now, argv)
-  local window = tonumber(argv[2])
-  local index, curr, prev = approximate_roll(key, now, window)
-  curr = curr + tonumber(argv[3])
-  redis.call('SET', key, exact(index) .. ' ' .. exact(curr) .. ' ' .. exact(prev),
-    'PX', ttl_ms((index + 2) * window - now))
-  return {1, 0, 0, 0, 0}
-end
 add_entries(string_block, {
   acquire = approximate_sliding_window_limit, refund = approximate_sliding_window_limit_refund,
-  charge = approximate_sliding_window_limit_charge, coalesced = true,
+  charge = without_limit(approximate_sliding_window_limit), coalesced = true,
 })
 local function quota_limit(key, now, argv)
   local n = numeric(argv)
@@ -1232,9 +1219,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_e193caf7e1ac', engine)
+redis.register_function('nestjs_limiter_bfee7fc61fef', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_e193caf7e1ac_across_slots',
+  function_name = 'nestjs_limiter_bfee7fc61fef_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }
