@@ -9,7 +9,7 @@ local function approximate_sliding_window_limit_refund(key, now, argv)
   local window, permits = tonumber(argv[2]), tonumber(argv[3])
   local found = get_state(key)
   if not found then
-    return {1, 0, 0, 0, 0}
+    return
   end
   local i, c, p = string.match(found, '^(%S+) (%S+) (%S+)$')
   i, c, p = tonumber(i), tonumber(c), tonumber(p)
@@ -22,12 +22,7 @@ local function approximate_sliding_window_limit_refund(key, now, argv)
   elseif index == i - 1 then
     p = math.max(0, p - permits)
   else
-    return {1, 0, 0, 0, 0}
+    return
   end
-  if c == 0 and p == 0 then
-    redis.call('DEL', key)
-  else
-    redis.call('SET', key, exact(i) .. ' ' .. exact(c) .. ' ' .. exact(p), 'KEEPTTL')
-  end
-  return {1, 0, 0, 0, 0}
+  put_state(key, (c > 0 or p > 0) and exact(i) .. ' ' .. exact(c) .. ' ' .. exact(p) or nil)
 end

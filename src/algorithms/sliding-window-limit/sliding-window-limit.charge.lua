@@ -23,5 +23,4 @@ local function sliding_window_limit_charge(key, now, argv)
   end
   redis.call('ZADD', key, exact(now), weighted_member(id, weight))
   redis.call('PEXPIRE', key, ttl_ms(window))
-  return {1, 0, 0, 0, 0}
 end

@@ -20,7 +20,7 @@ local function sliding_window_limit_refund(key, now, argv)
         end
       end
     end
-    return {1, 0, 0, 0, 0}
+    return
   end
   redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(now - tonumber(argv[2])))
   local newest = redis.call('ZREVRANGEBYSCORE', key, exact(now), '-inf', 'WITHSCORES', 'LIMIT', 0, permits + 1)
@@ -39,5 +39,4 @@ local function sliding_window_limit_refund(key, now, argv)
       end
     end
   end
-  return {1, 0, 0, 0, 0}
 end

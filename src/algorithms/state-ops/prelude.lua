@@ -88,6 +88,18 @@ local function set_state(key, value, px)
   redis.call('SET', key, value, 'PX', px)
 end
 
+-- `value` written with a TTL of `px` ms, or its TTL kept without one; no value deletes the key
+-- (a state back to what no key decides).
+local function put_state(key, value, px)
+  if not value then
+    redis.call('DEL', key)
+  elseif px then
+    redis.call('SET', key, value, 'PX', px)
+  else
+    redis.call('SET', key, value, 'KEEPTTL')
+  end
+end
+
 -- INCRBY, its TTL kept (none for a key it creates).
 local function incr_state(key, by)
   if cell_key == key then
@@ -132,13 +144,8 @@ end
 local function close_cell(write)
   local key = cell_key
   cell_key = nil
-  if not (write and cell_written) then
-    return
-  end
-  if cell_px then
-    redis.call('SET', key, cell_value, 'PX', cell_px)
-  else
-    redis.call('SET', key, cell_value, 'KEEPTTL')
+  if write and cell_written then
+    put_state(key, cell_value, cell_px)
   end
 end
 

@@ -50,13 +50,8 @@ end
 
 function string_block.hide(key, now)
   local inner, _, level, expires = split_block(redis.call('GET', key))
-  if inner == '' or (level and expires and now >= expires) then
-    redis.call('DEL', key)
-  elseif level and expires then
-    redis.call('SET', key, inner, 'PX', ttl_ms(expires - now))
-  else
-    redis.call('SET', key, inner, 'KEEPTTL')
-  end
+  local timed = level and expires
+  put_state(key, inner ~= '' and not (timed and now >= expires) and inner or nil, timed and ttl_ms(expires - now))
 end
 
 function string_block.write(key, now, until_, level, keep_until)

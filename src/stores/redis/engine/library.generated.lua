@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_bfee7fc61fef
+#!lua name=nestjs_limiter_ab9bfc9bbd58
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -47,6 +47,15 @@ local function set_state(key, value, px)
   end
   redis.call('SET', key, value, 'PX', px)
 end
+local function put_state(key, value, px)
+  if not value then
+    redis.call('DEL', key)
+  elseif px then
+    redis.call('SET', key, value, 'PX', px)
+  else
+    redis.call('SET', key, value, 'KEEPTTL')
+  end
+end
 local function incr_state(key, by)
   if cell_key == key then
     if not cell_value then
@@ -83,13 +92,8 @@ end
 local function close_cell(write)
   local key = cell_key
   cell_key = nil
-  if not (write and cell_written) then
-    return
-  end
-  if cell_px then
-    redis.call('SET', key, cell_value, 'PX', cell_px)
-  else
-    redis.call('SET', key, cell_value, 'KEEPTTL')
+  if write and cell_written then
+    put_state(key, cell_value, cell_px)
   end
 end
 local function get_members(key)
@@ -192,13 +196,8 @@ function string_block.unblocked(key)
 end
 function string_block.hide(key, now)
   local inner, _, level, expires = split_block(redis.call('GET', key))
-  if inner == '' or (level and expires and now >= expires) then
-    redis.call('DEL', key)
-  elseif level and expires then
-    redis.call('SET', key, inner, 'PX', ttl_ms(expires - now))
-  else
-    redis.call('SET', key, inner, 'KEEPTTL')
-  end
+  local timed = level and expires
+  put_state(key, inner ~= '' and not (timed and now >= expires) and inner or nil, timed and ttl_ms(expires - now))
 end
 function string_block.write(key, now, until_, level, keep_until)
   local pttl = redis.call('PTTL', key)
@@ -558,16 +557,11 @@ local function rate_limit_refund(key, now, argv)
   local max_permits, interval, expire = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[4])
   local full_span = max_permits * interval
   local found = get_state(key)
-  if not found then
-    return {1, 0, 0, 0, 0}
+  if found then
+    local empty_at = math.max(math.floor(moment_of(found, '') - tonumber(argv[6]) * interval), math.ceil(now - full_span))
+    local full = empty_at <= now - full_span and tonumber(argv[3]) >= max_permits
+    put_state(key, not full and exact(empty_at) .. (string.match(found, '~.*') or '') or nil, ttl_ms(math.max(expire, empty_at + full_span - now)))
   end
-  local empty_at = math.max(math.floor(moment_of(found, '') - tonumber(argv[6]) * interval), math.ceil(now - full_span))
-  if empty_at <= now - full_span and tonumber(argv[3]) >= max_permits then
-    redis.call('DEL', key)
-  else
-    redis.call('SET', key, exact(empty_at) .. (string.match(found, '~.*') or ''), 'PX', ttl_ms(math.max(expire, empty_at + full_span - now)))
-  end
-  return {1, 0, 0, 0, 0}
 end
 add_entries(string_block, {
   acquire = rate_limit, refund = rate_limit_refund, charge = rate_limit, coalesced = true,
@@ -628,22 +622,11 @@ end
 local function count_limit_refund(key, now, argv)
   local period_ms = tonumber(argv[2])
   local count = tonumber(get_state(key))
-  if not count then
-    return {1, 0, 0, 0, 0}
+  local left = argv[5] ~= '' and (tonumber(argv[5]) or tonumber(string.sub(argv[5], 2)) - redis_micros)
+  if count and not (left and math.abs(redis.call('PTTL', key) - left / 1000) * 2 >= period_ms) then
+    local rest = count - tonumber(argv[3])
+    put_state(key, rest > 0 and rest or nil)
   end
-  if argv[5] ~= '' then
-    local left = tonumber(argv[5]) or tonumber(string.sub(argv[5], 2)) - redis_micros
-    if math.abs(redis.call('PTTL', key) - left / 1000) * 2 >= period_ms then
-      return {1, 0, 0, 0, 0}
-    end
-  end
-  local left = count - tonumber(argv[3])
-  if left <= 0 then
-    redis.call('DEL', key)
-  else
-    redis.call('SET', key, left, 'KEEPTTL')
-  end
-  return {1, 0, 0, 0, 0}
 end
 add_entries(string_block, {
   acquire = count_limit, fast = count_limit_incr, refund = count_limit_refund,
@@ -696,7 +679,7 @@ local function sliding_window_limit_refund(key, now, argv)
         end
       end
     end
-    return {1, 0, 0, 0, 0}
+    return
   end
   redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(now - tonumber(argv[2])))
   local newest = redis.call('ZREVRANGEBYSCORE', key, exact(now), '-inf', 'WITHSCORES', 'LIMIT', 0, permits + 1)
@@ -715,7 +698,6 @@ local function sliding_window_limit_refund(key, now, argv)
       end
     end
   end
-  return {1, 0, 0, 0, 0}
 end
 local function sliding_window_limit_charge(key, now, argv)
   local window = tonumber(argv[2])
@@ -732,7 +714,6 @@ local function sliding_window_limit_charge(key, now, argv)
   end
   redis.call('ZADD', key, exact(now), weighted_member(id, weight))
   redis.call('PEXPIRE', key, ttl_ms(window))
-  return {1, 0, 0, 0, 0}
 end
 local function sliding_window_limit_coalesced(key, now, argv, requests, stop)
   local limit = tonumber(argv[1])
@@ -894,16 +875,10 @@ local function leaky_bucket_limit(key, now, argv)
 end
 local function leaky_bucket_limit_refund(key, now, argv)
   local found = get_state(key)
-  if not found then
-    return {1, 0, 0, 0, 0}
+  if found then
+    local tat = moment_of(found, '') - tonumber(argv[4]) * tonumber(argv[2])
+    put_state(key, tat > now and exact(tat) .. (string.match(found, '~.*') or '') or nil, ttl_ms(tat - now))
   end
-  local tat = math.max(now, moment_of(found, '') - tonumber(argv[4]) * tonumber(argv[2]))
-  if tat <= now then
-    redis.call('DEL', key)
-  else
-    redis.call('SET', key, exact(tat) .. (string.match(found, '~.*') or ''), 'PX', ttl_ms(tat - now))
-  end
-  return {1, 0, 0, 0, 0}
 end
 local function leaky_bucket_limit_charge(key, now, argv)
   local interval = tonumber(argv[2])
@@ -915,7 +890,6 @@ local function leaky_bucket_limit_charge(key, now, argv)
   end
   tat = tat + tonumber(argv[4]) * interval
   redis.call('SET', key, exact(tat) .. '~' .. argv[3], 'PX', ttl_ms(tat - now))
-  return {1, 0, 0, 0, 0}
 end
 add_entries(string_block, {
   acquire = leaky_bucket_limit, refund = leaky_bucket_limit_refund,
@@ -987,7 +961,7 @@ local function approximate_sliding_window_limit_refund(key, now, argv)
   local window, permits = tonumber(argv[2]), tonumber(argv[3])
   local found = get_state(key)
   if not found then
-    return {1, 0, 0, 0, 0}
+    return
   end
   local i, c, p = string.match(found, '^(%S+) (%S+) (%S+)$')
   i, c, p = tonumber(i), tonumber(c), tonumber(p)
@@ -1000,14 +974,9 @@ local function approximate_sliding_window_limit_refund(key, now, argv)
   elseif index == i - 1 then
     p = math.max(0, p - permits)
   else
-    return {1, 0, 0, 0, 0}
+    return
   end
-  if c == 0 and p == 0 then
-    redis.call('DEL', key)
-  else
-    redis.call('SET', key, exact(i) .. ' ' .. exact(c) .. ' ' .. exact(p), 'KEEPTTL')
-  end
-  return {1, 0, 0, 0, 0}
+  put_state(key, (c > 0 or p > 0) and exact(i) .. ' ' .. exact(c) .. ' ' .. exact(p) or nil)
 end
 add_entries(string_block, {
   acquire = approximate_sliding_window_limit, refund = approximate_sliding_window_limit_refund,
@@ -1219,9 +1188,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_bfee7fc61fef', engine)
+redis.register_function('nestjs_limiter_ab9bfc9bbd58', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_bfee7fc61fef_across_slots',
+  function_name = 'nestjs_limiter_ab9bfc9bbd58_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }
