@@ -1,4 +1,4 @@
---- @include "../state-ops/prelude.lua"
+--- @include "sliding-window-limit.refusal.lua"
 -- Requests of one sliding-window log decided in a row, as sliding-window-limit.lua decides
 -- each, with one read of the log and one ZADD of every allowed request's member
 -- (state-ops/coalesced.lua calls it). Exact while every request's id is new: a request whose
@@ -26,43 +26,24 @@ local function sliding_window_limit_coalesced(key, now, argv, requests, stop)
     end
     ids[id] = true
   end
-  local reset = 0
-  if #log > first then
-    reset = tonumber(log[#log]) + window - now
-  end
   -- Every allowed request's score and member, for one ZADD; the same appended to `log`, whose
-  -- oldest-first order a later denial's retry reads (members scored alike give one retry).
+  -- oldest-first order and last score a later refusal reads (members scored alike give one
+  -- retry).
   local added = {}
   local replies, stopped = {}, nil
   for i = 1, #requests do
     local permits = tonumber(requests[i][2]) or 1
-    local remaining = math.max(0, limit - count)
-    if permits > limit then
-      replies[i] = {0, remaining, reset, -1, 0}
-    -- A request of 0 passes only where one of 1 would (it takes nothing).
-    elseif count + math.max(permits, 1) <= limit then
-      if permits == 0 then
-        replies[i] = {1, remaining, reset, 0, 0}
-      else
-        local member = weighted_member(requests[i][1], permits)
-        added[#added + 1] = exact(now)
-        added[#added + 1] = member
-        log[#log + 1] = member
-        log[#log + 1] = exact(now)
-        count = count + permits
-        reset = window
-        replies[i] = {1, limit - count, window, 0, 0}
-      end
+    if permits > 0 and count + permits <= limit then
+      local member = weighted_member(requests[i][1], permits)
+      added[#added + 1] = exact(now)
+      added[#added + 1] = member
+      log[#log + 1] = member
+      log[#log + 1] = exact(now)
+      count = count + permits
+      replies[i] = {1, limit - count, window, 0, 0}
     else
-      local freed = 0
-      for j = first, #log, 2 do
-        freed = freed + member_weight(log[j])
-        if count - freed + math.max(permits, 1) <= limit then
-          replies[i] = {0, remaining, reset, tonumber(log[j + 1]) + window - now, 0}
-          break
-        end
-      end
-      if stop then
+      replies[i] = sliding_window_refusal(log, first, count, limit, window, now, permits)
+      if stop and replies[i][1] == 0 and replies[i][4] >= 0 then
         stopped = i
         break
       end

@@ -1,4 +1,4 @@
---- @include "../state-ops/prelude.lua"
+--- @include "sliding-window-limit.refusal.lua"
 -- Sliding-window log. The math and its reasons: sliding-window-limit.model.ts.
 -- An entry of the engine library's table, which wraps it (stores/redis/engine/compose-library.ts).
 -- key      the log: a zset, one member per allowed request (its id, with its weight when
@@ -30,27 +30,5 @@ local function sliding_window_limit(key, now, argv)
     redis.call('PEXPIRE', key, math.ceil(window / 1000))
     return {1, limit - count - permits, window, 0, 0}
   end
-  local remaining = math.max(0, limit - count)
-  local reset = 0
-  if #log > first then
-    reset = tonumber(log[#log]) + window - now
-  end
-  if permits > limit then
-    return {0, remaining, reset, -1, 0}
-  end
-  -- A request of 0 passes only where one of 1 would (it takes nothing).
-  local need = math.max(permits, 1)
-  if permits == 0 and count + need <= limit then
-    return {1, remaining, reset, 0, 0}
-  end
-
-  -- The request that must leave before this one fits: oldest first, until enough weight has
-  -- gone (the oldest for a request of 1 when count == limit).
-  local freed = 0
-  for i = first, #log, 2 do
-    freed = freed + member_weight(log[i])
-    if count - freed + need <= limit then
-      return {0, remaining, reset, tonumber(log[i + 1]) + window - now, 0}
-    end
-  end
+  return sliding_window_refusal(log, first, count, limit, window, now, permits)
 end

@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_ab9bfc9bbd58
+#!lua name=nestjs_limiter_801cf1ddc00c
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -632,19 +632,7 @@ add_entries(string_block, {
   acquire = count_limit, fast = count_limit_incr, refund = count_limit_refund,
   charge = without_limit(count_limit), coalesced = true,
 })
-local function sliding_window_limit(key, now, argv)
-  local limit, window, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[4]) or 1
-  local log = get_members(key)
-  local first = drop_scored_up_to(key, log, now - window)
-  local count = 0
-  for i = first, #log, 2 do
-    count = count + member_weight(log[i])
-  end
-  if permits > 0 and count + permits <= limit then
-    redis.call('ZADD', key, string.format('%d', now), weighted_member(argv[3], permits))
-    redis.call('PEXPIRE', key, math.ceil(window / 1000))
-    return {1, limit - count - permits, window, 0, 0}
-  end
+local function sliding_window_refusal(log, first, count, limit, window, now, permits)
   local remaining = math.max(0, limit - count)
   local reset = 0
   if #log > first then
@@ -664,6 +652,21 @@ local function sliding_window_limit(key, now, argv)
       return {0, remaining, reset, tonumber(log[i + 1]) + window - now, 0}
     end
   end
+end
+local function sliding_window_limit(key, now, argv)
+  local limit, window, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[4]) or 1
+  local log = get_members(key)
+  local first = drop_scored_up_to(key, log, now - window)
+  local count = 0
+  for i = first, #log, 2 do
+    count = count + member_weight(log[i])
+  end
+  if permits > 0 and count + permits <= limit then
+    redis.call('ZADD', key, string.format('%d', now), weighted_member(argv[3], permits))
+    redis.call('PEXPIRE', key, math.ceil(window / 1000))
+    return {1, limit - count - permits, window, 0, 0}
+  end
+  return sliding_window_refusal(log, first, count, limit, window, now, permits)
 end
 local function sliding_window_limit_refund(key, now, argv)
   local permits = tonumber(argv[3])
@@ -733,40 +736,21 @@ local function sliding_window_limit_coalesced(key, now, argv, requests, stop)
     end
     ids[id] = true
   end
-  local reset = 0
-  if #log > first then
-    reset = tonumber(log[#log]) + window - now
-  end
   local added = {}
   local replies, stopped = {}, nil
   for i = 1, #requests do
     local permits = tonumber(requests[i][2]) or 1
-    local remaining = math.max(0, limit - count)
-    if permits > limit then
-      replies[i] = {0, remaining, reset, -1, 0}
-    elseif count + math.max(permits, 1) <= limit then
-      if permits == 0 then
-        replies[i] = {1, remaining, reset, 0, 0}
-      else
-        local member = weighted_member(requests[i][1], permits)
-        added[#added + 1] = exact(now)
-        added[#added + 1] = member
-        log[#log + 1] = member
-        log[#log + 1] = exact(now)
-        count = count + permits
-        reset = window
-        replies[i] = {1, limit - count, window, 0, 0}
-      end
+    if permits > 0 and count + permits <= limit then
+      local member = weighted_member(requests[i][1], permits)
+      added[#added + 1] = exact(now)
+      added[#added + 1] = member
+      log[#log + 1] = member
+      log[#log + 1] = exact(now)
+      count = count + permits
+      replies[i] = {1, limit - count, window, 0, 0}
     else
-      local freed = 0
-      for j = first, #log, 2 do
-        freed = freed + member_weight(log[j])
-        if count - freed + math.max(permits, 1) <= limit then
-          replies[i] = {0, remaining, reset, tonumber(log[j + 1]) + window - now, 0}
-          break
-        end
-      end
-      if stop then
+      replies[i] = sliding_window_refusal(log, first, count, limit, window, now, permits)
+      if stop and replies[i][1] == 0 and replies[i][4] >= 0 then
         stopped = i
         break
       end
@@ -1188,9 +1172,9 @@ local function engine_across_slots(_, argv)
   end
   return engine(keys, {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_ab9bfc9bbd58', engine)
+redis.register_function('nestjs_limiter_801cf1ddc00c', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_ab9bfc9bbd58_across_slots',
+  function_name = 'nestjs_limiter_801cf1ddc00c_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }
