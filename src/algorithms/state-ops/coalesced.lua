@@ -28,14 +28,7 @@ local function decide_in_cell(decide, key, now, own, requests, stop)
   open_cell(key)
   local ok, err = pcall(function()
     for i = 1, #requests do
-      local argv = {}
-      for j = 1, #own do
-        argv[j] = own[j]
-      end
-      for _, field in ipairs(requests[i]) do
-        argv[#argv + 1] = field
-      end
-      local reply = decide(key, now, argv)
+      local reply = decide(key, now, args_of(own, 1, #own, requests[i]))
       replies[i] = reply
       if stop and tonumber(reply[1]) == 0 and tonumber(reply[4]) >= 0 then
         stopped = i
@@ -58,26 +51,15 @@ local function coalesced_of(decide, blocks, decide_all)
     local requests, pos = {}, params + 2
     for i = 1, n do
       local count = tonumber(argv[pos])
-      local fields = {}
-      for j = 1, count do
-        fields[j] = argv[pos + j]
-      end
-      requests[i] = fields
+      requests[i] = args_of(argv, pos + 1, pos + count)
       pos = pos + count + 1
     end
     -- Each request as an entry of its own: the acquire with blocks, on a fresh read.
     local function one_by_one()
       local replies = {}
       for i = 1, n do
-        local own = {}
-        for j = 1, params + 1 do
-          own[j] = argv[j]
-        end
-        for _, field in ipairs(requests[i]) do
-          own[#own + 1] = field
-        end
         forget_state()
-        replies[i] = one(key, now, own)
+        replies[i] = one(key, now, args_of(argv, 1, params + 1, requests[i]))
       end
       return replies
     end
@@ -94,10 +76,7 @@ local function coalesced_of(decide, blocks, decide_all)
     elseif not block or until_ then
       replies = one_by_one()
     else
-      local own = {}
-      for j = 2, params + 1 do
-        own[j - 1] = argv[j]
-      end
+      local own = args_of(argv, 2, params + 1)
       if decide_all then
         replies, stopped = decide_all(key, now, own, requests, block > 0)
       else

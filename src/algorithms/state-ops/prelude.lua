@@ -25,6 +25,19 @@ local function numeric(argv)
   return numbers
 end
 
+-- A new argv: argv[from..to], then the fields of `more` (a request's), for a function that is
+-- handed an argv of its own (the engine's are shared, and never written).
+local function args_of(argv, from, to, more)
+  local out = {}
+  for j = from, to do
+    out[#out + 1] = argv[j]
+  end
+  for _, field in ipairs(more or {}) do
+    out[#out + 1] = field
+  end
+  return out
+end
+
 -- A bucket's moment (µs) as its value holds it, `<moment>~<fingerprint of its options>`,
 -- whether that mark is `fp`, and the mark (nil for a moment alone, written before values
 -- carried their options): a state written under other options is cut to the current ones.

@@ -72,10 +72,8 @@ end
 -- later requests find (the counter's, the approximate window's).
 local function without_limit(decide)
   return function(key, now, argv)
-    local lifted = {math.huge}
-    for j = 2, #argv do
-      lifted[j] = argv[j]
-    end
+    local lifted = args_of(argv, 1, #argv)
+    lifted[1] = math.huge
     return decide(key, now, lifted)
   end
 end

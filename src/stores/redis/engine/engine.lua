@@ -179,10 +179,6 @@ end
 -- touch keys of other slots of its node: a Cluster call declares its first key, and passes
 -- the count of keys and every key at the head of ARGV.
 local function engine_across_slots(_, argv)
-  local keys = {}
   local count = tonumber(argv[1])
-  for i = 1, count do
-    keys[i] = argv[1 + i]
-  end
-  return engine(keys, {argv[count + 2], argv[count + 3]})
+  return engine(args_of(argv, 2, count + 1), {argv[count + 2], argv[count + 3]})
 end

@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_801cf1ddc00c
+#!lua name=nestjs_limiter_e0ebafefd6ab
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -14,6 +14,16 @@ local function numeric(argv)
     end
   end
   return numbers
+end
+local function args_of(argv, from, to, more)
+  local out = {}
+  for j = from, to do
+    out[#out + 1] = argv[j]
+  end
+  for _, field in ipairs(more or {}) do
+    out[#out + 1] = field
+  end
+  return out
 end
 local function moment_of(found, fp)
   local at = string.find(found, '~', 1, true)
@@ -248,10 +258,7 @@ end
 local own_of, own = nil, nil
 local function own_args(argv)
   if argv ~= own_of then
-    own_of, own = argv, {}
-    for j = 2, #argv do
-      own[j - 1] = argv[j]
-    end
+    own_of, own = argv, args_of(argv, 2, #argv)
   end
   return own
 end
@@ -366,10 +373,8 @@ local function adjust_of(adjust, blocks)
 end
 local function without_limit(decide)
   return function(key, now, argv)
-    local lifted = {math.huge}
-    for j = 2, #argv do
-      lifted[j] = argv[j]
-    end
+    local lifted = args_of(argv, 1, #argv)
+    lifted[1] = math.huge
     return decide(key, now, lifted)
   end
 end
@@ -378,14 +383,7 @@ local function decide_in_cell(decide, key, now, own, requests, stop)
   open_cell(key)
   local ok, err = pcall(function()
     for i = 1, #requests do
-      local argv = {}
-      for j = 1, #own do
-        argv[j] = own[j]
-      end
-      for _, field in ipairs(requests[i]) do
-        argv[#argv + 1] = field
-      end
-      local reply = decide(key, now, argv)
+      local reply = decide(key, now, args_of(own, 1, #own, requests[i]))
       replies[i] = reply
       if stop and tonumber(reply[1]) == 0 and tonumber(reply[4]) >= 0 then
         stopped = i
@@ -407,25 +405,14 @@ local function coalesced_of(decide, blocks, decide_all)
     local requests, pos = {}, params + 2
     for i = 1, n do
       local count = tonumber(argv[pos])
-      local fields = {}
-      for j = 1, count do
-        fields[j] = argv[pos + j]
-      end
-      requests[i] = fields
+      requests[i] = args_of(argv, pos + 1, pos + count)
       pos = pos + count + 1
     end
     local function one_by_one()
       local replies = {}
       for i = 1, n do
-        local own = {}
-        for j = 1, params + 1 do
-          own[j] = argv[j]
-        end
-        for _, field in ipairs(requests[i]) do
-          own[#own + 1] = field
-        end
         forget_state()
-        replies[i] = one(key, now, own)
+        replies[i] = one(key, now, args_of(argv, 1, params + 1, requests[i]))
       end
       return replies
     end
@@ -442,10 +429,7 @@ local function coalesced_of(decide, blocks, decide_all)
     elseif not block or until_ then
       replies = one_by_one()
     else
-      local own = {}
-      for j = 2, params + 1 do
-        own[j - 1] = argv[j]
-      end
+      local own = args_of(argv, 2, params + 1)
       if decide_all then
         replies, stopped = decide_all(key, now, own, requests, block > 0)
       else
@@ -1165,16 +1149,12 @@ local function engine(keys, args)
   return table.concat(out, '\0')
 end
 local function engine_across_slots(_, argv)
-  local keys = {}
   local count = tonumber(argv[1])
-  for i = 1, count do
-    keys[i] = argv[1 + i]
-  end
-  return engine(keys, {argv[count + 2], argv[count + 3]})
+  return engine(args_of(argv, 2, count + 1), {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_801cf1ddc00c', engine)
+redis.register_function('nestjs_limiter_e0ebafefd6ab', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_801cf1ddc00c_across_slots',
+  function_name = 'nestjs_limiter_e0ebafefd6ab_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }
