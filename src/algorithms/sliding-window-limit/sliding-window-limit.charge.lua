@@ -16,11 +16,10 @@ local function sliding_window_limit_charge(key, now, argv)
   end
   local log = get_members(key)
   local at = member_index(log, drop_scored_up_to(key, log, now - window), id)
-  local weight = tonumber(argv[3])
   if at then
-    weight = weight + member_weight(log[at])
-    redis.call('ZREM', key, log[at])
+    reweigh(key, log[at], exact(now), tonumber(argv[3]))
+  else
+    redis.call('ZADD', key, exact(now), weighted_member(id, tonumber(argv[3])))
   end
-  redis.call('ZADD', key, exact(now), weighted_member(id, weight))
   redis.call('PEXPIRE', key, ttl_ms(window))
 end

@@ -217,6 +217,18 @@ local function member_weight(member)
   return 1
 end
 
+-- A member's weight moved by `by` (below 0 takes some), at `score`: the member is removed and
+-- written again under its id with the weight it then has, if any. Returns its old weight.
+local function reweigh(key, member, score, by)
+  local weight = member_weight(member)
+  redis.call('ZREM', key, member)
+  if weight + by > 0 then
+    local id = string.match(member, '^(.-)%z%d+$') or member
+    redis.call('ZADD', key, score, weighted_member(id, weight + by))
+  end
+  return weight
+end
+
 -- The index in `members` (ZRANGE ... WITHSCORES: member, score, ...), from `first`, of request
 -- `id`'s member (the id, or the id, NUL and its weight), or nil: a log holds one per id.
 local function member_index(members, first, id)

@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_e0ebafefd6ab
+#!lua name=nestjs_limiter_5b5f391b9a65
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -145,6 +145,15 @@ local function member_weight(member)
     return tonumber(weight)
   end
   return 1
+end
+local function reweigh(key, member, score, by)
+  local weight = member_weight(member)
+  redis.call('ZREM', key, member)
+  if weight + by > 0 then
+    local id = string.match(member, '^(.-)%z%d+$') or member
+    redis.call('ZADD', key, score, weighted_member(id, weight + by))
+  end
+  return weight
 end
 local function member_index(members, first, id)
   for i = first, #members, 2 do
@@ -659,11 +668,7 @@ local function sliding_window_limit_refund(key, now, argv)
       local log = get_members(key)
       local at = member_index(log, 1, argv[4])
       if at then
-        local weight = member_weight(log[at])
-        redis.call('ZREM', key, log[at])
-        if weight > permits then
-          redis.call('ZADD', key, log[at + 1], weighted_member(argv[4], weight - permits))
-        end
+        reweigh(key, log[at], log[at + 1], -permits)
       end
     end
     return
@@ -674,15 +679,7 @@ local function sliding_window_limit_refund(key, now, argv)
   for i = 1, #newest, 2 do
     local member = newest[i]
     if left > 0 and member ~= '#block' then
-      local weight = member_weight(member)
-      redis.call('ZREM', key, member)
-      if weight > left then
-        local id = string.match(member, '^(.*)%z%d+$')
-        redis.call('ZADD', key, newest[i + 1], weighted_member(id, weight - left))
-        left = 0
-      else
-        left = left - weight
-      end
+      left = left - reweigh(key, member, newest[i + 1], -left)
     end
   end
 end
@@ -694,12 +691,11 @@ local function sliding_window_limit_charge(key, now, argv)
   end
   local log = get_members(key)
   local at = member_index(log, drop_scored_up_to(key, log, now - window), id)
-  local weight = tonumber(argv[3])
   if at then
-    weight = weight + member_weight(log[at])
-    redis.call('ZREM', key, log[at])
+    reweigh(key, log[at], exact(now), tonumber(argv[3]))
+  else
+    redis.call('ZADD', key, exact(now), weighted_member(id, tonumber(argv[3])))
   end
-  redis.call('ZADD', key, exact(now), weighted_member(id, weight))
   redis.call('PEXPIRE', key, ttl_ms(window))
 end
 local function sliding_window_limit_coalesced(key, now, argv, requests, stop)
@@ -1152,9 +1148,9 @@ local function engine_across_slots(_, argv)
   local count = tonumber(argv[1])
   return engine(args_of(argv, 2, count + 1), {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_e0ebafefd6ab', engine)
+redis.register_function('nestjs_limiter_5b5f391b9a65', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_e0ebafefd6ab_across_slots',
+  function_name = 'nestjs_limiter_5b5f391b9a65_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }
