@@ -1,4 +1,4 @@
---- @include "sliding-window-limit.refusal.lua"
+--- @include "../state-ops/prelude.lua"
 -- Sliding-window log. The math and its reasons: sliding-window-limit.model.ts.
 -- An entry of the engine library's table, which wraps it (stores/redis/engine/compose-library.ts).
 -- key      the log: a zset, one member per allowed request (its id, with its weight when
@@ -17,18 +17,34 @@ local function sliding_window_limit(key, now, argv)
 
   -- At most `limit` members in the window (each weighs at least 1): reading them all is
   -- O(limit); those that left the window are dropped.
-  local log = get_members(key)
-  local first = drop_scored_up_to(key, log, now - window)
-  local count = 0
-  for i = first, #log, 2 do
-    count = count + member_weight(log[i])
-  end
+  local log, first, count = window_of(key, now - window)
   -- The usual decision first: a request that fits (one above the limit never does). ttl_ms
   -- without its floor of 1: a window is at least 1 µs.
   if permits > 0 and count + permits <= limit then
-    redis.call('ZADD', key, string.format('%d', now), weighted_member(argv[3], permits))
-    redis.call('PEXPIRE', key, math.ceil(window / 1000))
+    add_member(key, string.format('%d', now), weighted_member(argv[3], permits), permits, math.ceil(window / 1000))
     return {1, limit - count - permits, window, 0, 0}
   end
-  return sliding_window_refusal(log, first, count, limit, window, now, permits)
+  local remaining = math.max(0, limit - count)
+  local reset = 0
+  if #log > first then
+    reset = tonumber(log[#log]) + window - now
+  end
+  if permits > limit then
+    return {0, remaining, reset, -1, 0}
+  end
+  -- A request of 0 passes only where one of 1 would (it takes nothing).
+  local need = math.max(permits, 1)
+  if permits == 0 and count + need <= limit then
+    return {1, remaining, reset, 0, 0}
+  end
+
+  -- The request that must leave before this one fits: oldest first, until enough weight has
+  -- gone (the oldest for a request of 1 when count == limit).
+  local freed = 0
+  for i = first, #log, 2 do
+    freed = freed + member_weight(log[i])
+    if count - freed + need <= limit then
+      return {0, remaining, reset, tonumber(log[i + 1]) + window - now, 0}
+    end
+  end
 end

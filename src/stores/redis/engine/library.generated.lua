@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_5b5f391b9a65
+#!lua name=nestjs_limiter_862e3e7c2a42
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -40,6 +40,7 @@ local function forget_state()
 end
 local created_key = nil
 local cell_key, cell_value, cell_ttl, cell_px, cell_written = nil, nil, nil, nil, false
+local cell_first, cell_count, cell_logged, cell_added = nil, nil, nil, nil
 local function get_state(key)
   if read_key == key then
     read_key = nil
@@ -95,14 +96,23 @@ local function expire_state(key, px)
   end
   redis.call('PEXPIRE', key, px)
 end
-local function open_cell(key)
-  cell_value = get_state(key)
+local function open_cell(key, log)
+  cell_value, cell_first, cell_added = nil, nil, log and {}
+  if not log then
+    cell_value = get_state(key)
+  end
   cell_key, cell_ttl, cell_px, cell_written = key, nil, nil, false
 end
 local function close_cell(write)
   local key = cell_key
   cell_key = nil
-  if write and cell_written then
+  if not (write and cell_written) then
+    return
+  end
+  if cell_added then
+    redis.call('ZADD', key, unpack(cell_added))
+    redis.call('PEXPIRE', key, cell_px)
+  else
     put_state(key, cell_value, cell_px)
   end
 end
@@ -163,6 +173,39 @@ local function member_index(members, first, id)
     end
   end
   return nil
+end
+local function window_of(key, after)
+  if cell_key == key and cell_first then
+    return cell_value, cell_first, cell_count
+  end
+  local log = get_members(key)
+  local first = drop_scored_up_to(key, log, after)
+  local count = 0
+  for i = first, #log, 2 do
+    count = count + member_weight(log[i])
+  end
+  if cell_key == key then
+    cell_value, cell_first, cell_count, cell_logged = log, first, count, {}
+    for i = first, #log, 2 do
+      cell_logged[log[i]] = true
+    end
+  end
+  return log, first, count
+end
+local cell_conflict = {}
+local function add_member(key, score, member, weight, px)
+  if cell_key ~= key then
+    redis.call('ZADD', key, score, member)
+    redis.call('PEXPIRE', key, px)
+    return
+  end
+  if cell_logged[member] then
+    error(cell_conflict)
+  end
+  local n, m = #cell_value, #cell_added
+  cell_value[n + 1], cell_value[n + 2] = member, score
+  cell_added[m + 1], cell_added[m + 2] = score, member
+  cell_logged[member], cell_count, cell_px, cell_written = true, cell_count + weight, px, true
 end
 local function snapshot(key)
   local dump = redis.call('DUMP', key)
@@ -231,7 +274,7 @@ function string_block.write(key, now, until_, level, keep_until)
   end
   redis.call('SET', key, value, 'PX', math.max(pttl, ttl_ms((keep_until or until_) - now)))
 end
-local zset_block = {}
+local zset_block = {zset = true}
 function zset_block.read(key)
   forget_state()
   local members = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
@@ -387,9 +430,9 @@ local function without_limit(decide)
     return decide(key, now, lifted)
   end
 end
-local function decide_in_cell(decide, key, now, own, requests, stop)
+local function decide_in_cell(decide, blocks, key, now, own, requests, stop)
   local replies, stopped = {}, nil
-  open_cell(key)
+  open_cell(key, blocks.zset)
   local ok, err = pcall(function()
     for i = 1, #requests do
       local reply = decide(key, now, args_of(own, 1, #own, requests[i]))
@@ -401,12 +444,14 @@ local function decide_in_cell(decide, key, now, own, requests, stop)
     end
   end)
   close_cell(ok)
-  if not ok then
+  if err == cell_conflict then
+    return nil
+  elseif not ok then
     error(err, 0)
   end
   return replies, stopped
 end
-local function coalesced_of(decide, blocks, decide_all)
+local function coalesced_of(decide, blocks)
   local one = blockable_acquire(decide, blocks)
   return function(key, now, argv)
     local params = tonumber(argv[#argv]) - 1
@@ -439,11 +484,7 @@ local function coalesced_of(decide, blocks, decide_all)
       replies = one_by_one()
     else
       local own = args_of(argv, 2, params + 1)
-      if decide_all then
-        replies, stopped = decide_all(key, now, own, requests, block > 0)
-      else
-        replies, stopped = decide_in_cell(decide, key, now, own, requests, block > 0)
-      end
+      replies, stopped = decide_in_cell(decide, blocks, key, now, own, requests, block > 0)
       if not replies then
         replies = one_by_one()
       end
@@ -481,10 +522,8 @@ local function add_entries(blocks, spec)
   if spec.charge then
     add(adjust_of(spec.charge, blocks))
   end
-  if spec.coalesced == true then
+  if spec.coalesced then
     add(coalesced_of(decide, blocks))
-  elseif spec.coalesced then
-    add(coalesced_of(decide, blocks, spec.coalesced))
   end
 end
 local function rate_limit_found(found, now, argv, mark, timeout)
@@ -625,7 +664,13 @@ add_entries(string_block, {
   acquire = count_limit, fast = count_limit_incr, refund = count_limit_refund,
   charge = without_limit(count_limit), coalesced = true,
 })
-local function sliding_window_refusal(log, first, count, limit, window, now, permits)
+local function sliding_window_limit(key, now, argv)
+  local limit, window, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[4]) or 1
+  local log, first, count = window_of(key, now - window)
+  if permits > 0 and count + permits <= limit then
+    add_member(key, string.format('%d', now), weighted_member(argv[3], permits), permits, math.ceil(window / 1000))
+    return {1, limit - count - permits, window, 0, 0}
+  end
   local remaining = math.max(0, limit - count)
   local reset = 0
   if #log > first then
@@ -645,21 +690,6 @@ local function sliding_window_refusal(log, first, count, limit, window, now, per
       return {0, remaining, reset, tonumber(log[i + 1]) + window - now, 0}
     end
   end
-end
-local function sliding_window_limit(key, now, argv)
-  local limit, window, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[4]) or 1
-  local log = get_members(key)
-  local first = drop_scored_up_to(key, log, now - window)
-  local count = 0
-  for i = first, #log, 2 do
-    count = count + member_weight(log[i])
-  end
-  if permits > 0 and count + permits <= limit then
-    redis.call('ZADD', key, string.format('%d', now), weighted_member(argv[3], permits))
-    redis.call('PEXPIRE', key, math.ceil(window / 1000))
-    return {1, limit - count - permits, window, 0, 0}
-  end
-  return sliding_window_refusal(log, first, count, limit, window, now, permits)
 end
 local function sliding_window_limit_refund(key, now, argv)
   local permits = tonumber(argv[3])
@@ -698,53 +728,9 @@ local function sliding_window_limit_charge(key, now, argv)
   end
   redis.call('PEXPIRE', key, ttl_ms(window))
 end
-local function sliding_window_limit_coalesced(key, now, argv, requests, stop)
-  local limit = tonumber(argv[1])
-  local window = tonumber(argv[2])
-  local log = get_members(key)
-  local first = drop_scored_up_to(key, log, now - window)
-  local count = 0
-  local ids = {}
-  for i = first, #log, 2 do
-    count = count + member_weight(log[i])
-    ids[string.match(log[i], '^(.-)%z%d+$') or log[i]] = true
-  end
-  for i = 1, #requests do
-    local id = requests[i][1]
-    if ids[id] then
-      return nil
-    end
-    ids[id] = true
-  end
-  local added = {}
-  local replies, stopped = {}, nil
-  for i = 1, #requests do
-    local permits = tonumber(requests[i][2]) or 1
-    if permits > 0 and count + permits <= limit then
-      local member = weighted_member(requests[i][1], permits)
-      added[#added + 1] = exact(now)
-      added[#added + 1] = member
-      log[#log + 1] = member
-      log[#log + 1] = exact(now)
-      count = count + permits
-      replies[i] = {1, limit - count, window, 0, 0}
-    else
-      replies[i] = sliding_window_refusal(log, first, count, limit, window, now, permits)
-      if stop and replies[i][1] == 0 and replies[i][4] >= 0 then
-        stopped = i
-        break
-      end
-    end
-  end
-  if #added > 0 then
-    redis.call('ZADD', key, unpack(added))
-    redis.call('PEXPIRE', key, ttl_ms(window))
-  end
-  return replies, stopped
-end
 add_entries(zset_block, {
   acquire = sliding_window_limit, refund = sliding_window_limit_refund,
-  charge = sliding_window_limit_charge, coalesced = sliding_window_limit_coalesced,
+  charge = sliding_window_limit_charge, coalesced = true,
 })
 local function concurrency_limit(key, now, argv)
   local max, lease, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[5]) or 1
@@ -1148,9 +1134,9 @@ local function engine_across_slots(_, argv)
   local count = tonumber(argv[1])
   return engine(args_of(argv, 2, count + 1), {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_5b5f391b9a65', engine)
+redis.register_function('nestjs_limiter_862e3e7c2a42', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_5b5f391b9a65_across_slots',
+  function_name = 'nestjs_limiter_862e3e7c2a42_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }
