@@ -1,7 +1,6 @@
 --- @include "approximate-sliding-window-limit.roll.lua"
 -- Approximate sliding window (sliding window counter). The math and its reasons:
 -- approximate-sliding-window-limit.model.ts.
--- An entry of the engine library's table, which wraps it (stores/redis/engine/compose-library.ts).
 -- key      the state: "<index> <curr> <prev>" (window index, its count, the previous count)
 -- now      the time in µs (Redis TIME, or the store's injected clock)
 -- argv[1]  limit         requests allowed within a window (integer >= 1)

@@ -13,10 +13,7 @@ local function approximate_sliding_window_limit_refund(key, now, argv)
   end
   local i, c, p = string.match(found, '^(%S+) (%S+) (%S+)$')
   i, c, p = tonumber(i), tonumber(c), tonumber(p)
-  local index = math.floor(now / window)
-  if argv[5] ~= '' then
-    index = math.floor((now + tonumber(argv[5])) / window + 0.5) - 2
-  end
+  local index = argv[5] == '' and math.floor(now / window) or math.floor((now + tonumber(argv[5])) / window + 0.5) - 2
   if index == i then
     c = math.max(0, c - permits)
   elseif index == i - 1 then

@@ -1,6 +1,5 @@
 --- @include "../state-ops/prelude.lua"
 -- Calendar quota. The reasons and limits: quota-limit.model.ts.
--- An entry of the engine library's table, which wraps it (stores/redis/engine/compose-library.ts).
 -- key      the cycle's state: '<cycle start ms, base 36>:<used>[:<credit>][s]', `s` once the
 --          soft limit is reached (short: a key of 40 characters stays within 120 bytes)
 -- now      Redis's time in µs: it picks the cycle
@@ -37,10 +36,7 @@ local function quota_limit(key, now, argv)
   if value then
     local s, u, c, r = string.match(value, '^(%w+):(%d+):?(%d*)(s?)$')
     if s and tonumber(s, 36) == start then
-      used, credit = tonumber(u), tonumber(c) or 0
-      if r == 's' then
-        reached = 1
-      end
+      used, credit, reached = tonumber(u), tonumber(c) or 0, r == 's' and 1 or 0
     end
   end
   local remembered = nil
@@ -82,11 +78,7 @@ local function quota_limit(key, now, argv)
     return {1, allowance + n[9] - used, reset, 0, used * 4}
   end
   if used + math.max(permits, 1) > allowance then
-    local retry = reset
-    if permits > limit then
-      retry = -1
-    end
-    return {0, math.max(0, allowance - used), reset, retry, used * 4}
+    return {0, math.max(0, allowance - used), reset, permits > limit and -1 or reset, used * 4}
   end
   if permits == 0 then
     return {1, allowance - used, reset, 0, used * 4}

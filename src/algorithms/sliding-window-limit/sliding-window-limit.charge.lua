@@ -10,10 +10,7 @@
 -- rename it onto the other (ZADD of an existing member), and the weight of one would be lost.
 local function sliding_window_limit_charge(key, now, argv)
   local window = tonumber(argv[2])
-  local id = argv[4] .. '+'
-  if argv[4] == '' then
-    id = 'charge:' .. exact(now)
-  end
+  local id = argv[4] == '' and 'charge:' .. exact(now) or argv[4] .. '+'
   local log = get_members(key)
   local at = member_index(log, drop_scored_up_to(key, log, now - window), id)
   if at then

@@ -1,6 +1,5 @@
 --- @include "../state-ops/prelude.lua"
 -- Sliding-window log. The math and its reasons: sliding-window-limit.model.ts.
--- An entry of the engine library's table, which wraps it (stores/redis/engine/compose-library.ts).
 -- key      the log: a zset, one member per allowed request (its id, with its weight when
 --          above 1: the prelude's weighted_member), score = request time in µs
 -- now      the time in µs (Redis TIME, or the store's injected clock)

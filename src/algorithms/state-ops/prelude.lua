@@ -315,9 +315,7 @@ end
 local function restore(key, saved)
   if not saved[1] then
     redis.call('DEL', key)
-  elseif saved[3] then
-    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE', 'ABSTTL')
   else
-    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE')
+    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE', unpack(saved, 3))
   end
 end

@@ -59,10 +59,7 @@ function string_block.write(key, now, until_, level, keep_until)
   local inner = redis.call('GET', key) or ''
   local value = inner .. '!' .. exact(until_)
   if level then
-    local expires = ''
-    if inner ~= '' and pttl >= 0 then
-      expires = exact(now + pttl * 1000)
-    end
+    local expires = (inner ~= '' and pttl >= 0) and exact(now + pttl * 1000) or ''
     value = value .. '!' .. level .. '!' .. expires
   end
   redis.call('SET', key, value, 'PX', math.max(pttl, ttl_ms((keep_until or until_) - now)))

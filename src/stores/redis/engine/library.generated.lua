@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_862e3e7c2a42
+#!lua name=nestjs_limiter_67c8a6c3acba
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -221,10 +221,8 @@ end
 local function restore(key, saved)
   if not saved[1] then
     redis.call('DEL', key)
-  elseif saved[3] then
-    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE', 'ABSTTL')
   else
-    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE')
+    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE', unpack(saved, 3))
   end
 end
 local string_block = {}
@@ -266,10 +264,7 @@ function string_block.write(key, now, until_, level, keep_until)
   local inner = redis.call('GET', key) or ''
   local value = inner .. '!' .. exact(until_)
   if level then
-    local expires = ''
-    if inner ~= '' and pttl >= 0 then
-      expires = exact(now + pttl * 1000)
-    end
+    local expires = (inner ~= '' and pttl >= 0) and exact(now + pttl * 1000) or ''
     value = value .. '!' .. level .. '!' .. expires
   end
   redis.call('SET', key, value, 'PX', math.max(pttl, ttl_ms((keep_until or until_) - now)))
@@ -601,16 +596,11 @@ add_entries(string_block, {
 local function count_limit(key, now, argv)
   local n = numeric(argv)
   local limit, period_ms, permits = n[1], n[2], n[3] or 1
-  local count = tonumber(get_state(key))
-  local ttl = 0
-  if count then
-    ttl = state_ttl(key)
-    if ttl < 0 or ttl > period_ms then
-      expire_state(key, period_ms)
-      ttl = period_ms
-    end
-  else
-    count = 0
+  local found = tonumber(get_state(key))
+  local count, ttl = found or 0, found and state_ttl(key) or 0
+  if found and (ttl < 0 or ttl > period_ms) then
+    expire_state(key, period_ms)
+    ttl = period_ms
   end
   local remaining = math.max(0, limit - count)
   if permits > limit then
@@ -715,10 +705,7 @@ local function sliding_window_limit_refund(key, now, argv)
 end
 local function sliding_window_limit_charge(key, now, argv)
   local window = tonumber(argv[2])
-  local id = argv[4] .. '+'
-  if argv[4] == '' then
-    id = 'charge:' .. exact(now)
-  end
+  local id = argv[4] == '' and 'charge:' .. exact(now) or argv[4] .. '+'
   local log = get_members(key)
   local at = member_index(log, drop_scored_up_to(key, log, now - window), id)
   if at then
@@ -915,10 +902,7 @@ local function approximate_sliding_window_limit_refund(key, now, argv)
   end
   local i, c, p = string.match(found, '^(%S+) (%S+) (%S+)$')
   i, c, p = tonumber(i), tonumber(c), tonumber(p)
-  local index = math.floor(now / window)
-  if argv[5] ~= '' then
-    index = math.floor((now + tonumber(argv[5])) / window + 0.5) - 2
-  end
+  local index = argv[5] == '' and math.floor(now / window) or math.floor((now + tonumber(argv[5])) / window + 0.5) - 2
   if index == i then
     c = math.max(0, c - permits)
   elseif index == i - 1 then
@@ -952,10 +936,7 @@ local function quota_limit(key, now, argv)
   if value then
     local s, u, c, r = string.match(value, '^(%w+):(%d+):?(%d*)(s?)$')
     if s and tonumber(s, 36) == start then
-      used, credit = tonumber(u), tonumber(c) or 0
-      if r == 's' then
-        reached = 1
-      end
+      used, credit, reached = tonumber(u), tonumber(c) or 0, r == 's' and 1 or 0
     end
   end
   local remembered = nil
@@ -996,11 +977,7 @@ local function quota_limit(key, now, argv)
     return {1, allowance + n[9] - used, reset, 0, used * 4}
   end
   if used + math.max(permits, 1) > allowance then
-    local retry = reset
-    if permits > limit then
-      retry = -1
-    end
-    return {0, math.max(0, allowance - used), reset, retry, used * 4}
+    return {0, math.max(0, allowance - used), reset, permits > limit and -1 or reset, used * 4}
   end
   if permits == 0 then
     return {1, allowance - used, reset, 0, used * 4}
@@ -1053,17 +1030,15 @@ local function engine(keys, args)
       pos = pos + 1
     else
       read = read + 1
-      local stop = find(packed, '\0', pos, true)
-      local head = sub(packed, pos, stop - 1)
-      pos = stop + 1
+      local head, count
+      head, time, count, pos = string.match(packed, '^(%Z*)%z(%Z*)%z(%d+)%z()', pos)
       local index, size = tonumber(head), nil
       if not index then
         index, size = string.match(head, '^(%d+)/(%d+)$')
       end
       if size and not expired then
         group_first, group_last = i, i + tonumber(size) - 1
-        group_saved, group_allowed, group_denied, group_failed = {}, {}, false, nil
-        group_created = {}
+        group_saved, group_allowed, group_denied, group_failed, group_created = {}, {}, false, nil, {}
         for j = group_first, group_last do
           local ok, saved = pcall(snapshot, keys[j])
           if not ok then
@@ -1074,15 +1049,9 @@ local function engine(keys, args)
         end
       end
       algorithm = algorithms[tonumber(index)]
-      stop = find(packed, '\0', pos, true)
-      time = sub(packed, pos, stop - 1)
-      pos = stop + 1
-      stop = find(packed, '\0', pos, true)
-      local count = tonumber(sub(packed, pos, stop - 1))
-      pos = stop + 1
       fields = {}
-      for j = 1, count do
-        stop = find(packed, '\0', pos, true)
+      for j = 1, tonumber(count) do
+        local stop = find(packed, '\0', pos, true)
         fields[j] = sub(packed, pos, stop - 1)
         pos = stop + 1
       end
@@ -1092,10 +1061,7 @@ local function engine(keys, args)
     elseif group_failed and i <= group_last then
       out[i + 1] = failed(group_failed)
     else
-      local now = redis_micros
-      if time ~= '' then
-        now = tonumber(time)
-      end
+      local now = time ~= '' and tonumber(time) or redis_micros
       read_key = nil
       created_key = nil
       local ok, reply, allowed = pcall(run, algorithm, keys[i], now, fields)
@@ -1134,9 +1100,9 @@ local function engine_across_slots(_, argv)
   local count = tonumber(argv[1])
   return engine(args_of(argv, 2, count + 1), {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_862e3e7c2a42', engine)
+redis.register_function('nestjs_limiter_67c8a6c3acba', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_862e3e7c2a42_across_slots',
+  function_name = 'nestjs_limiter_67c8a6c3acba_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }
