@@ -39,11 +39,9 @@ local function approximate_sliding_window_limit(key, now, argv)
   -- A request of 0 without room for one is denied as one of 1 would be (it takes nothing).
   permits = math.max(permits, 1)
 
-  local retry_after
+  -- Room once the previous count has weighed out enough, or else in the next window.
   if curr + permits <= limit then
-    retry_after = first_elapsed_with_room(prev, limit - curr - permits, window) - elapsed
-  else
-    retry_after = window - elapsed + first_elapsed_with_room(curr, limit - permits, window)
+    return {0, remaining_as_is, reset_as_is, first_elapsed_with_room(prev, limit - curr - permits, window) - elapsed, 0}
   end
-  return {0, remaining_as_is, reset_as_is, retry_after, 0}
+  return {0, remaining_as_is, reset_as_is, window - elapsed + first_elapsed_with_room(curr, limit - permits, window), 0}
 end

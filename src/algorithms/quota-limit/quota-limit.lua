@@ -42,12 +42,9 @@ local function quota_limit(key, now, argv)
   local remembered = nil
   if argv[10] ~= '' then
     -- In the key's hash slot: its own hash tag, else the whole key as one.
-    local tag = key
     local open = string.find(key, '{', 1, true)
     local close = open and string.find(key, '}', open + 1, true)
-    if not (close and close > open + 1) then
-      tag = '{' .. key .. '}'
-    end
+    local tag = (close and close > open + 1) and key or '{' .. key .. '}'
     remembered = tag .. ':' .. start .. ':' .. argv[10]
     local first = redis.call('GET', remembered)
     if first then

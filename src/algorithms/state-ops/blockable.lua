@@ -44,8 +44,7 @@ local function blockable_acquire(decide, blocks, fast)
       end
       return decide(key, now, own)
     end
-    local block = tonumber(argv[1])
-    local steps = nil
+    local block, steps = tonumber(argv[1]), nil
     if not block then
       steps = {}
       for step in string.gmatch(argv[1], '[^,]+') do

@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_67c8a6c3acba
+#!lua name=nestjs_limiter_00e3e038c931
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -330,8 +330,7 @@ local function blockable_acquire(decide, blocks, fast)
       end
       return decide(key, now, own)
     end
-    local block = tonumber(argv[1])
-    local steps = nil
+    local block, steps = tonumber(argv[1]), nil
     if not block then
       steps = {}
       for step in string.gmatch(argv[1], '[^,]+') do
@@ -886,13 +885,10 @@ local function approximate_sliding_window_limit(key, now, argv)
     return {1, remaining_as_is, reset_as_is, 0, 0}
   end
   permits = math.max(permits, 1)
-  local retry_after
   if curr + permits <= limit then
-    retry_after = first_elapsed_with_room(prev, limit - curr - permits, window) - elapsed
-  else
-    retry_after = window - elapsed + first_elapsed_with_room(curr, limit - permits, window)
+    return {0, remaining_as_is, reset_as_is, first_elapsed_with_room(prev, limit - curr - permits, window) - elapsed, 0}
   end
-  return {0, remaining_as_is, reset_as_is, retry_after, 0}
+  return {0, remaining_as_is, reset_as_is, window - elapsed + first_elapsed_with_room(curr, limit - permits, window), 0}
 end
 local function approximate_sliding_window_limit_refund(key, now, argv)
   local window, permits = tonumber(argv[2]), tonumber(argv[3])
@@ -941,12 +937,9 @@ local function quota_limit(key, now, argv)
   end
   local remembered = nil
   if argv[10] ~= '' then
-    local tag = key
     local open = string.find(key, '{', 1, true)
     local close = open and string.find(key, '}', open + 1, true)
-    if not (close and close > open + 1) then
-      tag = '{' .. key .. '}'
-    end
+    local tag = (close and close > open + 1) and key or '{' .. key .. '}'
     remembered = tag .. ':' .. start .. ':' .. argv[10]
     local first = redis.call('GET', remembered)
     if first then
@@ -1100,9 +1093,9 @@ local function engine_across_slots(_, argv)
   local count = tonumber(argv[1])
   return engine(args_of(argv, 2, count + 1), {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_67c8a6c3acba', engine)
+redis.register_function('nestjs_limiter_00e3e038c931', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_67c8a6c3acba_across_slots',
+  function_name = 'nestjs_limiter_00e3e038c931_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }
