@@ -34,9 +34,12 @@ export const LIBRARY = join(
   'library.generated.lua',
 );
 
-/** A measured algorithm: its entry in the library's table (the line's Lua), and its commands, bare. */
+/**
+ * A measured algorithm: the acquire its entries file adds to the library's table (its
+ * add_entries call's `acquire`), and its commands, bare.
+ */
 interface Floor {
-  entry: string;
+  acquire: string;
   /** The bare loop, with KEYS the batch's keys, and ARGV a new id for each where it reads ARGV. */
   bare: string;
   /** The decision measured and its name, where they are not the library bench's. */
@@ -71,35 +74,40 @@ end`,
 };
 
 const FLOORS: Record<Limiter, Floor> = {
-  counter: {
-    entry: 'blockable_acquire(count_limit, string_block, count_limit_incr)',
-    bare: BARE.counter,
-  },
-  tokenBucket: { entry: 'blockable_acquire(rate_limit, string_block)', bare: BARE.tokenBucket },
-  slidingLog: { entry: 'blockable_acquire(sliding_window_limit, zset_block)', bare: ZSET_STATE },
+  counter: { acquire: 'count_limit', bare: BARE.counter },
+  tokenBucket: { acquire: 'rate_limit', bare: BARE.tokenBucket },
+  slidingLog: { acquire: 'sliding_window_limit', bare: ZSET_STATE },
   approximateWindow: {
-    entry: 'blockable_acquire(approximate_sliding_window_limit, string_block)',
+    acquire: 'approximate_sliding_window_limit',
     bare: STRING_STATE('29928853 4 0'),
   },
-  leakyBucket: {
-    entry: 'blockable_acquire(leaky_bucket_limit, string_block)',
-    bare: STRING_STATE(T),
-  },
+  leakyBucket: { acquire: 'leaky_bucket_limit', bare: STRING_STATE(T) },
   // The acquire alone (the library bench's row adds the release, a second call).
   concurrency: {
     label: 'concurrency (the acquire alone)',
-    entry: 'concurrency_limit',
+    acquire: 'concurrency_limit',
     bare: ZSET_STATE,
     decide: (factory) => async (key) =>
       (await factory.concurrencyLimiter({ key, max: 1e8, lease: 60 }).tryAcquire()) !== null,
   },
 };
 
-/** The library with its table's `entry` answering allowed at once, under the same name. */
-function stubbed(library: string, entry: string): string {
-  const line = new RegExp(`^  ${entry.replace(/[()]/g, '\\$&')},$`, 'm');
-  if (!line.test(library)) throw new Error(`the engine library's table has no ${entry}`);
-  return library.replace(line, '  function() return {1, 1, 1, 0, 0} end,');
+/**
+ * The library with the acquire entry that `acquire`'s add_entries call adds (its first, at the
+ * table's length before the call) answering allowed at once, under the same index.
+ */
+function stubbed(library: string, acquire: string): string {
+  const call = new RegExp(
+    `^add_entries\\(\\w+, \\{[^}]*\\bacquire = ${acquire}\\b[^}]*\\}\\)$`,
+    'm',
+  );
+  if (!call.test(library)) throw new Error(`the engine library adds no entries for ${acquire}`);
+  return library.replace(
+    call,
+    (adds) =>
+      `local stubbed_at = #algorithms + 1\n${adds}\n` +
+      'algorithms[stubbed_at] = function() return {1, 1, 1, 0, 0} end',
+  );
 }
 
 /** Script µs per decision of the bare loop, `batch` keys (and ids) per EVAL. */
@@ -142,7 +150,7 @@ export async function engineFloor(
       for (let round = 0; round < ROUNDS; round++) {
         await admin.function('LOAD', 'REPLACE', library);
         runs.engine.push((await engine()).scriptUs);
-        await admin.function('LOAD', 'REPLACE', stubbed(library, floor.entry));
+        await admin.function('LOAD', 'REPLACE', stubbed(library, floor.acquire));
         runs.stub.push((await engine()).scriptUs);
         runs.bare.push(await bareLoop(admin, floor.bare, total));
       }

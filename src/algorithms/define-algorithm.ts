@@ -73,7 +73,8 @@ interface AlgorithmDefinition<O, P, R, S, L> {
   refund?: { step: Adjustment<P, S>['step'] };
   /**
    * Takes permits into debt (`settle`): the twin of `<name>.charge.lua`, or an algorithm of
-   * its own made from the acquire (the token bucket's is its acquire without a timeout).
+   * its own made from the acquire (the token bucket's is its acquire without a timeout, the
+   * counter's and the approximate window's their acquire without the limit).
    */
   charge?:
     | { step: Adjustment<P, S>['step'] }

@@ -1,7 +1,6 @@
 --- @include "approximate-sliding-window-limit.roll.lua"
 -- Approximate sliding window (sliding window counter). The math and its reasons:
 -- approximate-sliding-window-limit.model.ts.
--- An entry of the engine library's table, which wraps it (stores/redis/engine/compose-library.ts).
 -- key      the state: "<index> <curr> <prev>" (window index, its count, the previous count)
 -- now      the time in µs (Redis TIME, or the store's injected clock)
 -- argv[1]  limit         requests allowed within a window (integer >= 1)
@@ -40,11 +39,9 @@ local function approximate_sliding_window_limit(key, now, argv)
   -- A request of 0 without room for one is denied as one of 1 would be (it takes nothing).
   permits = math.max(permits, 1)
 
-  local retry_after
+  -- Room once the previous count has weighed out enough, or else in the next window.
   if curr + permits <= limit then
-    retry_after = first_elapsed_with_room(prev, limit - curr - permits, window) - elapsed
-  else
-    retry_after = window - elapsed + first_elapsed_with_room(curr, limit - permits, window)
+    return {0, remaining_as_is, reset_as_is, first_elapsed_with_room(prev, limit - curr - permits, window) - elapsed, 0}
   end
-  return {0, remaining_as_is, reset_as_is, retry_after, 0}
+  return {0, remaining_as_is, reset_as_is, window - elapsed + first_elapsed_with_room(curr, limit - permits, window), 0}
 end

@@ -88,7 +88,7 @@ export const approximateSlidingWindowLimitRefundStep: Adjustment = (
   };
 };
 
-/** The twin of approximate-sliding-window-limit.charge.lua. */
+/** The twin of the charge, the acquire without its limit (approximate-sliding-window-limit.lua). */
 export const approximateSlidingWindowLimitChargeStep: Adjustment = (
   state,
   now,

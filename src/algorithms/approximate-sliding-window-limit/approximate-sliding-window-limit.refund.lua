@@ -9,25 +9,17 @@ local function approximate_sliding_window_limit_refund(key, now, argv)
   local window, permits = tonumber(argv[2]), tonumber(argv[3])
   local found = get_state(key)
   if not found then
-    return {1, 0, 0, 0, 0}
+    return
   end
   local i, c, p = string.match(found, '^(%S+) (%S+) (%S+)$')
   i, c, p = tonumber(i), tonumber(c), tonumber(p)
-  local index = math.floor(now / window)
-  if argv[5] ~= '' then
-    index = math.floor((now + tonumber(argv[5])) / window + 0.5) - 2
-  end
+  local index = argv[5] == '' and math.floor(now / window) or math.floor((now + tonumber(argv[5])) / window + 0.5) - 2
   if index == i then
     c = math.max(0, c - permits)
   elseif index == i - 1 then
     p = math.max(0, p - permits)
   else
-    return {1, 0, 0, 0, 0}
+    return
   end
-  if c == 0 and p == 0 then
-    redis.call('DEL', key)
-  else
-    redis.call('SET', key, exact(i) .. ' ' .. exact(c) .. ' ' .. exact(p), 'KEEPTTL')
-  end
-  return {1, 0, 0, 0, 0}
+  put_state(key, (c > 0 or p > 0) and exact(i) .. ' ' .. exact(c) .. ' ' .. exact(p) or nil)
 end

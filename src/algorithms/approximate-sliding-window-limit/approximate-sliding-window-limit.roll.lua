@@ -1,6 +1,6 @@
 --- @include "../state-ops/prelude.lua"
--- The state rolled forward to the window of `now`, for the acquire and the charge (defined
--- once in the engine): the window of `now` (its index), its count and the previous window's
+-- The state rolled forward to the window of `now`, for the acquire (and the charge, which is
+-- the acquire without its limit): the window of `now` (its index), its count and the previous window's
 -- count, 0 for a window the key never saw; then the index's and the previous count's text,
 -- for the state's write. A call's entries share `now`: the index, its text and the write's
 -- TTL (`roll_ttl`, ms as text: redis.call converts no number) are made once per window.

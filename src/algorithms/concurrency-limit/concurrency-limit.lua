@@ -1,6 +1,5 @@
 --- @include "../state-ops/prelude.lua"
 -- Concurrency limit with leases. The math and its reasons: concurrency-limit.model.ts.
--- An entry of the engine library's table, which wraps it (stores/redis/engine/compose-library.ts).
 -- key      the in-flight requests: a zset, member = the request's id (with the slots it
 --          holds when above 1: the prelude's weighted_member), score = lease expiry in µs
 -- now      the time in µs (Redis TIME, or the store's injected clock)

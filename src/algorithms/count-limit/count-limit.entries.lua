@@ -2,9 +2,8 @@
 --- @include "count-limit.lua"
 --- @include "count-limit.incr.lua"
 --- @include "count-limit.refund.lua"
---- @include "count-limit.charge.lua"
 -- The counter's entries in the library's table (state-ops/entries.lua).
 add_entries(string_block, {
   acquire = count_limit, fast = count_limit_incr, refund = count_limit_refund,
-  charge = count_limit_charge, coalesced = true,
+  charge = without_limit(count_limit), coalesced = true,
 })

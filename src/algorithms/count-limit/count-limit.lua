@@ -1,6 +1,5 @@
 --- @include "../state-ops/prelude.lua"
 -- Fixed-window counter. The reasons and limits: count-limit.model.ts.
--- An entry of the engine library's table, which wraps it (stores/redis/engine/compose-library.ts).
 -- key      the counter (an integer string)
 -- now      unused: windows are Redis TTLs, timed by Redis's own clock
 -- argv[1]  limit     permits per window
@@ -13,18 +12,13 @@
 local function count_limit(key, now, argv)
   local n = numeric(argv)
   local limit, period_ms, permits = n[1], n[2], n[3] or 1
-  local count = tonumber(get_state(key))
-  local ttl = 0
-  if count then
-    ttl = state_ttl(key)
-    if ttl < 0 or ttl > period_ms then
-      -- Self-healing: a counter without a TTL (a manual SET, a restore) gets one period, and
-      -- one written under a longer period is cut to this one: state never outlives its options.
-      expire_state(key, period_ms)
-      ttl = period_ms
-    end
-  else
-    count = 0
+  local found = tonumber(get_state(key))
+  local count, ttl = found or 0, found and state_ttl(key) or 0
+  if found and (ttl < 0 or ttl > period_ms) then
+    -- Self-healing: a counter without a TTL (a manual SET, a restore) gets one period, and
+    -- one written under a longer period is cut to this one: state never outlives its options.
+    expire_state(key, period_ms)
+    ttl = period_ms
   end
   local remaining = math.max(0, limit - count)
   if permits > limit then

@@ -78,7 +78,7 @@ function withinPeriod(
   return { count: state.count, windowEndMicros: now + periodMs * 1000 };
 }
 
-/** The twin of count-limit.charge.lua: adds permits to the count, into debt if need be. */
+/** The twin of the counter's charge, its acquire without the limit: adds permits to the count, into debt if need be. */
 export const countLimitChargeStep: Adjustment = (given, now, params, request) => {
   const done = [1, 0, 0, 0, 0] as const;
   const state = withinPeriod(given, now, params.periodMs);

@@ -11,20 +11,9 @@
 local function count_limit_refund(key, now, argv)
   local period_ms = tonumber(argv[2])
   local count = tonumber(get_state(key))
-  if not count then
-    return {1, 0, 0, 0, 0}
+  local left = argv[5] ~= '' and (tonumber(argv[5]) or tonumber(string.sub(argv[5], 2)) - redis_micros)
+  if count and not (left and math.abs(redis.call('PTTL', key) - left / 1000) * 2 >= period_ms) then
+    local rest = count - tonumber(argv[3])
+    put_state(key, rest > 0 and rest or nil)
   end
-  if argv[5] ~= '' then
-    local left = tonumber(argv[5]) or tonumber(string.sub(argv[5], 2)) - redis_micros
-    if math.abs(redis.call('PTTL', key) - left / 1000) * 2 >= period_ms then
-      return {1, 0, 0, 0, 0}
-    end
-  end
-  local left = count - tonumber(argv[3])
-  if left <= 0 then
-    redis.call('DEL', key)
-  else
-    redis.call('SET', key, left, 'KEEPTTL')
-  end
-  return {1, 0, 0, 0, 0}
 end

@@ -15,5 +15,4 @@ local function leaky_bucket_limit_charge(key, now, argv)
   end
   tat = tat + tonumber(argv[4]) * interval
   redis.call('SET', key, exact(tat) .. '~' .. argv[3], 'PX', ttl_ms(tat - now))
-  return {1, 0, 0, 0, 0}
 end

@@ -1,7 +1,6 @@
 --- @include "../state-ops/prelude.lua"
 -- Leaky bucket as GCRA (redis-cell's CL.THROTTLE with its quantity). The math:
 -- leaky-bucket-limit.model.ts.
--- An entry of the engine library's table, which wraps it (stores/redis/engine/compose-library.ts).
 -- key      the theoretical arrival time (tat) in µs, then `~` and the options' fingerprint
 -- now      the time in µs (Redis TIME, or the store's injected clock)
 -- argv[1]  capacity        requests that may arrive at once (integer >= 1)

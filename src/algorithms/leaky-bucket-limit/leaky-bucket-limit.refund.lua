@@ -6,14 +6,8 @@
 -- options it was written under (its `~` mark).
 local function leaky_bucket_limit_refund(key, now, argv)
   local found = get_state(key)
-  if not found then
-    return {1, 0, 0, 0, 0}
+  if found then
+    local tat = moment_of(found, '') - tonumber(argv[4]) * tonumber(argv[2])
+    put_state(key, tat > now and exact(tat) .. (string.match(found, '~.*') or '') or nil, ttl_ms(tat - now))
   end
-  local tat = math.max(now, moment_of(found, '') - tonumber(argv[4]) * tonumber(argv[2]))
-  if tat <= now then
-    redis.call('DEL', key)
-  else
-    redis.call('SET', key, exact(tat) .. (string.match(found, '~.*') or ''), 'PX', ttl_ms(tat - now))
-  end
-  return {1, 0, 0, 0, 0}
 end

@@ -1,6 +1,5 @@
 --- @include "../state-ops/prelude.lua"
 -- Calendar quota. The reasons and limits: quota-limit.model.ts.
--- An entry of the engine library's table, which wraps it (stores/redis/engine/compose-library.ts).
 -- key      the cycle's state: '<cycle start ms, base 36>:<used>[:<credit>][s]', `s` once the
 --          soft limit is reached (short: a key of 40 characters stays within 120 bytes)
 -- now      Redis's time in µs: it picks the cycle
@@ -37,21 +36,15 @@ local function quota_limit(key, now, argv)
   if value then
     local s, u, c, r = string.match(value, '^(%w+):(%d+):?(%d*)(s?)$')
     if s and tonumber(s, 36) == start then
-      used, credit = tonumber(u), tonumber(c) or 0
-      if r == 's' then
-        reached = 1
-      end
+      used, credit, reached = tonumber(u), tonumber(c) or 0, r == 's' and 1 or 0
     end
   end
   local remembered = nil
   if argv[10] ~= '' then
     -- In the key's hash slot: its own hash tag, else the whole key as one.
-    local tag = key
     local open = string.find(key, '{', 1, true)
     local close = open and string.find(key, '}', open + 1, true)
-    if not (close and close > open + 1) then
-      tag = '{' .. key .. '}'
-    end
+    local tag = (close and close > open + 1) and key or '{' .. key .. '}'
     remembered = tag .. ':' .. start .. ':' .. argv[10]
     local first = redis.call('GET', remembered)
     if first then
@@ -82,11 +75,7 @@ local function quota_limit(key, now, argv)
     return {1, allowance + n[9] - used, reset, 0, used * 4}
   end
   if used + math.max(permits, 1) > allowance then
-    local retry = reset
-    if permits > limit then
-      retry = -1
-    end
-    return {0, math.max(0, allowance - used), reset, retry, used * 4}
+    return {0, math.max(0, allowance - used), reset, permits > limit and -1 or reset, used * 4}
   end
   if permits == 0 then
     return {1, allowance - used, reset, 0, used * 4}

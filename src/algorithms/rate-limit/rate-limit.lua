@@ -2,7 +2,6 @@
 --- @include "rate-limit.found.lua"
 -- Token bucket with reserve/wait semantics. The math and its reasons: rate-limit.model.ts,
 -- including why one number E (when the bucket is empty) holds the whole state.
--- An entry of the engine library's table, which wraps it (stores/redis/engine/compose-library.ts).
 -- key      the bucket: E, an integer of µs, then `~` and the mark of what wrote it
 -- now      the time in µs (Redis TIME, or the store's injected clock)
 -- argv[1]  maxPermits       = rate * burst

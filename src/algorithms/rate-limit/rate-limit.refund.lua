@@ -8,14 +8,9 @@ local function rate_limit_refund(key, now, argv)
   local max_permits, interval, expire = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[4])
   local full_span = max_permits * interval
   local found = get_state(key)
-  if not found then
-    return {1, 0, 0, 0, 0}
+  if found then
+    local empty_at = math.max(math.floor(moment_of(found, '') - tonumber(argv[6]) * interval), math.ceil(now - full_span))
+    local full = empty_at <= now - full_span and tonumber(argv[3]) >= max_permits
+    put_state(key, not full and exact(empty_at) .. (string.match(found, '~.*') or '') or nil, ttl_ms(math.max(expire, empty_at + full_span - now)))
   end
-  local empty_at = math.max(math.floor(moment_of(found, '') - tonumber(argv[6]) * interval), math.ceil(now - full_span))
-  if empty_at <= now - full_span and tonumber(argv[3]) >= max_permits then
-    redis.call('DEL', key)
-  else
-    redis.call('SET', key, exact(empty_at) .. (string.match(found, '~.*') or ''), 'PX', ttl_ms(math.max(expire, empty_at + full_span - now)))
-  end
-  return {1, 0, 0, 0, 0}
 end

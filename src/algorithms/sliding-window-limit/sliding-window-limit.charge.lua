@@ -10,18 +10,13 @@
 -- rename it onto the other (ZADD of an existing member), and the weight of one would be lost.
 local function sliding_window_limit_charge(key, now, argv)
   local window = tonumber(argv[2])
-  local id = argv[4] .. '+'
-  if argv[4] == '' then
-    id = 'charge:' .. exact(now)
-  end
+  local id = argv[4] == '' and 'charge:' .. exact(now) or argv[4] .. '+'
   local log = get_members(key)
   local at = member_index(log, drop_scored_up_to(key, log, now - window), id)
-  local weight = tonumber(argv[3])
   if at then
-    weight = weight + member_weight(log[at])
-    redis.call('ZREM', key, log[at])
+    reweigh(key, log[at], exact(now), tonumber(argv[3]))
+  else
+    redis.call('ZADD', key, exact(now), weighted_member(id, tonumber(argv[3])))
   end
-  redis.call('ZADD', key, exact(now), weighted_member(id, weight))
   redis.call('PEXPIRE', key, ttl_ms(window))
-  return {1, 0, 0, 0, 0}
 end

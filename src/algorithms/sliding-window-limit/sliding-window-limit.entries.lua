@@ -2,9 +2,8 @@
 --- @include "sliding-window-limit.lua"
 --- @include "sliding-window-limit.refund.lua"
 --- @include "sliding-window-limit.charge.lua"
---- @include "sliding-window-limit.coalesced.lua"
 -- The sliding log's entries in the library's table (state-ops/entries.lua).
 add_entries(zset_block, {
   acquire = sliding_window_limit, refund = sliding_window_limit_refund,
-  charge = sliding_window_limit_charge, coalesced = sliding_window_limit_coalesced,
+  charge = sliding_window_limit_charge, coalesced = true,
 })

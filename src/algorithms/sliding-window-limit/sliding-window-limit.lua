@@ -1,6 +1,5 @@
 --- @include "../state-ops/prelude.lua"
 -- Sliding-window log. The math and its reasons: sliding-window-limit.model.ts.
--- An entry of the engine library's table, which wraps it (stores/redis/engine/compose-library.ts).
 -- key      the log: a zset, one member per allowed request (its id, with its weight when
 --          above 1: the prelude's weighted_member), score = request time in µs
 -- now      the time in µs (Redis TIME, or the store's injected clock)
@@ -17,17 +16,11 @@ local function sliding_window_limit(key, now, argv)
 
   -- At most `limit` members in the window (each weighs at least 1): reading them all is
   -- O(limit); those that left the window are dropped.
-  local log = get_members(key)
-  local first = drop_scored_up_to(key, log, now - window)
-  local count = 0
-  for i = first, #log, 2 do
-    count = count + member_weight(log[i])
-  end
+  local log, first, count = window_of(key, now - window)
   -- The usual decision first: a request that fits (one above the limit never does). ttl_ms
   -- without its floor of 1: a window is at least 1 µs.
   if permits > 0 and count + permits <= limit then
-    redis.call('ZADD', key, string.format('%d', now), weighted_member(argv[3], permits))
-    redis.call('PEXPIRE', key, math.ceil(window / 1000))
+    add_member(key, string.format('%d', now), weighted_member(argv[3], permits), permits, math.ceil(window / 1000))
     return {1, limit - count - permits, window, 0, 0}
   end
   local remaining = math.max(0, limit - count)

@@ -13,14 +13,10 @@ local function sliding_window_limit_refund(key, now, argv)
       local log = get_members(key)
       local at = member_index(log, 1, argv[4])
       if at then
-        local weight = member_weight(log[at])
-        redis.call('ZREM', key, log[at])
-        if weight > permits then
-          redis.call('ZADD', key, log[at + 1], weighted_member(argv[4], weight - permits))
-        end
+        reweigh(key, log[at], log[at + 1], -permits)
       end
     end
-    return {1, 0, 0, 0, 0}
+    return
   end
   redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(now - tonumber(argv[2])))
   local newest = redis.call('ZREVRANGEBYSCORE', key, exact(now), '-inf', 'WITHSCORES', 'LIMIT', 0, permits + 1)
@@ -28,16 +24,7 @@ local function sliding_window_limit_refund(key, now, argv)
   for i = 1, #newest, 2 do
     local member = newest[i]
     if left > 0 and member ~= '#block' then
-      local weight = member_weight(member)
-      redis.call('ZREM', key, member)
-      if weight > left then
-        local id = string.match(member, '^(.*)%z%d+$')
-        redis.call('ZADD', key, newest[i + 1], weighted_member(id, weight - left))
-        left = 0
-      else
-        left = left - weight
-      end
+      left = left - reweigh(key, member, newest[i + 1], -left)
     end
   end
-  return {1, 0, 0, 0, 0}
 end

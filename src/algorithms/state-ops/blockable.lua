@@ -12,10 +12,7 @@
 local own_of, own = nil, nil
 local function own_args(argv)
   if argv ~= own_of then
-    own_of, own = argv, {}
-    for j = 2, #argv do
-      own[j - 1] = argv[j]
-    end
+    own_of, own = argv, args_of(argv, 2, #argv)
   end
   return own
 end
@@ -47,8 +44,7 @@ local function blockable_acquire(decide, blocks, fast)
       end
       return decide(key, now, own)
     end
-    local block = tonumber(argv[1])
-    local steps = nil
+    local block, steps = tonumber(argv[1]), nil
     if not block then
       steps = {}
       for step in string.gmatch(argv[1], '[^,]+') do

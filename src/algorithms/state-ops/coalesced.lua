@@ -3,17 +3,10 @@
 -- n decisions of one limit on one key at once (stores/redis/engine/coalescing.ts), answered
 -- as n entries of the acquire with blocks (blockable.lua) would answer them, one after
 -- another at the same `now`, with one read and one write of the key instead of n of each.
--- coalesced_of(decide, blocks, decide_all) is the coalesced acquire's function (key, now,
--- argv), where
+-- coalesced_of(decide, blocks) is the coalesced acquire's function (key, now, argv), where
 -- decide      the algorithm's function: run once per request against the prelude's
---             write-back cell on the key (one read, one write), for a string state
--- blocks      where the state type keeps a block (string_block)
--- decide_all  the algorithm's own coalesced function, in place of the cell (a sliding log's):
---             decide_all(key, now, own, requests, stop) runs `requests` in order on the
---             algorithm's own argv `own`, writes the key once, and returns the replies and,
---             when `stop`, the index of the first denial that can start a block (it stops
---             there, the state written as the requests before it left it); or nil, before
---             deciding any, for requests it cannot decide together
+--             write-back cell on the key (one read, one write; a log's: one ZADD)
+-- blocks      where the state type keeps a block (string_block, zset_block)
 -- argv        the limit's argv (the block, then the algorithm's own), then per request the
 --             count of its fields and its fields, then n, then the count of the limit's argv
 -- Reply       one string: the n replies as the engine formats an entry's, each ended by NUL
@@ -22,20 +15,15 @@
 -- construction, and rare (a blocked key is answered by the denial cache).
 
 -- `decide` run on each request in turn against the cell: the same commands, read once and
--- written once; it stops as decide_all does.
-local function decide_in_cell(decide, key, now, own, requests, stop)
+-- written once. When `stop`, it stops at the first denial that can start a block, the state
+-- written as the requests before it left it. nil, written nothing, for requests a log's cell
+-- cannot follow (a member logged again: add_member).
+local function decide_in_cell(decide, blocks, key, now, own, requests, stop)
   local replies, stopped = {}, nil
-  open_cell(key)
+  open_cell(key, blocks.zset)
   local ok, err = pcall(function()
     for i = 1, #requests do
-      local argv = {}
-      for j = 1, #own do
-        argv[j] = own[j]
-      end
-      for _, field in ipairs(requests[i]) do
-        argv[#argv + 1] = field
-      end
-      local reply = decide(key, now, argv)
+      local reply = decide(key, now, args_of(own, 1, #own, requests[i]))
       replies[i] = reply
       if stop and tonumber(reply[1]) == 0 and tonumber(reply[4]) >= 0 then
         stopped = i
@@ -44,13 +32,15 @@ local function decide_in_cell(decide, key, now, own, requests, stop)
     end
   end)
   close_cell(ok)
-  if not ok then
+  if err == cell_conflict then
+    return nil
+  elseif not ok then
     error(err, 0)
   end
   return replies, stopped
 end
 
-local function coalesced_of(decide, blocks, decide_all)
+local function coalesced_of(decide, blocks)
   local one = blockable_acquire(decide, blocks)
   return function(key, now, argv)
     local params = tonumber(argv[#argv]) - 1
@@ -58,26 +48,15 @@ local function coalesced_of(decide, blocks, decide_all)
     local requests, pos = {}, params + 2
     for i = 1, n do
       local count = tonumber(argv[pos])
-      local fields = {}
-      for j = 1, count do
-        fields[j] = argv[pos + j]
-      end
-      requests[i] = fields
+      requests[i] = args_of(argv, pos + 1, pos + count)
       pos = pos + count + 1
     end
     -- Each request as an entry of its own: the acquire with blocks, on a fresh read.
     local function one_by_one()
       local replies = {}
       for i = 1, n do
-        local own = {}
-        for j = 1, params + 1 do
-          own[j] = argv[j]
-        end
-        for _, field in ipairs(requests[i]) do
-          own[#own + 1] = field
-        end
         forget_state()
-        replies[i] = one(key, now, own)
+        replies[i] = one(key, now, args_of(argv, 1, params + 1, requests[i]))
       end
       return replies
     end
@@ -94,16 +73,9 @@ local function coalesced_of(decide, blocks, decide_all)
     elseif not block or until_ then
       replies = one_by_one()
     else
-      local own = {}
-      for j = 2, params + 1 do
-        own[j - 1] = argv[j]
-      end
-      if decide_all then
-        replies, stopped = decide_all(key, now, own, requests, block > 0)
-      else
-        replies, stopped = decide_in_cell(decide, key, now, own, requests, block > 0)
-      end
-      -- nil: the algorithm cannot decide these requests together (a sliding log's repeated id).
+      local own = args_of(argv, 2, params + 1)
+      replies, stopped = decide_in_cell(decide, blocks, key, now, own, requests, block > 0)
+      -- nil: the cell cannot decide these requests together (a log's repeated member).
       if not replies then
         replies = one_by_one()
       end

@@ -12,8 +12,8 @@ const coalescedAcquires = new WeakMap<object, AnyAlgorithm>();
 /**
  * Gives `acquire` (an algorithm with blocks, blockable.ts) its coalesced form: the engine
  * runs n of its requests on one key as one entry, in the library's coalesced_of (coalesced.lua:
- * the acquire run n times against a write-back cell on the key, or a sliding log's own
- * `<name>.coalesced.lua`), which answers each exactly as n entries in a row would.
+ * the acquire run n times against a write-back cell on the key, a string's or a log's), which
+ * answers each exactly as n entries in a row would.
  */
 export function coalesce<P, R, S>(acquire: EngineAlgorithm<P, R, S>): void {
   const commandName = `${acquire.commandName}Coalesced`;

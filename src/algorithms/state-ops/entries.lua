@@ -12,8 +12,7 @@
 -- spec.fast        the acquire's usual case in fewer commands, tried first (the counter's)
 -- spec.refund      the function a refund runs; spec.charge, a charge's (the acquire's own
 --                  for the token bucket, whose charge is its acquire without a timeout)
--- spec.coalesced   true: n acquires of one key against the write-back cell; a function: the
---                  algorithm's own coalesced form (the sliding log's)
+-- spec.coalesced   true: n acquires of one key against the write-back cell
 local algorithms = {}
 
 local function add_entries(blocks, spec)
@@ -32,9 +31,7 @@ local function add_entries(blocks, spec)
   if spec.charge then
     add(adjust_of(spec.charge, blocks))
   end
-  if spec.coalesced == true then
+  if spec.coalesced then
     add(coalesced_of(decide, blocks))
-  elseif spec.coalesced then
-    add(coalesced_of(decide, blocks, spec.coalesced))
   end
 end

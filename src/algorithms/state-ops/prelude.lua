@@ -25,6 +25,19 @@ local function numeric(argv)
   return numbers
 end
 
+-- A new argv: argv[from..to], then the fields of `more` (a request's), for a function that is
+-- handed an argv of its own (the engine's are shared, and never written).
+local function args_of(argv, from, to, more)
+  local out = {}
+  for j = from, to do
+    out[#out + 1] = argv[j]
+  end
+  for _, field in ipairs(more or {}) do
+    out[#out + 1] = field
+  end
+  return out
+end
+
 -- A bucket's moment (µs) as its value holds it, `<moment>~<fingerprint of its options>`,
 -- whether that mark is `fp`, and the mark (nil for a moment alone, written before values
 -- carried their options): a state written under other options is cut to the current ones.
@@ -64,8 +77,11 @@ local created_key = nil
 -- `cell_key`, the acquire's reads and writes of that key through the helpers below go to the
 -- cell (its value, its TTL in ms as PTTL reads it, and a TTL a write set), and the cell is
 -- written back once after the n decisions: one read and one write, as n entries would leave
--- the key. Outside it, each helper is its command.
+-- the key. Outside it, each helper is its command. A log's cell (a zset state: window_of and
+-- add_member) holds its members as read, the first in the window, their weight, the members
+-- logged, and the scores and members added, for one ZADD.
 local cell_key, cell_value, cell_ttl, cell_px, cell_written = nil, nil, nil, nil, false
+local cell_first, cell_count, cell_logged, cell_added = nil, nil, nil, nil
 
 -- GET, or the value string_block.read found for this key in this entry, or the cell's.
 local function get_state(key)
@@ -86,6 +102,18 @@ local function set_state(key, value, px)
     return
   end
   redis.call('SET', key, value, 'PX', px)
+end
+
+-- `value` written with a TTL of `px` ms, or its TTL kept without one; no value deletes the key
+-- (a state back to what no key decides).
+local function put_state(key, value, px)
+  if not value then
+    redis.call('DEL', key)
+  elseif px then
+    redis.call('SET', key, value, 'PX', px)
+  else
+    redis.call('SET', key, value, 'KEEPTTL')
+  end
 end
 
 -- INCRBY, its TTL kept (none for a key it creates).
@@ -122,10 +150,14 @@ local function expire_state(key, px)
   redis.call('PEXPIRE', key, px)
 end
 
--- Opens the cell on `key` (its value read once: get_state), and closes it: what the
--- acquires wrote, in one SET, with the TTL a write set, else the key's own (KEEPTTL).
-local function open_cell(key)
-  cell_value = get_state(key)
+-- Opens the cell on `key` (a string's value read once: get_state; a log's by its first
+-- window_of), and closes it: what the acquires wrote, in one SET, with the TTL a write set,
+-- else the key's own (KEEPTTL); or a log's members added, in one ZADD, and its TTL.
+local function open_cell(key, log)
+  cell_value, cell_first, cell_added = nil, nil, log and {}
+  if not log then
+    cell_value = get_state(key)
+  end
   cell_key, cell_ttl, cell_px, cell_written = key, nil, nil, false
 end
 
@@ -135,10 +167,11 @@ local function close_cell(write)
   if not (write and cell_written) then
     return
   end
-  if cell_px then
-    redis.call('SET', key, cell_value, 'PX', cell_px)
+  if cell_added then
+    redis.call('ZADD', key, unpack(cell_added))
+    redis.call('PEXPIRE', key, cell_px)
   else
-    redis.call('SET', key, cell_value, 'KEEPTTL')
+    put_state(key, cell_value, cell_px)
   end
 end
 
@@ -197,6 +230,18 @@ local function member_weight(member)
   return 1
 end
 
+-- A member's weight moved by `by` (below 0 takes some), at `score`: the member is removed and
+-- written again under its id with the weight it then has, if any. Returns its old weight.
+local function reweigh(key, member, score, by)
+  local weight = member_weight(member)
+  redis.call('ZREM', key, member)
+  if weight + by > 0 then
+    local id = string.match(member, '^(.-)%z%d+$') or member
+    redis.call('ZADD', key, score, weighted_member(id, weight + by))
+  end
+  return weight
+end
+
 -- The index in `members` (ZRANGE ... WITHSCORES: member, score, ...), from `first`, of request
 -- `id`'s member (the id, or the id, NUL and its weight), or nil: a log holds one per id.
 local function member_index(members, first, id)
@@ -207,6 +252,49 @@ local function member_index(members, first, id)
     end
   end
   return nil
+end
+
+-- A log's members (ZRANGE ... WITHSCORES), the index of the first scored above `after` (those
+-- before it dropped: drop_scored_up_to), and the weight from there; in a log's cell, the
+-- cell's, read on its first call: a cell's acquires share `now` and their limit's window.
+local function window_of(key, after)
+  if cell_key == key and cell_first then
+    return cell_value, cell_first, cell_count
+  end
+  local log = get_members(key)
+  local first = drop_scored_up_to(key, log, after)
+  local count = 0
+  for i = first, #log, 2 do
+    count = count + member_weight(log[i])
+  end
+  if cell_key == key then
+    cell_value, cell_first, cell_count, cell_logged = log, first, count, {}
+    for i = first, #log, 2 do
+      cell_logged[log[i]] = true
+    end
+  end
+  return log, first, count
+end
+
+-- ZADD of a request's member at `score`, then the log's TTL (PEXPIRE `px`); in a log's cell,
+-- appended to the cell's log (each score is its `now`, no older than any logged, so the log
+-- stays oldest first) and written back once. A member already logged ends the cell with
+-- `cell_conflict`: ZADD would move it, not add it (the coalescer then runs the acquires one
+-- by one).
+local cell_conflict = {}
+local function add_member(key, score, member, weight, px)
+  if cell_key ~= key then
+    redis.call('ZADD', key, score, member)
+    redis.call('PEXPIRE', key, px)
+    return
+  end
+  if cell_logged[member] then
+    error(cell_conflict)
+  end
+  local n, m = #cell_value, #cell_added
+  cell_value[n + 1], cell_value[n + 2] = member, score
+  cell_added[m + 1], cell_added[m + 2] = score, member
+  cell_logged[member], cell_count, cell_px, cell_written = true, cell_count + weight, px, true
 end
 
 -- A key's value and exact expiry, to put back after running a decision on it: a peek, or
@@ -227,9 +315,7 @@ end
 local function restore(key, saved)
   if not saved[1] then
     redis.call('DEL', key)
-  elseif saved[3] then
-    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE', 'ABSTTL')
   else
-    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE')
+    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE', unpack(saved, 3))
   end
 end

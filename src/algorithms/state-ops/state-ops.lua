@@ -66,3 +66,14 @@ local function adjust_of(adjust, blocks)
     return {1, 0, 0, 0, 0}
   end
 end
+
+-- A charge that is the acquire with its limit (argv[1]) lifted: the acquire's own write of
+-- the permits, whatever the count, so a settled cost above what was reserved is the debt
+-- later requests find (the counter's, the approximate window's).
+local function without_limit(decide)
+  return function(key, now, argv)
+    local lifted = args_of(argv, 1, #argv)
+    lifted[1] = math.huge
+    return decide(key, now, lifted)
+  end
+end

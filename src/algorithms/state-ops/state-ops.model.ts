@@ -38,7 +38,8 @@ import type { LimiterAlgorithm } from '../limiter-algorithm';
  * what they were, whatever the algorithm. Reset is DEL. Refund is per algorithm (each
  * `<name>.refund.lua`); it never raises a limit above its maximum and never touches a
  * window newer than the one the acquire counted in. Charge is per algorithm too (each
- * `<name>.charge.lua`, the token bucket's its acquire without a timeout): it takes permits
+ * `<name>.charge.lua`, the token bucket's its acquire without a timeout, the counter's and
+ * the approximate window's their acquire without the limit): it takes permits
  * whatever the limit, so a settled cost may leave the key in debt, repaid as it recovers.
  */
 

@@ -50,13 +50,8 @@ end
 
 function string_block.hide(key, now)
   local inner, _, level, expires = split_block(redis.call('GET', key))
-  if inner == '' or (level and expires and now >= expires) then
-    redis.call('DEL', key)
-  elseif level and expires then
-    redis.call('SET', key, inner, 'PX', ttl_ms(expires - now))
-  else
-    redis.call('SET', key, inner, 'KEEPTTL')
-  end
+  local timed = level and expires
+  put_state(key, inner ~= '' and not (timed and now >= expires) and inner or nil, timed and ttl_ms(expires - now))
 end
 
 function string_block.write(key, now, until_, level, keep_until)
@@ -64,10 +59,7 @@ function string_block.write(key, now, until_, level, keep_until)
   local inner = redis.call('GET', key) or ''
   local value = inner .. '!' .. exact(until_)
   if level then
-    local expires = ''
-    if inner ~= '' and pttl >= 0 then
-      expires = exact(now + pttl * 1000)
-    end
+    local expires = (inner ~= '' and pttl >= 0) and exact(now + pttl * 1000) or ''
     value = value .. '!' .. level .. '!' .. expires
   end
   redis.call('SET', key, value, 'PX', math.max(pttl, ttl_ms((keep_until or until_) - now)))

@@ -5,7 +5,8 @@
 -- itself, so its TTL is simply kept. The read is the algorithm's own (every member, which
 -- the sliding log and the concurrency limit read anyway): a key without a block costs no
 -- command of its own, and its members are left for the algorithm's get_members (prelude.lua).
-local zset_block = {}
+-- `zset`: a coalescer's cell on such a key holds its members (prelude.lua's window_of).
+local zset_block = {zset = true}
 
 function zset_block.read(key)
   forget_state()

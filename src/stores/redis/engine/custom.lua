@@ -7,10 +7,6 @@ do
 --- @body
   end
   algorithms[#algorithms + 1] = function(key, now, argv)
-    local copy = {}
-    for j = 1, #argv do
-      copy[j] = argv[j]
-    end
-    return custom(key, now, copy)
+    return custom(key, now, args_of(argv, 1, #argv))
   end
 end

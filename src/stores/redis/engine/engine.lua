@@ -91,9 +91,9 @@ local function engine(keys, args)
       pos = pos + 1
     else
       read = read + 1
-      local stop = find(packed, '\0', pos, true)
-      local head = sub(packed, pos, stop - 1)
-      pos = stop + 1
+      -- The algorithm, the time and the count of arguments; %Z is any byte but NUL.
+      local head, count
+      head, time, count, pos = string.match(packed, '^(%Z*)%z(%Z*)%z(%d+)%z()', pos)
       -- A plain index is a number: the pattern runs only for a group's first member.
       local index, size = tonumber(head), nil
       if not index then
@@ -101,8 +101,7 @@ local function engine(keys, args)
       end
       if size and not expired then
         group_first, group_last = i, i + tonumber(size) - 1
-        group_saved, group_allowed, group_denied, group_failed = {}, {}, false, nil
-        group_created = {}
+        group_saved, group_allowed, group_denied, group_failed, group_created = {}, {}, false, nil, {}
         for j = group_first, group_last do
           local ok, saved = pcall(snapshot, keys[j])
           if not ok then
@@ -113,15 +112,9 @@ local function engine(keys, args)
         end
       end
       algorithm = algorithms[tonumber(index)]
-      stop = find(packed, '\0', pos, true)
-      time = sub(packed, pos, stop - 1)
-      pos = stop + 1
-      stop = find(packed, '\0', pos, true)
-      local count = tonumber(sub(packed, pos, stop - 1))
-      pos = stop + 1
       fields = {}
-      for j = 1, count do
-        stop = find(packed, '\0', pos, true)
+      for j = 1, tonumber(count) do
+        local stop = find(packed, '\0', pos, true)
         fields[j] = sub(packed, pos, stop - 1)
         pos = stop + 1
       end
@@ -131,10 +124,7 @@ local function engine(keys, args)
     elseif group_failed and i <= group_last then
       out[i + 1] = failed(group_failed)
     else
-      local now = redis_micros
-      if time ~= '' then
-        now = tonumber(time)
-      end
+      local now = time ~= '' and tonumber(time) or redis_micros
       -- forget_state(), a call less on every entry's path.
       read_key = nil
       created_key = nil
@@ -179,10 +169,6 @@ end
 -- touch keys of other slots of its node: a Cluster call declares its first key, and passes
 -- the count of keys and every key at the head of ARGV.
 local function engine_across_slots(_, argv)
-  local keys = {}
   local count = tonumber(argv[1])
-  for i = 1, count do
-    keys[i] = argv[1 + i]
-  end
-  return engine(keys, {argv[count + 2], argv[count + 3]})
+  return engine(args_of(argv, 2, count + 1), {argv[count + 2], argv[count + 3]})
 end

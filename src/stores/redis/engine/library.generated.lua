@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_e193caf7e1ac
+#!lua name=nestjs_limiter_00e3e038c931
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -15,6 +15,16 @@ local function numeric(argv)
   end
   return numbers
 end
+local function args_of(argv, from, to, more)
+  local out = {}
+  for j = from, to do
+    out[#out + 1] = argv[j]
+  end
+  for _, field in ipairs(more or {}) do
+    out[#out + 1] = field
+  end
+  return out
+end
 local function moment_of(found, fp)
   local at = string.find(found, '~', 1, true)
   local mark = at and string.sub(found, at + 1)
@@ -30,6 +40,7 @@ local function forget_state()
 end
 local created_key = nil
 local cell_key, cell_value, cell_ttl, cell_px, cell_written = nil, nil, nil, nil, false
+local cell_first, cell_count, cell_logged, cell_added = nil, nil, nil, nil
 local function get_state(key)
   if read_key == key then
     read_key = nil
@@ -46,6 +57,15 @@ local function set_state(key, value, px)
     return
   end
   redis.call('SET', key, value, 'PX', px)
+end
+local function put_state(key, value, px)
+  if not value then
+    redis.call('DEL', key)
+  elseif px then
+    redis.call('SET', key, value, 'PX', px)
+  else
+    redis.call('SET', key, value, 'KEEPTTL')
+  end
 end
 local function incr_state(key, by)
   if cell_key == key then
@@ -76,8 +96,11 @@ local function expire_state(key, px)
   end
   redis.call('PEXPIRE', key, px)
 end
-local function open_cell(key)
-  cell_value = get_state(key)
+local function open_cell(key, log)
+  cell_value, cell_first, cell_added = nil, nil, log and {}
+  if not log then
+    cell_value = get_state(key)
+  end
   cell_key, cell_ttl, cell_px, cell_written = key, nil, nil, false
 end
 local function close_cell(write)
@@ -86,10 +109,11 @@ local function close_cell(write)
   if not (write and cell_written) then
     return
   end
-  if cell_px then
-    redis.call('SET', key, cell_value, 'PX', cell_px)
+  if cell_added then
+    redis.call('ZADD', key, unpack(cell_added))
+    redis.call('PEXPIRE', key, cell_px)
   else
-    redis.call('SET', key, cell_value, 'KEEPTTL')
+    put_state(key, cell_value, cell_px)
   end
 end
 local function get_members(key)
@@ -132,6 +156,15 @@ local function member_weight(member)
   end
   return 1
 end
+local function reweigh(key, member, score, by)
+  local weight = member_weight(member)
+  redis.call('ZREM', key, member)
+  if weight + by > 0 then
+    local id = string.match(member, '^(.-)%z%d+$') or member
+    redis.call('ZADD', key, score, weighted_member(id, weight + by))
+  end
+  return weight
+end
 local function member_index(members, first, id)
   for i = first, #members, 2 do
     local member = members[i]
@@ -140,6 +173,39 @@ local function member_index(members, first, id)
     end
   end
   return nil
+end
+local function window_of(key, after)
+  if cell_key == key and cell_first then
+    return cell_value, cell_first, cell_count
+  end
+  local log = get_members(key)
+  local first = drop_scored_up_to(key, log, after)
+  local count = 0
+  for i = first, #log, 2 do
+    count = count + member_weight(log[i])
+  end
+  if cell_key == key then
+    cell_value, cell_first, cell_count, cell_logged = log, first, count, {}
+    for i = first, #log, 2 do
+      cell_logged[log[i]] = true
+    end
+  end
+  return log, first, count
+end
+local cell_conflict = {}
+local function add_member(key, score, member, weight, px)
+  if cell_key ~= key then
+    redis.call('ZADD', key, score, member)
+    redis.call('PEXPIRE', key, px)
+    return
+  end
+  if cell_logged[member] then
+    error(cell_conflict)
+  end
+  local n, m = #cell_value, #cell_added
+  cell_value[n + 1], cell_value[n + 2] = member, score
+  cell_added[m + 1], cell_added[m + 2] = score, member
+  cell_logged[member], cell_count, cell_px, cell_written = true, cell_count + weight, px, true
 end
 local function snapshot(key)
   local dump = redis.call('DUMP', key)
@@ -155,10 +221,8 @@ end
 local function restore(key, saved)
   if not saved[1] then
     redis.call('DEL', key)
-  elseif saved[3] then
-    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE', 'ABSTTL')
   else
-    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE')
+    redis.call('RESTORE', key, saved[2], saved[1], 'REPLACE', unpack(saved, 3))
   end
 end
 local string_block = {}
@@ -192,28 +256,20 @@ function string_block.unblocked(key)
 end
 function string_block.hide(key, now)
   local inner, _, level, expires = split_block(redis.call('GET', key))
-  if inner == '' or (level and expires and now >= expires) then
-    redis.call('DEL', key)
-  elseif level and expires then
-    redis.call('SET', key, inner, 'PX', ttl_ms(expires - now))
-  else
-    redis.call('SET', key, inner, 'KEEPTTL')
-  end
+  local timed = level and expires
+  put_state(key, inner ~= '' and not (timed and now >= expires) and inner or nil, timed and ttl_ms(expires - now))
 end
 function string_block.write(key, now, until_, level, keep_until)
   local pttl = redis.call('PTTL', key)
   local inner = redis.call('GET', key) or ''
   local value = inner .. '!' .. exact(until_)
   if level then
-    local expires = ''
-    if inner ~= '' and pttl >= 0 then
-      expires = exact(now + pttl * 1000)
-    end
+    local expires = (inner ~= '' and pttl >= 0) and exact(now + pttl * 1000) or ''
     value = value .. '!' .. level .. '!' .. expires
   end
   redis.call('SET', key, value, 'PX', math.max(pttl, ttl_ms((keep_until or until_) - now)))
 end
-local zset_block = {}
+local zset_block = {zset = true}
 function zset_block.read(key)
   forget_state()
   local members = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
@@ -249,10 +305,7 @@ end
 local own_of, own = nil, nil
 local function own_args(argv)
   if argv ~= own_of then
-    own_of, own = argv, {}
-    for j = 2, #argv do
-      own[j - 1] = argv[j]
-    end
+    own_of, own = argv, args_of(argv, 2, #argv)
   end
   return own
 end
@@ -277,8 +330,7 @@ local function blockable_acquire(decide, blocks, fast)
       end
       return decide(key, now, own)
     end
-    local block = tonumber(argv[1])
-    local steps = nil
+    local block, steps = tonumber(argv[1]), nil
     if not block then
       steps = {}
       for step in string.gmatch(argv[1], '[^,]+') do
@@ -365,19 +417,19 @@ local function adjust_of(adjust, blocks)
     return {1, 0, 0, 0, 0}
   end
 end
-local function decide_in_cell(decide, key, now, own, requests, stop)
+local function without_limit(decide)
+  return function(key, now, argv)
+    local lifted = args_of(argv, 1, #argv)
+    lifted[1] = math.huge
+    return decide(key, now, lifted)
+  end
+end
+local function decide_in_cell(decide, blocks, key, now, own, requests, stop)
   local replies, stopped = {}, nil
-  open_cell(key)
+  open_cell(key, blocks.zset)
   local ok, err = pcall(function()
     for i = 1, #requests do
-      local argv = {}
-      for j = 1, #own do
-        argv[j] = own[j]
-      end
-      for _, field in ipairs(requests[i]) do
-        argv[#argv + 1] = field
-      end
-      local reply = decide(key, now, argv)
+      local reply = decide(key, now, args_of(own, 1, #own, requests[i]))
       replies[i] = reply
       if stop and tonumber(reply[1]) == 0 and tonumber(reply[4]) >= 0 then
         stopped = i
@@ -386,12 +438,14 @@ local function decide_in_cell(decide, key, now, own, requests, stop)
     end
   end)
   close_cell(ok)
-  if not ok then
+  if err == cell_conflict then
+    return nil
+  elseif not ok then
     error(err, 0)
   end
   return replies, stopped
 end
-local function coalesced_of(decide, blocks, decide_all)
+local function coalesced_of(decide, blocks)
   local one = blockable_acquire(decide, blocks)
   return function(key, now, argv)
     local params = tonumber(argv[#argv]) - 1
@@ -399,25 +453,14 @@ local function coalesced_of(decide, blocks, decide_all)
     local requests, pos = {}, params + 2
     for i = 1, n do
       local count = tonumber(argv[pos])
-      local fields = {}
-      for j = 1, count do
-        fields[j] = argv[pos + j]
-      end
-      requests[i] = fields
+      requests[i] = args_of(argv, pos + 1, pos + count)
       pos = pos + count + 1
     end
     local function one_by_one()
       local replies = {}
       for i = 1, n do
-        local own = {}
-        for j = 1, params + 1 do
-          own[j] = argv[j]
-        end
-        for _, field in ipairs(requests[i]) do
-          own[#own + 1] = field
-        end
         forget_state()
-        replies[i] = one(key, now, own)
+        replies[i] = one(key, now, args_of(argv, 1, params + 1, requests[i]))
       end
       return replies
     end
@@ -434,15 +477,8 @@ local function coalesced_of(decide, blocks, decide_all)
     elseif not block or until_ then
       replies = one_by_one()
     else
-      local own = {}
-      for j = 2, params + 1 do
-        own[j - 1] = argv[j]
-      end
-      if decide_all then
-        replies, stopped = decide_all(key, now, own, requests, block > 0)
-      else
-        replies, stopped = decide_in_cell(decide, key, now, own, requests, block > 0)
-      end
+      local own = args_of(argv, 2, params + 1)
+      replies, stopped = decide_in_cell(decide, blocks, key, now, own, requests, block > 0)
       if not replies then
         replies = one_by_one()
       end
@@ -480,10 +516,8 @@ local function add_entries(blocks, spec)
   if spec.charge then
     add(adjust_of(spec.charge, blocks))
   end
-  if spec.coalesced == true then
+  if spec.coalesced then
     add(coalesced_of(decide, blocks))
-  elseif spec.coalesced then
-    add(coalesced_of(decide, blocks, spec.coalesced))
   end
 end
 local function rate_limit_found(found, now, argv, mark, timeout)
@@ -549,16 +583,11 @@ local function rate_limit_refund(key, now, argv)
   local max_permits, interval, expire = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[4])
   local full_span = max_permits * interval
   local found = get_state(key)
-  if not found then
-    return {1, 0, 0, 0, 0}
+  if found then
+    local empty_at = math.max(math.floor(moment_of(found, '') - tonumber(argv[6]) * interval), math.ceil(now - full_span))
+    local full = empty_at <= now - full_span and tonumber(argv[3]) >= max_permits
+    put_state(key, not full and exact(empty_at) .. (string.match(found, '~.*') or '') or nil, ttl_ms(math.max(expire, empty_at + full_span - now)))
   end
-  local empty_at = math.max(math.floor(moment_of(found, '') - tonumber(argv[6]) * interval), math.ceil(now - full_span))
-  if empty_at <= now - full_span and tonumber(argv[3]) >= max_permits then
-    redis.call('DEL', key)
-  else
-    redis.call('SET', key, exact(empty_at) .. (string.match(found, '~.*') or ''), 'PX', ttl_ms(math.max(expire, empty_at + full_span - now)))
-  end
-  return {1, 0, 0, 0, 0}
 end
 add_entries(string_block, {
   acquire = rate_limit, refund = rate_limit_refund, charge = rate_limit, coalesced = true,
@@ -566,16 +595,11 @@ add_entries(string_block, {
 local function count_limit(key, now, argv)
   local n = numeric(argv)
   local limit, period_ms, permits = n[1], n[2], n[3] or 1
-  local count = tonumber(get_state(key))
-  local ttl = 0
-  if count then
-    ttl = state_ttl(key)
-    if ttl < 0 or ttl > period_ms then
-      expire_state(key, period_ms)
-      ttl = period_ms
-    end
-  else
-    count = 0
+  local found = tonumber(get_state(key))
+  local count, ttl = found or 0, found and state_ttl(key) or 0
+  if found and (ttl < 0 or ttl > period_ms) then
+    expire_state(key, period_ms)
+    ttl = period_ms
   end
   local remaining = math.max(0, limit - count)
   if permits > limit then
@@ -619,52 +643,21 @@ end
 local function count_limit_refund(key, now, argv)
   local period_ms = tonumber(argv[2])
   local count = tonumber(get_state(key))
-  if not count then
-    return {1, 0, 0, 0, 0}
+  local left = argv[5] ~= '' and (tonumber(argv[5]) or tonumber(string.sub(argv[5], 2)) - redis_micros)
+  if count and not (left and math.abs(redis.call('PTTL', key) - left / 1000) * 2 >= period_ms) then
+    local rest = count - tonumber(argv[3])
+    put_state(key, rest > 0 and rest or nil)
   end
-  if argv[5] ~= '' then
-    local left = tonumber(argv[5]) or tonumber(string.sub(argv[5], 2)) - redis_micros
-    if math.abs(redis.call('PTTL', key) - left / 1000) * 2 >= period_ms then
-      return {1, 0, 0, 0, 0}
-    end
-  end
-  local left = count - tonumber(argv[3])
-  if left <= 0 then
-    redis.call('DEL', key)
-  else
-    redis.call('SET', key, left, 'KEEPTTL')
-  end
-  return {1, 0, 0, 0, 0}
-end
-local function count_limit_charge(key, now, argv)
-  local period_ms, permits = tonumber(argv[2]), tonumber(argv[3])
-  local count = tonumber(get_state(key))
-  if not count then
-    redis.call('SET', key, permits, 'PX', period_ms)
-    return {1, 0, 0, 0, 0}
-  end
-  redis.call('INCRBY', key, permits)
-  local pttl = redis.call('PTTL', key)
-  if pttl < 0 or pttl > period_ms then
-    redis.call('PEXPIRE', key, period_ms)
-  end
-  return {1, 0, 0, 0, 0}
 end
 add_entries(string_block, {
   acquire = count_limit, fast = count_limit_incr, refund = count_limit_refund,
-  charge = count_limit_charge, coalesced = true,
+  charge = without_limit(count_limit), coalesced = true,
 })
 local function sliding_window_limit(key, now, argv)
   local limit, window, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[4]) or 1
-  local log = get_members(key)
-  local first = drop_scored_up_to(key, log, now - window)
-  local count = 0
-  for i = first, #log, 2 do
-    count = count + member_weight(log[i])
-  end
+  local log, first, count = window_of(key, now - window)
   if permits > 0 and count + permits <= limit then
-    redis.call('ZADD', key, string.format('%d', now), weighted_member(argv[3], permits))
-    redis.call('PEXPIRE', key, math.ceil(window / 1000))
+    add_member(key, string.format('%d', now), weighted_member(argv[3], permits), permits, math.ceil(window / 1000))
     return {1, limit - count - permits, window, 0, 0}
   end
   local remaining = math.max(0, limit - count)
@@ -694,14 +687,10 @@ local function sliding_window_limit_refund(key, now, argv)
       local log = get_members(key)
       local at = member_index(log, 1, argv[4])
       if at then
-        local weight = member_weight(log[at])
-        redis.call('ZREM', key, log[at])
-        if weight > permits then
-          redis.call('ZADD', key, log[at + 1], weighted_member(argv[4], weight - permits))
-        end
+        reweigh(key, log[at], log[at + 1], -permits)
       end
     end
-    return {1, 0, 0, 0, 0}
+    return
   end
   redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(now - tonumber(argv[2])))
   local newest = redis.call('ZREVRANGEBYSCORE', key, exact(now), '-inf', 'WITHSCORES', 'LIMIT', 0, permits + 1)
@@ -709,102 +698,25 @@ local function sliding_window_limit_refund(key, now, argv)
   for i = 1, #newest, 2 do
     local member = newest[i]
     if left > 0 and member ~= '#block' then
-      local weight = member_weight(member)
-      redis.call('ZREM', key, member)
-      if weight > left then
-        local id = string.match(member, '^(.*)%z%d+$')
-        redis.call('ZADD', key, newest[i + 1], weighted_member(id, weight - left))
-        left = 0
-      else
-        left = left - weight
-      end
+      left = left - reweigh(key, member, newest[i + 1], -left)
     end
   end
-  return {1, 0, 0, 0, 0}
 end
 local function sliding_window_limit_charge(key, now, argv)
   local window = tonumber(argv[2])
-  local id = argv[4] .. '+'
-  if argv[4] == '' then
-    id = 'charge:' .. exact(now)
-  end
+  local id = argv[4] == '' and 'charge:' .. exact(now) or argv[4] .. '+'
   local log = get_members(key)
   local at = member_index(log, drop_scored_up_to(key, log, now - window), id)
-  local weight = tonumber(argv[3])
   if at then
-    weight = weight + member_weight(log[at])
-    redis.call('ZREM', key, log[at])
+    reweigh(key, log[at], exact(now), tonumber(argv[3]))
+  else
+    redis.call('ZADD', key, exact(now), weighted_member(id, tonumber(argv[3])))
   end
-  redis.call('ZADD', key, exact(now), weighted_member(id, weight))
   redis.call('PEXPIRE', key, ttl_ms(window))
-  return {1, 0, 0, 0, 0}
-end
-local function sliding_window_limit_coalesced(key, now, argv, requests, stop)
-  local limit = tonumber(argv[1])
-  local window = tonumber(argv[2])
-  local log = get_members(key)
-  local first = drop_scored_up_to(key, log, now - window)
-  local count = 0
-  local ids = {}
-  for i = first, #log, 2 do
-    count = count + member_weight(log[i])
-    ids[string.match(log[i], '^(.-)%z%d+$') or log[i]] = true
-  end
-  for i = 1, #requests do
-    local id = requests[i][1]
-    if ids[id] then
-      return nil
-    end
-    ids[id] = true
-  end
-  local reset = 0
-  if #log > first then
-    reset = tonumber(log[#log]) + window - now
-  end
-  local added = {}
-  local replies, stopped = {}, nil
-  for i = 1, #requests do
-    local permits = tonumber(requests[i][2]) or 1
-    local remaining = math.max(0, limit - count)
-    if permits > limit then
-      replies[i] = {0, remaining, reset, -1, 0}
-    elseif count + math.max(permits, 1) <= limit then
-      if permits == 0 then
-        replies[i] = {1, remaining, reset, 0, 0}
-      else
-        local member = weighted_member(requests[i][1], permits)
-        added[#added + 1] = exact(now)
-        added[#added + 1] = member
-        log[#log + 1] = member
-        log[#log + 1] = exact(now)
-        count = count + permits
-        reset = window
-        replies[i] = {1, limit - count, window, 0, 0}
-      end
-    else
-      local freed = 0
-      for j = first, #log, 2 do
-        freed = freed + member_weight(log[j])
-        if count - freed + math.max(permits, 1) <= limit then
-          replies[i] = {0, remaining, reset, tonumber(log[j + 1]) + window - now, 0}
-          break
-        end
-      end
-      if stop then
-        stopped = i
-        break
-      end
-    end
-  end
-  if #added > 0 then
-    redis.call('ZADD', key, unpack(added))
-    redis.call('PEXPIRE', key, ttl_ms(window))
-  end
-  return replies, stopped
 end
 add_entries(zset_block, {
   acquire = sliding_window_limit, refund = sliding_window_limit_refund,
-  charge = sliding_window_limit_charge, coalesced = sliding_window_limit_coalesced,
+  charge = sliding_window_limit_charge, coalesced = true,
 })
 local function concurrency_limit(key, now, argv)
   local max, lease, permits = tonumber(argv[1]), tonumber(argv[2]), tonumber(argv[5]) or 1
@@ -899,16 +811,10 @@ local function leaky_bucket_limit(key, now, argv)
 end
 local function leaky_bucket_limit_refund(key, now, argv)
   local found = get_state(key)
-  if not found then
-    return {1, 0, 0, 0, 0}
+  if found then
+    local tat = moment_of(found, '') - tonumber(argv[4]) * tonumber(argv[2])
+    put_state(key, tat > now and exact(tat) .. (string.match(found, '~.*') or '') or nil, ttl_ms(tat - now))
   end
-  local tat = math.max(now, moment_of(found, '') - tonumber(argv[4]) * tonumber(argv[2]))
-  if tat <= now then
-    redis.call('DEL', key)
-  else
-    redis.call('SET', key, exact(tat) .. (string.match(found, '~.*') or ''), 'PX', ttl_ms(tat - now))
-  end
-  return {1, 0, 0, 0, 0}
 end
 local function leaky_bucket_limit_charge(key, now, argv)
   local interval = tonumber(argv[2])
@@ -920,7 +826,6 @@ local function leaky_bucket_limit_charge(key, now, argv)
   end
   tat = tat + tonumber(argv[4]) * interval
   redis.call('SET', key, exact(tat) .. '~' .. argv[3], 'PX', ttl_ms(tat - now))
-  return {1, 0, 0, 0, 0}
 end
 add_entries(string_block, {
   acquire = leaky_bucket_limit, refund = leaky_bucket_limit_refund,
@@ -980,51 +885,32 @@ local function approximate_sliding_window_limit(key, now, argv)
     return {1, remaining_as_is, reset_as_is, 0, 0}
   end
   permits = math.max(permits, 1)
-  local retry_after
   if curr + permits <= limit then
-    retry_after = first_elapsed_with_room(prev, limit - curr - permits, window) - elapsed
-  else
-    retry_after = window - elapsed + first_elapsed_with_room(curr, limit - permits, window)
+    return {0, remaining_as_is, reset_as_is, first_elapsed_with_room(prev, limit - curr - permits, window) - elapsed, 0}
   end
-  return {0, remaining_as_is, reset_as_is, retry_after, 0}
+  return {0, remaining_as_is, reset_as_is, window - elapsed + first_elapsed_with_room(curr, limit - permits, window), 0}
 end
 local function approximate_sliding_window_limit_refund(key, now, argv)
   local window, permits = tonumber(argv[2]), tonumber(argv[3])
   local found = get_state(key)
   if not found then
-    return {1, 0, 0, 0, 0}
+    return
   end
   local i, c, p = string.match(found, '^(%S+) (%S+) (%S+)$')
   i, c, p = tonumber(i), tonumber(c), tonumber(p)
-  local index = math.floor(now / window)
-  if argv[5] ~= '' then
-    index = math.floor((now + tonumber(argv[5])) / window + 0.5) - 2
-  end
+  local index = argv[5] == '' and math.floor(now / window) or math.floor((now + tonumber(argv[5])) / window + 0.5) - 2
   if index == i then
     c = math.max(0, c - permits)
   elseif index == i - 1 then
     p = math.max(0, p - permits)
   else
-    return {1, 0, 0, 0, 0}
+    return
   end
-  if c == 0 and p == 0 then
-    redis.call('DEL', key)
-  else
-    redis.call('SET', key, exact(i) .. ' ' .. exact(c) .. ' ' .. exact(p), 'KEEPTTL')
-  end
-  return {1, 0, 0, 0, 0}
-end
-local function approximate_sliding_window_limit_charge(key, now, argv)
-  local window = tonumber(argv[2])
-  local index, curr, prev = approximate_roll(key, now, window)
-  curr = curr + tonumber(argv[3])
-  redis.call('SET', key, exact(index) .. ' ' .. exact(curr) .. ' ' .. exact(prev),
-    'PX', ttl_ms((index + 2) * window - now))
-  return {1, 0, 0, 0, 0}
+  put_state(key, (c > 0 or p > 0) and exact(i) .. ' ' .. exact(c) .. ' ' .. exact(p) or nil)
 end
 add_entries(string_block, {
   acquire = approximate_sliding_window_limit, refund = approximate_sliding_window_limit_refund,
-  charge = approximate_sliding_window_limit_charge, coalesced = true,
+  charge = without_limit(approximate_sliding_window_limit), coalesced = true,
 })
 local function quota_limit(key, now, argv)
   local n = numeric(argv)
@@ -1046,20 +932,14 @@ local function quota_limit(key, now, argv)
   if value then
     local s, u, c, r = string.match(value, '^(%w+):(%d+):?(%d*)(s?)$')
     if s and tonumber(s, 36) == start then
-      used, credit = tonumber(u), tonumber(c) or 0
-      if r == 's' then
-        reached = 1
-      end
+      used, credit, reached = tonumber(u), tonumber(c) or 0, r == 's' and 1 or 0
     end
   end
   local remembered = nil
   if argv[10] ~= '' then
-    local tag = key
     local open = string.find(key, '{', 1, true)
     local close = open and string.find(key, '}', open + 1, true)
-    if not (close and close > open + 1) then
-      tag = '{' .. key .. '}'
-    end
+    local tag = (close and close > open + 1) and key or '{' .. key .. '}'
     remembered = tag .. ':' .. start .. ':' .. argv[10]
     local first = redis.call('GET', remembered)
     if first then
@@ -1090,11 +970,7 @@ local function quota_limit(key, now, argv)
     return {1, allowance + n[9] - used, reset, 0, used * 4}
   end
   if used + math.max(permits, 1) > allowance then
-    local retry = reset
-    if permits > limit then
-      retry = -1
-    end
-    return {0, math.max(0, allowance - used), reset, retry, used * 4}
+    return {0, math.max(0, allowance - used), reset, permits > limit and -1 or reset, used * 4}
   end
   if permits == 0 then
     return {1, allowance - used, reset, 0, used * 4}
@@ -1147,17 +1023,15 @@ local function engine(keys, args)
       pos = pos + 1
     else
       read = read + 1
-      local stop = find(packed, '\0', pos, true)
-      local head = sub(packed, pos, stop - 1)
-      pos = stop + 1
+      local head, count
+      head, time, count, pos = string.match(packed, '^(%Z*)%z(%Z*)%z(%d+)%z()', pos)
       local index, size = tonumber(head), nil
       if not index then
         index, size = string.match(head, '^(%d+)/(%d+)$')
       end
       if size and not expired then
         group_first, group_last = i, i + tonumber(size) - 1
-        group_saved, group_allowed, group_denied, group_failed = {}, {}, false, nil
-        group_created = {}
+        group_saved, group_allowed, group_denied, group_failed, group_created = {}, {}, false, nil, {}
         for j = group_first, group_last do
           local ok, saved = pcall(snapshot, keys[j])
           if not ok then
@@ -1168,15 +1042,9 @@ local function engine(keys, args)
         end
       end
       algorithm = algorithms[tonumber(index)]
-      stop = find(packed, '\0', pos, true)
-      time = sub(packed, pos, stop - 1)
-      pos = stop + 1
-      stop = find(packed, '\0', pos, true)
-      local count = tonumber(sub(packed, pos, stop - 1))
-      pos = stop + 1
       fields = {}
-      for j = 1, count do
-        stop = find(packed, '\0', pos, true)
+      for j = 1, tonumber(count) do
+        local stop = find(packed, '\0', pos, true)
         fields[j] = sub(packed, pos, stop - 1)
         pos = stop + 1
       end
@@ -1186,10 +1054,7 @@ local function engine(keys, args)
     elseif group_failed and i <= group_last then
       out[i + 1] = failed(group_failed)
     else
-      local now = redis_micros
-      if time ~= '' then
-        now = tonumber(time)
-      end
+      local now = time ~= '' and tonumber(time) or redis_micros
       read_key = nil
       created_key = nil
       local ok, reply, allowed = pcall(run, algorithm, keys[i], now, fields)
@@ -1225,16 +1090,12 @@ local function engine(keys, args)
   return table.concat(out, '\0')
 end
 local function engine_across_slots(_, argv)
-  local keys = {}
   local count = tonumber(argv[1])
-  for i = 1, count do
-    keys[i] = argv[1 + i]
-  end
-  return engine(keys, {argv[count + 2], argv[count + 3]})
+  return engine(args_of(argv, 2, count + 1), {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_e193caf7e1ac', engine)
+redis.register_function('nestjs_limiter_00e3e038c931', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_e193caf7e1ac_across_slots',
+  function_name = 'nestjs_limiter_00e3e038c931_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }
