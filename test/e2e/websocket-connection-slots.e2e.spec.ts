@@ -93,32 +93,67 @@ async function acceptedWhileFull(adapter: WsAdapterName, port: number, ms: numbe
   return accepted;
 }
 
+/** What a case's app did while its slots were full. */
+interface Held {
+  /** The sockets that took the slots. */
+  open: Attempt[];
+  /** How many more were accepted meanwhile. */
+  extra: number;
+  /** How late this process's timers ran meanwhile. */
+  latenessMs: number;
+}
+
+/** One case's app and Redis, and its holding of the full slots (under way from the start). */
+interface SlotsCase {
+  app: INestApplication;
+  port: number;
+  redis?: RedisServer;
+  held: Promise<Held>;
+}
+
+/** Fills the slots, then tries for more until half a lease past the first lease. */
+async function holdWhileFull(adapter: WsAdapterName, port: number): Promise<Held> {
+  const lateness = watchLateness();
+  const open = await Promise.all(Array.from({ length: MAX }, () => attempt(adapter, port)));
+  // Half a lease past the first: a slot that was not renewed would have come free by then.
+  const extra = await acceptedWhileFull(adapter, port, 1.5 * LEASE_SECONDS * 1000);
+  lateness.stop();
+  return { open, extra, latenessMs: lateness.maxMs() };
+}
+
+const caseName = (adapter: WsAdapterName, store: Store) => `${adapter} on ${store}`;
+const cases = new Map<string, SlotsCase>();
+
+// Each case holds its slots for 1.5 leases on an app and a store of its own: they wait at
+// once rather than one after another.
+beforeAll(async () => {
+  await Promise.all(
+    CASES.map(async ([adapter, store]) => {
+      const redis = store === 'Redis' ? await startRedisServer() : undefined;
+      const [app, port] = await startGatewayApp(adapter, redis ? { redis: redis.url } : {});
+      const held = holdWhileFull(adapter, port);
+      held.catch(() => undefined); // awaited by the case's test
+      cases.set(caseName(adapter, store), { app, port, redis, held });
+    }),
+  );
+});
+
 describe.each(CASES)(
   'a connection slot lives as long as its socket, %s on %s',
   (adapter, store) => {
-    let app: INestApplication;
-    let port: number;
-    let redis: RedisServer | undefined;
-
-    beforeAll(async () => {
-      if (store === 'Redis') redis = await startRedisServer();
-      [app, port] = await startGatewayApp(adapter, redis ? { redis: redis.url } : {});
-    });
+    const slots = () => cases.get(caseName(adapter, store))!;
     afterAll(async () => {
-      await app?.close();
-      await redis?.stop();
+      await slots()?.app.close();
+      await slots()?.redis?.stop();
     });
 
     it('keeps the slot of an open socket past its lease, and gives it back on close', async () => {
+      const { app, port, held } = slots();
       const gateway = app.get(SocketsGateway);
-      const lateness = watchLateness();
-      const open = await Promise.all(Array.from({ length: MAX }, () => attempt(adapter, port)));
+      const { open, extra, latenessMs } = await held;
       expect(connected(open)).toHaveLength(MAX);
-      // Half a lease past the first: a slot that was not renewed would have come free by then.
-      const extra = await acceptedWhileFull(adapter, port, 1.5 * LEASE_SECONDS * 1000);
-      lateness.stop();
       // The renewals run a third of a lease apart: two of three may be late and the slot holds.
-      expect(lateness.maxMs()).toBeLessThan((LEASE_SECONDS * 1000 * 2) / 3);
+      expect(latenessMs).toBeLessThan((LEASE_SECONDS * 1000 * 2) / 3);
       expect(extra).toBe(0);
       expect(gateway.mostOpen).toBe(MAX);
       // One socket leaves: its slot comes back, and only its.
@@ -138,6 +173,7 @@ describe.each(CASES)(
 
     if (store === 'Redis') {
       it('closes the sockets whose renewal the store refuses (the key blocked)', async () => {
+        const { app, port } = slots();
         const limiter = app
           .get(RateLimiterFactory)
           .concurrencyLimiter({ key: 'sockets', max: MAX, lease: LEASE_SECONDS });
