@@ -191,57 +191,104 @@ describe.each(CASES)(
   },
 );
 
+/** One adapter's app process about to die, the server beside it, and their Redis. */
+interface DyingApp {
+  redis?: RedisServer;
+  child?: ChildApp;
+  survivor?: INestApplication;
+  survivorPort: number;
+  sockets: Attempt[];
+}
+
+/** Each adapter's app, and its run of the test: under way at once for both adapters. */
+const dying = new Map<WsAdapterName, { started: Promise<DyingApp>; ran: Promise<void> }>();
+
+async function startDyingApp(adapter: WsAdapterName, app: DyingApp): Promise<DyingApp> {
+  app.redis = await startRedisServer();
+  const env = { REDIS_URL: app.redis.url, ADAPTER: adapter, MAX: String(MAX) };
+  // Loading an app in a child takes half a minute on a busy machine.
+  app.child = await startChildApp(
+    'gateway-app.ts',
+    { ...env, LEASE: String(LEASE_SECONDS) },
+    150_000,
+  );
+  // Another server of the same limit, which the dead one's slots must not shut out.
+  [app.survivor, app.survivorPort] = await startGatewayApp(adapter, { redis: app.redis.url });
+  return app;
+}
+
+async function holdThenDie(adapter: WsAdapterName, app: DyingApp): Promise<void> {
+  const { redis, child, survivorPort, sockets } = app as Required<DyingApp>;
+  const admin = redis.client();
+  for (let i = 0; i < MAX; i++) sockets.push(await attempt(adapter, child.port));
+  expect(connected(sockets)).toHaveLength(MAX);
+  // The app renews its slots: none comes free past their lease, on either server.
+  expect(await acceptedWhileFull(adapter, child.port, 1.7 * LEASE_SECONDS * 1000)).toBe(0);
+  expect((await attempt(adapter, survivorPort)).connected).toBe(false);
+  const key = (await admin.keys('*sockets*'))[0];
+  expect(await admin.zcard(key)).toBe(MAX);
+  // Killed: no close, no release. Its slots are held by nobody until their lease ends.
+  child.process.kill('SIGKILL');
+  const ttlMs = await admin.pttl(key);
+  expect(ttlMs).toBeGreaterThan(0);
+  expect(ttlMs).toBeLessThanOrEqual(LEASE_SECONDS * 1000);
+  // Gone within the lease of the last renewal (the store's clock is Redis's).
+  const waitMs = LEASE_SECONDS * 1000 + 5000;
+  expect(await eventually(async () => admin.exists(key), 0, waitMs)).toBe(0);
+  const attempts = await Promise.all(
+    Array.from({ length: MAX + 2 }, () => attempt(adapter, survivorPort)),
+  );
+  sockets.push(...attempts);
+  expect(connected(attempts)).toHaveLength(MAX);
+  admin.disconnect();
+}
+
+/**
+ * Starts both adapters' apps on the first call, and their runs once both have loaded (a
+ * loading app would take the CPU from the other's renewals).
+ */
+function startDyingApps(): void {
+  if (dying.size) return;
+  const apps = WS_ADAPTER_NAMES.map((adapter) => {
+    const app: DyingApp = { survivorPort: 0, sockets: [] };
+    const started = startDyingApp(adapter, app).catch(async (error) => {
+      await stopDyingApp(app);
+      throw error;
+    });
+    return { adapter, app, started };
+  });
+  const allStarted = Promise.all(apps.map(({ started }) => started));
+  for (const { adapter, app, started } of apps) {
+    const ran = allStarted.then(() => holdThenDie(adapter, app));
+    // Each is awaited by its adapter's hook or test.
+    started.catch(() => undefined);
+    ran.catch(() => undefined);
+    dying.set(adapter, { started, ran });
+  }
+}
+
+async function stopDyingApp(app: DyingApp): Promise<void> {
+  closeAll(app.sockets);
+  await app.child?.stop();
+  await app.survivor?.close();
+  await app.redis?.stop();
+}
+
 describe.each(WS_ADAPTER_NAMES)(
   'the slots of an app process that dies come back, %s on Redis',
   (adapter) => {
-    let redis: RedisServer;
-    let child: ChildApp;
-    let survivor: INestApplication;
-    let survivorPort: number;
-    const sockets: Attempt[] = [];
-
     beforeAll(async () => {
-      redis = await startRedisServer();
-      const env = { REDIS_URL: redis.url, ADAPTER: adapter, MAX: String(MAX) };
-      // Loading an app in a child takes half a minute on a busy machine.
-      child = await startChildApp(
-        'gateway-app.ts',
-        { ...env, LEASE: String(LEASE_SECONDS) },
-        150_000,
-      );
-      // Another server of the same limit, which the dead one's slots must not shut out.
-      [survivor, survivorPort] = await startGatewayApp(adapter, { redis: redis.url });
+      startDyingApps();
+      await dying.get(adapter)!.started;
     }, 180_000);
     afterAll(async () => {
-      closeAll(sockets);
-      await child?.stop();
-      await survivor?.close();
-      await redis?.stop();
+      const app = await dying.get(adapter)?.started.catch(() => undefined);
+      await dying.get(adapter)?.ran.catch(() => undefined);
+      if (app) await stopDyingApp(app);
     });
 
     it('holds them while the app lives, and frees them within a lease of a SIGKILL', async () => {
-      const admin = redis.client();
-      for (let i = 0; i < MAX; i++) sockets.push(await attempt(adapter, child.port));
-      expect(connected(sockets)).toHaveLength(MAX);
-      // The app renews its slots: none comes free past their lease, on either server.
-      expect(await acceptedWhileFull(adapter, child.port, 1.7 * LEASE_SECONDS * 1000)).toBe(0);
-      expect((await attempt(adapter, survivorPort)).connected).toBe(false);
-      const key = (await admin.keys('*sockets*'))[0];
-      expect(await admin.zcard(key)).toBe(MAX);
-      // Killed: no close, no release. Its slots are held by nobody until their lease ends.
-      child.process.kill('SIGKILL');
-      const ttlMs = await admin.pttl(key);
-      expect(ttlMs).toBeGreaterThan(0);
-      expect(ttlMs).toBeLessThanOrEqual(LEASE_SECONDS * 1000);
-      // Gone within the lease of the last renewal (the store's clock is Redis's).
-      const waitMs = LEASE_SECONDS * 1000 + 5000;
-      expect(await eventually(async () => admin.exists(key), 0, waitMs)).toBe(0);
-      const attempts = await Promise.all(
-        Array.from({ length: MAX + 2 }, () => attempt(adapter, survivorPort)),
-      );
-      sockets.push(...attempts);
-      expect(connected(attempts)).toHaveLength(MAX);
-      admin.disconnect();
+      await dying.get(adapter)!.ran;
     }, 60_000);
   },
 );
