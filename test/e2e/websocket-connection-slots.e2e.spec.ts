@@ -93,32 +93,67 @@ async function acceptedWhileFull(adapter: WsAdapterName, port: number, ms: numbe
   return accepted;
 }
 
+/** What a case's app did while its slots were full. */
+interface Held {
+  /** The sockets that took the slots. */
+  open: Attempt[];
+  /** How many more were accepted meanwhile. */
+  extra: number;
+  /** How late this process's timers ran meanwhile. */
+  latenessMs: number;
+}
+
+/** One case's app and Redis, and its holding of the full slots (under way from the start). */
+interface SlotsCase {
+  app: INestApplication;
+  port: number;
+  redis?: RedisServer;
+  held: Promise<Held>;
+}
+
+/** Fills the slots, then tries for more until half a lease past the first lease. */
+async function holdWhileFull(adapter: WsAdapterName, port: number): Promise<Held> {
+  const lateness = watchLateness();
+  const open = await Promise.all(Array.from({ length: MAX }, () => attempt(adapter, port)));
+  // Half a lease past the first: a slot that was not renewed would have come free by then.
+  const extra = await acceptedWhileFull(adapter, port, 1.5 * LEASE_SECONDS * 1000);
+  lateness.stop();
+  return { open, extra, latenessMs: lateness.maxMs() };
+}
+
+const caseName = (adapter: WsAdapterName, store: Store) => `${adapter} on ${store}`;
+const cases = new Map<string, SlotsCase>();
+
+// Each case holds its slots for 1.5 leases on an app and a store of its own: they wait at
+// once rather than one after another.
+beforeAll(async () => {
+  await Promise.all(
+    CASES.map(async ([adapter, store]) => {
+      const redis = store === 'Redis' ? await startRedisServer() : undefined;
+      const [app, port] = await startGatewayApp(adapter, redis ? { redis: redis.url } : {});
+      const held = holdWhileFull(adapter, port);
+      held.catch(() => undefined); // awaited by the case's test
+      cases.set(caseName(adapter, store), { app, port, redis, held });
+    }),
+  );
+});
+
 describe.each(CASES)(
   'a connection slot lives as long as its socket, %s on %s',
   (adapter, store) => {
-    let app: INestApplication;
-    let port: number;
-    let redis: RedisServer | undefined;
-
-    beforeAll(async () => {
-      if (store === 'Redis') redis = await startRedisServer();
-      [app, port] = await startGatewayApp(adapter, redis ? { redis: redis.url } : {});
-    });
+    const slots = () => cases.get(caseName(adapter, store))!;
     afterAll(async () => {
-      await app?.close();
-      await redis?.stop();
+      await slots()?.app.close();
+      await slots()?.redis?.stop();
     });
 
     it('keeps the slot of an open socket past its lease, and gives it back on close', async () => {
+      const { app, port, held } = slots();
       const gateway = app.get(SocketsGateway);
-      const lateness = watchLateness();
-      const open = await Promise.all(Array.from({ length: MAX }, () => attempt(adapter, port)));
+      const { open, extra, latenessMs } = await held;
       expect(connected(open)).toHaveLength(MAX);
-      // Half a lease past the first: a slot that was not renewed would have come free by then.
-      const extra = await acceptedWhileFull(adapter, port, 1.5 * LEASE_SECONDS * 1000);
-      lateness.stop();
       // The renewals run a third of a lease apart: two of three may be late and the slot holds.
-      expect(lateness.maxMs()).toBeLessThan((LEASE_SECONDS * 1000 * 2) / 3);
+      expect(latenessMs).toBeLessThan((LEASE_SECONDS * 1000 * 2) / 3);
       expect(extra).toBe(0);
       expect(gateway.mostOpen).toBe(MAX);
       // One socket leaves: its slot comes back, and only its.
@@ -138,6 +173,7 @@ describe.each(CASES)(
 
     if (store === 'Redis') {
       it('closes the sockets whose renewal the store refuses (the key blocked)', async () => {
+        const { app, port } = slots();
         const limiter = app
           .get(RateLimiterFactory)
           .concurrencyLimiter({ key: 'sockets', max: MAX, lease: LEASE_SECONDS });
@@ -155,57 +191,104 @@ describe.each(CASES)(
   },
 );
 
+/** One adapter's app process about to die, the server beside it, and their Redis. */
+interface DyingApp {
+  redis?: RedisServer;
+  child?: ChildApp;
+  survivor?: INestApplication;
+  survivorPort: number;
+  sockets: Attempt[];
+}
+
+/** Each adapter's app, and its run of the test: under way at once for both adapters. */
+const dying = new Map<WsAdapterName, { started: Promise<DyingApp>; ran: Promise<void> }>();
+
+async function startDyingApp(adapter: WsAdapterName, app: DyingApp): Promise<DyingApp> {
+  app.redis = await startRedisServer();
+  const env = { REDIS_URL: app.redis.url, ADAPTER: adapter, MAX: String(MAX) };
+  // Loading an app in a child takes half a minute on a busy machine.
+  app.child = await startChildApp(
+    'gateway-app.ts',
+    { ...env, LEASE: String(LEASE_SECONDS) },
+    150_000,
+  );
+  // Another server of the same limit, which the dead one's slots must not shut out.
+  [app.survivor, app.survivorPort] = await startGatewayApp(adapter, { redis: app.redis.url });
+  return app;
+}
+
+async function holdThenDie(adapter: WsAdapterName, app: DyingApp): Promise<void> {
+  const { redis, child, survivorPort, sockets } = app as Required<DyingApp>;
+  const admin = redis.client();
+  for (let i = 0; i < MAX; i++) sockets.push(await attempt(adapter, child.port));
+  expect(connected(sockets)).toHaveLength(MAX);
+  // The app renews its slots: none comes free past their lease, on either server.
+  expect(await acceptedWhileFull(adapter, child.port, 1.7 * LEASE_SECONDS * 1000)).toBe(0);
+  expect((await attempt(adapter, survivorPort)).connected).toBe(false);
+  const key = (await admin.keys('*sockets*'))[0];
+  expect(await admin.zcard(key)).toBe(MAX);
+  // Killed: no close, no release. Its slots are held by nobody until their lease ends.
+  child.process.kill('SIGKILL');
+  const ttlMs = await admin.pttl(key);
+  expect(ttlMs).toBeGreaterThan(0);
+  expect(ttlMs).toBeLessThanOrEqual(LEASE_SECONDS * 1000);
+  // Gone within the lease of the last renewal (the store's clock is Redis's).
+  const waitMs = LEASE_SECONDS * 1000 + 5000;
+  expect(await eventually(async () => admin.exists(key), 0, waitMs)).toBe(0);
+  const attempts = await Promise.all(
+    Array.from({ length: MAX + 2 }, () => attempt(adapter, survivorPort)),
+  );
+  sockets.push(...attempts);
+  expect(connected(attempts)).toHaveLength(MAX);
+  admin.disconnect();
+}
+
+/**
+ * Starts both adapters' apps on the first call, and their runs once both have loaded (a
+ * loading app would take the CPU from the other's renewals).
+ */
+function startDyingApps(): void {
+  if (dying.size) return;
+  const apps = WS_ADAPTER_NAMES.map((adapter) => {
+    const app: DyingApp = { survivorPort: 0, sockets: [] };
+    const started = startDyingApp(adapter, app).catch(async (error) => {
+      await stopDyingApp(app);
+      throw error;
+    });
+    return { adapter, app, started };
+  });
+  const allStarted = Promise.all(apps.map(({ started }) => started));
+  for (const { adapter, app, started } of apps) {
+    const ran = allStarted.then(() => holdThenDie(adapter, app));
+    // Each is awaited by its adapter's hook or test.
+    started.catch(() => undefined);
+    ran.catch(() => undefined);
+    dying.set(adapter, { started, ran });
+  }
+}
+
+async function stopDyingApp(app: DyingApp): Promise<void> {
+  closeAll(app.sockets);
+  await app.child?.stop();
+  await app.survivor?.close();
+  await app.redis?.stop();
+}
+
 describe.each(WS_ADAPTER_NAMES)(
   'the slots of an app process that dies come back, %s on Redis',
   (adapter) => {
-    let redis: RedisServer;
-    let child: ChildApp;
-    let survivor: INestApplication;
-    let survivorPort: number;
-    const sockets: Attempt[] = [];
-
     beforeAll(async () => {
-      redis = await startRedisServer();
-      const env = { REDIS_URL: redis.url, ADAPTER: adapter, MAX: String(MAX) };
-      // Loading an app in a child takes half a minute on a busy machine.
-      child = await startChildApp(
-        'gateway-app.ts',
-        { ...env, LEASE: String(LEASE_SECONDS) },
-        150_000,
-      );
-      // Another server of the same limit, which the dead one's slots must not shut out.
-      [survivor, survivorPort] = await startGatewayApp(adapter, { redis: redis.url });
+      startDyingApps();
+      await dying.get(adapter)!.started;
     }, 180_000);
     afterAll(async () => {
-      closeAll(sockets);
-      await child?.stop();
-      await survivor?.close();
-      await redis?.stop();
+      const app = await dying.get(adapter)?.started.catch(() => undefined);
+      await dying.get(adapter)?.ran.catch(() => undefined);
+      if (app) await stopDyingApp(app);
     });
 
     it('holds them while the app lives, and frees them within a lease of a SIGKILL', async () => {
-      const admin = redis.client();
-      for (let i = 0; i < MAX; i++) sockets.push(await attempt(adapter, child.port));
-      expect(connected(sockets)).toHaveLength(MAX);
-      // The app renews its slots: none comes free past their lease, on either server.
-      expect(await acceptedWhileFull(adapter, child.port, 1.7 * LEASE_SECONDS * 1000)).toBe(0);
-      expect((await attempt(adapter, survivorPort)).connected).toBe(false);
-      const key = (await admin.keys('*sockets*'))[0];
-      expect(await admin.zcard(key)).toBe(MAX);
-      // Killed: no close, no release. Its slots are held by nobody until their lease ends.
-      child.process.kill('SIGKILL');
-      const ttlMs = await admin.pttl(key);
-      expect(ttlMs).toBeGreaterThan(0);
-      expect(ttlMs).toBeLessThanOrEqual(LEASE_SECONDS * 1000);
-      // Gone within the lease of the last renewal (the store's clock is Redis's).
-      const waitMs = LEASE_SECONDS * 1000 + 5000;
-      expect(await eventually(async () => admin.exists(key), 0, waitMs)).toBe(0);
-      const attempts = await Promise.all(
-        Array.from({ length: MAX + 2 }, () => attempt(adapter, survivorPort)),
-      );
-      sockets.push(...attempts);
-      expect(connected(attempts)).toHaveLength(MAX);
-      admin.disconnect();
+      await dying.get(adapter)!.ran;
     }, 60_000);
   },
 );

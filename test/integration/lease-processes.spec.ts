@@ -1,3 +1,4 @@
+import { ChildProcess } from 'node:child_process';
 import Redis from 'ioredis';
 import { allCommandsRun } from '../helpers/command-stats';
 import { exitAfterPrinting, spawnChildScript } from '../helpers/child-app';
@@ -14,23 +15,28 @@ describe('leases across app processes', () => {
   afterAll(() => redis.stop());
 
   function servers(count: number, env: Record<string, string>) {
-    const startAt = String(Date.now() + 8_000);
     return Array.from({ length: count }, () =>
       spawnChildScript('lease-attempts.ts', {
         REDIS_URL: redis.url,
         LEASE: '100',
-        START_AT: startAt,
+        START_ON_SIGNAL: '1',
         ...env,
       }),
     );
   }
 
+  /** Starts the servers together once every one has loaded and connected (seconds when busy). */
+  async function startTogether(children: ChildProcess[]): Promise<void> {
+    await Promise.all(children.map((child) => printed(child, /^READY$/m)));
+    for (const child of children) child.kill('SIGUSR2');
+  }
+
   it('3 servers, 4,000 attempts each on a limit of 6,000: 5,700 to 6,000 admitted, at most 0.05 Redis commands per decision', async () => {
     await admin.config('RESETSTAT');
     const children = servers(3, { KEY: 'shared', LIMIT: '6000', ATTEMPTS: '4000' });
-    const outcomes = await Promise.all(
-      children.map((child) => exitAfterPrinting(child, /CLOSED/, 10_000)),
-    );
+    const exits = children.map((child) => exitAfterPrinting(child, /CLOSED/, 10_000));
+    await startTogether(children);
+    const outcomes = await Promise.all(exits);
     const admitted = outcomes
       .map(({ output }) => Number(/ALLOWED (\d+)/.exec(output)?.[1] ?? NaN))
       .reduce((sum, n) => sum + n, 0);
@@ -44,10 +50,28 @@ describe('leases across app processes', () => {
 
   it('a server that dies strands at most its lease until the window ends', async () => {
     const [child] = servers(1, { KEY: 'dies', LIMIT: '1000', ATTEMPTS: '10', HANG: '1' });
-    const { output } = await exitAfterPrinting(child, /HANGING/, 0);
+    const exit = exitAfterPrinting(child, /HANGING/, 0);
+    await startTogether([child]);
+    const { output } = await exit;
     expect(/ALLOWED (\d+)/.exec(output)?.[1]).toBe('10');
     // Killed with 90 permits of its lease unused: they stay taken, and no more.
     expect(Number(await admin.get('countLimit:dies'))).toBe(100);
     expect(await admin.pttl('countLimit:dies')).toBeGreaterThan(590_000);
   }, 60_000);
 });
+
+/** Resolves once `child` has printed `marker` on stdout; rejects if it exits first. */
+function printed(child: ChildProcess, marker: RegExp): Promise<void> {
+  let output = '';
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`exited (${code}) before ${marker}: ${output}`)));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!marker.test(output)) return;
+      child.stdout!.off('data', onData);
+      resolve();
+    };
+    child.stdout!.on('data', onData);
+  });
+}

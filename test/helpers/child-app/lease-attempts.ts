@@ -1,7 +1,8 @@
 /**
  * One app server leasing permits of one counter key through the factory (`lease`). Env:
  * REDIS_URL, KEY, LIMIT (per PERIOD seconds, default 600), LEASE, ATTEMPTS (tryAcquire
- * calls, 200 in flight), START_AT (epoch ms: the servers of a test start together). Prints
+ * calls, 200 in flight), START_AT (epoch ms: the servers of a test start together) or, with
+ * START_ON_SIGNAL set, none: it prints `READY` once connected and starts on SIGUSR2. Prints
  * `ALLOWED <n>` once its attempts are done, then closes its store (giving back what it did
  * not use) and exits. With HANG set it stops after its attempts, prints `HANGING` and waits
  * to be killed: a server that dies keeps its lease. With STOP_SELF too it then stops itself
@@ -22,9 +23,15 @@ async function main(): Promise<void> {
     period: Number(process.env.PERIOD ?? 600),
     lease: Number(env('LEASE')),
   });
-  await new Promise((resolve) =>
-    setTimeout(resolve, Math.max(0, Number(env('START_AT')) - Date.now())),
-  );
+  if (process.env.START_ON_SIGNAL) {
+    const go = new Promise((resolve) => process.once('SIGUSR2', resolve));
+    console.log('READY');
+    await go;
+  } else {
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, Number(env('START_AT')) - Date.now())),
+    );
+  }
   const allowed = await allowedOf(() => limiter.tryAcquire(), Number(env('ATTEMPTS')));
   console.log(`ALLOWED ${allowed}`);
   if (process.env.HANG) {
