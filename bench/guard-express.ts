@@ -5,6 +5,7 @@
 // what the guard's path costs is not lost in what the rest of the app costs. Two shapes:
 //   direct   no proxy, `trust proxy` off: the HTTP section's requests
 //   proxied  `trust proxy: 'loopback'`, through one proxy that sets X-Forwarded-For
+// and the direct shape again on the memory store.
 import 'reflect-metadata';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -96,7 +97,8 @@ async function cpuPerCall(
   return cpuUs / calls;
 }
 
-async function appOn(redisUrl: string): Promise<INestApplication> {
+/** An app on Redis, or on the memory store (no `redisUrl`). */
+async function appOn(redisUrl?: string): Promise<INestApplication> {
   @Module({
     imports: [RateLimiterModule.forRoot({ redis: redisUrl })],
     controllers: [GuardExpressController],
@@ -107,27 +109,44 @@ async function appOn(redisUrl: string): Promise<INestApplication> {
   return app;
 }
 
-/** Each shape once to warm up, then `rounds` interleaved rounds of `calls` each. */
+/**
+ * The rows: each shape on Redis, and the direct one on the memory store, where no socket
+ * write or reply parsing hides what the guard's own path costs.
+ */
+const ROWS = [
+  { row: 'direct', shape: 'direct', store: 'redis' },
+  { row: 'proxied', shape: 'proxied', store: 'redis' },
+  { row: 'direct in memory', shape: 'direct', store: 'memory' },
+] as const;
+export type GuardExpressRow = (typeof ROWS)[number]['row'];
+
+/** Each row once to warm up, then `rounds` interleaved rounds of `calls` each. */
 export async function guardExpressBench(
   redis: BenchRedis,
   { rounds, calls }: { rounds: number; calls: number },
-): Promise<Record<GuardExpressShape, number[]>> {
-  const app = await appOn(redis.url);
-  const guard = app.get(RateLimitGuard);
-  const express = app.getHttpAdapter().getInstance();
-  const shapes = Object.keys(GUARD_EXPRESS_SHAPES) as GuardExpressShape[];
-  const results = { direct: [] as number[], proxied: [] as number[] };
+): Promise<Record<GuardExpressRow, number[]>> {
+  const apps = { redis: await appOn(redis.url), memory: await appOn() };
+  const measure = ({ shape, store }: (typeof ROWS)[number]) =>
+    cpuPerCall(
+      apps[store].get(RateLimitGuard),
+      apps[store].getHttpAdapter().getInstance(),
+      GUARD_EXPRESS_SHAPES[shape],
+      calls,
+    );
+  const results = Object.fromEntries(ROWS.map(({ row }) => [row, [] as number[]])) as Record<
+    GuardExpressRow,
+    number[]
+  >;
   try {
-    for (const shape of shapes)
-      await cpuPerCall(guard, express, GUARD_EXPRESS_SHAPES[shape], calls);
+    for (const row of ROWS) await measure(row);
     for (let round = 1; round <= rounds; round++) {
-      for (const shape of inRoundOrder(shapes, round)) {
+      for (const row of inRoundOrder(ROWS, round)) {
         await redis.onEachMaster('FLUSHALL');
-        results[shape].push(await cpuPerCall(guard, express, GUARD_EXPRESS_SHAPES[shape], calls));
+        results[row.row].push(await measure(row));
       }
     }
   } finally {
-    await app.close();
+    await Promise.all(Object.values(apps).map((app) => app.close()));
   }
   return results;
 }

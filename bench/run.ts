@@ -18,7 +18,8 @@
 //   --overload the overload guard against no guard and a static limit (overload.ts); writes
 //             bench/results/overload.json and prints the Markdown for BENCHMARKS.md
 //   --guard-express  the guard alone on Express's own request objects, one @CountLimit per IP
-//             on Redis: Node CPU µs per canActivate (5 rounds, or 2 with --quick; guard-express.ts)
+//             on Redis, and on the memory store: Node CPU µs per canActivate (5 rounds, or 2
+//             with --quick; guard-express.ts)
 //   --http     the HTTP level alone (5 rounds, or 1 with --quick): requests/s and app CPU per
 //             request of the bare app, ours and @nestjs/throttler with its Redis storage
 //   --upstream calls to a mock API that limits them: nestjs-limiter's upstream budget, Bottleneck's
@@ -176,8 +177,8 @@ async function main(): Promise<void> {
 async function guardExpressOnly(): Promise<void> {
   const load = { rounds: quick ? 2 : 5, calls: quick ? 20_000 : 50_000 };
   const shapes = await withRedis(standaloneRedis, (redis) => guardExpressBench(redis, load));
-  for (const [shape, values] of Object.entries(shapes)) {
-    log(`${shape.padEnd(8)} ${median(values).toFixed(2)} µs of Node CPU per canActivate`);
+  for (const [row, values] of Object.entries(shapes)) {
+    log(`${row.padEnd(16)} ${median(values).toFixed(2)} µs of Node CPU per canActivate`);
   }
 }
 
