@@ -17,6 +17,9 @@
 //   --hot-key  one hot key, 1 and 3 processes, with and without coalescing and leases (hot-key.ts)
 //   --overload the overload guard against no guard and a static limit (overload.ts); writes
 //             bench/results/overload.json and prints the Markdown for BENCHMARKS.md
+//   --guard-express  the guard alone on Express's own request objects, one @CountLimit per IP
+//             on Redis, and on the memory store: Node CPU µs per canActivate (5 rounds, or 2
+//             with --quick; guard-express.ts)
 //   --http     the HTTP level alone (5 rounds, or 1 with --quick): requests/s and app CPU per
 //             request of the bare app, ours and @nestjs/throttler with its Redis storage
 //   --upstream calls to a mock API that limits them: nestjs-limiter's upstream budget, Bottleneck's
@@ -31,6 +34,7 @@ import { appPattern } from './app-pattern';
 import { engineCall } from './engine-call';
 import { floodBench } from './flood';
 import { guardBench, GuardResults, plansOnRedisBench } from './guard';
+import { guardExpressBench } from './guard-express';
 import { hotKeyBench } from './hot-key';
 import { overloadBench, overloadMarkdown } from './overload';
 import { upstreamBench } from './upstream';
@@ -104,6 +108,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--hot-key')) return void (await hotKeyBench(log));
   if (process.argv.includes('--upstream')) return upstreamBench(log, quick);
   if (process.argv.includes('--guard')) return guardOnly();
+  if (process.argv.includes('--guard-express')) return guardExpressOnly();
   if (process.argv.includes('--http')) return httpOnly();
   if (process.argv.includes('--overload')) return overloadOnly();
   const started = Date.now();
@@ -166,6 +171,15 @@ async function main(): Promise<void> {
   for (const v of evaluateTargets(results))
     log(`  ${v.met ? 'met   ' : 'MISSED'} ${v.target}: ${v.measured}`);
   log(`\ndone in ${Math.round(results.durationSeconds)} s`);
+}
+
+/** The guard on Express alone (`--guard-express`): medians per request shape. */
+async function guardExpressOnly(): Promise<void> {
+  const load = { rounds: quick ? 2 : 5, calls: quick ? 20_000 : 50_000 };
+  const shapes = await withRedis(standaloneRedis, (redis) => guardExpressBench(redis, load));
+  for (const [row, values] of Object.entries(shapes)) {
+    log(`${row.padEnd(16)} ${median(values).toFixed(2)} µs of Node CPU per canActivate`);
+  }
 }
 
 /** The HTTP level alone (`--http`): medians per variant, and ratios to the bare app. */

@@ -5,6 +5,7 @@ import { RequestFacts } from '../keys/compile-key';
 import { KeyContext } from '../keys/key-template.evaluator';
 import { toUserId } from '../keys/user-id';
 import { RequestReadingOptions } from './request-reading.options';
+import { requestIp } from './express-ip';
 import { limiterMessages } from '../rate-limiter.messages';
 
 export const EMPTY = Object.freeze({});
@@ -44,9 +45,9 @@ export function defaultUser(request: any): unknown {
 /**
  * What keys may depend on, read only when a key asks: a METHOD limit reads nothing, an IP
  * limit only the address. Reading is not free (Express parses the query string and runs
- * the trust-proxy rules on every access).
+ * the trust-proxy rules on every access). Each kind of request says how it reads them.
  */
-export class LazyFacts implements RequestFacts {
+abstract class OnDemandFacts implements RequestFacts {
   private ipValue?: string;
   private keyIpValue?: string;
   private userRead = false;
@@ -54,12 +55,11 @@ export class LazyFacts implements RequestFacts {
   private userError?: Error;
   private contextValue?: KeyContext;
 
-  constructor(
-    private readonly readIp: () => unknown,
-    private readonly readUser: () => unknown,
-    private readonly readContext: (ip: string) => KeyContext,
-    private readonly ipv6Subnet: number | false,
-  ) {}
+  constructor(private readonly ipv6Subnet: number | false) {}
+
+  protected abstract readIp(): unknown;
+  protected abstract readUser(): unknown;
+  protected abstract readContext(ip: string): KeyContext;
 
   get ip(): string {
     return (this.ipValue ??= normalizeClientIp(String(this.readIp() ?? '')));
@@ -88,13 +88,75 @@ export class LazyFacts implements RequestFacts {
   }
 }
 
+/** The facts of a request read by the functions it is given (WebSocket, RPC, GraphQL). */
+export class LazyFacts extends OnDemandFacts {
+  constructor(
+    private readonly ipReader: () => unknown,
+    private readonly userReader: () => unknown,
+    private readonly contextReader: (ip: string) => KeyContext,
+    ipv6Subnet: number | false,
+  ) {
+    super(ipv6Subnet);
+  }
+
+  protected readIp(): unknown {
+    return this.ipReader();
+  }
+
+  protected readUser(): unknown {
+    return this.userReader();
+  }
+
+  protected readContext(ip: string): KeyContext {
+    return this.contextReader(ip);
+  }
+}
+
+/**
+ * The facts of an HTTP request (Express or Fastify): the full key context. Its own class,
+ * not readers given as functions: it is made on every request, and three closures each time
+ * were most of what reading a request cost when no key asked for anything.
+ */
+class HttpFacts extends OnDemandFacts {
+  constructor(
+    private readonly request: any,
+    private readonly options: RequestReadingOptions,
+  ) {
+    super(ipv6SubnetOf(options));
+  }
+
+  protected readIp(): unknown {
+    const { resolveIp } = this.options;
+    return resolveIp ? resolveIp(this.request) : proxiedIp(this.request, this.options);
+  }
+
+  protected readUser(): unknown {
+    return (this.options.resolveUser ?? defaultUser)(this.request);
+  }
+
+  protected readContext(ip: string): KeyContext {
+    const { request } = this;
+    return {
+      params: request.params ?? EMPTY,
+      query: request.query ?? EMPTY,
+      body: request.body ?? EMPTY,
+      headers: request.headers ?? EMPTY,
+      user: userOf(request),
+      ip,
+      method: request.method,
+      path:
+        typeof request.path === 'string' ? request.path : String(request.url ?? '').split('?')[0],
+    };
+  }
+}
+
 export function ipv6SubnetOf(options: RequestReadingOptions): number | false {
   return options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET;
 }
 
 /** `req.ip`, after a look at whether a proxy in front goes unnoticed (warnIfProxyUntrusted, below). */
 function proxiedIp(request: any, options: RequestReadingOptions): unknown {
-  const ip = request.ip;
+  const ip = requestIp(request);
   warnIfProxyUntrusted(request, String(ip ?? ''), options);
   return ip;
 }
@@ -105,24 +167,7 @@ export function readHttp(
   response: any,
   options: RequestReadingOptions,
 ): GuardedRequest {
-  const resolveUser = options.resolveUser ?? defaultUser;
-  const facts = new LazyFacts(
-    () => (options.resolveIp ? options.resolveIp(request) : proxiedIp(request, options)),
-    () => resolveUser(request),
-    (ip) => ({
-      params: request.params ?? EMPTY,
-      query: request.query ?? EMPTY,
-      body: request.body ?? EMPTY,
-      headers: request.headers ?? EMPTY,
-      user: userOf(request),
-      ip,
-      method: request.method,
-      path:
-        typeof request.path === 'string' ? request.path : String(request.url ?? '').split('?')[0],
-    }),
-    ipv6SubnetOf(options),
-  );
-  return { facts, request, response };
+  return { facts: new HttpFacts(request, options), request, response };
 }
 
 /**

@@ -5,7 +5,6 @@ import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { CompiledLimit } from '../compile/compiled-limit';
 import { GuardAnswer } from '../errors/guard-answer';
 import { GuardedRequest } from '../context/http-context';
-import { RequestLimitContext } from '../context/request-limit-context';
 import { holdUntilDone, once, waitWhileConnected } from './concurrency-release';
 import { settleAfterHandler } from './settlement';
 
@@ -30,8 +29,14 @@ export class LimitDecisions {
    * FailurePolicyStore turns every store failure into null or a fallback decision: never a
    * rejection, so no slot taken by one limit can be stranded by another limit's error.
    */
-  async decide(limits: readonly CompiledLimit[], keys: string[]): Promise<(Taken | null)[]> {
-    if (limits.length === 1) return [await this.decideOne(limits[0], keys[0])];
+  decide(limits: readonly CompiledLimit[], keys: string[]): Promise<(Taken | null)[]> {
+    if (limits.length === 1) {
+      const [limit] = limits;
+      const request = limit.newRequest();
+      return this.send(limit, keys[0], request).then((decision) => [
+        takenOf(limit, keys[0], request, decision),
+      ]);
+    }
     // A shadow limit never refuses, so it is no member: the others are sent first, together
     // (see taken-permits.ts).
     const members = limits.filter((limit) => !limit.shadow).length;
@@ -66,25 +71,30 @@ export class LimitDecisions {
    * An allowed request: its slots held until its work is over, its reservation waited for
    * (while its client stays), its `count` and `settle` left to settle after the handler.
    */
-  async admitAllowed(
+  admitAllowed(
     outcomes: Taken[],
     enforced: Taken[],
     context: ExecutionContext,
     read: GuardedRequest,
-  ): Promise<boolean> {
-    const { response, facts } = read;
+  ): boolean | Promise<boolean> {
+    const { response } = read;
     this.holdSlots(outcomes, context, response);
-    const waitMs = Math.max(0, ...enforced.map((outcome) => outcome.decision.waitMs));
-    if (waitMs > 0 && !(await waitWhileConnected(this.store.sleep(waitMs), response))) {
+    let waitMs = 0;
+    for (const outcome of enforced) waitMs = Math.max(waitMs, outcome.decision.waitMs);
+    if (!(waitMs > 0)) return this.admitted(outcomes, context, read);
+    return waitWhileConnected(this.store.sleep(waitMs), response).then((stayed) => {
+      if (stayed) return this.admitted(outcomes, context, read);
       // The client left while waiting for its slot: give the slot to the next request now,
       // and run no handler for nobody. (Its concurrency slots went back when it closed.)
       // Everything it took goes back, the token bucket's reservation included.
       void this.giveBack(outcomes, false);
       throw new GuardAnswer(new HttpException('Client Closed Request', CLIENT_CLOSED_REQUEST));
-    }
-    settleAfterHandler(context, response, outcomes, this.store, this.logger, () => {
-      return new RequestLimitContext(context, read.request, facts);
     });
+  }
+
+  /** An allowed request past its wait: its `count` and `settle` left to settle after the handler. */
+  private admitted(outcomes: Taken[], context: ExecutionContext, read: GuardedRequest): true {
+    settleAfterHandler(context, read.response, outcomes, this.store, this.logger, read);
     return true;
   }
 
@@ -130,19 +140,31 @@ export class LimitDecisions {
     };
   }
 
-  private async decideOne(
+  private decideOne(
     limit: CompiledLimit,
     key: string,
     group?: DecisionGroup,
   ): Promise<Taken | null> {
     const request = limit.newRequest();
+    return this.send(limit, key, request, group).then((decision) =>
+      takenOf(limit, key, request, decision, group),
+    );
+  }
+
+  /** One limit's acquire, sent to the store: its decision, or null where it had none. */
+  private send(
+    limit: CompiledLimit,
+    key: string,
+    request: unknown,
+    group?: DecisionGroup,
+  ): Promise<Decision | null> {
     // A slot granted after storeTimeout would be held by nobody until its lease ends.
     const onLateAnswer = limit.holdsSlot
       ? (late: Decision) => {
           if (late.allowed) this.releaseQuietly({ limit, key, request, decision: late, atMs: 0 });
         }
       : undefined;
-    const decision = await this.store.decide({
+    return this.store.decide({
       algorithm: limit.algorithm,
       key,
       params: limit.params,
@@ -154,7 +176,6 @@ export class LimitDecisions {
       name: limit.name,
       policy: limit.onStoreError,
     });
-    return decision ? { limit, key, request, decision, atMs: performance.now(), group } : null;
   }
 
   private releaseSlots(outcomes: Taken[]): void {
@@ -185,4 +206,15 @@ export class LimitDecisions {
       request: release,
     });
   }
+}
+
+/** What a limit took, with the time its decision arrived; null for no decision. */
+function takenOf(
+  limit: CompiledLimit,
+  key: string,
+  request: unknown,
+  decision: Decision | null,
+  group?: DecisionGroup,
+): Taken | null {
+  return decision ? { limit, key, request, decision, atMs: performance.now(), group } : null;
 }

@@ -31,7 +31,7 @@ export class OverloadGuard {
     entry: HandlerGate,
     context: ExecutionContext,
     read: GuardedRequest,
-    limits: () => Promise<boolean>,
+    limits: () => boolean | Promise<boolean>,
   ): Promise<boolean> {
     const ticket = await this.admit(entry, context, read);
     try {

@@ -20,15 +20,27 @@ export class PlanLimits {
     private readonly logger: Logger,
   ) {}
 
-  /** A dynamic plan's limits for this request; a plan that is not holds compiled limits only. */
-  async of(
+  /**
+   * A dynamic plan's limits for this request, once its skips and functions have run; a plan
+   * that is not holds compiled limits only, returned as they are.
+   */
+  of(
     plan: LimitPlan,
     context: ExecutionContext,
     read: GuardedRequest,
-  ): Promise<readonly CompiledLimit[]> {
-    const limits = plan.dynamic
-      ? await this.applicable(plan, context, read)
-      : (plan as readonly CompiledLimit[]);
+  ): readonly CompiledLimit[] | Promise<readonly CompiledLimit[]> {
+    if (!plan.dynamic) return this.checked(plan as readonly CompiledLimit[], plan, context, read);
+    return this.applicable(plan, context, read).then((limits) =>
+      this.checked(limits, plan, context, read),
+    );
+  }
+
+  private checked(
+    limits: readonly CompiledLimit[],
+    plan: LimitPlan,
+    context: ExecutionContext,
+    read: GuardedRequest,
+  ): readonly CompiledLimit[] {
     if (limits.length > 0 && plan.readsUser && !hasUser(read)) this.warnAnonymous(plan, context);
     return limits;
   }

@@ -20,6 +20,7 @@ import { answerFor } from '../context/context-exception';
 import { GuardAnswer } from '../errors/guard-answer';
 import { LimitExplorer } from '../compile/limit.explorer';
 import { LimitPlan } from '../compile/handler-routes';
+import { CompiledLimit } from '../compile/compiled-limit';
 import { keysOf } from './limit-keys';
 import { denialOf, describeLimits } from './rate-limit-headers';
 import { reportOutcomes } from '../contracts/rate-limit-event';
@@ -68,23 +69,23 @@ export class RateLimitGuard implements CanActivate {
     this.overloadGuard = new OverloadGuard(options, this.reports, overload);
   }
 
-  canActivate(context: ExecutionContext): Promise<boolean> {
-    return this.answered(context, () => this.activate(context));
-  }
-
-  /** Runs the guard's steps for one request; what they throw leaves as its transport carries it. */
-  private async answered(
-    context: ExecutionContext,
-    steps: () => Promise<boolean>,
-  ): Promise<boolean> {
+  /**
+   * A boolean where the request is settled without the store (no limit, decided already,
+   * deferred, an allowed network); else one promise, which rejects with the answer in the
+   * form of the request's transport.
+   */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    let passed: boolean | Promise<boolean>;
     try {
-      return await steps();
+      passed = this.activate(context);
     } catch (error) {
-      throw await answerFor(context, error);
+      return rejectedWith(context, error);
     }
+    if (typeof passed === 'boolean') return passed;
+    return passed.catch((error: unknown) => rejectedWith(context, error));
   }
 
-  private async activate(context: ExecutionContext): Promise<boolean> {
+  private activate(context: ExecutionContext): boolean | Promise<boolean> {
     const { plan, gate } = this.explorer.routes.of(context.getClass(), context.getHandler());
     if (plan.length === 0 && !this.networks?.active && !gate) return true;
     // Bound twice (the global guard and @UseGuards): the first decides, once per request. A
@@ -118,41 +119,73 @@ export class RateLimitGuard implements CanActivate {
    * guard deferred them (then a request with still no user is counted by IP, said once).
    * Every limit is decided before anything waits; one denial denies the request.
    */
-  private async enforce(
+  private enforce(
     plan: LimitPlan,
     context: ExecutionContext,
     read: GuardedRequest,
     /** The request's ledger, where a decision can be left for later; none once it was. */
     ledger?: RequestLedger,
-  ): Promise<boolean> {
+  ): boolean | Promise<boolean> {
     if (plan.length === 0) return true;
     if (plan.readsUser && !hasUser(read) && ledger && interceptorBoundFor(context)) {
       // Left to RateLimitInterceptor, which runs after every guard: a USER limit whose user
       // an auth guard bound after ours will set.
-      ledger.leave('deferred', () =>
-        this.answered(context, () =>
-          this.enforce(plan, context, readRequest(context, this.options)),
-        ),
-      );
+      ledger.leave('deferred', () => this.deferred(plan, context));
       return true;
     }
-    const limits = await this.planLimits.of(plan, context, read);
+    const limits = this.planLimits.of(plan, context, read);
+    if (!(limits instanceof Promise)) return this.decide(limits, plan, context, read);
+    return limits.then((applicable) => this.decide(applicable, plan, context, read));
+  }
+
+  /** The decision the guard left to RateLimitInterceptor; rejects as the guard would throw. */
+  private deferred(plan: LimitPlan, context: ExecutionContext): Promise<boolean> {
+    try {
+      const passed = this.enforce(plan, context, readRequest(context, this.options));
+      return Promise.resolve(passed).catch((error: unknown) => rejectedWith(context, error));
+    } catch (error) {
+      return rejectedWith(context, error);
+    }
+  }
+
+  /** Sends the limits that apply to the store, all at once; settles on their decisions. */
+  private decide(
+    limits: readonly CompiledLimit[],
+    plan: LimitPlan,
+    context: ExecutionContext,
+    read: GuardedRequest,
+  ): boolean | Promise<boolean> {
     if (limits.length === 0) return true;
     const keys = keysOf(limits, read.facts, this.logger);
-    const decided = await this.decisions.decide(limits, keys);
-    const outcomes = decided.filter((outcome): outcome is Taken => outcome !== null);
+    return this.decisions
+      .decide(limits, keys)
+      .then((decided) => this.settle(decided, limits, plan, context, read));
+  }
+
+  /** The request's answer once every limit is decided (`null`: the store could not answer). */
+  private settle(
+    decided: (Taken | null)[],
+    limits: readonly CompiledLimit[],
+    plan: LimitPlan,
+    context: ExecutionContext,
+    read: GuardedRequest,
+  ): boolean | Promise<boolean> {
+    const outcomes: Taken[] = [];
     // A limit the store could not answer refuses the request where its policy (its own, else
     // the module's) is 'deny'. A shadow limit never refuses, not even then.
-    const unansweredUnderDeny = decided.some(
-      (outcome, i) =>
-        outcome === null &&
-        !limits[i].shadow &&
-        (limits[i].onStoreError ?? this.store.policy) === 'deny',
-    );
+    let unansweredUnderDeny = false;
+    for (let i = 0; i < decided.length; i++) {
+      const outcome = decided[i];
+      if (outcome !== null) outcomes.push(outcome);
+      else if (!limits[i].shadow && (limits[i].onStoreError ?? this.store.policy) === 'deny') {
+        unansweredUnderDeny = true;
+      }
+    }
     if (unansweredUnderDeny) {
       reportOutcomes(this.reports.report, outcomes, true);
-      await this.decisions.giveBack(outcomes);
-      throw new GuardAnswer(new ServiceUnavailableException('Rate limiting is unavailable'));
+      return this.decisions.giveBack(outcomes).then(() => {
+        throw new GuardAnswer(new ServiceUnavailableException('Rate limiting is unavailable'));
+      });
     }
     if (outcomes.length === 0) return true; // store unavailable under 'allow'
     const enforced = plan.hasShadow
@@ -165,13 +198,14 @@ export class RateLimitGuard implements CanActivate {
     }
     if (denied.length > 0) {
       // All or nothing: a denied request keeps nothing any other limit gave it; then 429.
-      await this.decisions.giveBack(outcomes);
-      const denial = denialOf(denied, read.response, context, this.options, this.logger);
-      const { retryAfter, violated, message, retryAfterMs } = denial;
-      throw new GuardAnswer(
-        this.createException(retryAfter, context, violated, message),
-        retryAfterMs,
-      );
+      return this.decisions.giveBack(outcomes).then(() => {
+        const denial = denialOf(denied, read.response, context, this.options, this.logger);
+        const { retryAfter, violated, message, retryAfterMs } = denial;
+        throw new GuardAnswer(
+          this.createException(retryAfter, context, violated, message),
+          retryAfterMs,
+        );
+      });
     }
     return this.decisions.admitAllowed(outcomes, enforced, context, read);
   }
@@ -192,6 +226,15 @@ export class RateLimitGuard implements CanActivate {
     }
     return new RateLimitExceededException(retryAfterSeconds, message);
   }
+}
+
+/** Rejects with `error` as the request's transport carries it (answerFor). */
+function rejectedWith(context: ExecutionContext, error: unknown): Promise<never> {
+  return answerFor(context, error).then(thrown);
+}
+
+function thrown(answer: unknown): never {
+  throw answer;
 }
 
 /** The client address as IP keys see it; '' where the context has none to give. */

@@ -4,6 +4,8 @@ import { RequestLedger, RequestOutcome, Settle } from './request-ledger';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { LimitContext, SettleFunction } from '../contracts/limit-context';
 import { correctTaken, reservedPermits, Taken } from './taken-permits';
+import { GuardedRequest } from '../context/http-context';
+import { RequestLimitContext } from '../context/request-limit-context';
 
 /**
  * For limits with `count: 'failures' | 'successes'` or `settle`: the
@@ -23,10 +25,12 @@ export function settleAfterHandler(
   taken: readonly Taken[],
   store: FailurePolicyStore,
   logger: Logger,
-  ctx: () => LimitContext,
+  /** What `settle` functions are given the context of. */
+  read: Pick<GuardedRequest, 'request' | 'facts'>,
 ): void {
   const settled = taken.filter((t) => t.decision.allowed && (t.limit.count || t.limit.settle));
   if (settled.length === 0) return;
+  const ctx = () => new RequestLimitContext(context, read.request, read.facts);
   let done: Promise<boolean> | undefined;
   const settle: Settle = (outcome) =>
     (done ??= keptPermits(settled, outcome, ctx).then(

@@ -108,7 +108,7 @@ describe('non-HTTP contexts', () => {
     };
     // The METHOD limit's 2 were spent by the RPC test: a third is a 429 (as a WsException,
     // since @nestjs/websockets is installed), not a crash.
-    const thrown = await guard.canActivate(wsContext(undefined)).then(
+    const thrown = await Promise.resolve(guard.canActivate(wsContext(undefined))).then(
       () => undefined,
       (error: { getError?: () => unknown }) => error,
     );

@@ -68,7 +68,9 @@ describe('without @nestjs/graphql, graphql, @nestjs/websockets, @nestjs/microser
 
     await expect(guard.canActivate(contextOf('ws'))).resolves.toBe(true);
     for (const type of ['ws', 'graphql', 'rpc']) {
-      const error = await guard.canActivate(contextOf(type)).catch((thrown: unknown) => thrown);
+      const error = await Promise.resolve(guard.canActivate(contextOf(type))).catch(
+        (thrown: unknown) => thrown,
+      );
       expect(error).toBeInstanceOf(nestCommon.HttpException);
       expect((error as InstanceType<typeof nestCommon.HttpException>).getStatus()).toBe(429);
     }

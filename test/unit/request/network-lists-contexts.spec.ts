@@ -32,9 +32,9 @@ describe('deny on GraphQL and WebSocket contexts', () => {
 
   it('GraphQL: a FORBIDDEN error with status 403', async () => {
     const req = { ip: '203.0.113.5', headers: {} };
-    const error = await guard
-      .canActivate(contextOf('graphql', [{}, {}, { req }, {}]))
-      .catch((thrown: unknown) => thrown);
+    const error = await Promise.resolve(
+      guard.canActivate(contextOf('graphql', [{}, {}, { req }, {}])),
+    ).catch((thrown: unknown) => thrown);
     // An HttpException, which Nest does not log; graphql-js makes it a GraphQL error with
     // its extensions.
     expect(error).toBeInstanceOf(HttpException);
@@ -47,9 +47,9 @@ describe('deny on GraphQL and WebSocket contexts', () => {
 
   it('WebSocket: a WsException with status 403; another address passes', async () => {
     const denied = { handshake: { address: '203.0.113.5', headers: {} } };
-    const error = await guard
-      .canActivate(contextOf('ws', [denied, {}]))
-      .catch((thrown: unknown) => thrown);
+    const error = await Promise.resolve(guard.canActivate(contextOf('ws', [denied, {}]))).catch(
+      (thrown: unknown) => thrown,
+    );
     expect(error).toBeInstanceOf(WsException);
     expect((error as WsException).getError()).toEqual({ statusCode: 403, message: 'Forbidden' });
     const other = { handshake: { address: '198.51.100.1', headers: {} } };
