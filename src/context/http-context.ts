@@ -5,7 +5,6 @@ import { RequestFacts } from '../keys/compile-key';
 import { KeyContext } from '../keys/key-template.evaluator';
 import { toUserId } from '../keys/user-id';
 import { RequestReadingOptions } from './request-reading.options';
-import { requestIp } from './express-ip';
 import { limiterMessages } from '../rate-limiter.messages';
 
 export const EMPTY = Object.freeze({});
@@ -156,7 +155,7 @@ export function ipv6SubnetOf(options: RequestReadingOptions): number | false {
 
 /** `req.ip`, after a look at whether a proxy in front goes unnoticed (warnIfProxyUntrusted, below). */
 function proxiedIp(request: any, options: RequestReadingOptions): unknown {
-  const ip = requestIp(request);
+  const ip = request.ip;
   warnIfProxyUntrusted(request, String(ip ?? ''), options);
   return ip;
 }
