@@ -15,7 +15,7 @@ import {
 } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.definition';
 import { slidingWindowLimitParams } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.model';
 import { Decision, LimiterAlgorithm, MemoryStore, RedisStore } from '../../src';
-import { RedisServer, startRedisServer } from '../helpers/redis-server';
+import { RedisServer, startRedisServer, WITHOUT_FUNCTIONS } from '../helpers/redis-server';
 
 type AnyAlgorithm = LimiterAlgorithm<any, any, any>;
 
@@ -31,7 +31,11 @@ interface MemoryEntry {
  * Redis's TTLs run on its real clock, so the clock stays still between a write and its read
  * (a TTL is compared to the millisecond the real time between them allows).
  */
-describe('a charge leaves the same state and TTL on Redis as in memory', () => {
+// Run as FCALL of the library and as a script (EVALSHA), whose Lua starts afresh each call.
+describe.each([
+  ['FCALL', [] as string[]],
+  ['EVALSHA', WITHOUT_FUNCTIONS],
+])('a charge leaves the same state and TTL on Redis (%s) as in memory', (_path, args) => {
   let server: RedisServer;
   let admin: Redis;
   let redis: RedisStore;
@@ -41,7 +45,7 @@ describe('a charge leaves the same state and TTL on Redis as in memory', () => {
   const key = (name: string) => `charge:${++run}:${name}`;
 
   beforeAll(async () => {
-    server = await startRedisServer();
+    server = await startRedisServer(args);
     admin = server.client();
     redis = new RedisStore({ client: server.client(), now: () => nowMs, cacheDenials: false });
     await redis.check();
