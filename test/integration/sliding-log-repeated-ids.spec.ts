@@ -2,7 +2,7 @@ import { slidingWindowLimit } from '../../src/algorithms/sliding-window-limit/sl
 import { slidingWindowLimitParams } from '../../src/algorithms/sliding-window-limit/sliding-window-limit.model';
 import { Decision, LimiterStore, MemoryStore, RedisStore } from '../../src';
 import { commandsRun, ENGINE_CALL } from '../helpers/command-stats';
-import { RedisServer, startRedisServer } from '../helpers/redis-server';
+import { RedisServer, startRedisServer, WITHOUT_FUNCTIONS } from '../helpers/redis-server';
 
 type Request = { id: string; permits?: number };
 
@@ -13,7 +13,13 @@ type Request = { id: string; permits?: number };
  * property test does only by chance, and are held to the same requests one call each, and
  * to the memory twin where it agrees.
  */
-describe('a sliding log batch that repeats a request id', () => {
+// Run as FCALL of the library and as a script (EVALSHA), whose Lua starts afresh each call.
+describe.each([
+  ['FCALL', 'fcall', [] as string[]],
+  ['EVALSHA', 'evalsha', WITHOUT_FUNCTIONS],
+])('a sliding log batch that repeats a request id (%s)', (_path, given, args) => {
+  // The helpers take Functions from every server under LIMITER_TEST_NO_FUNCTIONS.
+  const engineCall = args.length > 0 ? given : ENGINE_CALL;
   let coalescing: RedisServer;
   let plain: RedisServer;
   let batched: RedisStore;
@@ -24,7 +30,7 @@ describe('a sliding log batch that repeats a request id', () => {
 
   beforeAll(async () => {
     // Two servers, so that the batched store's commands are counted alone.
-    [coalescing, plain] = await Promise.all([startRedisServer(), startRedisServer()]);
+    [coalescing, plain] = await Promise.all([startRedisServer(args), startRedisServer(args)]);
     const options = { now: () => nowMs, cacheDenials: false };
     batched = new RedisStore({ client: coalescing.client(), ...options });
     single = new RedisStore({ client: plain.client(), ...options, maxBatchSize: 1 });
@@ -97,7 +103,7 @@ describe('a sliding log batch that repeats a request id', () => {
     expect(oneByOne).toEqual(together);
     expect(inMemory).toEqual(together);
     // One read, one ZADD: the cell took both members.
-    expect(calls).toEqual({ [ENGINE_CALL]: 1, time: 1, zrange: 1, zadd: 1, pexpire: 1 });
+    expect(calls).toEqual({ [engineCall]: 1, time: 1, zrange: 1, zadd: 1, pexpire: 1 });
     expect(logs[0]).toEqual(['r', at, 'r\u00002', at]);
     expect(logs[1]).toEqual(logs[0]);
   });
@@ -115,7 +121,7 @@ describe('a sliding log batch that repeats a request id', () => {
     expect(logs[0]).toEqual(['r', at, 'x', at, 'y', at]);
     expect(logs[1]).toEqual(logs[0]);
     // The cell gave up at the second 'r' (written nothing), then each ran on its own.
-    expect(calls).toEqual({ [ENGINE_CALL]: 1, time: 1, zrange: 5, zadd: 4, pexpire: 4 });
+    expect(calls).toEqual({ [engineCall]: 1, time: 1, zrange: 5, zadd: 4, pexpire: 4 });
     expect(inMemory).toEqual([
       allowed(2),
       allowed(1),
@@ -134,7 +140,7 @@ describe('a sliding log batch that repeats a request id', () => {
     // 'r' moved to now, still one member: the log holds 3 after 'y'.
     expect(logs[0]).toEqual(['r', at, 'x', at, 'y', at]);
     expect(logs[1]).toEqual(logs[0]);
-    expect(calls).toEqual({ [ENGINE_CALL]: 1, time: 1, zrange: 4, zadd: 3, pexpire: 3 });
+    expect(calls).toEqual({ [engineCall]: 1, time: 1, zrange: 4, zadd: 3, pexpire: 3 });
     // The twin logs 'r' twice: 'y' finds its log full until the first 'r' ages out.
     expect(inMemory).toEqual([
       allowed(1),
