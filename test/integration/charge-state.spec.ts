@@ -306,7 +306,7 @@ describe.each([
         members,
         ttlMs: Math.ceil((entry.expiresAtMicros - nowMs * 1000) / 1000),
       };
-      const log = await admin.zrange(on, 0, -1, 'WITHSCORES');
+      const log = await admin.zrange(on, '0', '-1', 'WITHSCORES');
       const onRedis =
         log.length === 0 ? undefined : { members: log, ttlMs: await redisTtl(on, ttlMs) };
       return { onRedis, inMemory };
