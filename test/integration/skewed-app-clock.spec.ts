@@ -52,7 +52,7 @@ describe('an app whose clock is minutes off', () => {
     const slot = await limiter.tryAcquire();
     const after = await redisMicros();
     expect(slot?.decision).toMatchObject({ allowed: true, remaining: 1, resetMs: 60_000 });
-    const [member, score] = await admin.zrange(name, 0, -1, 'WITHSCORES');
+    const [member, score] = await admin.zrange(name, '0', '-1', 'WITHSCORES');
     expect(member).toBe(slot!.id);
     expect(Number(score)).toBeGreaterThanOrEqual(before + 60_000_000);
     expect(Number(score)).toBeLessThanOrEqual(after + 60_000_000);
