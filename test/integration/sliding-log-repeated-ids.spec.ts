@@ -71,7 +71,7 @@ describe.each([
       inMemory.push(await decide(memory, request));
     }
     const logs = await Promise.all(
-      [coalescing, plain].map((server) => server.client().zrange(key, 0, -1, 'WITHSCORES')),
+      [coalescing, plain].map((server) => server.client().zrange(key, '0', '-1', 'WITHSCORES')),
     );
     return {
       together: shown(together),
