@@ -165,16 +165,16 @@ describe.each([
     // and adds to a count of 0 in its window, as the charge did before it became the acquire
     // without the limit; Redis's acquire takes nothing for 0 and starts a window on a count
     // of 0. Each store is held to what it does, so that either changing shows.
-    it('a charge of 0 on no key: nothing on Redis; in memory, a count of 0 for a period', async () => {
+    it('a charge of 0 on no key writes nothing, as an acquire of 0 writes nothing', async () => {
       const on = key('zero-on-none');
       await both(charge, on, params, { permits: 0 });
       const { onRedis, inMemory } = await state(on, 60_000);
       expect(onRedis).toBeUndefined();
       expect(await admin.exists(on)).toBe(0);
-      expect(inMemory).toEqual({ value: '0', ttlMs: 60_000 });
+      expect(inMemory).toBeUndefined();
     });
 
-    it('a charge on a count of "0": a new period on Redis; in memory, the window kept', async () => {
+    it('a charge on a count of "0" starts a new period, as an acquire there does', async () => {
       const on = key('on-zero');
       await admin.set(on, '0', 'PX', 30_000);
       putInMemory(
@@ -188,7 +188,7 @@ describe.each([
       const onRedis = { value: await admin.get(on), ttlMs: await redisTtl(on, 60_000) };
       expect(onRedis).toEqual({ value: '3', ttlMs: 60_000 });
       const { inMemory } = await state(on, 60_000);
-      expect(inMemory).toEqual({ value: '3', ttlMs: 30_000 });
+      expect(inMemory).toEqual({ value: '3', ttlMs: 60_000 });
     });
   });
 
@@ -265,16 +265,16 @@ describe.each([
 
     // These differ: the memory twin writes a charge of 0 (the state rolled, its TTL set
     // again); Redis's acquire takes nothing for 0 and writes nothing. They decide alike.
-    it('a charge of 0 on no key: nothing on Redis; in memory, counts of 0', async () => {
+    it('a charge of 0 on no key writes nothing, as an acquire of 0 writes nothing', async () => {
       const on = key('zero-on-none');
-      const { index } = placeClock(2_000);
+      placeClock(2_000);
       await both(charge, on, params, { permits: 0 });
       const { onRedis, inMemory } = await state(on, 18_000);
       expect(onRedis).toBeUndefined();
-      expect(inMemory).toEqual({ value: `${index} 0 0`, ttlMs: 18_000 });
+      expect(inMemory).toBeUndefined();
     });
 
-    it('a charge of 0 a window on: the state as written on Redis; rolled in memory', async () => {
+    it('a charge of 0 a window on leaves the state as written', async () => {
       const on = key('zero-rolled');
       const { index } = placeClock(1_000);
       await both(approximateSlidingWindowLimit, on, params, { permits: 2 });
@@ -282,8 +282,9 @@ describe.each([
       await both(charge, on, params, { permits: 0 });
       const onRedis = { value: await admin.get(on), ttlMs: await redisTtl(on, 19_000) };
       expect(onRedis).toEqual({ value: `${index} 2 0`, ttlMs: 19_000 });
-      const { inMemory } = await state(on, 0);
-      expect(inMemory).toEqual({ value: `${index + 1} 0 2`, ttlMs: 19_000 });
+      // The same expiry as written: the memory store's clock moved on 10 s, Redis's did not.
+      const { inMemory } = await state(on, 19_000);
+      expect(inMemory).toEqual({ value: `${index} 2 0`, ttlMs: 9_000 });
       expect(await both(approximateSlidingWindowLimit, on, params, { permits: 0 })).toMatchObject({
         allowed: true,
       });

@@ -94,13 +94,7 @@ export const approximateSlidingWindowLimitChargeStep: Adjustment = (
   now,
   params,
   request,
-) => {
-  const window = params.windowMicros;
-  const index = Math.floor(now / window);
-  const { curr, prev } = rollForward(state, index);
-  return {
-    state: { index, curr: curr + request.permits, prev },
-    ttlMs: ttlMsFromMicros((index + 2) * window - now),
-    reply: [1, 0, 0, 0, 0],
-  };
-};
+) => ({
+  ...approximateSlidingWindowLimitStep(state, now, { ...params, limit: Infinity }, request),
+  reply: [1, 0, 0, 0, 0],
+});
