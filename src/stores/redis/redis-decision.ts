@@ -9,6 +9,7 @@ import type { DenialCache } from './denial-cache';
 import type { EngineEntry, FixedFields } from './engine/entry';
 import { StoreReplyError } from '../store-reply.error';
 import { noteRedisTime } from './lease/redis-time';
+import type { LeaseParams } from '../../algorithms/state-ops/lease-option';
 
 /** A limit's script arguments, formatted once, and the name of the limit they make. */
 export interface FixedArguments extends FixedFields {
@@ -92,7 +93,9 @@ export class RedisDecision<P, R> implements EngineEntry {
     try {
       const algorithm: EngineAlgorithm<P, R, unknown> = this.call.algorithm;
       const decision = decisionOf(algorithm, entryReply(reply, base), this.call.params);
-      noteRedisTime(decision, Number(reply[0]));
+      // Only a lease reads when Redis made a decision (lease-grant.ts): a WeakMap entry for
+      // every other decision would cost each its insertion and the collector's work.
+      if (leases(this.call.params)) noteRedisTime(decision, Number(reply[0]));
       const { denials, broadcast } = this.listeners;
       if (this.scope !== undefined) {
         denials?.remember(this.key, this.fixed.limitId, this.scope, decision, this.sentAtMs);
@@ -135,6 +138,11 @@ export class RedisDecision<P, R> implements EngineEntry {
           ),
     );
   }
+}
+
+/** Whether a limit's parameters lease its permits (`lease: n`). */
+function leases(params: unknown): boolean {
+  return (params as LeaseParams | null | undefined)?.leasePermits !== undefined;
 }
 
 /** One entry of the engine's reply: a decision, or why there is none. */
