@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { LimiterCacheOptions } from '../rate-limiter.options';
+import { sameValues } from './limiter-plans';
 
 /** Up to this many configurations are kept for one key; more are rebuilt on each call. */
 const MAX_CONFIGURATIONS_PER_KEY = 8;
@@ -50,15 +51,4 @@ export class LimiterCache {
     }
     return instance;
   }
-}
-
-function sameValues(
-  values: readonly unknown[],
-  options: Readonly<Record<string, unknown>>,
-  optionNames: readonly string[],
-): boolean {
-  for (let i = 0; i < optionNames.length; i++) {
-    if (!Object.is(values[i], options[optionNames[i]])) return false;
-  }
-  return true;
 }

@@ -30,6 +30,7 @@ import { LimiterStore } from '../stores/limiter-store';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { FactoryDecisions } from './factory-decisions';
 import { LimiterCache } from './limiter-cache';
+import { LimiterPlans } from './limiter-plans';
 import type { LimiterCacheOptions } from '../rate-limiter.options';
 import { RedisStore } from '../stores/redis/redis.store';
 import { UpstreamMetrics } from '../metrics/upstream-metrics';
@@ -38,6 +39,19 @@ import { MemorySlots, RedisSlots } from '../upstream/slot-book';
 import { Upstream } from '../upstream/upstream';
 import { UpstreamOptions } from '../upstream/upstream.options';
 import { UpstreamRegistry } from '../upstream/upstream-registry';
+
+/** What the factory keeps for one kind of limiter. */
+interface KindLimiters {
+  cache: LimiterCache;
+  /** What identifies a limiter of the kind besides its key: its options and `prefix`. */
+  optionNames: string[];
+  /** The options its factory method takes. */
+  known: ReadonlySet<string>;
+  /** Its limiters' parameters, by configuration. */
+  plans: LimiterPlans;
+  /** Its factory method's name, for messages. */
+  method: string;
+}
 
 /** The part of the module options the factory uses. */
 interface RateLimiterFactoryOptions {
@@ -74,10 +88,7 @@ export interface KeyedOptions {
  */
 @Injectable()
 export class RateLimiterFactory implements OnApplicationShutdown {
-  private readonly caches = new Map<
-    LimitKind,
-    { cache: LimiterCache; optionNames: string[]; known: ReadonlySet<string> }
-  >();
+  private readonly caches = new Map<LimitKind, KindLimiters>();
   /** Per method's kind: the kind itself when it has no variants, so no option is read to choose. */
   private readonly plainKinds = new Map<LimitKind, LimitKind | null>();
   private readonly keyPrefix: string;
@@ -185,7 +196,6 @@ export class RateLimiterFactory implements OnApplicationShutdown {
    * A kind's variant (`approximate: true`) is a kind of its own.
    */
   private limiterFor<L extends object>(named: LimitKind<any, L>, options: KeyedOptions): L {
-    const method = factoryMethodOf(named);
     const raw = options as unknown as Record<string, unknown>;
     let plain = this.plainKinds.get(named);
     if (plain === undefined) {
@@ -200,16 +210,21 @@ export class RateLimiterFactory implements OnApplicationShutdown {
         cache: new LimiterCache(this.cacheOptions),
         optionNames: [...kind.optionNames, 'prefix'],
         known: new Set([...kind.factoryOptionNames, ...variantSwitches(named.name)]),
+        plans: new LimiterPlans(kind.optionNames),
+        method: factoryMethodOf(named),
       };
       this.caches.set(kind, entry);
     }
+    const { method } = entry;
     // Checked on every call: a typo must not pass because an instance was cached already.
     refuseUnknownOptions(options, entry.known, method);
     // Found by the key as given (its hash is usually cached already); the full key is only
-    // built, and checked, on a miss.
-    return entry.cache.getOrCreate(options.key, raw, entry.optionNames, () =>
-      kind.createLimiter(this.source, this.fullKey(options, method, kind), options, method),
-    );
+    // built, and checked, on a miss, and the options validated only for a new configuration.
+    return entry.cache.getOrCreate(options.key, raw, entry.optionNames, () => {
+      const key = this.fullKey(options, method, kind);
+      const params = entry.plans.paramsFor(raw, () => kind.limiterParams(options, method));
+      return kind.createLimiter(this.source, key, params);
+    });
   }
 
   private fullKey(options: KeyedOptions, where: string, kind: LimitKind): string {
