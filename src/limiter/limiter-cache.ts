@@ -27,28 +27,36 @@ export class LimiterCache {
     });
   }
 
-  /** The instance made for `key` from these option values, created by `create` on a miss. */
-  getOrCreate<T extends object>(
+  /** The instance made for `key` from these option values, if one is kept. */
+  find<T extends object>(
     key: string,
     options: Readonly<Record<string, unknown>>,
     optionNames: readonly string[],
-    create: () => T,
-  ): T {
-    let configurations = this.byKey.get(key);
-    if (configurations) {
-      for (const configuration of configurations) {
-        if (sameValues(configuration.values, options, optionNames)) {
-          return configuration.instance as T;
-        }
+  ): T | undefined {
+    const configurations = this.byKey.get(key);
+    if (configurations === undefined) return undefined;
+    for (let i = 0; i < configurations.length; i++) {
+      if (sameValues(configurations[i].values, options, optionNames)) {
+        return configurations[i].instance as T;
       }
-    } else {
+    }
+    return undefined;
+  }
+
+  /** Keeps `instance`, made for `key` from these option values (none of which {@link find} had). */
+  add(
+    key: string,
+    options: Readonly<Record<string, unknown>>,
+    optionNames: readonly string[],
+    instance: object,
+  ): void {
+    let configurations = this.byKey.get(key);
+    if (!configurations) {
       configurations = [];
       this.byKey.set(key, configurations);
     }
-    const instance = create();
     if (configurations.length < MAX_CONFIGURATIONS_PER_KEY) {
       configurations.push({ values: optionNames.map((name) => options[name]), instance });
     }
-    return instance;
   }
 }

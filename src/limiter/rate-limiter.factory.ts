@@ -42,6 +42,7 @@ import { UpstreamRegistry } from '../upstream/upstream-registry';
 
 /** What the factory keeps for one kind of limiter. */
 interface KindLimiters {
+  kind: LimitKind;
   cache: LimiterCache;
   /** What identifies a limiter of the kind besides its key: its options and `prefix`. */
   optionNames: string[];
@@ -89,8 +90,11 @@ export interface KeyedOptions {
 @Injectable()
 export class RateLimiterFactory implements OnApplicationShutdown {
   private readonly caches = new Map<LimitKind, KindLimiters>();
-  /** Per method's kind: the kind itself when it has no variants, so no option is read to choose. */
-  private readonly plainKinds = new Map<LimitKind, LimitKind | null>();
+  /**
+   * Per method's kind: what is kept for it when it has no variants, so no option is read to
+   * choose and one lookup finds it; null for a kind with variants.
+   */
+  private readonly plainKinds = new Map<LimitKind, KindLimiters | null>();
   private readonly keyPrefix: string;
   private readonly cacheOptions?: LimiterCacheOptions;
   /** What the limiters decide on: the module's store reports through the factory. */
@@ -200,31 +204,42 @@ export class RateLimiterFactory implements OnApplicationShutdown {
     let plain = this.plainKinds.get(named);
     if (plain === undefined) {
       plain =
-        variantSwitches(named.name).length === 0 ? (limitKindFor(named.name, {}) ?? named) : null;
+        variantSwitches(named.name).length === 0
+          ? this.limitersOf(limitKindFor(named.name, {}) ?? named, named)
+          : null;
       this.plainKinds.set(named, plain);
     }
-    const kind = (plain ?? limitKindFor(named.name, raw) ?? named) as LimitKind<any, L>;
-    let entry = this.caches.get(kind);
-    if (!entry) {
-      entry = {
+    const limiters = plain ?? this.limitersOf(limitKindFor(named.name, raw) ?? named, named);
+    const { cache, optionNames, method } = limiters;
+    // Checked on every call: a typo must not pass because an instance was cached already.
+    refuseUnknownOptions(options, limiters.known, method);
+    // Found by the key as given (its hash is usually cached already); the full key is only
+    // built, and checked, on a miss, and the options validated only for a new configuration.
+    const found = cache.find<L>(options.key, raw, optionNames);
+    if (found !== undefined) return found;
+    const { kind, plans } = limiters;
+    const key = this.fullKey(options, method, kind);
+    const params = plans.paramsFor(raw, () => kind.limiterParams(options, method));
+    const limiter = kind.createLimiter(this.source, key, params) as L;
+    cache.add(options.key, raw, optionNames, limiter);
+    return limiter;
+  }
+
+  /** What the factory keeps for `kind`, a kind of `named`'s method. */
+  private limitersOf(kind: LimitKind, named: LimitKind): KindLimiters {
+    let limiters = this.caches.get(kind);
+    if (!limiters) {
+      limiters = {
+        kind,
         cache: new LimiterCache(this.cacheOptions),
         optionNames: [...kind.optionNames, 'prefix'],
         known: new Set([...kind.factoryOptionNames, ...variantSwitches(named.name)]),
         plans: new LimiterPlans(kind.optionNames),
         method: factoryMethodOf(named),
       };
-      this.caches.set(kind, entry);
+      this.caches.set(kind, limiters);
     }
-    const { method } = entry;
-    // Checked on every call: a typo must not pass because an instance was cached already.
-    refuseUnknownOptions(options, entry.known, method);
-    // Found by the key as given (its hash is usually cached already); the full key is only
-    // built, and checked, on a miss, and the options validated only for a new configuration.
-    return entry.cache.getOrCreate(options.key, raw, entry.optionNames, () => {
-      const key = this.fullKey(options, method, kind);
-      const params = entry.plans.paramsFor(raw, () => kind.limiterParams(options, method));
-      return kind.createLimiter(this.source, key, params);
-    });
+    return limiters;
   }
 
   private fullKey(options: KeyedOptions, where: string, kind: LimitKind): string {
