@@ -142,14 +142,13 @@ export class RedisStore extends LimiterStore {
       const decision = new RedisDecision(
         this,
         call as DecisionCall<P, R, unknown>,
-        {
-          fixed,
-          scope,
-          time: this.now ? String(toMicros(this.now())) : '',
-          patienceMs: deadlineMs - performance.now(),
-          group: group && group.size > 1 ? group : undefined,
-        },
-        { resolve, reject },
+        fixed,
+        scope,
+        this.now ? String(toMicros(this.now())) : '',
+        deadlineMs === Infinity ? Infinity : deadlineMs - performance.now(),
+        group && group.size > 1 ? group : undefined,
+        resolve,
+        reject,
       );
       if (group?.deniedLocally) return decision.withdraw();
       this.engine.add(decision);
