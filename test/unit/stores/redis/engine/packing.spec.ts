@@ -1,5 +1,5 @@
 import type { EngineEntry, FixedFields } from '../../../../../src/stores/redis/engine/entry';
-import { packArgv, packEntries } from '../../../../../src/stores/redis/engine/packing';
+import { numberIn, packArgv, packEntries } from '../../../../../src/stores/redis/engine/packing';
 
 function entry(
   algorithmIndex: string,
@@ -63,5 +63,34 @@ describe('packEntries', () => {
       '',
       '',
     ]);
+  });
+});
+
+describe('numberIn', () => {
+  it.each([
+    '0',
+    '-0',
+    '7',
+    '-1',
+    '-2',
+    '123456789012345',
+    '-123456789012345',
+    '1234567890123456',
+    '9007199254740993',
+    '1.5',
+    '-0.25',
+    '1e3',
+    '',
+    '-',
+    ' 5',
+    '+5',
+    '5 ',
+    'nan',
+    'inf',
+    '-inf',
+    '12a',
+  ])('reads %j as Number does', (field) => {
+    const text = `x,${field},y`;
+    expect(Object.is(numberIn(text, 2, 2 + field.length), Number(field))).toBe(true);
   });
 });
