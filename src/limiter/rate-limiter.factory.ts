@@ -232,9 +232,12 @@ export class RateLimiterFactory implements OnApplicationShutdown {
       limiters = {
         kind,
         cache: new LimiterCache(this.cacheOptions),
-        optionNames: [...kind.optionNames, 'prefix'],
+        // Only the options its method takes: any other is refused, so always absent.
+        optionNames: kind.factoryOptionNames.filter((name) => name !== 'key'),
         known: new Set([...kind.factoryOptionNames, ...variantSwitches(named.name)]),
-        plans: new LimiterPlans(kind.optionNames),
+        plans: new LimiterPlans(
+          kind.factoryOptionNames.filter((name) => name !== 'key' && name !== 'prefix'),
+        ),
         method: factoryMethodOf(named),
       };
       this.caches.set(kind, limiters);
