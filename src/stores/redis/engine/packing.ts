@@ -1,4 +1,5 @@
 import type { EngineEntry, FixedFields } from './entry';
+import { ReplyFields } from './reply-fields';
 
 /**
  * Ends every field of a packed batch (engine.lua). No field holds it: the algorithms' own
@@ -79,45 +80,25 @@ export function unpackReply(reply: unknown, count: number): unknown[] | undefine
   let stop = reply.indexOf(END);
   if (stop < 0) return undefined;
   values[0] = Number(reply.slice(0, stop));
+  const fields = new ReplyFields(reply);
+  fields.at = stop + 1;
   for (let i = 0; i < count; i++) {
-    const start = stop + 1;
-    stop = reply.indexOf(END, start);
-    if (stop < 0) return undefined;
+    const start = fields.at;
     const base = 1 + 5 * i;
     if (reply.startsWith('-2,', start)) {
+      stop = reply.indexOf(END, start);
+      if (stop < 0) return undefined;
       values[base] = -2;
       values[base + 1] = reply.slice(start + 3, stop);
       values[base + 2] = values[base + 3] = values[base + 4] = 0;
+      fields.at = stop + 1;
       continue;
     }
-    let from = start;
     for (let j = 0; j < 5; j++) {
-      const comma = j < 4 ? reply.indexOf(',', from) : stop;
-      if (comma < 0 || comma > stop) return undefined;
-      values[base + j] = numberIn(reply, from, comma);
-      from = comma + 1;
+      const value = fields.number(j === 4);
+      if (value === undefined) return undefined;
+      values[base + j] = value;
     }
   }
-  return stop === reply.length - 1 ? values : undefined;
-}
-
-/** Digits beyond which an integer read digit by digit could pass 2^53 and round. */
-const MAX_EXACT_DIGITS = 15;
-
-/**
- * `Number(text.slice(from, to))`, without the slice for a plain integer (every value of a
- * usual reply): a string made per value was most of what unpacking cost.
- */
-export function numberIn(text: string, from: number, to: number): number {
-  let i = from;
-  const negative = text.charCodeAt(i) === 45; // '-'
-  if (negative) i++;
-  if (i === to || to - i > MAX_EXACT_DIGITS) return Number(text.slice(from, to));
-  let value = 0;
-  for (; i < to; i++) {
-    const digit = text.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return Number(text.slice(from, to));
-    value = value * 10 + digit;
-  }
-  return negative ? -value : value;
+  return fields.at === reply.length ? values : undefined;
 }
