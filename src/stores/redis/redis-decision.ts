@@ -40,13 +40,16 @@ export class RedisDecision<P, R> implements EngineEntry {
 
   readonly key: string;
   readonly requestArgv: readonly string[] | undefined;
+  /** How long after it is sent its caller waits (EngineEntry.patienceMs). */
+  readonly patienceMs: number;
+  /** Its request's other limits, decided all or nothing. */
+  readonly group: DecisionGroup | undefined;
 
   /**
    * Positional rather than objects of fields: one allocation per decision, the decision
    * itself. `fixed`: its limit's arguments; `scope`: its denial scope, when denials are
    * remembered (algorithm.denialScope); `time`: the app's clock in µs for Redis's `now`, ''
-   * for Redis's own; `patienceMs`: how long after it is sent its caller waits
-   * (EngineEntry.patienceMs); `group`: its request's other limits, decided all or nothing.
+   * for Redis's own.
    */
   constructor(
     private readonly listeners: DecisionListeners,
@@ -55,13 +58,14 @@ export class RedisDecision<P, R> implements EngineEntry {
     readonly fixed: FixedArguments,
     private readonly scope: string | undefined,
     readonly time: string,
-    readonly patienceMs: number,
-    readonly group: DecisionGroup | undefined,
     private readonly resolve: (decision: Decision) => void,
     private readonly reject: (error: unknown) => void,
   ) {
     this.key = call.key;
     this.requestArgv = call.algorithm.requestArgv?.(call.request);
+    const { deadlineMs = Infinity, group } = call;
+    this.patienceMs = deadlineMs === Infinity ? Infinity : deadlineMs - performance.now();
+    this.group = group && group.size > 1 ? group : undefined;
   }
 
   get algorithmIndex(): string {
