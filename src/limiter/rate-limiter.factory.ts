@@ -11,7 +11,7 @@ import { leakyBucketLimitKind } from '../algorithms/leaky-bucket-limit/leaky-buc
 import { LeakyBucketLimiterOptions } from '../algorithms/leaky-bucket-limit/leaky-bucket-limit.model';
 import { LimitKind } from '../algorithms/limit-kind';
 import { DecisionSource } from '../algorithms/decision-source';
-import { factoryMethodOf, limitKindFor, variantSwitches } from '../algorithms/registry';
+import { limitKindFor, variantSwitches } from '../algorithms/registry';
 import { SlidingWindowLimiter } from '../algorithms/sliding-window-limit/sliding-window-limit.definition';
 import { slidingWindowLimitKind } from '../algorithms/sliding-window-limit/sliding-window-limit.definition';
 import { SlidingWindowLimiterOptions } from '../algorithms/sliding-window-limit/sliding-window-limit.model';
@@ -29,8 +29,7 @@ import { customKeyPart } from '../keys/key-builder';
 import { LimiterStore } from '../stores/limiter-store';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { FactoryDecisions } from './factory-decisions';
-import { LimiterCache } from './limiter-cache';
-import { LimiterPlans } from './limiter-plans';
+import { KindLimiters, kindLimiters } from './kind-limiters';
 import type { LimiterCacheOptions } from '../rate-limiter.options';
 import { RedisStore } from '../stores/redis/redis.store';
 import { UpstreamMetrics } from '../metrics/upstream-metrics';
@@ -39,20 +38,6 @@ import { MemorySlots, RedisSlots } from '../upstream/slot-book';
 import { Upstream } from '../upstream/upstream';
 import { UpstreamOptions } from '../upstream/upstream.options';
 import { UpstreamRegistry } from '../upstream/upstream-registry';
-
-/** What the factory keeps for one kind of limiter. */
-interface KindLimiters {
-  kind: LimitKind;
-  cache: LimiterCache;
-  /** What identifies a limiter of the kind besides its key: its options and `prefix`. */
-  optionNames: string[];
-  /** The options its factory method takes. */
-  known: ReadonlySet<string>;
-  /** Its limiters' parameters, by configuration. */
-  plans: LimiterPlans;
-  /** Its factory method's name, for messages. */
-  method: string;
-}
 
 /** The part of the module options the factory uses. */
 interface RateLimiterFactoryOptions {
@@ -229,17 +214,7 @@ export class RateLimiterFactory implements OnApplicationShutdown {
   private limitersOf(kind: LimitKind, named: LimitKind): KindLimiters {
     let limiters = this.caches.get(kind);
     if (!limiters) {
-      limiters = {
-        kind,
-        cache: new LimiterCache(this.cacheOptions),
-        // Only the options its method takes: any other is refused, so always absent.
-        optionNames: kind.factoryOptionNames.filter((name) => name !== 'key'),
-        known: new Set([...kind.factoryOptionNames, ...variantSwitches(named.name)]),
-        plans: new LimiterPlans(
-          kind.factoryOptionNames.filter((name) => name !== 'key' && name !== 'prefix'),
-        ),
-        method: factoryMethodOf(named),
-      };
+      limiters = kindLimiters(kind, named, this.cacheOptions);
       this.caches.set(kind, limiters);
     }
     return limiters;
