@@ -192,11 +192,10 @@ export function defineAlgorithm<O, P, R, S, L>(
       };
     },
     // A factory limiter leases too (lease: n); the slots' kinds have no such option.
-    createLimiter: (source, key, options, where) =>
-      definition.limiter(source, key, {
-        ...definition.params(options, where),
-        ...leaseOf(options as Record<string, unknown>, where),
-      }),
+    limiterParams: (options, where) => ({
+      ...definition.params(options, where),
+      ...leaseOf(options as Record<string, unknown>, where),
+    }),
   };
   if (definition.leases && ops.refund) {
     markLeasable(algorithm, { refund: ops.refund, ...definition.leases });

@@ -105,6 +105,7 @@ export function commonKindParts<O, P, R, L>(
   | 'defaultPrefix'
   | 'factoryOptionNames'
   | 'durationOptions'
+  | 'limiterParams'
   | 'createLimiter'
 > {
   const { options, requestOptions } = definition;
@@ -117,7 +118,8 @@ export function commonKindParts<O, P, R, L>(
       ...FACTORY_KEY_OPTIONS,
       ...options.filter((option) => !requestOptions.includes(option)),
     ],
-    createLimiter: (source, key, limiterOptions, where) =>
-      definition.limiter(source, key, definition.params(limiterOptions, where)),
+    limiterParams: (limiterOptions, where) =>
+      definition.params(limiterOptions, where) as unknown as object,
+    createLimiter: (source, key, params) => definition.limiter(source, key, params as P),
   };
 }

@@ -44,7 +44,7 @@ export interface CompiledAlgorithm {
 /**
  * Everything the guard and the factory need to know of one algorithm, declared once in
  * the algorithm's folder and listed in `registry.ts`. Decorator options arrive untyped
- * (plain JavaScript callers included): `compile` and `createLimiter` validate every field
+ * (plain JavaScript callers included): `compile` and `limiterParams` validate every field
  * through the algorithm's `*Params` function, naming `where` in their errors.
  */
 export interface LimitKind<Options = any, Limiter = unknown> {
@@ -84,7 +84,14 @@ export interface LimitKind<Options = any, Limiter = unknown> {
    */
   readonly variant?: { of: string; when: string };
   compile(options: Record<string, unknown>, where: string): CompiledAlgorithm;
-  createLimiter(source: DecisionSource, key: string, options: Options, where: string): Limiter;
+  /**
+   * A factory limiter's parameters from its options, validated: apart from
+   * {@link createLimiter}, so that the factory validates a configuration once and shares its
+   * parameters among the limiters of every key.
+   */
+  limiterParams(options: Options, where: string): object;
+  /** The factory's limiter on `key`, with parameters {@link limiterParams} made. */
+  createLimiter(source: DecisionSource, key: string, params: object): Limiter;
 }
 
 /** Lets a typed algorithm stand where any algorithm may. */

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { LimiterCacheOptions } from '../rate-limiter.options';
+import { sameValues } from './limiter-plans';
 
 /** Up to this many configurations are kept for one key; more are rebuilt on each call. */
 const MAX_CONFIGURATIONS_PER_KEY = 8;
@@ -26,39 +27,36 @@ export class LimiterCache {
     });
   }
 
-  /** The instance made for `key` from these option values, created by `create` on a miss. */
-  getOrCreate<T extends object>(
+  /** The instance made for `key` from these option values, if one is kept. */
+  find<T extends object>(
     key: string,
     options: Readonly<Record<string, unknown>>,
     optionNames: readonly string[],
-    create: () => T,
-  ): T {
-    let configurations = this.byKey.get(key);
-    if (configurations) {
-      for (const configuration of configurations) {
-        if (sameValues(configuration.values, options, optionNames)) {
-          return configuration.instance as T;
-        }
+  ): T | undefined {
+    const configurations = this.byKey.get(key);
+    if (configurations === undefined) return undefined;
+    for (let i = 0; i < configurations.length; i++) {
+      if (sameValues(configurations[i].values, options, optionNames)) {
+        return configurations[i].instance as T;
       }
-    } else {
+    }
+    return undefined;
+  }
+
+  /** Keeps `instance`, made for `key` from these option values (none of which {@link find} had). */
+  add(
+    key: string,
+    options: Readonly<Record<string, unknown>>,
+    optionNames: readonly string[],
+    instance: object,
+  ): void {
+    let configurations = this.byKey.get(key);
+    if (!configurations) {
       configurations = [];
       this.byKey.set(key, configurations);
     }
-    const instance = create();
     if (configurations.length < MAX_CONFIGURATIONS_PER_KEY) {
       configurations.push({ values: optionNames.map((name) => options[name]), instance });
     }
-    return instance;
   }
-}
-
-function sameValues(
-  values: readonly unknown[],
-  options: Readonly<Record<string, unknown>>,
-  optionNames: readonly string[],
-): boolean {
-  for (let i = 0; i < optionNames.length; i++) {
-    if (!Object.is(values[i], options[optionNames[i]])) return false;
-  }
-  return true;
 }

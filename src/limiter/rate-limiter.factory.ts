@@ -11,7 +11,7 @@ import { leakyBucketLimitKind } from '../algorithms/leaky-bucket-limit/leaky-buc
 import { LeakyBucketLimiterOptions } from '../algorithms/leaky-bucket-limit/leaky-bucket-limit.model';
 import { LimitKind } from '../algorithms/limit-kind';
 import { DecisionSource } from '../algorithms/decision-source';
-import { factoryMethodOf, limitKindFor, variantSwitches } from '../algorithms/registry';
+import { limitKindFor, variantSwitches } from '../algorithms/registry';
 import { SlidingWindowLimiter } from '../algorithms/sliding-window-limit/sliding-window-limit.definition';
 import { slidingWindowLimitKind } from '../algorithms/sliding-window-limit/sliding-window-limit.definition';
 import { SlidingWindowLimiterOptions } from '../algorithms/sliding-window-limit/sliding-window-limit.model';
@@ -29,7 +29,7 @@ import { customKeyPart } from '../keys/key-builder';
 import { LimiterStore } from '../stores/limiter-store';
 import { FailurePolicyStore } from '../stores/failure/failure-policy.store';
 import { FactoryDecisions } from './factory-decisions';
-import { LimiterCache } from './limiter-cache';
+import { KindLimiters, kindLimiters } from './kind-limiters';
 import type { LimiterCacheOptions } from '../rate-limiter.options';
 import { RedisStore } from '../stores/redis/redis.store';
 import { UpstreamMetrics } from '../metrics/upstream-metrics';
@@ -74,12 +74,12 @@ export interface KeyedOptions {
  */
 @Injectable()
 export class RateLimiterFactory implements OnApplicationShutdown {
-  private readonly caches = new Map<
-    LimitKind,
-    { cache: LimiterCache; optionNames: string[]; known: ReadonlySet<string> }
-  >();
-  /** Per method's kind: the kind itself when it has no variants, so no option is read to choose. */
-  private readonly plainKinds = new Map<LimitKind, LimitKind | null>();
+  private readonly caches = new Map<LimitKind, KindLimiters>();
+  /**
+   * Per method's kind: what is kept for it when it has no variants, so no option is read to
+   * choose and one lookup finds it; null for a kind with variants.
+   */
+  private readonly plainKinds = new Map<LimitKind, KindLimiters | null>();
   private readonly keyPrefix: string;
   private readonly cacheOptions?: LimiterCacheOptions;
   /** What the limiters decide on: the module's store reports through the factory. */
@@ -185,31 +185,39 @@ export class RateLimiterFactory implements OnApplicationShutdown {
    * A kind's variant (`approximate: true`) is a kind of its own.
    */
   private limiterFor<L extends object>(named: LimitKind<any, L>, options: KeyedOptions): L {
-    const method = factoryMethodOf(named);
     const raw = options as unknown as Record<string, unknown>;
     let plain = this.plainKinds.get(named);
     if (plain === undefined) {
       plain =
-        variantSwitches(named.name).length === 0 ? (limitKindFor(named.name, {}) ?? named) : null;
+        variantSwitches(named.name).length === 0
+          ? this.limitersOf(limitKindFor(named.name, {}) ?? named, named)
+          : null;
       this.plainKinds.set(named, plain);
     }
-    const kind = (plain ?? limitKindFor(named.name, raw) ?? named) as LimitKind<any, L>;
-    let entry = this.caches.get(kind);
-    if (!entry) {
-      entry = {
-        cache: new LimiterCache(this.cacheOptions),
-        optionNames: [...kind.optionNames, 'prefix'],
-        known: new Set([...kind.factoryOptionNames, ...variantSwitches(named.name)]),
-      };
-      this.caches.set(kind, entry);
-    }
+    const limiters = plain ?? this.limitersOf(limitKindFor(named.name, raw) ?? named, named);
+    const { cache, optionNames, method } = limiters;
     // Checked on every call: a typo must not pass because an instance was cached already.
-    refuseUnknownOptions(options, entry.known, method);
+    refuseUnknownOptions(options, limiters.known, method);
     // Found by the key as given (its hash is usually cached already); the full key is only
-    // built, and checked, on a miss.
-    return entry.cache.getOrCreate(options.key, raw, entry.optionNames, () =>
-      kind.createLimiter(this.source, this.fullKey(options, method, kind), options, method),
-    );
+    // built, and checked, on a miss, and the options validated only for a new configuration.
+    const found = cache.find<L>(options.key, raw, optionNames);
+    if (found !== undefined) return found;
+    const { kind, plans } = limiters;
+    const key = this.fullKey(options, method, kind);
+    const params = plans.paramsFor(raw, () => kind.limiterParams(options, method));
+    const limiter = kind.createLimiter(this.source, key, params) as L;
+    cache.add(options.key, raw, optionNames, limiter);
+    return limiter;
+  }
+
+  /** What the factory keeps for `kind`, a kind of `named`'s method. */
+  private limitersOf(kind: LimitKind, named: LimitKind): KindLimiters {
+    let limiters = this.caches.get(kind);
+    if (!limiters) {
+      limiters = kindLimiters(kind, named, this.cacheOptions);
+      this.caches.set(kind, limiters);
+    }
+    return limiters;
   }
 
   private fullKey(options: KeyedOptions, where: string, kind: LimitKind): string {

@@ -101,18 +101,26 @@ export abstract class PermitsLimiter<P> extends KeyStateLimiter<P> {
    * the full decision. A denial takes nothing; `0` peeks; more than the limit is denied with
    * `retryAfterMs` -1 (it can never pass).
    */
-  async decide(permits = 1): Promise<Decision> {
+  decide(permits = 1): Promise<Decision> {
+    // Not async: the store's promise is returned as it is, not wrapped in another one.
     const { acquire, request } = this.stateAccess();
-    return this.store.evaluate({
-      algorithm: acquire,
-      key: this.key,
-      params: this.params,
-      request: request(permits),
-    });
+    try {
+      return this.store.evaluate({
+        algorithm: acquire,
+        key: this.key,
+        params: this.params,
+        request: request(permits),
+      });
+    } catch (error) {
+      // An invalid `permits` (or a store that throws) rejects, as when this method was async.
+      return Promise.reject(error);
+    }
   }
 
   /** Takes `permits` (default 1); resolves true when the limit had room for them. */
-  async tryAcquire(permits = 1): Promise<boolean> {
-    return (await this.decide(permits)).allowed;
+  tryAcquire(permits = 1): Promise<boolean> {
+    return this.decide(permits).then(allowedOf);
   }
 }
+
+const allowedOf = (decision: Decision): boolean => decision.allowed;

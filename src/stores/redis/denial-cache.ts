@@ -51,6 +51,8 @@ export class DenialCache {
   ) {}
 
   get(key: string, limit: string, scope: string): Decision | undefined {
+    // Asked before every decision: with nothing remembered, not even the lookup.
+    if (this.entries.size === 0) return undefined;
     const denial = this.entries.get(key);
     if (!denial || !('decision' in denial)) return undefined;
     if (denial.limit !== limit || denial.scope !== scope) return undefined;

@@ -13,6 +13,13 @@ type AnyAlgorithm = LimiterAlgorithm<any, any, any>;
  */
 export class FixedArgumentsCache {
   private readonly byParams = new WeakMap<object, FixedArguments | Map<object, FixedArguments>>();
+  /**
+   * The arguments found last: decisions in a row are mostly of one limit (the factory's
+   * limiters of one configuration share their params object), and a comparison costs less
+   * than a WeakMap lookup. Held strongly: one limit's params, whatever happens to them.
+   */
+  private lastParams?: object;
+  private lastFixed?: FixedArguments;
 
   /** `indexOf`: the engine's index of an algorithm (engine/script.ts). */
   constructor(private readonly indexOf: (algorithm: AnyAlgorithm) => string) {}
@@ -23,7 +30,20 @@ export class FixedArgumentsCache {
     perRequest = false,
   ): FixedArguments {
     const cacheable = !perRequest && typeof params === 'object' && params !== null;
-    const cached = cacheable ? this.byParams.get(params) : undefined;
+    if (!cacheable) return this.format(algorithm, params);
+    const last = this.lastFixed;
+    if (this.lastParams === params && last!.algorithm === algorithm) return last!;
+    const fixed = this.cached(algorithm, params);
+    this.lastParams = params;
+    this.lastFixed = fixed;
+    return fixed;
+  }
+
+  private cached<P>(
+    algorithm: LimiterAlgorithm<P, unknown, unknown>,
+    params: P & object,
+  ): FixedArguments {
+    const cached = this.byParams.get(params);
     if (cached !== undefined) {
       if (!(cached instanceof Map)) {
         if (cached.algorithm === algorithm) return cached;
@@ -33,7 +53,6 @@ export class FixedArgumentsCache {
       }
     }
     const fixed = this.format(algorithm, params);
-    if (!cacheable) return fixed;
     if (cached === undefined) this.byParams.set(params, fixed);
     else if (cached instanceof Map) cached.set(algorithm, fixed);
     else

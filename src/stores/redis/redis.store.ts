@@ -124,7 +124,7 @@ export class RedisStore extends LimiterStore {
 
   /** The decision in Redis (through the denial cache): the engine's entry. */
   private inRedis<P, R, S>(call: DecisionCall<P, R, S>): Promise<Decision> {
-    const { algorithm, key, params, request, deadlineMs = Infinity, group } = call;
+    const { algorithm, key, params, request, group } = call;
     return new Promise<Decision>((resolve, reject) => {
       const fixed = this.arguments.of(algorithm, params, call.partition !== undefined);
       const scope = this.denials && algorithm.denialScope?.(request);
@@ -142,14 +142,11 @@ export class RedisStore extends LimiterStore {
       const decision = new RedisDecision(
         this,
         call as DecisionCall<P, R, unknown>,
-        {
-          fixed,
-          scope,
-          time: this.now ? String(toMicros(this.now())) : '',
-          patienceMs: deadlineMs - performance.now(),
-          group: group && group.size > 1 ? group : undefined,
-        },
-        { resolve, reject },
+        fixed,
+        scope,
+        this.now ? String(toMicros(this.now())) : '',
+        resolve,
+        reject,
       );
       if (group?.deniedLocally) return decision.withdraw();
       this.engine.add(decision);

@@ -72,10 +72,13 @@ export function callArgs(
 export function written(entries: readonly EngineEntry[], atMs: number): void {
   for (const entry of entries) {
     // A coalesced entry has no hook of its own: its members each have theirs.
-    for (const decision of decisionEntries(entry)) {
-      if (!decision.waitsFromWrite) continue;
-      decision.waitsFromWrite = false;
-      decision.sent?.(atMs);
-    }
+    if (entry.width === undefined) writtenOne(entry, atMs);
+    else for (const decision of decisionEntries(entry)) writtenOne(decision, atMs);
   }
+}
+
+function writtenOne(decision: EngineEntry, atMs: number): void {
+  if (!decision.waitsFromWrite) return;
+  decision.waitsFromWrite = false;
+  decision.sent?.(atMs);
 }

@@ -1,4 +1,5 @@
 import type { EngineEntry, FixedFields } from './entry';
+import { ReplyFields } from './reply-fields';
 
 /**
  * Ends every field of a packed batch (engine.lua). No field holds it: the algorithms' own
@@ -79,24 +80,25 @@ export function unpackReply(reply: unknown, count: number): unknown[] | undefine
   let stop = reply.indexOf(END);
   if (stop < 0) return undefined;
   values[0] = Number(reply.slice(0, stop));
+  const fields = new ReplyFields(reply);
+  fields.at = stop + 1;
   for (let i = 0; i < count; i++) {
-    const start = stop + 1;
-    stop = reply.indexOf(END, start);
-    if (stop < 0) return undefined;
+    const start = fields.at;
     const base = 1 + 5 * i;
     if (reply.startsWith('-2,', start)) {
+      stop = reply.indexOf(END, start);
+      if (stop < 0) return undefined;
       values[base] = -2;
       values[base + 1] = reply.slice(start + 3, stop);
       values[base + 2] = values[base + 3] = values[base + 4] = 0;
+      fields.at = stop + 1;
       continue;
     }
-    let from = start;
     for (let j = 0; j < 5; j++) {
-      const comma = j < 4 ? reply.indexOf(',', from) : stop;
-      if (comma < 0 || comma > stop) return undefined;
-      values[base + j] = Number(reply.slice(from, comma));
-      from = comma + 1;
+      const value = fields.number(j === 4);
+      if (value === undefined) return undefined;
+      values[base + j] = value;
     }
   }
-  return stop === reply.length - 1 ? values : undefined;
+  return fields.at === reply.length ? values : undefined;
 }
