@@ -25,6 +25,22 @@ export function spawnChildScript(script: string, env: Record<string, string>): C
   });
 }
 
+/** Resolves once `child` has printed `marker` on stdout; rejects if it exits first. */
+export function printed(child: ChildProcess, marker: RegExp): Promise<void> {
+  let output = '';
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`exited (${code}) before ${marker}: ${output}`)));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!marker.test(output)) return;
+      child.stdout!.off('data', onData);
+      resolve();
+    };
+    child.stdout!.on('data', onData);
+  });
+}
+
 /** Starts a script that prints `PORT <n>` once its app listens, and waits for that line. */
 export function startChildApp(
   script: string,

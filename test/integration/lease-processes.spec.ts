@@ -1,7 +1,7 @@
 import { ChildProcess } from 'node:child_process';
 import Redis from 'ioredis';
 import { allCommandsRun } from '../helpers/command-stats';
-import { exitAfterPrinting, spawnChildScript } from '../helpers/child-app';
+import { exitAfterPrinting, printed, spawnChildScript } from '../helpers/child-app';
 import { RedisServer, startRedisServer } from '../helpers/redis-server';
 
 /** Three app servers, one key, each leasing its permits (`lease: 100`). */
@@ -59,19 +59,3 @@ describe('leases across app processes', () => {
     expect(await admin.pttl('countLimit:dies')).toBeGreaterThan(590_000);
   }, 60_000);
 });
-
-/** Resolves once `child` has printed `marker` on stdout; rejects if it exits first. */
-function printed(child: ChildProcess, marker: RegExp): Promise<void> {
-  let output = '';
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`exited (${code}) before ${marker}: ${output}`)));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (!marker.test(output)) return;
-      child.stdout!.off('data', onData);
-      resolve();
-    };
-    child.stdout!.on('data', onData);
-  });
-}

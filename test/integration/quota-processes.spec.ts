@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RateLimiterFactory, RedisStore } from '../../src';
-import { exitAfterPrinting, spawnChildScript } from '../helpers/child-app';
+import { exitAfterPrinting, printed, spawnChildScript } from '../helpers/child-app';
 import { RedisServer, startRedisServer, stopProcess } from '../helpers/redis-server';
 
 const DAY = 86_400_000;
@@ -172,19 +172,3 @@ describe('calendar quota across app processes on one Redis', () => {
     expect(repeats).toBeGreaterThanOrEqual(900);
   }, 400_000);
 });
-
-/** Resolves once `child` has printed `marker`; rejects if it exits first. */
-function printed(child: ChildProcess, marker: RegExp): Promise<void> {
-  let output = '';
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`exited (${code}) before ${marker}: ${output}`)));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (!marker.test(output)) return;
-      child.stdout!.off('data', onData);
-      resolve();
-    };
-    child.stdout!.on('data', onData);
-  });
-}
