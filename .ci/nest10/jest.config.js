@@ -9,6 +9,7 @@ const ENGINE_UNDER_FAULTS = [
   'burst',
   'cluster',
   'escalating-blocks',
+  'flood-distinct-keys',
   'frozen-redis',
   'frozen-redis-load',
   'lease-faults',
