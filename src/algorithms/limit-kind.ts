@@ -57,7 +57,7 @@ export interface LimitKind<Options = any, Limiter = unknown> {
   readonly decorator: string;
   /** The key prefix of the decorator and of the factory method. */
   readonly defaultPrefix: string;
-  /** Options besides the key options: unknown ones fail start-up, and they identify a cached limiter. */
+  /** Options besides the key options: unknown ones fail start-up. */
   readonly optionNames: readonly string[];
   /**
    * What its factory method takes: the key options, then the limit's own. A decorator's

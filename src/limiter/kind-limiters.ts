@@ -24,15 +24,15 @@ export function kindLimiters(
   named: LimitKind,
   cacheOptions: LimiterCacheOptions | undefined,
 ): KindLimiters {
+  // Only the options its method takes: any other is refused, so always absent. A limiter is
+  // found by them; its validated params by them less the prefix, which only names its keys.
+  const optionNames = kind.factoryOptionNames.filter((name) => name !== 'key');
   return {
     kind,
     cache: new LimiterCache(cacheOptions),
-    // Only the options its method takes: any other is refused, so always absent.
-    optionNames: kind.factoryOptionNames.filter((name) => name !== 'key'),
+    optionNames,
     known: new Set([...kind.factoryOptionNames, ...variantSwitches(named.name)]),
-    plans: new LimiterPlans(
-      kind.factoryOptionNames.filter((name) => name !== 'key' && name !== 'prefix'),
-    ),
+    plans: new LimiterPlans(optionNames.filter((name) => name !== 'prefix')),
     method: factoryMethodOf(named),
   };
 }

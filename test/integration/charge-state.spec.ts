@@ -114,6 +114,16 @@ describe.each([
       return { onRedis, inMemory };
     }
 
+    /** A key that counted 2, its window with 40 s left, on both stores. */
+    async function countingTwo(name: string) {
+      const on = key(name);
+      await both(countLimit, on, params, { permits: 2 });
+      await admin.pexpire(on, 40_000);
+      const windowEndMicros = nowMs * 1000 + 40_000_000;
+      putInMemory(countLimit, params, on, { count: 2, windowEndMicros }, 40_000);
+      return on;
+    }
+
     it('a charge on no key starts a window of its permits', async () => {
       const on = key('new');
       await both(charge, on, params, { permits: 3 });
@@ -124,16 +134,7 @@ describe.each([
     });
 
     it('a charge past the limit is debt: the count above it, the window kept, then denials', async () => {
-      const on = key('debt');
-      await both(countLimit, on, params, { permits: 2 });
-      await admin.pexpire(on, 40_000);
-      putInMemory(
-        countLimit,
-        params,
-        on,
-        { count: 2, windowEndMicros: nowMs * 1000 + 40_000_000 },
-        40_000,
-      );
+      const on = await countingTwo('debt');
       await both(charge, on, params, { permits: 6 });
       const { onRedis, inMemory } = await state(on, 40_000);
       expect(onRedis).toEqual({ value: '8', ttlMs: 40_000 });
@@ -145,26 +146,13 @@ describe.each([
     });
 
     it('a charge of 0 on a counting key changes neither its count nor its TTL', async () => {
-      const on = key('zero-on-count');
-      await both(countLimit, on, params, { permits: 2 });
-      await admin.pexpire(on, 40_000);
-      putInMemory(
-        countLimit,
-        params,
-        on,
-        { count: 2, windowEndMicros: nowMs * 1000 + 40_000_000 },
-        40_000,
-      );
+      const on = await countingTwo('zero-on-count');
       await both(charge, on, params, { permits: 0 });
       const { onRedis, inMemory } = await state(on, 40_000);
       expect(onRedis).toEqual({ value: '2', ttlMs: 40_000 });
       expect(inMemory).toEqual(onRedis);
     });
 
-    // The two below differ between the stores: the memory twin still writes a charge of 0,
-    // and adds to a count of 0 in its window, as the charge did before it became the acquire
-    // without the limit; Redis's acquire takes nothing for 0 and starts a window on a count
-    // of 0. Each store is held to what it does, so that either changing shows.
     it('a charge of 0 on no key writes nothing, as an acquire of 0 writes nothing', async () => {
       const on = key('zero-on-none');
       await both(charge, on, params, { permits: 0 });
@@ -263,8 +251,6 @@ describe.each([
       expect(inMemory).toEqual(onRedis);
     });
 
-    // These differ: the memory twin writes a charge of 0 (the state rolled, its TTL set
-    // again); Redis's acquire takes nothing for 0 and writes nothing. They decide alike.
     it('a charge of 0 on no key writes nothing, as an acquire of 0 writes nothing', async () => {
       const on = key('zero-on-none');
       placeClock(2_000);

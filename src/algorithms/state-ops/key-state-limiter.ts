@@ -103,8 +103,8 @@ export abstract class PermitsLimiter<P> extends KeyStateLimiter<P> {
    */
   decide(permits = 1): Promise<Decision> {
     // Not async: the store's promise is returned as it is, not wrapped in another one.
-    const { acquire, request } = this.stateAccess();
     try {
+      const { acquire, request } = this.stateAccess();
       return this.store.evaluate({
         algorithm: acquire,
         key: this.key,
