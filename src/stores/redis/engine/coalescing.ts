@@ -137,7 +137,8 @@ export function perDecision(reply: unknown, entries: readonly EngineEntry[]): un
   if (typeof reply !== 'string' || !entries.some((entry) => (entry.width ?? 1) > 1)) {
     return reply;
   }
-  let stop = reply.indexOf('\0');
+  // The time first: TIME's seconds and µs, two fields.
+  let stop = reply.indexOf('\0', reply.indexOf('\0') + 1);
   let expanded = reply.slice(0, stop + 1);
   for (const entry of entries) {
     const width = entry.width ?? 1;

@@ -16,7 +16,8 @@
 --           or one empty field for an entry with the same algorithm, time and arguments as
 --           the one before it (a batch's decisions of one limit on other keys): its fields
 --           are read once, not once per key
--- Reply     one string (packing.ts): the redis time in µs, then per entry one field,
+-- Reply     one string (packing.ts): the redis time as TIME gave it (its seconds, then its
+--           µs, each ended by NUL: no number formatted), then per entry one field,
 --           each ended by NUL: the algorithm's 5 values as integers, joined by ',' (as
 --           Redis would reply them: truncated toward zero), or '-1,0,0,0,0' for an entry
 --           skipped past its deadline (nothing written), or '-2,<message>' for an entry
@@ -69,8 +70,7 @@ local function engine(keys, args)
   redis_micros = tonumber(t[1]) * 1000000 + tonumber(t[2])
   local deadline = tonumber(args[1])
   local expired = deadline ~= nil and redis_micros > deadline
-  -- '%d': Redis's own conversion of a Lua number in a reply, exact up to 2^63.
-  local out = {t[1] .. string.format('%06d', tonumber(t[2]))}
+  local out = {t[1], t[2]}
   -- A batch without groups makes no tables for them: they are made when a group starts.
   -- A group whose keys could not be snapshotted (an ACL without DUMP) runs none of its
   -- members (group_failed): each answers the error, and the caller's store-error policy applies.
@@ -120,9 +120,9 @@ local function engine(keys, args)
       end
     end
     if expired then
-      out[i + 1] = '-1,0,0,0,0'
+      out[i + 2] = '-1,0,0,0,0'
     elseif group_failed and i <= group_last then
-      out[i + 1] = failed(group_failed)
+      out[i + 2] = failed(group_failed)
     else
       local now = time ~= '' and tonumber(time) or redis_micros
       -- forget_state(), a call less on every entry's path.
@@ -130,10 +130,10 @@ local function engine(keys, args)
       created_key = nil
       local ok, reply, allowed = pcall(run, algorithm, keys[i], now, fields)
       if ok then
-        out[i + 1] = reply
+        out[i + 2] = reply
       else
         -- redis.call raises a table {err = 'WRONGTYPE ...'}; a Lua error is a string.
-        out[i + 1] = failed(type(reply) == 'table' and reply.err or tostring(reply))
+        out[i + 2] = failed(type(reply) == 'table' and reply.err or tostring(reply))
       end
       if i <= group_last then
         allowed = ok and tonumber(allowed)

@@ -1,4 +1,4 @@
-#!lua name=nestjs_limiter_00e3e038c931
+#!lua name=nestjs_limiter_0d9c6862bd52
 local function exact(x)
   return string.format('%.17g', x)
 end
@@ -1011,7 +1011,7 @@ local function engine(keys, args)
   redis_micros = tonumber(t[1]) * 1000000 + tonumber(t[2])
   local deadline = tonumber(args[1])
   local expired = deadline ~= nil and redis_micros > deadline
-  local out = {t[1] .. string.format('%06d', tonumber(t[2]))}
+  local out = {t[1], t[2]}
   local group_first, group_last, group_saved, group_allowed, group_denied = 0, 0, nil, nil, false
   local group_created, group_failed = nil, nil
   local packed = args[2] or ''
@@ -1050,18 +1050,18 @@ local function engine(keys, args)
       end
     end
     if expired then
-      out[i + 1] = '-1,0,0,0,0'
+      out[i + 2] = '-1,0,0,0,0'
     elseif group_failed and i <= group_last then
-      out[i + 1] = failed(group_failed)
+      out[i + 2] = failed(group_failed)
     else
       local now = time ~= '' and tonumber(time) or redis_micros
       read_key = nil
       created_key = nil
       local ok, reply, allowed = pcall(run, algorithm, keys[i], now, fields)
       if ok then
-        out[i + 1] = reply
+        out[i + 2] = reply
       else
-        out[i + 1] = failed(type(reply) == 'table' and reply.err or tostring(reply))
+        out[i + 2] = failed(type(reply) == 'table' and reply.err or tostring(reply))
       end
       if i <= group_last then
         allowed = ok and tonumber(allowed)
@@ -1093,9 +1093,9 @@ local function engine_across_slots(_, argv)
   local count = tonumber(argv[1])
   return engine(args_of(argv, 2, count + 1), {argv[count + 2], argv[count + 3]})
 end
-redis.register_function('nestjs_limiter_00e3e038c931', engine)
+redis.register_function('nestjs_limiter_0d9c6862bd52', engine)
 redis.register_function{
-  function_name = 'nestjs_limiter_00e3e038c931_across_slots',
+  function_name = 'nestjs_limiter_0d9c6862bd52_across_slots',
   callback = engine_across_slots,
   flags = {'allow-cross-slot-keys'},
 }

@@ -71,22 +71,23 @@ function repeats(entry: EngineEntry, previous: EngineEntry): boolean {
 
 /**
  * The engine's packed reply (engine.lua) as the values the entries read: the Redis time in
- * µs, then 5 values per entry (a failed entry's message as its second). Undefined for a
- * reply that is not `count` entries.
+ * µs (sent as TIME's two fields), then 5 values per entry (a failed entry's message as its
+ * second). Undefined for a reply that is not `count` entries.
  */
 export function unpackReply(reply: unknown, count: number): unknown[] | undefined {
   if (typeof reply !== 'string') return undefined;
   const values: unknown[] = new Array<unknown>(1 + 5 * count);
-  let stop = reply.indexOf(END);
-  if (stop < 0) return undefined;
-  values[0] = Number(reply.slice(0, stop));
   const fields = new ReplyFields(reply);
-  fields.at = stop + 1;
+  // Redis's TIME as it gave it: whole seconds, then µs (exact: below 2^53 µs).
+  const seconds = fields.number(true);
+  const micros = fields.number(true);
+  if (seconds === undefined || micros === undefined) return undefined;
+  values[0] = seconds * 1e6 + micros;
   for (let i = 0; i < count; i++) {
     const start = fields.at;
     const base = 1 + 5 * i;
     if (reply.startsWith('-2,', start)) {
-      stop = reply.indexOf(END, start);
+      const stop = reply.indexOf(END, start);
       if (stop < 0) return undefined;
       values[base] = -2;
       values[base + 1] = reply.slice(start + 3, stop);

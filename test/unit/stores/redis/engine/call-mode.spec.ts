@@ -17,13 +17,16 @@ describe('a call refused for its form', () => {
   it('finds the entries of a packed reply that failed for an undeclared key, and only those', () => {
     const undeclared = 'ERR script tried accessing undeclared key, key: b';
     const reply = [
-      '1700000000000000',
+      '1700000000',
+      '000000',
       '1,4,60000,0,0',
       `-2,${undeclared}`,
       '-2,WRONGTYPE Operation against a key holding the wrong kind of value',
       '',
     ].join('\0');
     expect(refusedEntries(reply, 3)).toEqual(new Map([[1, undeclared]]));
-    expect(refusedEntries(['1700000000000000', '1,4,60000,0,0', ''].join('\0'), 1)).toBeUndefined();
+    expect(
+      refusedEntries(['1700000000', '000000', '1,4,60000,0,0', ''].join('\0'), 1),
+    ).toBeUndefined();
   });
 });

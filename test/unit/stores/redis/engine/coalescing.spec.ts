@@ -77,7 +77,7 @@ describe('coalescing the entries of one engine call', () => {
     const [a, b, c] = [entry('k'), entry('k'), entry('j')];
     const sent = coalesced([a.made, b.made, c.made]);
     expect(replyBases(sent)).toEqual([1, 11]);
-    const answered = ['1700000000000000', '1,4,0,0,0', '1,3,0,0,0', '0,0,5,5,0', ''].join('\0');
+    const answered = ['1700000000', '000000', '1,4,0,0,0', '1,3,0,0,0', '0,0,5,5,0', ''].join('\0');
     const reply = unpackReply(perDecision(answered, sent), 3)!;
     sent.forEach((e, i) => e.settle(reply, replyBases(sent)[i]));
     expect([...a.answers, ...b.answers, ...c.answers]).toEqual([
@@ -85,7 +85,7 @@ describe('coalescing the entries of one engine call', () => {
       '1,3,0,0,0',
       '0,0,5,5,0',
     ]);
-    const failed = ['1700000000000000', '-2,WRONGTYPE', '-1,0,0,0,0', ''].join('\0');
+    const failed = ['1700000000', '000000', '-2,WRONGTYPE', '-1,0,0,0,0', ''].join('\0');
     const expanded = unpackReply(perDecision(failed, sent), 3)!;
     expect(expanded.slice(1, 11)).toEqual([-2, 'WRONGTYPE', 0, 0, 0, -2, 'WRONGTYPE', 0, 0, 0]);
     expect(expanded.slice(11)).toEqual([-1, 0, 0, 0, 0]);

@@ -97,7 +97,7 @@ describe('unpackReply reads each value', () => {
 
   it.each(FIELDS)('%j, first or last of its entry, as Number does', (field) => {
     const values = unpackReply(
-      packed('1700000000000000', `${field},1,2,3,4`, `5,6,7,8,${field}`),
+      packed('1700000000', '000000', `${field},1,2,3,4`, `5,6,7,8,${field}`),
       2,
     )!;
     expect(values.slice(2, 10)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
@@ -107,20 +107,21 @@ describe('unpackReply reads each value', () => {
   });
 
   it.each([
-    ['an entry of four values', packed('0', '1,2,3,4')],
-    ['an entry without its end', `${packed('0')}1,2,3,4,5`],
-    ['a value past the entries', `${packed('0', '1,2,3,4,5')}x`],
+    ['an entry of four values', packed('0', '0', '1,2,3,4')],
+    ['an entry without its end', `${packed('0', '0')}1,2,3,4,5`],
+    ['a value past the entries', `${packed('0', '0', '1,2,3,4,5')}x`],
     ['no time', '1,2,3,4,5'],
+    ['a time of one field', packed('1700000000000000', '1,2,3,4,5')],
   ])('finds no reply of one entry in %s', (_what, reply) => {
     expect(unpackReply(reply, 1)).toBeUndefined();
   });
 
   it('reads a fifth value holding a comma as Number does (NaN)', () => {
-    expect(unpackReply(packed('0', '1,2,3,4,5,6'), 1)).toEqual([0, 1, 2, 3, 4, NaN]);
+    expect(unpackReply(packed('0', '0', '1,2,3,4,5,6'), 1)).toEqual([0, 1, 2, 3, 4, NaN]);
   });
 
   it("reads a failed entry's message, and the entries after it", () => {
-    expect(unpackReply(packed('9', '-2,ERR bad, very', '1,0,0,0,0'), 2)).toEqual([
+    expect(unpackReply(packed('0', '9', '-2,ERR bad, very', '1,0,0,0,0'), 2)).toEqual([
       9,
       -2,
       'ERR bad, very',
